@@ -1,0 +1,1 @@
+"""Governance records (review items, retention policies, proposals) arrive with their issues."""

@@ -1,0 +1,278 @@
+"""The record model: enumerations, segment defaults, origins and small helpers (ENGINE-SPEC §1).
+
+Pure Python: no Django. Everything else in the engine and the storage layer takes its vocabulary
+from here, so a value that is not listed here is not a value Tideline accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+SEGMENTS = ("identity", "correction", "relationship", "preference", "project", "knowledge", "context")
+TIERS = ("short", "long", "permanent")
+LIFECYCLES = ("active", "archived", "pruned")
+STATUSES = ("asserted", "provisional", "confirmed", "disputed", "retracted")
+SOURCE_TYPES = (
+    "user_instruction",
+    "owner_message",
+    "channel_message",
+    "tool_output",
+    "retrieved_document",
+    "compaction",
+    "extraction",
+    "dream",
+)
+MODALITIES = ("text", "audio", "image", "video", "document")
+CLASSIFICATIONS = ("PUBLIC", "INTERNAL", "PII")
+DEFAULT_CLASSIFICATION = "INTERNAL"
+LINK_KINDS = (
+    "supersedes",
+    "transition",
+    "corrects",
+    "derived_from",
+    "supports",
+    "causes",
+    "caused_by",
+    "part_of",
+    "precedes",
+    "follows",
+    "enables",
+    "blocks",
+    "co_constrains",
+    "located_at",
+    "uses",
+    "works_on",
+    "contrasts_with",
+    "contradicts",
+    "relates_to",
+    "same_topic",
+    "relates",
+)
+TRANSITION_KINDS = ("supersedes", "transition", "corrects")
+
+# Owner-only segments: an untrusted writer may never author or overwrite these (seed 000).
+PROTECTED_SEGMENTS = frozenset({"identity", "preference", "correction"})
+UNTRUSTED_SOURCE_TYPES = frozenset({"extraction", "compaction", "tool_output", "retrieved_document"})
+
+MAX_FACT_CONTENT_CHARS = 1000
+DEDUP_SIMILARITY = 0.85
+
+
+@dataclass(frozen=True)
+class SegmentDefaults:
+    tier: str
+    importance: float
+    decay_rate: float
+    specificity: int
+
+
+SEGMENT_DEFAULTS: dict[str, SegmentDefaults] = {
+    "identity": SegmentDefaults("permanent", 0.85, 0.01, 5),
+    "correction": SegmentDefaults("long", 0.80, 0.015, 5),
+    "relationship": SegmentDefaults("long", 0.75, 0.02, 3),
+    "preference": SegmentDefaults("long", 0.70, 0.02, 5),
+    "project": SegmentDefaults("long", 0.65, 0.025, 3),
+    "knowledge": SegmentDefaults("long", 0.60, 0.03, 1),
+    "context": SegmentDefaults("short", 0.40, 0.08, 1),
+}
+
+# Recall trust weight per source type (ENGINE-SPEC §1.5). `None` is a legacy record: trusted.
+RECALL_TRUST = {
+    None: 1.0,
+    "user_instruction": 1.0,
+    "owner_message": 1.0,
+    "extraction": 0.9,
+    "dream": 0.85,
+    "compaction": 0.85,
+    "channel_message": 0.8,
+    "tool_output": 0.65,
+    "retrieved_document": 0.6,
+}
+
+
+def is_untrusted_source(source_type: str | None) -> bool:
+    """True only for the four untrusted source types; absent (legacy) is trusted."""
+    return source_type in UNTRUSTED_SOURCE_TYPES
+
+
+def trust_class(source_type: str | None) -> str:
+    return "untrusted" if is_untrusted_source(source_type) else "trusted"
+
+
+def clamp_importance(value: Any, fallback: float) -> float:
+    """Non-numbers and non-finite numbers fall back; everything else is clamped to [0, 1]."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return fallback
+    return min(1.0, max(0.0, float(value)))
+
+
+_NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
+
+
+def normalize_subject_key(raw: str | None) -> str | None:
+    """Lowercase, collapse every run of non-letters/digits to `_`, drop one leading/trailing `_`.
+
+    `"Home City"`, `"home-city"` and `"home_city"` all become `home_city`. Empty ⇒ None.
+    """
+    if raw is None or not raw.strip():
+        return None
+    key = _NOT_LETTER_OR_DIGIT.sub("_", raw.lower())
+    if key.startswith("_"):
+        key = key[1:]
+    if key.endswith("_"):
+        key = key[:-1]
+    return key or None
+
+
+def cap_content(content: str) -> str:
+    """Trim, then keep the first 1000 characters (the original truncates rather than refusing)."""
+    return content.strip()[:MAX_FACT_CONTENT_CHARS]
+
+
+def _base36(n: int) -> str:
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        n, r = divmod(n, 36)
+        out = digits[r] + out
+        if n == 0:
+            return out
+
+
+def make_memory_id(now_ms: int | None = None) -> str:
+    """`mem_<base36 wall-clock ms>_<6 random base36 chars>` (ENGINE-SPEC §1.9)."""
+    ms = int(time.time() * 1000) if now_ms is None else now_ms
+    return f"mem_{_base36(ms)}_{_base36(secrets.randbits(31)).rjust(6, '0')[:6]}"
+
+
+# ---------------------------------------------------------------- origins
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Who wrote a fact: the owner, or one channel peer in one conversation and session."""
+
+    kind: str  # "owner" | "channel"
+    channel_id: str = ""
+    conversation_id: str = ""
+    session_key: str = ""
+    account_id: str = ""
+
+    @classmethod
+    def owner(cls) -> Origin:
+        return cls("owner")
+
+    @property
+    def is_owner(self) -> bool:
+        return self.kind == "owner"
+
+    @property
+    def key(self) -> str:
+        """The bucket key every cross-fact operation groups by (ENGINE-SPEC §1.4).
+
+        A JSON array encodes a channel's parts so a `:` or `/` inside one part cannot make two
+        origins collide. The order (channel, account, conversation, session) is the original's.
+        """
+        if self.is_owner:
+            return "owner"
+        parts = [self.channel_id, self.account_id, self.conversation_id, self.session_key]
+        return "channel:" + json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+
+    def as_created_by(self) -> dict[str, str]:
+        """The interchange form (`createdBy`)."""
+        if self.is_owner:
+            return {"kind": "owner"}
+        out = {
+            "kind": "channel",
+            "channelId": self.channel_id,
+            "conversationId": self.conversation_id,
+            "sessionKey": self.session_key,
+        }
+        if self.account_id:
+            out["accountId"] = self.account_id
+        return out
+
+    def label(self) -> str:
+        """Short human form, also accepted by `parse_origin`."""
+        if self.is_owner:
+            return "owner"
+        label = f"channel:{self.channel_id}/{self.conversation_id}/{self.session_key}"
+        return f"{label}@{self.account_id}" if self.account_id else label
+
+
+class OriginError(ValueError):
+    pass
+
+
+def parse_origin(value: Origin | str | dict | None) -> Origin:
+    """Accept an Origin, `"owner"`, `"channel:CHANNEL/CONVERSATION/SESSION[@ACCOUNT]"` or a createdBy dict.
+
+    `None` is the owner (a legacy record without an origin). Anything else is refused: an origin
+    is a privacy boundary, so a malformed one must never quietly become the owner.
+    """
+    if value is None:
+        return Origin.owner()
+    if isinstance(value, Origin):
+        return value
+    if isinstance(value, dict):
+        return origin_from_created_by(value)
+    if not isinstance(value, str):
+        raise OriginError(f"origin must be a string, got {type(value).__name__}")
+    text = value.strip()
+    if text == "owner":
+        return Origin.owner()
+    if not text.startswith("channel:"):
+        raise OriginError(f"unknown origin {value!r}: use 'owner' or 'channel:CHANNEL/CONVERSATION/SESSION'")
+    rest = text[len("channel:") :]
+    account = ""
+    if "@" in rest:
+        rest, account = rest.rsplit("@", 1)
+    parts = rest.split("/")
+    if len(parts) != 3 or not all(parts):
+        raise OriginError(f"channel origin {value!r} needs exactly CHANNEL/CONVERSATION/SESSION, none empty")
+    return Origin("channel", parts[0], parts[1], parts[2], account)
+
+
+def origin_from_created_by(created_by: Any) -> Origin:
+    """Read an interchange `createdBy` object; a missing one is the owner (legacy records)."""
+    if created_by is None:
+        return Origin.owner()
+    if not isinstance(created_by, dict):
+        raise OriginError("createdBy must be an object")
+    kind = created_by.get("kind")
+    if kind == "owner":
+        return Origin.owner()
+    if kind != "channel":
+        raise OriginError(f"createdBy.kind must be 'owner' or 'channel', got {kind!r}")
+    fields = {}
+    for name in ("channelId", "conversationId", "sessionKey", "accountId"):
+        part = created_by.get(name, "")
+        if part is None:
+            part = ""
+        if not isinstance(part, str):
+            raise OriginError(f"createdBy.{name} must be a string")
+        fields[name] = part
+    return Origin(
+        "channel", fields["channelId"], fields["conversationId"], fields["sessionKey"], fields["accountId"]
+    )
+
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def normalize_for_hash(content: str) -> str:
+    """The form exact dedup compares: NFKC, case-folded, whitespace collapsed, trailing `.!` dropped.
+
+    "I like tea." and "i  like TEA" are the same fact; "I like tea?" is not (a question differs).
+    """
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", content).casefold()
+    text = _WHITESPACE.sub(" ", text).strip()
+    return text.rstrip(".! ").strip()

@@ -1,0 +1,401 @@
+"""Storage for Tideline's memory: workspaces, facts, typed links and the append-only event log.
+
+Invariants live in the database (check and unique constraints, plus triggers added by migration
+0002: links never cross workspaces; on PostgreSQL events refuse UPDATE and DELETE), not only in
+forms. Fact content and metadata are sealed per origin (see `memory.sealing`); the `content` and
+`metadata` properties make that transparent to the rest of the code.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Length
+from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
+
+from memory import sealing
+from memory.engine import records as R
+
+
+def _choices(values) -> list[tuple[str, str]]:
+    return [(v, v.replace("_", " ")) for v in values]
+
+
+def _in(field: str, values) -> Q:
+    return Q(**{f"{field}__in": list(values)})
+
+
+class Workspace(models.Model):
+    """One owner's memory (the tenant). `revision` counts committed mutations, gap-free."""
+
+    name = models.SlugField(max_length=64, unique=True)
+    revision = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.CheckConstraint(condition=Q(revision__gte=0), name="workspace_revision_nonnegative")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        OWNER = "owner", "owner (reviews and curates memory)"
+        APPROVER = "approver", "approver (gates self-improvement proposals)"
+        ADMIN = "admin", "admin (export, purge, retention, shred, members)"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "workspace", "role"], name="membership_unique_role"),
+            models.CheckConstraint(condition=_in("role", ["owner", "approver", "admin"]), name="membership_role_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} is {self.role} of {self.workspace}"
+
+
+class SealedField(models.BinaryField):
+    """Ciphertext column. The owning model seals pending plaintext just before it is written."""
+
+    def pre_save(self, model_instance, add):
+        model_instance.seal_pending()
+        return super().pre_save(model_instance, add)
+
+
+class Fact(models.Model):
+    """One memory record (ENGINE-SPEC §1.2): every live and reserved field, origin as columns."""
+
+    class OriginKind(models.TextChoices):
+        OWNER = "owner"
+        CHANNEL = "channel"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="facts")
+    memory_id = models.CharField(max_length=128)
+
+    sealed_content = SealedField()
+    content_length = models.PositiveIntegerField()
+    content_hash = models.CharField(max_length=64, db_index=True)
+    sealed_metadata = SealedField(null=True)
+
+    segment = models.CharField(max_length=16, choices=_choices(R.SEGMENTS))
+    tier = models.CharField(max_length=16, choices=_choices(R.TIERS))
+    importance = models.FloatField()
+    decay_rate = models.FloatField()
+    access_count = models.PositiveIntegerField(default=0)
+    last_accessed_at = models.DateTimeField()
+    created_at = models.DateTimeField()
+    lifecycle = models.CharField(max_length=16, choices=_choices(R.LIFECYCLES), default="active")
+    archived_at = models.DateTimeField(null=True, blank=True)
+    pruned_at = models.DateTimeField(null=True, blank=True)
+
+    # Origin (createdBy) as columns; `origin_key` is the bucket every cross-fact operation groups by.
+    origin_kind = models.CharField(max_length=8, choices=OriginKind.choices, default=OriginKind.OWNER)
+    channel_id = models.CharField(max_length=200, blank=True, default="")
+    conversation_id = models.CharField(max_length=200, blank=True, default="")
+    session_key = models.CharField(max_length=200, blank=True, default="")
+    account_id = models.CharField(max_length=200, blank=True, default="")
+    origin_key = models.CharField(max_length=900)
+    # False for a legacy record that had no createdBy (read as the owner's, exported without one).
+    origin_recorded = models.BooleanField(default=True)
+
+    source_type = models.CharField(max_length=24, choices=_choices(R.SOURCE_TYPES), null=True, blank=True)
+    source_turn = models.CharField(max_length=200, null=True, blank=True)
+    written_by = models.CharField(max_length=200, blank=True, default="", help_text="user, agent token or import")
+    subject_key = models.CharField(max_length=200, null=True, blank=True)
+    supersedes = models.JSONField(default=list, blank=True)
+    source_pointers = models.JSONField(default=list, blank=True)
+    valid_from = models.DateTimeField(null=True, blank=True)
+    valid_to = models.DateTimeField(null=True, blank=True)
+    confidence = models.FloatField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=_choices(R.STATUSES), null=True, blank=True)
+    modality = models.CharField(max_length=16, choices=_choices(R.MODALITIES), null=True, blank=True)
+    media_pointer = models.CharField(max_length=1000, null=True, blank=True)
+    classification = models.CharField(
+        max_length=8, choices=_choices(R.CLASSIFICATIONS), default=R.DEFAULT_CLASSIFICATION
+    )
+    intent_scope = models.CharField(max_length=200, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "memory_id"], name="fact_memory_id_unique"),
+            # Lets links reference (workspace, fact) together, so a link cannot cross workspaces.
+            models.UniqueConstraint(fields=["workspace", "id"], name="fact_workspace_id_unique"),
+            models.CheckConstraint(
+                condition=Q(content_length__gte=1, content_length__lte=R.MAX_FACT_CONTENT_CHARS),
+                name="fact_content_length_1_to_1000",
+            ),
+            # The ciphertext itself is bounded: 1000 characters are at most 4000 UTF-8 bytes,
+            # plus version byte, nonce and tag.
+            models.CheckConstraint(
+                condition=Q(
+                    LessThanOrEqual(Length("sealed_content"), 4000 + 1 + 12 + 16),
+                    GreaterThanOrEqual(Length("sealed_content"), 1 + 12 + 16 + 1),
+                ),
+                name="fact_sealed_content_bounded",
+            ),
+            models.CheckConstraint(condition=Q(importance__gte=0, importance__lte=1), name="fact_importance_0_1"),
+            models.CheckConstraint(
+                condition=Q(confidence__isnull=True) | Q(confidence__gte=0, confidence__lte=1),
+                name="fact_confidence_0_1",
+            ),
+            models.CheckConstraint(condition=Q(decay_rate__gte=0), name="fact_decay_rate_nonnegative"),
+            models.CheckConstraint(condition=_in("segment", R.SEGMENTS), name="fact_segment_valid"),
+            models.CheckConstraint(condition=_in("tier", R.TIERS), name="fact_tier_valid"),
+            models.CheckConstraint(condition=_in("lifecycle", R.LIFECYCLES), name="fact_lifecycle_valid"),
+            models.CheckConstraint(
+                condition=Q(source_type__isnull=True) | _in("source_type", R.SOURCE_TYPES),
+                name="fact_source_type_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__isnull=True) | _in("status", R.STATUSES), name="fact_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(modality__isnull=True) | _in("modality", R.MODALITIES), name="fact_modality_valid"
+            ),
+            models.CheckConstraint(
+                condition=_in("classification", R.CLASSIFICATIONS), name="fact_classification_valid"
+            ),
+            models.CheckConstraint(
+                condition=(Q(origin_kind="owner") & Q(origin_key="owner"))
+                | (Q(origin_kind="channel") & Q(origin_key__startswith="channel:")),
+                name="fact_origin_consistent",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["workspace", "origin_key", "lifecycle"], name="fact_scope_idx"),
+            models.Index(fields=["workspace", "origin_key", "content_hash"], name="fact_hash_idx"),
+            models.Index(fields=["workspace", "origin_key", "subject_key"], name="fact_slot_idx"),
+            models.Index(fields=["workspace", "created_at"], name="fact_created_idx"),
+            models.Index(fields=["workspace", "segment", "lifecycle"], name="fact_segment_idx"),
+        ]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._plain_content: str | None = None
+        self._plain_payload: dict | None = None
+        self._dirty_content = False
+        self._dirty_payload = False
+        super().__init__(*args, **kwargs)
+
+    def __str__(self) -> str:
+        return self.memory_id
+
+    # ------------------------------------------------------------ origin
+
+    @property
+    def origin(self) -> R.Origin:
+        return R.Origin(self.origin_kind, self.channel_id, self.conversation_id, self.session_key, self.account_id)
+
+    @origin.setter
+    def origin(self, value: R.Origin | str | dict | None) -> None:
+        origin = R.parse_origin(value)
+        self.origin_kind = origin.kind
+        self.channel_id = origin.channel_id
+        self.conversation_id = origin.conversation_id
+        self.session_key = origin.session_key
+        self.account_id = origin.account_id
+        self.origin_key = origin.key
+
+    @property
+    def trust_class(self) -> str:
+        return R.trust_class(self.source_type)
+
+    # ------------------------------------------------------------ sealed content and metadata
+
+    @property
+    def content(self) -> str:
+        if self._plain_content is None:
+            raw = sealing.unseal(self.workspace_id, self.origin_key, "content", self.sealed_content)
+            self._plain_content = raw.decode("utf-8")
+        return self._plain_content
+
+    @content.setter
+    def content(self, value: str) -> None:
+        self._plain_content = value
+        self._dirty_content = True
+        self.content_length = len(value)
+
+    @property
+    def metadata(self) -> dict:
+        return self._payload().get("metadata") or {}
+
+    @metadata.setter
+    def metadata(self, value: dict | None) -> None:
+        payload = dict(self._payload()) if (self.sealed_metadata or self._plain_payload) else {}
+        payload["metadata"] = value or {}
+        self._set_payload(payload)
+
+    @property
+    def extra(self) -> dict:
+        """Interchange keys with no column (unknown keys, a stored `embedding`), kept for round trips."""
+        return self._payload().get("extra") or {}
+
+    @extra.setter
+    def extra(self, value: dict | None) -> None:
+        payload = dict(self._payload()) if (self.sealed_metadata or self._plain_payload) else {}
+        payload["extra"] = value or {}
+        self._set_payload(payload)
+
+    def _payload(self) -> dict:
+        if self._plain_payload is None:
+            if not self.sealed_metadata:
+                return {}
+            raw = sealing.unseal(self.workspace_id, self.origin_key, "metadata", self.sealed_metadata)
+            self._plain_payload = json.loads(raw)
+        return self._plain_payload
+
+    def _set_payload(self, payload: dict) -> None:
+        self._plain_payload = payload
+        self._dirty_payload = True
+
+    @property
+    def is_readable(self) -> bool:
+        """False once the origin's key was destroyed (crypto-shred)."""
+        try:
+            self.content  # noqa: B018 - the read is the check
+        except sealing.KeyDestroyedError:
+            return False
+        return True
+
+    def seal_pending(self) -> None:
+        """Encrypt plaintext set since the last save (called by SealedField.pre_save and bulk paths)."""
+        if self._dirty_content:
+            text = self._plain_content or ""
+            self.sealed_content = sealing.seal(self.workspace_id, self.origin_key, "content", text.encode("utf-8"))
+            self.content_hash = sealing.content_hash(
+                self.workspace_id, self.origin_key, R.normalize_for_hash(text)
+            )
+            self._dirty_content = False
+        if self._dirty_payload:
+            payload = {k: v for k, v in (self._plain_payload or {}).items() if v}
+            self.sealed_metadata = (
+                sealing.seal(self.workspace_id, self.origin_key, "metadata", json.dumps(payload).encode())
+                if payload
+                else None
+            )
+            self._dirty_payload = False
+
+
+class Link(models.Model):
+    """A typed, directed edge between two facts of one workspace (ENGINE-SPEC §5.1)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="links")
+    from_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="outbound_links")
+    to_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="inbound_links", null=True, blank=True)
+    # An imported link whose target is not in the workspace keeps the target's id here, so the
+    # record round-trips; readers skip it like the original does (ENGINE-SPEC §6.1).
+    dangling_target = models.CharField(max_length=128, blank=True, default="")
+    kind = models.CharField(max_length=16, choices=_choices(R.LINK_KINDS))
+    reason = models.CharField(max_length=1000, blank=True, default="")
+    strength = models.PositiveSmallIntegerField(null=True, blank=True)
+    weight = models.FloatField(default=1.0)
+    position = models.PositiveIntegerField(default=0, help_text="order within the fact's links")
+    created_by = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["from_fact_id", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["from_fact", "to_fact", "kind"], name="link_unique_per_kind"),
+            models.CheckConstraint(condition=_in("kind", R.LINK_KINDS), name="link_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(strength__isnull=True) | Q(strength__gte=1, strength__lte=5), name="link_strength_1_5"
+            ),
+            models.CheckConstraint(
+                condition=(Q(to_fact__isnull=False) & Q(dangling_target=""))
+                | (Q(to_fact__isnull=True) & ~Q(dangling_target="")),
+                name="link_target_xor_dangling",
+            ),
+        ]
+        indexes = [models.Index(fields=["workspace", "kind"], name="link_kind_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.from_fact_id} -{self.kind}-> {self.to_fact_id or self.dangling_target}"
+
+    @property
+    def target_memory_id(self) -> str:
+        return self.to_fact.memory_id if self.to_fact_id else self.dangling_target
+
+
+class AppendOnlyError(Exception):
+    """Raised on any attempt to change or delete a memory event."""
+
+
+class EventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise AppendOnlyError("memory events are append-only: they cannot be updated")
+
+    def delete(self):
+        raise AppendOnlyError("memory events are append-only: they cannot be deleted")
+
+
+class MemoryEvent(models.Model):
+    """One entry of the append-only event log, stamped with the workspace revision it belongs to.
+
+    Events never hold fact content in the clear: they name facts by id and carry hashes, lengths
+    and field changes, so the log can be kept forever without becoming an injection store or
+    defeating a crypto-shred.
+    """
+
+    class Kind(models.TextChoices):
+        CREATED = "created"
+        REINFORCED = "reinforced"
+        SUPERSEDED = "superseded"
+        CONFINED = "confined"
+        BLOCKED = "blocked"
+        FEEDBACK = "feedback"
+        INVALIDATED = "invalidated"
+        CONFIRMED = "confirmed"
+        EVICTED = "evicted"
+        ARCHIVED = "archived"
+        RESTORED = "restored"
+        PRUNED = "pruned"
+        PURGED = "purged"
+        SHREDDED = "shredded"
+        LINKED = "linked"
+        IMPORTED = "imported"
+        DREAM_RUN = "dream_run"
+        GC_RUN = "gc_run"
+        RETENTION_RUN = "retention_run"
+        PROPOSAL = "proposal"
+        WORKSPACE_CREATED = "workspace_created"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="events")
+    revision = models.BigIntegerField()
+    at = models.DateTimeField()
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    actor = models.CharField(max_length=200, blank=True, default="")
+    reason = models.CharField(max_length=1000, blank=True, default="")
+    fact_ids = models.JSONField(default=list, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+
+    objects = EventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["revision", "id"]
+        constraints = [models.CheckConstraint(condition=Q(revision__gte=1), name="event_revision_positive")]
+        indexes = [
+            models.Index(fields=["workspace", "revision"], name="event_revision_idx"),
+            models.Index(fields=["workspace", "kind", "at"], name="event_kind_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"r{self.revision} {self.kind}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError("memory events are append-only: they cannot be updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any):
+        raise AppendOnlyError("memory events are append-only: they cannot be deleted")

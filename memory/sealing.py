@@ -1,0 +1,166 @@
+"""Encryption at rest, one data key per (workspace, origin).
+
+Fact content and metadata are sealed with AES-256-GCM under the data key of the origin that wrote
+them; `content_hash` is an HMAC under a key derived from the same data key, so even the dedup hash
+reveals nothing once the key is gone. Data keys are wrapped by the master key
+(`TIDELINE_MASTER_KEY`) and kept in a key store OUTSIDE the database (`TIDELINE_KEYSTORE_DIR`): a
+database backup holds only ciphertext, so destroying an origin's key (crypto-shred) makes that
+origin's facts unreadable in the live database and in every backup alike.
+
+The key store is one small file per origin key, created atomically (link-if-absent) so concurrent
+processes agree on a single key. Unwrapped keys are cached per process and re-validated against the
+key file every few seconds, so a shred in one process reaches every other one quickly.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from django.conf import settings
+
+SEAL_VERSION = b"\x01"
+NONCE_BYTES = 12
+CACHE_TTL_SECONDS = 2.0
+
+
+class KeyDestroyedError(Exception):
+    """The origin's data key was destroyed (crypto-shred): its sealed data can no longer be read."""
+
+    kind = "shredded"
+
+
+@dataclass(frozen=True)
+class DataKey:
+    aead: AESGCM
+    mac_key: bytes
+
+
+def _master_key() -> bytes:
+    raw = base64.b64decode(settings.TIDELINE_MASTER_KEY)
+    if len(raw) != 32:
+        raise ValueError("TIDELINE_MASTER_KEY must be base64 of exactly 32 bytes")
+    return raw
+
+
+def key_file_name(workspace_id: int, origin_key: str) -> str:
+    digest = hashlib.sha256(origin_key.encode()).hexdigest()[:40]
+    return f"w{workspace_id}-{digest}.key"
+
+
+class Keyring:
+    """Creates, unwraps, caches and destroys per-origin data keys."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[str, int, str], tuple[DataKey, float]] = {}
+        self._lock = threading.Lock()
+
+    def _path(self, workspace_id: int, origin_key: str) -> Path:
+        return Path(settings.TIDELINE_KEYSTORE_DIR) / key_file_name(workspace_id, origin_key)
+
+    def data_key(self, workspace_id: int, origin_key: str, *, create: bool = True) -> DataKey:
+        path = self._path(workspace_id, origin_key)
+        cache_key = (str(path), workspace_id, origin_key)
+        now = time.monotonic()
+        cached = self._cache.get(cache_key)
+        if cached and now - cached[1] < CACHE_TTL_SECONDS:
+            return cached[0]
+        with self._lock:
+            if not path.exists():
+                if not create:
+                    self._cache.pop(cache_key, None)
+                    raise KeyDestroyedError(f"no data key for origin {origin_key!r} in workspace {workspace_id}")
+                self._create(path, workspace_id, origin_key)
+            key = self._unwrap(path, workspace_id, origin_key)
+            self._cache[cache_key] = (key, now)
+            return key
+
+    def destroy(self, workspace_id: int, origin_key: str) -> bool:
+        """Overwrite and delete the origin's key file. Returns False when there was none."""
+        path = self._path(workspace_id, origin_key)
+        with self._lock:
+            self._cache = {k: v for k, v in self._cache.items() if k[0] != str(path)}
+            if not path.exists():
+                return False
+            size = path.stat().st_size
+            with open(path, "r+b") as handle:
+                handle.write(os.urandom(size))
+                handle.flush()
+                os.fsync(handle.fileno())
+            path.unlink()
+            return True
+
+    def exists(self, workspace_id: int, origin_key: str) -> bool:
+        return self._path(workspace_id, origin_key).exists()
+
+    def forget_cache(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+    def _aad(self, workspace_id: int, origin_key: str) -> bytes:
+        return f"tideline-key|{workspace_id}|{origin_key}".encode()
+
+    def _create(self, path: Path, workspace_id: int, origin_key: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        nonce = os.urandom(NONCE_BYTES)
+        wrapped = AESGCM(_master_key()).encrypt(nonce, os.urandom(32), self._aad(workspace_id, origin_key))
+        body = json.dumps({"v": 1, "wrapped": base64.b64encode(nonce + wrapped).decode()})
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(body)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(tmp, path)  # atomic create-if-absent: another process may have won the race
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
+
+    def _unwrap(self, path: Path, workspace_id: int, origin_key: str) -> DataKey:
+        try:
+            blob = base64.b64decode(json.loads(path.read_text())["wrapped"])
+        except FileNotFoundError as exc:
+            raise KeyDestroyedError(f"data key for origin {origin_key!r} was destroyed") from exc
+        raw = AESGCM(_master_key()).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], self._aad(workspace_id, origin_key))
+        mac_key = hmac.new(raw, b"tideline content hash", hashlib.sha256).digest()
+        return DataKey(AESGCM(raw), mac_key)
+
+
+keyring = Keyring()
+
+
+def _aad(workspace_id: int, origin_key: str, field: str) -> bytes:
+    # Binding the ciphertext to its origin and field: a sealed value copied into another
+    # origin's row (or from content into metadata) fails to open instead of leaking.
+    return f"{workspace_id}|{origin_key}|{field}".encode()
+
+
+def seal(workspace_id: int, origin_key: str, field: str, plaintext: bytes) -> bytes:
+    key = keyring.data_key(workspace_id, origin_key)
+    nonce = os.urandom(NONCE_BYTES)
+    return SEAL_VERSION + nonce + key.aead.encrypt(nonce, plaintext, _aad(workspace_id, origin_key, field))
+
+
+def unseal(workspace_id: int, origin_key: str, field: str, sealed: bytes) -> bytes:
+    sealed = bytes(sealed)
+    if sealed[:1] != SEAL_VERSION:
+        raise ValueError("unknown sealed-value version")
+    key = keyring.data_key(workspace_id, origin_key, create=False)
+    nonce = sealed[1 : 1 + NONCE_BYTES]
+    return key.aead.decrypt(nonce, sealed[1 + NONCE_BYTES :], _aad(workspace_id, origin_key, field))
+
+
+def content_hash(workspace_id: int, origin_key: str, normalized_content: str) -> str:
+    """HMAC-SHA256 of the normalised content under the origin's key: dedup without plaintext."""
+    key = keyring.data_key(workspace_id, origin_key)
+    return hmac.new(key.mac_key, normalized_content.encode(), hashlib.sha256).hexdigest()

@@ -1,0 +1,236 @@
+"""Tideline's one settings module, driven by environment variables.
+
+With nothing set, Tideline runs embedded: SQLite and generated secrets under `var/`. Point
+`DATABASE_URL` at PostgreSQL for a server deployment; then `SECRET_KEY` and `TIDELINE_MASTER_KEY`
+must be given explicitly (unless `DEBUG` is on), because a generated key on one web node would not
+match another's.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def envbool(name: str, default: str = "False") -> bool:
+    value = os.environ.get(name, default).strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off", ""):
+        return False
+    raise ImproperlyConfigured(f"{name} must be true or false, got {value!r}")
+
+
+def envint(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        return int(value)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {value!r}") from exc
+
+
+def envlist(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+def database_from_url(url: str) -> dict:
+    """Parse `postgres://user:pass@host:port/name` or `sqlite:///path` into a DATABASES entry."""
+    parsed = urlparse(url)
+    if parsed.scheme in ("postgres", "postgresql", "pgsql"):
+        options = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": unquote(parsed.path.lstrip("/")) or "tideline",
+            "USER": unquote(parsed.username or ""),
+            "PASSWORD": unquote(parsed.password or ""),
+            "HOST": parsed.hostname or "",
+            "PORT": str(parsed.port or ""),
+            "OPTIONS": options,
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+        }
+    if parsed.scheme == "sqlite":
+        # sqlite:///relative/path and sqlite:////absolute/path, as other tools read them.
+        path = url[len("sqlite:///") :] if url.startswith("sqlite:///") else parsed.path
+        return sqlite_database(Path(path) if path.startswith("/") else BASE_DIR / path)
+    raise ImproperlyConfigured(f"DATABASE_URL scheme {parsed.scheme!r} is not supported (postgres or sqlite)")
+
+
+def sqlite_database(path: Path) -> dict:
+    return {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(path),
+        # IMMEDIATE takes the write lock when a transaction starts, so two writers queue up
+        # instead of one failing with "database is locked" half-way through.
+        "OPTIONS": {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 20,
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
+    }
+
+
+def generated_secret(path: Path, make) -> str:
+    """Read a secret from `path`, creating it (mode 0600) on first use. Embedded mode only."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(make())
+    return path.read_text().strip()
+
+
+DEBUG = envbool("DEBUG")
+VAR_DIR = Path(os.environ.get("TIDELINE_VAR_DIR", BASE_DIR / "var"))
+DATABASE_URL = os.environ.get("DATABASE_URL", "").strip()
+EMBEDDED = not DATABASE_URL
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if EMBEDDED:
+        SECRET_KEY = generated_secret(VAR_DIR / "secret_key", lambda: secrets.token_urlsafe(50))
+    elif DEBUG:
+        SECRET_KEY = "insecure-debug-only-" + "x" * 40
+    else:
+        raise ImproperlyConfigured("SECRET_KEY is required when DATABASE_URL is set and DEBUG is off")
+
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "template_partials",
+    "django_q",
+    "memory",
+    "governance",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "tideline_site.urls"
+WSGI_APPLICATION = "tideline_site.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    }
+]
+
+if DATABASE_URL:
+    DATABASES = {"default": database_from_url(DATABASE_URL)}
+else:
+    DATABASES = {"default": sqlite_database(VAR_DIR / "tideline.sqlite3")}
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-gb"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+
+# Production hardening: on whenever DEBUG is off; a local plain-HTTP console opts out with
+# TIDELINE_INSECURE_HTTP=1 (what `make run` sets for http://127.0.0.1:8000).
+INSECURE_HTTP = envbool("TIDELINE_INSECURE_HTTP")
+SECURE_SSL_REDIRECT = not DEBUG and not INSECURE_HTTP
+SESSION_COOKIE_SECURE = not DEBUG and not INSECURE_HTTP
+CSRF_COOKIE_SECURE = not DEBUG and not INSECURE_HTTP
+SECURE_HSTS_SECONDS = 0 if DEBUG or INSECURE_HTTP else envint("SECURE_HSTS_SECONDS", 31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_SECONDS > 0
+SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if envbool("TIDELINE_BEHIND_PROXY") else None
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SESSION_COOKIE_HTTPONLY = True
+X_FRAME_OPTIONS = "DENY"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}
+
+# ---------------------------------------------------------------- django-q2
+# The ORM broker needs no extra server; TIDELINE_Q_BROKER=redis://host:port/db switches to Redis.
+Q_CLUSTER = {
+    "name": "tideline",
+    "orm": "default",
+    "workers": envint("TIDELINE_Q_WORKERS", 2),
+    "timeout": 600,
+    "retry": 720,
+    "max_attempts": 3,
+    "catch_up": False,
+    "sync": envbool("TIDELINE_Q_SYNC"),
+}
+if os.environ.get("TIDELINE_Q_BROKER", "").startswith("redis://"):
+    _redis = urlparse(os.environ["TIDELINE_Q_BROKER"])
+    Q_CLUSTER.pop("orm")
+    Q_CLUSTER["redis"] = {
+        "host": _redis.hostname or "127.0.0.1",
+        "port": _redis.port or 6379,
+        "db": int((_redis.path or "/0").lstrip("/") or 0),
+    }
+
+# ---------------------------------------------------------------- Tideline
+# Master key (base64 of 32 bytes) that wraps each origin's data key. Embedded mode generates it
+# under var/; a server deployment must provide it (and keep it out of database backups).
+TIDELINE_MASTER_KEY = os.environ.get("TIDELINE_MASTER_KEY", "")
+if not TIDELINE_MASTER_KEY:
+    if EMBEDDED or DEBUG:
+        TIDELINE_MASTER_KEY = generated_secret(
+            VAR_DIR / "master.key", lambda: __import__("base64").b64encode(secrets.token_bytes(32)).decode()
+        )
+    else:
+        raise ImproperlyConfigured("TIDELINE_MASTER_KEY is required when DATABASE_URL is set and DEBUG is off")
+
+# Wrapped per-origin data keys live here, outside the database, so that destroying one (crypto-shred)
+# also makes every database backup's copy of that origin's facts unreadable.
+TIDELINE_KEYSTORE_DIR = Path(os.environ.get("TIDELINE_KEYSTORE_DIR", VAR_DIR / "keystore"))

@@ -1,0 +1,14 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+urlpatterns = [
+    path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("", include("memory.urls")),
+]
+
+handler404 = "tideline_site.errors.not_found"
+handler500 = "tideline_site.errors.server_error"
+handler403 = "tideline_site.errors.forbidden"
