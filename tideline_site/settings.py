@@ -175,6 +175,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+# Serve straight from static/ (no collectstatic step for the embedded console).
+WHITENOISE_USE_FINDERS = True
 
 # Production hardening: on whenever DEBUG is off; a local plain-HTTP console opts out with
 # TIDELINE_INSECURE_HTTP=1 (what `make run` sets for http://127.0.0.1:8000).

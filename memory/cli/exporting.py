@@ -1,0 +1,50 @@
+"""`tideline export --workspace W --format jsonl [--origin O] [--output FILE]`"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from memory.cli.common import emit, origin_option, progress_bar
+from memory.services.errors import RequestError
+from memory.services.interchange import count_facts, export_facts
+from memory.services.workspaces import get_workspace
+
+HELP = "export facts as facts.jsonl (every lifecycle)"
+FORMATS = ("jsonl",)
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--workspace", required=True)
+    parser.add_argument("--format", default="jsonl", help="jsonl (the original engine's facts.jsonl)")
+    parser.add_argument("--origin", help="only this origin: owner or channel:CHANNEL/CONVERSATION/SESSION")
+    parser.add_argument("--output", "-o", help="write to this file instead of standard output")
+
+
+def run(options: dict) -> None:
+    if options["format"] not in FORMATS:
+        raise RequestError(f"unknown format {options['format']!r} (available: {', '.join(FORMATS)})", kind="validation")
+    workspace = get_workspace(options["workspace"])
+    origin = origin_option(options.get("origin"))
+    total = count_facts(workspace, origin)
+    records = export_facts(workspace=workspace, origin=origin)
+    if not options.get("output"):
+        if options.get("json"):
+            emit(options, {"workspace": workspace.name, "count": total, "facts": list(records)}, "")
+            return
+        for record in records:
+            sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return
+    path = Path(options["output"])
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    written = 0
+    with progress_bar(total, "exporting") as bar, open(tmp, "w", encoding="utf-8") as handle:
+        for record in records:
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            written += 1
+            bar.update(1)
+    tmp.replace(path)  # a crash half-way never leaves a truncated export behind
+    emit(options, {"workspace": workspace.name, "count": written, "output": str(path)},
+         f"exported {written} fact(s) from {workspace.name} to {path}")  # fmt: skip

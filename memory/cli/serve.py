@@ -1,0 +1,52 @@
+"""`tideline serve` — the web console and the background worker together; Ctrl-C stops both."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from django.conf import settings
+
+from memory.services.demo import DEMO_PASSWORD, DEMO_USERS
+
+HELP = "run the web console and the django-q2 worker together"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--no-worker", action="store_true", help="start only the web console")
+
+
+def run(options: dict) -> None:
+    manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
+    env = {**os.environ, "TIDELINE_INSECURE_HTTP": os.environ.get("TIDELINE_INSECURE_HTTP", "1")}
+    address = f"{options['host']}:{options['port']}"
+    children = [subprocess.Popen([*manage, "runserver", address, "--noreload"], env=env)]
+    if not options["no_worker"]:
+        children.append(subprocess.Popen([*manage, "qcluster"], env=env))
+    database = "SQLite at " + str(settings.DATABASES["default"]["NAME"]) if settings.EMBEDDED else "PostgreSQL"
+    print(f"\nTideline is running at http://{address}  ({database})", flush=True)
+    print("Demo logins (password " + DEMO_PASSWORD + "): " + ", ".join(f"{u} ({r})" for u, r in DEMO_USERS))
+    print("Press Ctrl-C to stop.\n", flush=True)
+    try:
+        while all(child.poll() is None for child in children):
+            time.sleep(0.5)
+        failed = [child.args[2] for child in children if child.poll() not in (None, 0)]
+        if failed:
+            print(f"stopped: {', '.join(failed)} exited", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("\nstopping…", file=sys.stderr)
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGINT)
+        deadline = time.time() + 10
+        for child in children:
+            try:
+                child.wait(timeout=max(0.1, deadline - time.time()))
+            except subprocess.TimeoutExpired:
+                child.kill()

@@ -1,0 +1,34 @@
+"""`python manage.py tideline SUBCOMMAND …` — the same as the `tideline` console script."""
+
+from __future__ import annotations
+
+import sys
+
+from django.core.management.base import BaseCommand
+
+from memory.cli import common, demo, exporting, importing, serve
+from memory.services.errors import RequestError
+
+SUBCOMMANDS = {"import": importing, "export": exporting, "demo": demo, "serve": serve}
+
+
+class Command(BaseCommand):
+    help = "Tideline: long-term memory for AI agents. Run `tideline SUBCOMMAND --help` for details."
+
+    def add_arguments(self, parser) -> None:
+        sub = parser.add_subparsers(dest="subcommand", required=True, metavar="SUBCOMMAND")
+        for name, module in SUBCOMMANDS.items():
+            child = sub.add_parser(name, help=module.HELP, description=module.HELP)
+            module.add_arguments(child)
+            child.add_argument("--json", action="store_true", help="print one JSON document (errors exit 2)")
+
+    def handle(self, *args, **options) -> None:
+        module = SUBCOMMANDS[options["subcommand"]]
+        try:
+            try:
+                module.run(options)
+            except RequestError as error:
+                common.fail(options, error)
+        except common.CliExit as exit_:
+            sys.stdout.flush()
+            sys.exit(exit_.code)

@@ -1,0 +1,65 @@
+"""The one way to change a workspace (ARCHITECTURE.md §3).
+
+`mutate()` opens a transaction, locks the workspace row, bumps its revision, lets the caller do its
+work, then appends the caller's events stamped with that revision. Because every writer of a
+workspace queues on the same row lock, dedup, slot supersession and counters are race-free, and
+revisions form a gap-free, commit-ordered history that recall indexes can follow (auto-increment
+ids are not commit-ordered on PostgreSQL, so nothing syncs from them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from memory.models import MemoryEvent, Workspace
+
+
+@dataclass
+class Mutation:
+    """What a caller gets inside `mutate()`: the locked workspace, its new revision and an event buffer."""
+
+    workspace: Workspace
+    revision: int
+    actor: str
+    now: datetime
+    events: list[MemoryEvent] = field(default_factory=list)
+
+    def record(
+        self, kind: str, *, fact_ids: Sequence[str] = (), reason: str = "", **data: Any
+    ) -> MemoryEvent:
+        """Queue an event; it is written with the revision when the mutation commits."""
+        event = MemoryEvent(
+            workspace=self.workspace,
+            revision=self.revision,
+            at=self.now,
+            kind=kind,
+            actor=self.actor,
+            reason=reason[:1000],
+            fact_ids=list(fact_ids),
+            data=data,
+        )
+        self.events.append(event)
+        return event
+
+
+@contextmanager
+def mutate(workspace: Workspace | int, *, actor: str, now: datetime | None = None) -> Iterator[Mutation]:
+    """Run the body as one mutation of `workspace`: lock, bump revision, work, append events, commit."""
+    workspace_id = workspace.pk if isinstance(workspace, Workspace) else workspace
+    with transaction.atomic():
+        locked = Workspace.objects.select_for_update().get(pk=workspace_id)
+        locked.revision += 1
+        locked.save(update_fields=["revision"])
+        mutation = Mutation(workspace=locked, revision=locked.revision, actor=actor, now=now or timezone.now())
+        yield mutation
+        if mutation.events:
+            MemoryEvent.objects.bulk_create(mutation.events)
+    if isinstance(workspace, Workspace):
+        workspace.revision = locked.revision
