@@ -1,0 +1,34 @@
+# Two commands do all set-up on a fresh clone: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# Fixed, test-only secrets so the suite also runs against PostgreSQL (where they are required).
+TEST_ENV := TIDELINE_VAR_DIR=$${TIDELINE_TEST_VAR_DIR:-$(CURDIR)/var/test} \
+	SECRET_KEY=tideline-test-only-secret-key-not-for-production-0123456789 \
+	TIDELINE_MASTER_KEY=dGlkZWxpbmUtdGVzdC1vbmx5LW1hc3Rlci1rZXktMDE= \
+	TIDELINE_Q_SYNC=1
+
+.PHONY: install run test lint clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+run: install
+	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/tideline demo
+	$(BIN)/tideline serve
+
+test: install
+	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(VENV) var/test
