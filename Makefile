@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 TEST_ENV := TIDELINE_VAR_DIR=$${TIDELINE_TEST_VAR_DIR:-$(CURDIR)/var/test} \
 	SECRET_KEY=tideline-test-only-secret-key-not-for-production-0123456789 \
 	TIDELINE_MASTER_KEY=dGlkZWxpbmUtdGVzdC1vbmx5LW1hc3Rlci1rZXktMDE= \
-	TIDELINE_Q_SYNC=1
+	TIDELINE_Q_SYNC=1 TIDELINE_INSECURE_HTTP=1
 
 .PHONY: install run test lint clean
 

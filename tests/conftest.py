@@ -11,6 +11,9 @@ def _private_keystore(tmp_path_factory):
     # Keys created by tests never mix with a developer's var/keystore.
     settings.TIDELINE_KEYSTORE_DIR = tmp_path_factory.mktemp("keystore")
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # The test client and live server speak plain HTTP.
+    settings.SECURE_SSL_REDIRECT = False
+    settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
     yield
 
 

@@ -175,6 +175,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+try:  # WhiteNoise warns on every start when the folder is missing
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+except OSError:
+    pass
 # Serve straight from static/ (no collectstatic step for the embedded console).
 WHITENOISE_USE_FINDERS = True
 

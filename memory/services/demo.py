@@ -64,7 +64,6 @@ PEOPLE = [
     ("Chidi Okafor", "my father"), ("Ada Okafor", "my mother"), ("Nuno Silva", "the security lead"),
     ("Priya Natarajan", "a former colleague now at Stripe"), ("Beatriz Lopes", "my Portuguese tutor"),
 ]  # fmt: skip
-RELATION_TEMPLATES = ["{name} is {role}.", "I meet {name} every other week.", "{name}'s birthday is in {month}."]
 MONTHS = ["January", "March", "May", "June", "August", "October", "November", "December"]
 PROJECTS = [
     "routing service", "billing pipeline", "driver app API", "warehouse scanner sync", "invoice exporter",
@@ -104,6 +103,7 @@ CONTEXT = [
     "I have a one-on-one with {name} this afternoon.", "I am working from a cafe this morning.",
     "I am reading a paper about vector search this week.", "I am blocked on access to the {p} logs.",
     "I am travelling to Lisbon tomorrow.", "I need to renew my residency card this month.",
+    "I am pairing with {name} on the {p} today.", "I owe {name} a reply about the {p}.",
 ]  # fmt: skip
 # Subject slots: (key, segment, [older values ..., current value])
 SLOTS = [
@@ -188,6 +188,7 @@ def build_demo_records(anchor_ms: int) -> list[dict]:
     for name, role in PEOPLE:
         people.append(b.add(f"{name} is {role}.", "relationship", subjectKey=f"{name.lower()}_role"))
         b.add(f"{name}'s birthday is in {rng.choice(MONTHS)}.", "relationship")
+        b.add(f"I meet {name} every {rng.choice(['week', 'other week', 'month'])}.", "relationship")
     projects = {}
     for project in PROJECTS:
         facts = [b.add(t.format(p=project), "project") for t in rng.sample(PROJECT_TEMPLATES, 4)]
@@ -197,10 +198,12 @@ def build_demo_records(anchor_ms: int) -> list[dict]:
     knowledge = [b.add(text, "knowledge") for text in KNOWLEDGE]
     untrusted = [b.add(text, "knowledge", sourceType=source, importance=0.5) for source, text in TOOL_KNOWLEDGE]
     context = []
-    for index in range(28):
+    for index in range(110):
         template = CONTEXT[index % len(CONTEXT)]
-        name = PEOPLE[index % len(PEOPLE)][0]
-        text = template.format(p=PROJECTS[index % len(PROJECTS)], name=name)
+        name = PEOPLE[(index * 7) % len(PEOPLE)][0]
+        text = template.format(p=PROJECTS[(index // len(CONTEXT) * 3 + index) % len(PROJECTS)], name=name)
+        if any(record["content"] == text for record in context):
+            continue  # templates without a placeholder would repeat themselves
         archived = index % 4 == 0
         context.append(b.add(text, "context", days_ago=rng.uniform(1, 60),
                              **({"lifecycle": "archived", "validTo": anchor_ms - DAY_MS} if archived else {})))  # fmt: skip

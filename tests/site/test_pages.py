@@ -1,0 +1,61 @@
+"""Login, the workspace list and the overview page; outsiders learn nothing; errors are friendly."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from memory.models import Membership
+from tests.factories import make_fact
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner(workspace):
+    user = get_user_model().objects.create_user("olga", password="pw-olga-123")
+    Membership.objects.create(user=user, workspace=workspace, role="owner")
+    return user
+
+
+@pytest.fixture
+def outsider(other_workspace):
+    user = get_user_model().objects.create_user("otto", password="pw-otto-123")
+    Membership.objects.create(user=user, workspace=other_workspace, role="owner")
+    return user
+
+
+def test_anonymous_visitors_are_sent_to_the_login_page(client, workspace):
+    for url in ("/", reverse("memory:workspace-overview", args=[workspace.name])):
+        response = client.get(url)
+        assert response.status_code == 302 and response["Location"].startswith("/login/")
+    assert client.get("/login/").status_code == 200
+
+
+def test_a_wrong_password_shows_a_clear_message(client, owner):
+    response = client.post("/login/", {"username": "olga", "password": "nope"})
+    assert response.status_code == 200 and "did not match" in response.content.decode()
+
+
+def test_a_member_sees_the_workspace_and_its_facts(client, owner, workspace):
+    make_fact(workspace, "I keep a strict vegetarian diet.")
+    client.force_login(owner)
+    assert workspace.name in client.get("/").content.decode()
+    page = client.get(reverse("memory:workspace-overview", args=[workspace.name])).content.decode()
+    assert "I keep a strict vegetarian diet." in page
+
+
+def test_untrusted_content_is_escaped(client, owner, workspace):
+    make_fact(workspace, '<img src=x onerror="alert(1)"> <a href="http://evil">x</a>', segment="knowledge",
+              source_type="retrieved_document")  # fmt: skip
+    client.force_login(owner)
+    page = client.get(reverse("memory:workspace-overview", args=[workspace.name])).content.decode()
+    assert "<img src=x" not in page and "&lt;img src=x" in page
+
+
+def test_a_member_of_another_workspace_gets_a_friendly_404(client, outsider, workspace):
+    client.force_login(outsider)
+    response = client.get(reverse("memory:workspace-overview", args=[workspace.name]))
+    assert response.status_code == 404
+    assert "Not found" in response.content.decode() and "Traceback" not in response.content.decode()
