@@ -20,13 +20,20 @@ def browser():
         pytest.fail(f"Chromium not found at {CHROMIUM}: run .ci/run or `apt-get install chromium`")
     # Playwright's sync API runs an event loop in this thread; Django refuses ORM calls from a
     # thread with a running loop unless told the calls are really synchronous (they are).
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        yield instance
-        instance.close()
+    try:
+        with sync_playwright() as playwright:
+            instance = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
+            yield instance
+            instance.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture

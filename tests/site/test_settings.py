@@ -34,7 +34,7 @@ def test_other_database_schemes_are_refused():
 
 
 def _run(code: str, **env: str) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "TIDELINE_MASTER_KEY", "DEBUG", "TIDELINE_INSECURE_HTTP")}
+    base = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "TIDELINE_MASTER_KEY", "DEBUG", "TIDELINE_INSECURE_HTTP", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**base, **env}, capture_output=True, text=True)
 
 
