@@ -1,0 +1,143 @@
+"""BM25 over a sparse term-frequency matrix (ENGINE-SPEC §3.2), scored with numpy.
+
+The original recomputes document frequencies per query by scanning every record. Here the documents
+are tokenized once into a CSC matrix (documents × vocabulary, values = term counts); a query touches
+only the columns of its own terms, so its cost is the number of postings of those terms, not the
+size of the corpus.
+
+Statistics are per candidate set. `N`, each term's document frequency and the average length are
+computed over the candidates passed in, exactly as the original computes them over the records it is
+given; origin isolation happens before scoring, so one principal's facts never shift another's IDF.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+
+from memory.engine.tokenize import index_tokens
+
+K1 = 1.2
+B = 0.75
+
+
+def query_terms(tokens: Sequence[str]) -> tuple[str, ...]:
+    """The distinct tokens of a query in first-occurrence order (the original's `Q`)."""
+    return tuple(dict.fromkeys(tokens))
+
+
+@dataclass(frozen=True)
+class TermStats:
+    """One query term's contribution inputs over the candidate set, for explanations."""
+
+    term: str
+    document_frequency: int
+    idf: float
+
+
+@dataclass(frozen=True)
+class Bm25Scores:
+    """Raw BM25 per document of the index (0 where a document is not a candidate or matches nothing).
+
+    `terms` are the query's distinct terms in query order; `stats` holds the IDF of each term over the
+    candidate set; `avg_len` is the candidate set's average length (at least 1), `n_candidates` its size.
+    """
+
+    scores: np.ndarray
+    terms: tuple[str, ...]
+    stats: tuple[TermStats, ...]
+    avg_len: float
+    n_candidates: int
+
+
+class Bm25Index:
+    """A BM25 index over a fixed list of documents; build once, score many queries.
+
+    `analyzer` turns a text into tokens (default `index_tokens`, which adds bigrams for space-less
+    scripts); queries go through the same analyzer so both sides agree.
+    """
+
+    def __init__(self, documents: Sequence[str], analyzer: Callable[[str], list[str]] = index_tokens) -> None:
+        self.analyzer = analyzer
+        self.vocabulary: dict[str, int] = {}
+        rows: list[int] = []
+        cols: list[int] = []
+        for row, text in enumerate(documents):
+            for token in analyzer(text):
+                col = self.vocabulary.setdefault(token, len(self.vocabulary))
+                rows.append(row)
+                cols.append(col)
+        shape = (len(documents), max(1, len(self.vocabulary)))
+        ones = np.ones(len(rows), dtype=np.float64)
+        # COO → CSC sums duplicate (row, col) pairs, which turns token occurrences into term counts.
+        self.matrix = sparse.csc_matrix((ones, (rows, cols)), shape=shape)
+        self.matrix.sum_duplicates()
+        self.doc_len = np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(documents)).astype(
+            np.float64
+        )
+
+    @property
+    def n_docs(self) -> int:
+        return self.matrix.shape[0]
+
+    def score(self, query: str | Sequence[str], candidates: np.ndarray | None = None) -> Bm25Scores:
+        """Score every document against the query; only `candidates` (a boolean mask) take part.
+
+        For each distinct query term t: `idf(t) = ln(1 + (N − n_t + 0.5) / (n_t + 0.5))`, and a
+        document with count f of t and length L gains `idf · f·(k1+1) / (f + k1·(1 − b + b·L/avgLen))`
+        with k1 = 1.2, b = 0.75, avgLen = max(1, mean candidate length). Terms outside the vocabulary
+        contribute nothing. Contributions are summed in query-term order, as the original does.
+        """
+        tokens = self.analyzer(query) if isinstance(query, str) else list(query)
+        terms = query_terms(tokens)
+        mask = np.ones(self.n_docs, dtype=bool) if candidates is None else np.asarray(candidates, bool)
+        n_candidates = int(mask.sum())
+        scores = np.zeros(self.n_docs, dtype=np.float64)
+        avg_len = max(1.0, float(self.doc_len[mask].mean())) if n_candidates else 1.0
+        known = [(term, self.vocabulary[term]) for term in terms if term in self.vocabulary]
+        if not known or n_candidates == 0:
+            return Bm25Scores(scores, terms, self._zero_stats(terms, n_candidates), avg_len, n_candidates)
+
+        sub = self.matrix[:, [col for _, col in known]].tocoo()
+        keep = mask[sub.row]
+        rows, term_idx, freq = sub.row[keep], sub.col[keep], sub.data[keep]
+        df = np.bincount(term_idx, minlength=len(known))
+        idf = np.log(1.0 + (n_candidates - df + 0.5) / (df + 0.5))
+        norm = K1 * (1.0 - B + B * self.doc_len[rows] / avg_len)
+        contribution = idf[term_idx] * (freq * (K1 + 1.0)) / (freq + norm)
+        # Sort postings by (document, term) so each document's sum runs in query-term order.
+        order = np.lexsort((term_idx, rows))
+        scores += np.bincount(rows[order], weights=contribution[order], minlength=self.n_docs)
+
+        by_term = {term: (int(df[i]), float(idf[i])) for i, (term, _) in enumerate(known)}
+        stats = tuple(TermStats(term, *by_term.get(term, (0, _idf(n_candidates, 0)))) for term in terms)
+        return Bm25Scores(scores, terms, stats, avg_len, n_candidates)
+
+    def term_counts(self, doc: int, terms: Sequence[str]) -> list[int]:
+        """How often each of `terms` occurs in document `doc` (0 for unknown terms)."""
+        counts = []
+        for term in terms:
+            col = self.vocabulary.get(term)
+            counts.append(0 if col is None else int(self.matrix[doc, col]))
+        return counts
+
+    def _zero_stats(self, terms: tuple[str, ...], n_candidates: int) -> tuple[TermStats, ...]:
+        return tuple(TermStats(term, 0, _idf(n_candidates, 0)) for term in terms)
+
+
+def _idf(n: int, df: int) -> float:
+    return float(np.log(1.0 + (n - df + 0.5) / (df + 0.5)))
+
+
+def term_contribution(idf: float, freq: int, doc_len: float, avg_len: float) -> float:
+    """One term's BM25 contribution to one document, written out for explanations.
+
+    Same arithmetic as `Bm25Index.score`, so the explained parts add up to the scored total.
+    """
+    if freq <= 0:
+        return 0.0
+    norm = K1 * (1.0 - B + B * doc_len / avg_len)
+    return idf * (freq * (K1 + 1.0)) / (freq + norm)

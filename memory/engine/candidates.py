@@ -1,0 +1,253 @@
+"""The column store recall scores over, and the candidate mask (ENGINE-SPEC §3.4, §3.6 step 4, §3.8).
+
+A `FactColumns` holds one workspace's facts as parallel numpy arrays (row i of every field is fact i)
+plus their contents and a BM25 index built once. Filtering a query's candidates is a few boolean
+array operations over those columns, never a loop over the facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from memory.engine.bm25 import Bm25Index
+from memory.engine.decay import effective_score
+from memory.engine.hrr import HrrEmbedder
+from memory.engine.records import (
+    RECALL_TRUST,
+    SEGMENT_DEFAULTS,
+    Origin,
+    OriginError,
+    clamp_importance,
+    parse_origin,
+)
+
+UNKNOWN_SOURCE_WEIGHT = 0.9  # a source type outside the table (legacy data) — ENGINE-SPEC §1.5
+
+
+class _EveryOrigin:
+    """The explicit "no origin filter" scope, for maintenance passes only (decay GC, diagnostics)."""
+
+    def __repr__(self) -> str:
+        return "EVERY_ORIGIN"
+
+
+EVERY_ORIGIN = _EveryOrigin()
+
+
+@dataclass(frozen=True)
+class FactRow:
+    """One fact as the recall core needs it; `FactColumns.from_rows` turns a list into columns.
+
+    Omitted importance, tier and decay rate take the segment's defaults (unknown segment ⇒ context);
+    omitted `last_accessed_at` is `created_at`; `origin=None` is the owner (a legacy record).
+    """
+
+    memory_id: str
+    content: str
+    segment: str = "knowledge"
+    created_at: int = 0
+    importance: float | None = None
+    tier: str | None = None
+    decay_rate: float | None = None
+    access_count: int = 0
+    last_accessed_at: int | None = None
+    lifecycle: str = "active"
+    valid_to: int | None = None
+    confidence: float | None = None
+    status: str | None = None
+    source_type: str | None = None
+    origin: Origin | None = None
+    embedding: Sequence[float] | None = None
+
+
+@dataclass
+class FactColumns:
+    """Parallel per-fact arrays (row i of every field is fact i) plus the BM25 index of the contents.
+
+    Absent optional numbers are NaN (`valid_to`, `confidence`). `origin_keys` holds `Origin.key` of
+    each fact's writer. `embeddings` is an (n, dims) float matrix or None; `embedded` marks the rows
+    whose vector is real (a fact written under an async embedder may have none yet).
+
+    Derived lookups (BM25 index, row norms, trust weights, id → row) are built at construction; change
+    the facts by building new columns, not by editing arrays in place.
+    """
+
+    memory_ids: list[str]
+    contents: list[str]
+    segments: list[str]
+    source_types: list[str | None]
+    importance: np.ndarray
+    decay_rate: np.ndarray
+    access_count: np.ndarray
+    last_accessed_at: np.ndarray
+    created_at: np.ndarray
+    permanent: np.ndarray
+    lifecycle: np.ndarray
+    valid_to: np.ndarray
+    confidence: np.ndarray
+    confirmed: np.ndarray
+    origin_keys: np.ndarray
+    embeddings: np.ndarray | None = None
+    embedded: np.ndarray | None = None
+    bm25: Bm25Index = field(default=None, repr=False)  # type: ignore[assignment]
+    source_weight: np.ndarray = field(init=False, repr=False)
+    row_index: dict[str, int] = field(init=False, repr=False)
+    embedding_norms: np.ndarray | None = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        n = len(self.memory_ids)
+        for name in (
+            "contents",
+            "segments",
+            "source_types",
+            "importance",
+            "decay_rate",
+            "access_count",
+            "last_accessed_at",
+            "created_at",
+            "permanent",
+            "lifecycle",
+            "valid_to",
+            "confidence",
+            "confirmed",
+            "origin_keys",
+        ):
+            if len(getattr(self, name)) != n:
+                raise ValueError(f"FactColumns.{name} has {len(getattr(self, name))} rows, expected {n}")
+        if self.embeddings is not None and self.embedded is None:
+            self.embedded = np.ones(n, dtype=bool)
+        # Row norms once, so a query's cosines are one matrix-vector product (vectors are stored as
+        # given; a learned embedder's rows need not be unit length). Rows without a vector get 0.
+        self.embedding_norms = None
+        if self.embeddings is not None:
+            norms = np.linalg.norm(self.embeddings.astype(np.float64), axis=1)
+            self.embedding_norms = np.where(self.embedded, norms, 0.0)
+        if self.bm25 is None:
+            self.bm25 = Bm25Index(self.contents)
+        self.row_index = {memory_id: row for row, memory_id in enumerate(self.memory_ids)}
+        # Recall trust weight per source type (ENGINE-SPEC §1.5), looked up once rather than per query.
+        self.source_weight = np.array(
+            [RECALL_TRUST.get(source, UNKNOWN_SOURCE_WEIGHT) for source in self.source_types],
+            dtype=np.float64,
+        )
+
+    def __len__(self) -> int:
+        return len(self.memory_ids)
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[FactRow], embedder: HrrEmbedder | None = None) -> FactColumns:
+        """Build columns from rows. With an `embedder`, rows without a vector are embedded now."""
+
+        def seg(row: FactRow):
+            return SEGMENT_DEFAULTS.get(row.segment, SEGMENT_DEFAULTS["context"])
+
+        def num(values, dtype=np.float64):
+            return np.array([np.nan if v is None else v for v in values], dtype=dtype)
+
+        tiers = [row.tier or seg(row).tier for row in rows]
+        embeddings, embedded = None, None
+        if embedder is not None or any(row.embedding is not None for row in rows):
+            dims = (
+                embedder.dims
+                if embedder is not None
+                else len(next(r.embedding for r in rows if r.embedding is not None))
+            )
+            embeddings = np.zeros((len(rows), dims), dtype=np.float32)
+            embedded = np.zeros(len(rows), dtype=bool)
+            for i, row in enumerate(rows):
+                if row.embedding is not None and len(row.embedding) == dims:
+                    embeddings[i], embedded[i] = row.embedding, True
+            missing = np.flatnonzero(~embedded)
+            if embedder is not None and missing.size:
+                embeddings[missing] = embedder.embed([rows[i].content for i in missing])
+                embedded[missing] = True
+        return cls(
+            memory_ids=[row.memory_id for row in rows],
+            contents=[row.content for row in rows],
+            segments=[row.segment for row in rows],
+            source_types=[row.source_type for row in rows],
+            importance=np.array(
+                [clamp_importance(r.importance, seg(r).importance) for r in rows], np.float64
+            ),
+            decay_rate=np.array([seg(r).decay_rate if r.decay_rate is None else r.decay_rate for r in rows]),
+            access_count=np.array([row.access_count for row in rows], dtype=np.int64),
+            last_accessed_at=np.array(
+                [row.created_at if row.last_accessed_at is None else row.last_accessed_at for row in rows],
+                dtype=np.int64,
+            ),
+            created_at=np.array([row.created_at for row in rows], dtype=np.int64),
+            permanent=np.array([tier == "permanent" for tier in tiers], dtype=bool),
+            lifecycle=np.array([row.lifecycle for row in rows], dtype=object),
+            valid_to=num(row.valid_to for row in rows),
+            confidence=num(row.confidence for row in rows),
+            confirmed=np.array([row.status == "confirmed" for row in rows], dtype=bool),
+            origin_keys=np.array([(row.origin or Origin.owner()).key for row in rows], dtype=object),
+            embeddings=embeddings,
+            embedded=embedded,
+        )
+
+    def effective(self, rows: np.ndarray, now: int) -> np.ndarray:
+        """`effective_score` of the given rows at `now`."""
+        return effective_score(
+            self.importance[rows],
+            self.decay_rate[rows],
+            self.access_count[rows],
+            self.last_accessed_at[rows],
+            now,
+            self.permanent[rows],
+        )
+
+
+def origin_mask(origin_keys: np.ndarray, scope: Any) -> np.ndarray:
+    """Rows whose writer `scope` may see (ENGINE-SPEC §3.8), failing closed.
+
+    * an owner scope sees owner facts (and legacy facts without an origin, stored as owner);
+    * a channel scope sees only facts of the identical channel, conversation, session and account,
+      so another session of the same peer is another principal;
+    * `EVERY_ORIGIN` sees everything (maintenance only);
+    * `None`, an unparseable scope, or a channel scope missing its channel, conversation or session
+      sees nothing: an unresolved caller must get no memory, never the whole store.
+    """
+    nothing = np.zeros(len(origin_keys), dtype=bool)
+    if scope is EVERY_ORIGIN:
+        return ~nothing
+    if scope is None:
+        return nothing
+    try:
+        origin = parse_origin(scope)
+    except OriginError:
+        return nothing
+    if origin.kind == "owner":
+        return np.asarray(origin_keys == "owner", dtype=bool)
+    if origin.kind != "channel" or not (origin.channel_id and origin.conversation_id and origin.session_key):
+        return nothing
+    return np.asarray(origin_keys == origin.key, dtype=bool)
+
+
+def candidate_mask(cols: FactColumns, now: int, scope: Any) -> np.ndarray:
+    """Rows recall may score: active, still valid at `now`, and visible to `scope` (ENGINE-SPEC §3.4, §3.8).
+
+    Valid means `valid_to` is absent or strictly after `now` (a fact whose validity ended exactly now
+    is gone); `valid_from` is never checked. See `origin_mask` for who sees what.
+    """
+    active = cols.lifecycle == "active"
+    valid = np.isnan(cols.valid_to) | (cols.valid_to > now)
+    return np.asarray(active & valid & origin_mask(cols.origin_keys, scope), dtype=bool)
+
+
+def trust_factor(cols: FactColumns, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(source weight, confidence factor) per row; their product is the hybrid trust (§3.6 step 4).
+
+    The weight comes from the source type (absent ⇒ 1.0, unknown ⇒ 0.9). The confidence factor is the
+    confidence clamped to [0, 1], or 1 without one. Decision 6: a `confirmed` fact's factor is 1, so
+    confirming a belief (which stores confidence 0.9) never lowers its trust; confirmation is evidence
+    for the belief, so it may raise a lower stored confidence back to full weight.
+    """
+    conf = cols.confidence[rows]
+    factor = np.where(np.isnan(conf), 1.0, np.clip(conf, 0.0, 1.0))
+    factor = np.where(cols.confirmed[rows], 1.0, factor)
+    return cols.source_weight[rows], factor
