@@ -21,7 +21,15 @@ def add_arguments(parser) -> None:
     parser.add_argument("--no-worker", action="store_true", help="start only the web console")
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def run(options: dict) -> None:
+    # Started from a script or a service manager, SIGINT may arrive ignored; Ctrl-C and SIGTERM
+    # must still stop both processes cleanly.
+    signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGTERM, _interrupt)
     manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
     env = {**os.environ, "TIDELINE_INSECURE_HTTP": os.environ.get("TIDELINE_INSECURE_HTTP", "1")}
     address = f"{options['host']}:{options['port']}"
@@ -43,7 +51,7 @@ def run(options: dict) -> None:
     finally:
         for child in children:
             if child.poll() is None:
-                child.send_signal(signal.SIGINT)
+                child.terminate()  # both runserver and qcluster shut down cleanly on SIGTERM
         deadline = time.time() + 10
         for child in children:
             try:
