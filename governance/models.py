@@ -1,1 +1,51 @@
-"""Governance records (review items, retention policies, proposals) arrive with their issues."""
+"""Governance records: review items (contradictions, quarantined writes), with more to come."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from memory.models import Fact, Workspace
+
+
+class ReviewItem(models.Model):
+    """Something a person must decide: two facts that contradict, or a write held back by the gate."""
+
+    class Kind(models.TextChoices):
+        CONTRADICTION = "contradiction", "contradiction"
+        QUARANTINE = "quarantine", "quarantined write"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        RESOLVED = "resolved"
+        DISMISSED = "dismissed"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="review_items")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.OPEN)
+    # The fact under review and the fact it conflicts with (e.g. the trusted value of its slot).
+    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="+")
+    other_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="+", null=True, blank=True)
+    reason = models.CharField(max_length=1000)
+    details = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(kind__in=["contradiction", "quarantine"]), name="review_kind_valid"),
+            models.CheckConstraint(condition=Q(status__in=["open", "resolved", "dismissed"]), name="review_status_valid"),
+            # One open item per question: a second run or a repeated write never duplicates it.
+            models.UniqueConstraint(
+                fields=["workspace", "kind", "fact", "other_fact"],
+                condition=Q(status="open"),
+                name="review_one_open_item",
+            ),
+        ]
+        indexes = [models.Index(fields=["workspace", "status", "kind"], name="review_queue_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} ({self.status})"

@@ -327,6 +327,26 @@ class Link(models.Model):
         return self.to_fact.memory_id if self.to_fact_id else self.dangling_target
 
 
+class FactTerm(models.Model):
+    """One posting of the near-duplicate index: an ACTIVE fact contains this (keyed) token.
+
+    Tokens are stored as a keyed hash under the origin's data key, never as words, so the index
+    reveals no content and dies with the origin's key. Rows exist only while their fact is active,
+    so a lookup touches live candidates of one origin and trust class only.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="+")
+    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="terms")
+    origin_key = models.CharField(max_length=900)
+    trusted = models.BooleanField()
+    term = models.BigIntegerField()
+    token_count = models.PositiveSmallIntegerField(help_text="distinct tokens of the fact")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["fact", "term"], name="factterm_unique")]
+        indexes = [models.Index(fields=["workspace", "origin_key", "trusted", "term"], name="factterm_lookup_idx")]
+
+
 class AppendOnlyError(Exception):
     """Raised on any attempt to change or delete a memory event."""
 

@@ -24,12 +24,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.conf import settings
 
 SEAL_VERSION = b"\x01"
 NONCE_BYTES = 12
 CACHE_TTL_SECONDS = 2.0
+
+
+class KeyStoreMismatchError(RuntimeError):
+    """The key store and the master key do not belong together (a configuration error)."""
 
 
 class KeyDestroyedError(Exception):
@@ -131,7 +136,13 @@ class Keyring:
             blob = base64.b64decode(json.loads(path.read_text())["wrapped"])
         except FileNotFoundError as exc:
             raise KeyDestroyedError(f"data key for origin {origin_key!r} was destroyed") from exc
-        raw = AESGCM(_master_key()).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], self._aad(workspace_id, origin_key))
+        try:
+            raw = AESGCM(_master_key()).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], self._aad(workspace_id, origin_key))
+        except InvalidTag as exc:
+            raise KeyStoreMismatchError(
+                f"the key file {path.name} in {path.parent} was not wrapped with this TIDELINE_MASTER_KEY: "
+                "point TIDELINE_KEYSTORE_DIR at this database's key store, or restore the matching master key"
+            ) from exc
         mac_key = hmac.new(raw, b"tideline content hash", hashlib.sha256).digest()
         return DataKey(AESGCM(raw), mac_key)
 
@@ -164,3 +175,13 @@ def content_hash(workspace_id: int, origin_key: str, normalized_content: str) ->
     """HMAC-SHA256 of the normalised content under the origin's key: dedup without plaintext."""
     key = keyring.data_key(workspace_id, origin_key)
     return hmac.new(key.mac_key, normalized_content.encode(), hashlib.sha256).hexdigest()
+
+
+def term_hashes(workspace_id: int, origin_key: str, tokens) -> list[int]:
+    """Keyed 63-bit hashes of tokens for the near-duplicate index (no words stored in the clear)."""
+    key = keyring.data_key(workspace_id, origin_key).mac_key
+    out = []
+    for token in tokens:
+        digest = hmac.new(key, b"term|" + token.encode(), hashlib.sha256).digest()
+        out.append(int.from_bytes(digest[:8], "big") >> 1)
+    return out

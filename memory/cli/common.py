@@ -25,13 +25,16 @@ def emit(options: dict, payload: dict[str, Any], human: str) -> None:
         sys.stdout.write(human.rstrip("\n") + "\n")
 
 
-def fail(options: dict, error: RequestError) -> None:
+def fail(options: dict, error) -> None:
     """Report a refused request: JSON on stdout with --json, a plain message on stderr otherwise."""
     if options.get("json"):
         sys.stdout.write(json.dumps({"error": error.to_dict()}, ensure_ascii=False) + "\n")
     else:
         sys.stderr.write(f"error: {error.message}\n")
-        details = error.details if isinstance(error.details, list) else []
+        for rule in getattr(error, "rules", ()) or ():
+            sys.stderr.write(f"  matched: {rule}\n")
+        details = getattr(error, "details", None)
+        details = details if isinstance(details, list) else []
         for item in details[:50]:
             sys.stderr.write(f"  {_describe(item)}\n")
         if len(details) > 50:

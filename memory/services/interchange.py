@@ -12,6 +12,7 @@ from memory.engine import records as R
 from memory.models import Fact, Link, Workspace
 from memory.services.errors import RequestError
 from memory.services.mutation import mutate
+from memory.services.near_duplicates import index_facts
 from memory.timestamps import from_ms, to_ms
 
 BATCH_SIZE = 500
@@ -128,7 +129,8 @@ def _existing_ids(workspace: Workspace, memory_ids: list[str]) -> set[str]:
 def _import_batch(workspace, batch, actor, source_name, report) -> None:
     try:
         with mutate(workspace, actor=actor) as m:
-            Fact.objects.bulk_create([fact_from_record(workspace, record, actor) for _, record in batch])
+            created = Fact.objects.bulk_create([fact_from_record(workspace, record, actor) for _, record in batch])
+            index_facts(created)
             m.record("imported", fact_ids=[r.memory_id for _, r in batch], source=source_name, count=len(batch))
         report.imported += len(batch)
     except IntegrityError:

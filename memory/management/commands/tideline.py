@@ -6,10 +6,11 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from memory.cli import common, demo, exporting, importing, serve
+from memory.cli import adding, common, demo, exporting, importing, serve
 from memory.services.errors import RequestError
+from memory.services.policy import TidelineError
 
-SUBCOMMANDS = {"import": importing, "export": exporting, "demo": demo, "serve": serve}
+SUBCOMMANDS = {"add": adding, "import": importing, "export": exporting, "demo": demo, "serve": serve}
 
 
 class Command(BaseCommand):
@@ -27,7 +28,7 @@ class Command(BaseCommand):
         try:
             try:
                 module.run(options)
-            except RequestError as error:
+            except (RequestError, TidelineError) as error:
                 common.fail(options, error)
         except common.CliExit as exit_:
             sys.stdout.flush()

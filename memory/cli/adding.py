@@ -1,0 +1,42 @@
+"""`tideline add CONTENT --workspace W --segment S [--origin O] …` — one write through the full gate."""
+
+from __future__ import annotations
+
+from memory.cli.common import emit, origin_option
+from memory.engine import records as R
+from memory.services.workspaces import get_workspace
+from memory.tideline import Tideline
+
+HELP = "remember one fact (validated, gated, scanned and deduplicated)"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("content", help="the fact, one clear sentence")
+    parser.add_argument("--workspace", required=True)
+    parser.add_argument("--create", action="store_true", help="create the workspace if it does not exist")
+    parser.add_argument("--segment", required=True, help=", ".join(R.SEGMENTS))
+    parser.add_argument("--origin", default="owner", help="owner or channel:CHANNEL/CONVERSATION/SESSION")
+    parser.add_argument("--source-type", help=", ".join(R.SOURCE_TYPES))
+    parser.add_argument("--subject-key", help="single-valued slot, e.g. home_city")
+    parser.add_argument("--supersedes", nargs="*", default=[], metavar="ID", help="ids this fact replaces")
+    parser.add_argument("--importance", type=float)
+    parser.add_argument("--tier", help=", ".join(R.TIERS))
+    parser.add_argument("--classification", help=", ".join(R.CLASSIFICATIONS))
+    parser.add_argument("--intent-scope")
+    parser.add_argument("--force", action="store_true", help="skip the worthiness gate (trusted writers only)")
+
+
+def run(options: dict) -> None:
+    origin = origin_option(options["origin"])
+    memory = Tideline(get_workspace(options["workspace"], create=options["create"], actor="cli"), actor="cli:add")
+    record = memory.add(
+        options["content"], segment=options["segment"], origin=origin, source_type=options["source_type"],
+        subject_key=options["subject_key"], supersedes=options["supersedes"], importance=options["importance"],
+        tier=options["tier"], classification=options["classification"], intent_scope=options["intent_scope"],
+        force=options["force"],
+    )  # fmt: skip
+    verb = {"reinforced": "reinforced existing", "confined": "stored (held for review)"}.get(record.outcome, "stored")
+    human = f"{verb} {record.id} [{record.segment}] {record.content}"
+    if record.superseded:
+        human += f"\nsuperseded: {', '.join(record.superseded)}"
+    emit(options, record.to_dict(), human)

@@ -1,0 +1,122 @@
+"""The Python facade agents use: `Tideline.for_workspace("demo").add(...)` (ARCHITECTURE.md §6).
+
+Needs Django set up (DJANGO_SETTINGS_MODULE configured and `django.setup()` called). Refusals raise
+the typed errors of the write path, each with `.kind`, `.message` and `.rules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from memory.engine import records as R
+from memory.models import Fact, Workspace
+from memory.services.interchange import export_facts
+from memory.services.policy import (  # noqa: F401 - re-exported for callers
+    FactValidationError,
+    MemoryThreatError,
+    TidelineError,
+    UnworthyFactError,
+    WriteGateError,
+)
+from memory.services.workspaces import get_workspace
+from memory.services.writes import NewFact, WriteResult, write_fact
+
+
+@dataclass(frozen=True)
+class FactRecord:
+    """A fact as the facade returns it: plain data, safe to keep after the call."""
+
+    id: str
+    content: str
+    segment: str
+    tier: str
+    importance: float
+    lifecycle: str
+    origin: str
+    source_type: str | None
+    subject_key: str | None
+    classification: str
+    intent_scope: str | None
+    status: str | None
+    access_count: int
+    created_at: datetime
+    outcome: str = "stored"
+    superseded: tuple[str, ...] = ()
+    review_item_id: int | None = None
+
+    @property
+    def deduplicated(self) -> bool:
+        return self.outcome == "reinforced"
+
+    def to_dict(self) -> dict:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["created_at"] = self.created_at.isoformat()
+        out["superseded"] = list(self.superseded)
+        out["deduplicated"] = self.deduplicated
+        return out
+
+    @classmethod
+    def from_fact(cls, fact: Fact, result: WriteResult | None = None) -> FactRecord:
+        return cls(
+            id=fact.memory_id, content=fact.content, segment=fact.segment, tier=fact.tier,
+            importance=fact.importance, lifecycle=fact.lifecycle, origin=fact.origin.label(),
+            source_type=fact.source_type, subject_key=fact.subject_key, classification=fact.classification,
+            intent_scope=fact.intent_scope, status=fact.status, access_count=fact.access_count,
+            created_at=fact.created_at, outcome=result.outcome if result else "stored",
+            superseded=tuple(result.superseded) if result else (),
+            review_item_id=result.review_item_id if result else None,
+        )  # fmt: skip
+
+
+class Tideline:
+    """One workspace's memory, as an agent sees it."""
+
+    def __init__(self, workspace: Workspace, *, actor: str = "facade") -> None:
+        self.workspace = workspace
+        self.actor = actor
+
+    @classmethod
+    def for_workspace(cls, name: str, *, create: bool = False, actor: str = "facade") -> Tideline:
+        return cls(get_workspace(name, create=create, actor=actor), actor=actor)
+
+    def add(
+        self,
+        content: str,
+        *,
+        segment: str,
+        origin: R.Origin | str | None = "owner",
+        source_type: str | None = None,
+        subject_key: str | None = None,
+        supersedes: Iterable[str] = (),
+        importance: float | None = None,
+        tier: str | None = None,
+        classification: str | None = None,
+        intent_scope: str | None = None,
+        force: bool = False,
+        metadata: dict | None = None,
+        links: Iterable[tuple[str, str] | tuple[str, str, str]] = (),
+        source_turn: str | None = None,
+        now: datetime | None = None,
+    ) -> FactRecord:
+        """Remember a fact through the full write path; returns what was stored or reinforced."""
+        try:
+            parsed_origin = R.parse_origin(origin)
+        except R.OriginError as exc:
+            raise FactValidationError(str(exc), rules=("origin",)) from exc
+        new = NewFact(
+            content=content, segment=segment, origin=parsed_origin, source_type=source_type,
+            subject_key=subject_key, supersedes=tuple(supersedes), importance=importance, tier=tier,
+            classification=classification, intent_scope=intent_scope, force=force, metadata=metadata,
+            links=tuple((link[0], link[1], link[2] if len(link) > 2 else "") for link in links),
+            source_turn=source_turn,
+        )  # fmt: skip
+        result = write_fact(workspace=self.workspace, new=new, actor=self.actor, now=now)
+        return FactRecord.from_fact(result.fact, result)
+
+    remember = add
+
+    def export(self, origin: R.Origin | str | None = None) -> Iterator[dict]:
+        """Every fact (every lifecycle), or one origin's, as facts.jsonl dicts."""
+        return export_facts(workspace=self.workspace, origin=R.parse_origin(origin) if origin else None)
