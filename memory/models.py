@@ -347,6 +347,21 @@ class FactTerm(models.Model):
         indexes = [models.Index(fields=["workspace", "origin_key", "trusted", "term"], name="factterm_lookup_idx")]
 
 
+class TermStat(models.Model):
+    """How many active facts of one origin and trust class hold a (keyed) token: picks rare prefixes."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="+")
+    origin_key = models.CharField(max_length=900)
+    trusted = models.BooleanField()
+    term = models.BigIntegerField()
+    df = models.IntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "origin_key", "trusted", "term"], name="termstat_unique"),
+        ]
+
+
 class AppendOnlyError(Exception):
     """Raised on any attempt to change or delete a memory event."""
 

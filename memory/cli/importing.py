@@ -18,6 +18,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--create", action="store_true", help="create the workspace if it does not exist")
     parser.add_argument("--strict", action="store_true", help="all or nothing: any bad line refuses the file")
+    parser.add_argument("--gate", action="store_true",
+                        help="run every record through the write path (gate, threat scan, dedup, slots)")
 
 
 def run(options: dict) -> None:
@@ -36,10 +38,13 @@ def run(options: dict) -> None:
         total, source = len(lines), path.name
     with progress_bar(total, "importing") as bar:
         report = import_facts(
-            workspace=workspace, lines=lines, actor="cli:import", strict=options["strict"],
+            workspace=workspace, lines=lines, actor="cli:import", strict=options["strict"], gate=options["gate"],
             source_name=source, progress=bar.update,
         )  # fmt: skip
     human = [f"imported {report.imported} fact(s) and {report.links} link(s) into {workspace.name}"]
+    if report.gated:
+        human.append(f"through the write path: {report.reinforced} reinforced an existing fact, "
+                     f"{report.confined} held for review")
     if report.dangling_links:
         human.append(f"kept {report.dangling_links} link(s) whose target is not in the workspace")
     if report.refused:

@@ -5,17 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from memory.engine import interchange as X
 from memory.engine import records as R
-from memory.models import Fact, Link, Workspace
+from memory.models import Fact, FactTerm, Link, TermStat, Workspace
 from memory.services.errors import RequestError
 from memory.services.mutation import mutate
 from memory.services.near_duplicates import index_facts
 from memory.timestamps import from_ms, to_ms
 
 BATCH_SIZE = 500
+ANALYZE_AFTER = 1000
 
 
 @dataclass
@@ -30,6 +31,9 @@ class ImportReport:
     workspace: str
     lines: int = 0
     imported: int = 0
+    gated: bool = False
+    reinforced: int = 0
+    confined: int = 0
     links: int = 0
     dangling_links: int = 0
     refused: list[LineRefusal] = field(default_factory=list)
@@ -49,6 +53,7 @@ def import_facts(
     lines: Iterable[str],
     actor: str,
     strict: bool = False,
+    gate: bool = False,
     source_name: str = "",
     progress: Progress | None = None,
 ) -> ImportReport:
@@ -59,8 +64,11 @@ def import_facts(
     written in batches, each one mutation (lock, revision, `imported` event); links are resolved
     after all facts exist, so a link may point forward in the file. A link to an id that is not in
     the workspace is kept as a dangling link, so the record still round-trips.
+
+    With `gate`, every record instead goes through the full write path (worthiness, provenance
+    gate, threat scan, dedup, slots), one write each, and refusals are reported per line.
     """
-    report = ImportReport(workspace=workspace.name)
+    report = ImportReport(workspace=workspace.name, gated=gate)
     parsed: list[tuple[int, X.InterchangeRecord]] = []
     seen: set[str] = set()
     for number, line in enumerate(lines, start=1):
@@ -99,6 +107,12 @@ def import_facts(
             details=[asdict(refusal) for refusal in report.refused],
         )
 
+    if gate:
+        with transaction.atomic() if strict else _nullcontext():
+            _import_gated(workspace, parsed, actor, report, strict, progress)
+        report.refused.sort(key=lambda refusal: refusal.line)
+        return report
+
     with transaction.atomic() if strict else _nullcontext():
         for start in range(0, len(parsed), BATCH_SIZE):
             batch = parsed[start : start + BATCH_SIZE]
@@ -107,7 +121,58 @@ def import_facts(
                 progress(len(batch))
         _import_links(workspace, [record for _, record in parsed], actor, report)
     report.refused.sort(key=lambda refusal: refusal.line)
+    if report.imported >= ANALYZE_AFTER:
+        refresh_planner_statistics()
     return report
+
+
+def refresh_planner_statistics() -> None:
+    """After a bulk load, let PostgreSQL re-plan with real row counts instead of waiting for autovacuum
+    (until then it believes the tables are empty and picks sequential scans for dedup lookups)."""
+    if connection.vendor != "postgresql":
+        return
+    tables = [model._meta.db_table for model in (Fact, FactTerm, TermStat, Link)]
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(t) for t in tables))
+
+
+def _import_gated(workspace, parsed, actor, report, strict, progress) -> None:
+    from memory.services.policy import TidelineError
+    from memory.services.writes import write_fact
+
+    for number, record in parsed:
+        try:
+            result = write_fact(workspace=workspace, new=new_fact_from_record(record), actor=actor)
+        except TidelineError as error:
+            report.refused.append(LineRefusal(number, f"{error.kind}: {error.message}", record.memory_id))
+            if strict:
+                raise RequestError(
+                    f"line {number} refused by the write path; nothing was imported (strict mode)",
+                    kind="invalid_input",
+                    details=[asdict(refusal) for refusal in report.refused],
+                ) from error
+        else:
+            report.imported += result.outcome != "reinforced"
+            report.reinforced += result.outcome == "reinforced"
+            report.confined += result.outcome == "confined"
+        if progress:
+            progress(1)
+
+
+def new_fact_from_record(record: X.InterchangeRecord):
+    """A write request carrying an interchange record's identity, provenance and claims."""
+    from memory.services.writes import NewFact
+
+    return NewFact(
+        content=record.content, segment=record.segment, origin=record.origin, source_type=record.source_type,
+        subject_key=record.subject_key, supersedes=tuple(record.supersedes), importance=record.importance,
+        tier=record.tier, classification=record.classification, intent_scope=record.intent_scope,
+        metadata=record.metadata, links=tuple((l.kind, l.target, l.reason or "") for l in record.links),
+        source_turn=record.source_turn, valid_from=from_ms(record.valid_from), valid_to=from_ms(record.valid_to),
+        confidence=record.confidence, status=record.status, source_pointers=tuple(record.source_pointers),
+        modality=record.modality, media_pointer=record.media_pointer, memory_id=record.memory_id,
+        created_at=from_ms(record.created_at),
+    )  # fmt: skip
 
 
 class _nullcontext:

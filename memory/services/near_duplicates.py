@@ -15,12 +15,15 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from collections import Counter
+
+from django.db import connection
 from django.db.models import Count
 
 from memory import sealing
 from memory.engine import records as R
 from memory.engine.tokenize import token_set
-from memory.models import Fact, FactTerm
+from memory.models import Fact, FactTerm, TermStat
 
 THRESHOLD = R.DEDUP_SIMILARITY
 
@@ -38,7 +41,7 @@ def _bounds(n: int) -> tuple[int, int, int]:
 
 
 def index_facts(facts: Iterable[Fact]) -> None:
-    """Add postings for active facts (call after they are saved)."""
+    """Add postings (and document frequencies) for active facts; call after they are saved."""
     rows = []
     for fact in facts:
         if fact.lifecycle != "active":
@@ -55,13 +58,35 @@ def index_facts(facts: Iterable[Fact]) -> None:
                 )  # fmt: skip
             )
     FactTerm.objects.bulk_create(rows, batch_size=2000, ignore_conflicts=True)
+    _bump(Counter((r.workspace_id, r.origin_key, r.trusted, r.term) for r in rows), +1)
 
 
 def unindex_facts(fact_ids: Iterable[int]) -> None:
     """Drop postings of facts that left the active set (archived, pruned, purged)."""
     ids = list(fact_ids)
-    if ids:
-        FactTerm.objects.filter(fact_id__in=ids).delete()
+    if not ids:
+        return
+    postings = FactTerm.objects.filter(fact_id__in=ids)
+    _bump(Counter(postings.values_list("workspace_id", "origin_key", "trusted", "term")), -1)
+    postings.delete()
+
+
+def _bump(counts: Counter, sign: int) -> None:
+    """Add `sign * n` to each term's document frequency (an upsert both databases understand)."""
+    if not counts:
+        return
+    table = connection.ops.quote_name(TermStat._meta.db_table)
+    items = list(counts.items())
+    for start in range(0, len(items), 500):
+        chunk = items[start : start + 500]
+        values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(chunk))
+        params = [v for (ws, origin, trusted, term), n in chunk for v in (ws, origin, trusted, term, sign * n)]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {table} (workspace_id, origin_key, trusted, term, df) VALUES {values} "
+                f"ON CONFLICT (workspace_id, origin_key, trusted, term) DO UPDATE SET df = {table}.df + excluded.df",
+                params,
+            )
 
 
 def find_near_duplicates(
@@ -74,15 +99,25 @@ def find_near_duplicates(
         return []  # Jaccard(∅, ∅) = 0: all-stopword texts never dedup (ENGINE-SPEC §2 step 6)
     overlap_needed, smallest, largest = _bounds(n)
     hashes = dict(zip(tokens, sealing.term_hashes(workspace_id, origin_key, tokens)))
-    prefix = sorted(tokens, key=lambda token: (-len(token), hashes[token]))[: n - overlap_needed + 1]
+    # The prefix is the rarest tokens: a token no active fact holds yet (df 0) rules everything out.
+    df = dict(
+        TermStat.objects.filter(
+            workspace_id=workspace_id, origin_key=origin_key, trusted=trusted, term__in=list(hashes.values())
+        ).values_list("term", "df")
+    )
+    prefix = sorted(tokens, key=lambda token: (df.get(hashes[token], 0), hashes[token]))[: n - overlap_needed + 1]
+    if all(df.get(hashes[token], 0) <= 0 for token in prefix):
+        return []
     scope = FactTerm.objects.filter(workspace_id=workspace_id, origin_key=origin_key, trusted=trusted)
-    candidates = (
+    candidates = set(
         scope.filter(term__in=[hashes[t] for t in prefix], token_count__gte=smallest, token_count__lte=largest)
         .exclude(fact_id__in=list(exclude))
-        .values("fact_id")
+        .values_list("fact_id", flat=True)
     )
+    if not candidates:
+        return []
     overlaps = (
-        scope.filter(fact_id__in=candidates, term__in=list(hashes.values()))
+        FactTerm.objects.filter(fact_id__in=sorted(candidates), term__in=list(hashes.values()))
         .values("fact_id", "token_count")
         .annotate(overlap=Count("id"))
         .filter(overlap__gte=overlap_needed)

@@ -6,11 +6,11 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from memory.cli import adding, common, demo, exporting, importing, serve
+from memory.cli import adding, bench, common, demo, exporting, importing, serve
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 
-SUBCOMMANDS = {"add": adding, "import": importing, "export": exporting, "demo": demo, "serve": serve}
+SUBCOMMANDS = {"add": adding, "import": importing, "export": exporting, "demo": demo, "serve": serve, "bench": bench}
 
 
 class Command(BaseCommand):

@@ -1,0 +1,1 @@
+"""Benchmarks: a deterministic synthetic corpus and the measurements `tideline bench` reports."""
