@@ -127,13 +127,15 @@ def import_facts(
 
 
 def refresh_planner_statistics() -> None:
-    """After a bulk load, let PostgreSQL re-plan with real row counts instead of waiting for autovacuum
-    (until then it believes the tables are empty and picks sequential scans for dedup lookups)."""
-    if connection.vendor != "postgresql":
-        return
-    tables = [model._meta.db_table for model in (Fact, FactTerm, TermStat, Link)]
+    """After a bulk load, let the database re-plan with real row counts (PostgreSQL would otherwise wait
+    for autovacuum, believing the tables empty, and SQLite has no statistics until asked)."""
+    tables = [connection.ops.quote_name(model._meta.db_table) for model in (Fact, FactTerm, TermStat, Link)]
     with connection.cursor() as cursor:
-        cursor.execute("ANALYZE " + ", ".join(connection.ops.quote_name(t) for t in tables))
+        if connection.vendor == "postgresql":
+            cursor.execute("ANALYZE " + ", ".join(tables))
+        elif connection.vendor == "sqlite":
+            for table in tables:  # SQLite analyses one table per statement
+                cursor.execute(f"ANALYZE {table}")
 
 
 def _import_gated(workspace, parsed, actor, report, strict, progress) -> None:
