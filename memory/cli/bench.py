@@ -1,21 +1,29 @@
-"""`tideline bench [--sizes 100,100000] [--writes 200]` — measure the write path on the configured database."""
+"""`tideline bench [--sizes 100,10000] [--writes 200] [--queries 200]` — measure on the configured database.
+
+For each size: seed a fresh workspace in bulk, time writes through the full write path, then build the
+recall index cold and time warm recalls (with BM25 alone from `bm25s` on the same corpus as reference).
+"""
 
 from __future__ import annotations
 
+import os
+import resource
 from dataclasses import asdict
 
 from django.db import connection
 
+from memory.bench.recall import run_recall_bench
 from memory.bench.writes import seed_workspace, time_writes
 from memory.cli.common import emit, progress_bar
 from memory.services.errors import RequestError
 
-HELP = "benchmark write latency at given workspace sizes (use a scratch database)"
+HELP = "benchmark writes and recall at given workspace sizes (use a scratch database)"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--sizes", default="100,10000", help="comma-separated workspace sizes, e.g. 100,100000")
-    parser.add_argument("--writes", type=int, default=200, help="timed writes per size")
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated workspace sizes, e.g. 1000,10000,100000")
+    parser.add_argument("--writes", type=int, default=200, help="timed writes per size (0 to skip)")
+    parser.add_argument("--queries", type=int, default=200, help="timed recalls per size (0 to skip)")
     parser.add_argument("--seed", type=int, default=7)
 
 
@@ -24,23 +32,48 @@ def _sizes(text: str) -> list[int]:
         sizes = [int(part) for part in text.split(",") if part.strip()]
     except ValueError as exc:
         raise RequestError(f"--sizes must be whole numbers separated by commas, got {text!r}", kind="validation") from exc
-    if not sizes or any(size < 0 or size > 2_000_000 for size in sizes):
-        raise RequestError("--sizes must be between 0 and 2,000,000", kind="validation")
+    if not sizes or any(size < 1 or size > 2_000_000 for size in sizes):
+        raise RequestError("--sizes must be between 1 and 2,000,000", kind="validation")
     return sizes
 
 
 def run(options: dict) -> None:
     sizes = _sizes(options["sizes"])
-    if options["writes"] < 1:
-        raise RequestError("--writes must be at least 1", kind="validation")
+    if options["writes"] < 0 or options["queries"] < 0:
+        raise RequestError("--writes and --queries cannot be negative", kind="validation")
     results = []
     for size in sizes:
         with progress_bar(size, f"seeding {size:,} facts") as bar:
             workspace, corpus = seed_workspace(size, seed=options["seed"], progress=bar.update)
-        writes = time_writes(workspace, corpus, options["writes"])
-        results.append({"size": size, "workspace": workspace.name, "write": asdict(writes)})
-    lines = [f"database: {connection.vendor}", f"{'facts':>10}  {'writes':>6}  {'min':>7}  {'p50':>7}  {'p95':>7}  (ms)"]
+        row = {"size": size, "workspace": workspace.name}
+        if options["queries"]:
+            bench = run_recall_bench(workspace, options["queries"], options["seed"])
+            row["recall"] = {
+                "cold_build_s": bench.cold_build_s, "warm": asdict(bench.warm),
+                "index_bytes_per_fact": bench.index_bytes_per_fact,
+                "bm25s": asdict(bench.bm25s) if bench.bm25s else None, "ratio_to_bm25s": bench.ratio_to_bm25s,
+            }  # fmt: skip
+        if options["writes"]:
+            row["write"] = asdict(time_writes(workspace, corpus, options["writes"]))
+        results.append(row)
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    emit(options, {"database": connection.vendor, "pid": os.getpid(), "peak_rss_mb": rss_mb, "results": results},
+         _table(connection.vendor, results, rss_mb))  # fmt: skip
+
+
+def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
+    lines = [f"database: {vendor}   peak RSS: {rss_mb:.0f} MB"]
     for row in results:
-        w = row["write"]
-        lines.append(f"{row['size']:>10,}  {w['count']:>6}  {w['min_ms']:>7.2f}  {w['p50_ms']:>7.2f}  {w['p95_ms']:>7.2f}")
-    emit(options, {"database": connection.vendor, "results": results}, "\n".join(lines))
+        lines.append(f"\n{row['size']:,} facts")
+        if "write" in row:
+            w = row["write"]
+            lines.append(f"  write   p50 {w['p50_ms']:7.2f} ms   p95 {w['p95_ms']:7.2f} ms   min {w['min_ms']:.2f}   (n={w['count']})")
+        if "recall" in row:
+            r = row["recall"]
+            w = r["warm"]
+            lines.append(f"  recall  p50 {w['p50_ms']:7.2f} ms   p95 {w['p95_ms']:7.2f} ms   cold build {r['cold_build_s']:.2f} s"
+                         f"   index {r['index_bytes_per_fact']:.0f} B/fact")  # fmt: skip
+            if r["bm25s"]:
+                b = r["bm25s"]
+                lines.append(f"  bm25s   p50 {b['p50_ms']:7.2f} ms   p95 {b['p95_ms']:7.2f} ms   (ours / bm25s at p50: {r['ratio_to_bm25s']:.1f}x)")
+    return "\n".join(lines)
