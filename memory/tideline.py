@@ -20,6 +20,8 @@ from memory.services.policy import (  # noqa: F401 - re-exported for callers
     UnworthyFactError,
     WriteGateError,
 )
+from memory.services import recall as recall_service
+from memory.services.recall import RecallFilters, RecallHit
 from memory.services.workspaces import get_workspace
 from memory.services.writes import NewFact, WriteResult, write_fact
 
@@ -116,6 +118,36 @@ class Tideline:
         return FactRecord.from_fact(result.fact, result)
 
     remember = add
+
+    # ---------------------------------------------------------------- recall
+
+    def recall(self, query: str, *, origin: R.Origin | str | None = "owner", k: int = 8,
+               as_of: datetime | None = None, reinforce: bool = True, clearance: str = "PII",
+               intent: str | None = None) -> list[RecallHit]:  # fmt: skip
+        """Hybrid + graph recall, best first; each hit has .id, .content, .score, .components."""
+        filters = RecallFilters(clearance=clearance, intent=intent, as_of=as_of)
+        return recall_service.recall(workspace=self.workspace, query=query, origin=origin, k=k, filters=filters,
+                                     reinforce=reinforce)  # fmt: skip
+
+    search = recall
+
+    def explain(self, query: str, *, origin: R.Origin | str | None = "owner", k: int = 8,
+                as_of: datetime | None = None, clearance: str = "PII", intent: str | None = None) -> list[RecallHit]:  # fmt: skip
+        """Recall with every score component spelled out; never reinforces."""
+        filters = RecallFilters(clearance=clearance, intent=intent, as_of=as_of)
+        return recall_service.explain(workspace=self.workspace, query=query, origin=origin, k=k, filters=filters)
+
+    def context(self, query: str, *, origin: R.Origin | str | None = "owner", max_chars: int = 1200, k: int = 8,
+                clearance: str = "PII", intent: str | None = None) -> str | None:  # fmt: skip
+        """Recall packed into a prompt-ready block of at most `max_chars`; passive."""
+        filters = RecallFilters(clearance=clearance, intent=intent)
+        return recall_service.context(workspace=self.workspace, query=query, origin=origin, max_chars=max_chars,
+                                      k=k, filters=filters)  # fmt: skip
+
+    def feedback(self, fact_id: str, signal: str) -> FactRecord | None:
+        """Up- or down-vote an active fact; None when it is archived or unknown."""
+        fact = recall_service.feedback(workspace=self.workspace, fact_id=fact_id, signal=signal, actor=self.actor)
+        return FactRecord.from_fact(fact) if fact else None
 
     def export(self, origin: R.Origin | str | None = None) -> Iterator[dict]:
         """Every fact (every lifecycle), or one origin's, as facts.jsonl dicts."""

@@ -1,0 +1,229 @@
+"""Recall, explain, context and feedback over the recall index (ENGINE-SPEC §3, §9).
+
+Every verb resolves the caller's origin first and reads only that origin's index: an owner sees
+owner facts, a channel peer only facts of its own channel, conversation and session, and an
+unknown or malformed origin sees nothing. Filters (lifecycle, validity, classification clearance,
+intent scope, point in time) narrow the candidates before anything is scored.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from django.db.models import F
+from django.utils import timezone
+
+from memory.engine import records as R
+from memory.engine.context import pack_context
+from memory.engine.decay import apply_feedback
+from memory.engine.graph_recall import recall_with_graph
+from memory.engine.recall import explain as engine_explain
+from memory.engine.scan import scan_for_threats
+from memory.models import Fact, Workspace
+from memory.services.mutation import mutate
+from memory.services.recall_index import CLEARANCE, ScopeIndex, registry
+from memory.timestamps import to_ms
+
+DEFAULT_K = 8
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    id: str
+    content: str
+    score: float
+    segment: str
+    source_type: str | None
+    trust_class: str
+    components: dict[str, Any] = field(default_factory=dict)
+    blocked: bool = False
+    threats: tuple[str, ...] = ()
+    modality: str | None = None
+    media_pointer: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["threats"] = list(self.threats)
+        out["components"] = _jsonable(self.components)
+        return out
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+@dataclass(frozen=True)
+class RecallFilters:
+    clearance: str = "PII"  # the most sensitive classification the caller may see
+    intent: str | None = None  # facts scoped to another intent are hidden
+    as_of: datetime | None = None
+
+
+def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
+    """Engine columns narrowed by clearance, intent and point in time (a shallow copy; arrays shared)."""
+    cols, extra = index.cols, index.extra
+    if cols is None:
+        return None
+    allowed = extra.clearance <= CLEARANCE.get(filters.clearance, 2)
+    if filters.intent is not None:
+        allowed &= (extra.intent_scope == "") | (extra.intent_scope == filters.intent)
+    else:
+        allowed &= extra.intent_scope == ""
+    lifecycle = cols.lifecycle
+    if filters.as_of is not None:
+        # Live at T: written by T and not yet archived or pruned at T (validity is checked at T too).
+        live = (cols.created_at <= now_ms) & ~(extra.archived_at <= now_ms) & ~(extra.pruned_at <= now_ms)
+        lifecycle = np.where(live, "active", "archived").astype(object)
+    if filters.as_of is None and allowed.all():
+        return cols
+    view = copy.copy(cols)
+    view.lifecycle = np.where(allowed, lifecycle, "hidden").astype(object)
+    if filters.as_of is not None:
+        # Reinforcement after T had not happened yet: never let a later access look like the future.
+        view.last_accessed_at = np.minimum(cols.last_accessed_at, now_ms)
+    return view
+
+
+def _blocked(index: ScopeIndex, hit) -> tuple[bool, tuple[str, ...]]:
+    row = index.rows[hit.memory_id]
+    if not R.is_untrusted_source(row.source_type):
+        return False, ()
+    result = scan_for_threats(row.content)
+    return result.flagged, result.rules
+
+
+def _hits(index: ScopeIndex, raw_hits) -> list[RecallHit]:
+    out = []
+    for hit in raw_hits:
+        row = index.rows[hit.memory_id]
+        blocked, threats = _blocked(index, hit)
+        content = row.content
+        if blocked:
+            content = f"[BLOCKED] this {row.segment} fact matched threat pattern(s): {', '.join(threats)}"
+        i = hit.row
+        out.append(RecallHit(
+            id=hit.memory_id, content=content, score=float(hit.score), segment=row.segment,
+            source_type=row.source_type, trust_class=R.trust_class(row.source_type),
+            components=dict(hit.components), blocked=blocked, threats=threats,
+            modality=index.extra.modality[i], media_pointer=index.extra.media_pointer[i],
+        ))  # fmt: skip
+    return out
+
+
+def _now_ms(filters: RecallFilters, now: datetime | None) -> int:
+    moment = filters.as_of or now or timezone.now()
+    return int(to_ms(moment))
+
+
+def recall(
+    *, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K, filters: RecallFilters = RecallFilters(),
+    reinforce: bool = True, now: datetime | None = None,
+) -> list[RecallHit]:
+    """Hybrid + graph recall for `query`, best first; reinforces the returned facts unless told not to."""
+    scope = _scope(origin)
+    if scope is None:
+        return []
+    index = registry.get(workspace, scope)
+    now_ms = _now_ms(filters, now)
+    with index.lock:
+        view = _view(index, now_ms, filters)
+        if view is None:
+            return []
+        raw = recall_with_graph(view, index.links, query, now_ms, scope, limit=k)
+        hits = _hits(index, raw)
+    if reinforce and hits and filters.as_of is None:
+        _reinforce(index, [h.id for h in hits], now or timezone.now())
+    return hits
+
+
+def explain(*, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K,
+            filters: RecallFilters = RecallFilters(), now: datetime | None = None) -> list[RecallHit]:  # fmt: skip
+    """Recall's ranking with every score component of every hit; never reinforces."""
+    hits = recall(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=False, now=now)
+    scope = _scope(origin)
+    if not hits or scope is None:
+        return hits
+    index = registry.get(workspace, scope)
+    now_ms = _now_ms(filters, now)
+    with index.lock:
+        view = _view(index, now_ms, filters)
+        detail = {h.memory_id: h.components for h in engine_explain(view, query, now_ms, scope, limit=None, mode="hybrid")}
+    return [
+        RecallHit(**{**h.__dict__, "components": {**h.components, "lexical_detail": detail.get(h.id, {})}})
+        for h in hits
+    ]
+
+
+def context(*, workspace: Workspace, query: str, origin: Any, max_chars: int = 1200, k: int = DEFAULT_K,
+            filters: RecallFilters = RecallFilters(), now: datetime | None = None) -> str | None:  # fmt: skip
+    """Recall packed greedily into at most `max_chars`, untrusted facts fenced; passive (no reinforcement)."""
+    scope = _scope(origin)
+    if scope is None:
+        return None
+    index = registry.get(workspace, scope)
+    now_ms = _now_ms(filters, now)
+    with index.lock:
+        view = _view(index, now_ms, filters)
+        if view is None:
+            return None
+        raw = recall_with_graph(view, index.links, query, now_ms, scope, limit=k)
+        # Context goes straight into a prompt, so every line is rescanned, the owner's included.
+        return pack_context(view, raw, max_chars=max_chars, threat_scan=lambda text: list(scan_for_threats(text).rules))
+
+
+def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now: datetime | None = None) -> Fact | None:
+    """Up/down-vote an active fact (ENGINE-SPEC §3.12); None for an archived or unknown id."""
+    if signal not in ("up", "down"):
+        from memory.services.policy import FactValidationError
+
+        raise FactValidationError(f"feedback must be 'up' or 'down', got {signal!r}", ("bad_signal",))
+    if not Fact.objects.filter(workspace=workspace, memory_id=fact_id, lifecycle="active").exists():
+        return None
+    with mutate(workspace, actor=actor, now=now) as m:
+        # Re-read under the workspace lock: a concurrent archive wins, and counters never race.
+        fact = Fact.objects.get(workspace=workspace, memory_id=fact_id)
+        if fact.lifecycle != "active":
+            m.record("feedback", fact_ids=[fact.memory_id], signal=signal, ignored="not active")
+            return None
+        outcome = apply_feedback(fact.importance, fact.confidence, signal)
+        before = {"importance": fact.importance, "confidence": fact.confidence, "access_count": fact.access_count}
+        fact.importance, fact.confidence = outcome.importance, outcome.confidence
+        fields = ["importance", "confidence"]
+        if outcome.touch:
+            fact.access_count += 1
+            fact.last_accessed_at = m.now
+            fields += ["access_count", "last_accessed_at"]
+        fact.save(update_fields=fields)
+        m.record("feedback", fact_ids=[fact.memory_id], signal=signal, before=before,
+                 after={"importance": fact.importance, "confidence": fact.confidence})  # fmt: skip
+    return fact
+
+
+def _reinforce(index: ScopeIndex, memory_ids: list[str], now: datetime) -> None:
+    """One UPDATE for all hits (ENGINE-SPEC §3.9); silent, like the original's markAccessed."""
+    pks = [index.extra.pk[index.cols.row_index[m]] for m in memory_ids if m in index.cols.row_index]
+    Fact.objects.filter(pk__in=[int(pk) for pk in pks]).update(access_count=F("access_count") + 1, last_accessed_at=now)
+    registry.note_access(index, memory_ids, int(to_ms(now)))
+
+
+def _scope(origin: Any) -> R.Origin | None:
+    """The caller's origin, or None (sees nothing) when it is missing or malformed."""
+    if origin is None:
+        return None
+    try:
+        scope = R.parse_origin(origin)
+    except R.OriginError:
+        return None
+    if not scope.is_owner and not (scope.channel_id and scope.conversation_id and scope.session_key):
+        return None
+    return scope

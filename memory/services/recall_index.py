@@ -1,0 +1,288 @@
+"""The in-memory recall index: a cache derived from the database, one per (workspace, origin).
+
+ARCHITECTURE.md §4. An index holds every fact of one origin (any lifecycle, so point-in-time recall
+can see what was live then) as engine columns (`FactColumns`: BM25 matrix, HRR vectors, scoring
+arrays) plus the links between them. Before each use it compares its revision with the workspace's
+and applies the events in between: changed facts are re-read by id and patched in place; new facts
+make it rebuild its columns from cached rows (tokens and vectors are not recomputed). Several
+processes therefore stay coherent through the revision counter alone. Indexes are evicted least
+recently used under a memory budget (`TIDELINE_RECALL_INDEX_BUDGET_MB`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db.models import Q
+
+from memory import sealing
+from memory.engine import records as R
+from memory.engine.candidates import FactColumns, FactRow
+from memory.engine.hrr import HrrEmbedder
+from memory.engine.tokenize import index_tokens
+from memory.models import Fact, Link, MemoryEvent, Workspace
+from memory.timestamps import to_ms
+
+CLEARANCE = {"PUBLIC": 0, "INTERNAL": 1, "PII": 2}
+_FIELDS = (
+    "pk", "memory_id", "sealed_content", "content_length", "origin_key", "workspace_id", "segment", "tier",
+    "importance", "decay_rate", "access_count", "last_accessed_at", "created_at", "lifecycle", "valid_to",
+    "confidence", "status", "source_type", "classification", "intent_scope", "archived_at", "pruned_at",
+    "modality", "media_pointer", "subject_key", "supersedes", "origin_kind", "channel_id", "conversation_id",
+    "session_key", "account_id",
+)  # fmt: skip
+
+
+@dataclass
+class Extra:
+    """Per-row data the engine columns do not carry, kept aligned with them."""
+
+    pk: np.ndarray
+    clearance: np.ndarray
+    intent_scope: np.ndarray
+    archived_at: np.ndarray
+    pruned_at: np.ndarray
+    modality: list
+    media_pointer: list
+
+
+@dataclass
+class ScopeIndex:
+    workspace_id: int
+    origin_key: str
+    revision: int = -1
+    rows: dict[str, FactRow] = field(default_factory=dict)
+    meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+    links: list[tuple[str, str, str]] = field(default_factory=list)
+    cols: FactColumns | None = None
+    extra: Extra | None = None
+    lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @property
+    def size_bytes(self) -> int:
+        if self.cols is None:
+            return 0
+        matrix = self.cols.bm25.matrix
+        vectors = self.cols.embeddings.nbytes if self.cols.embeddings is not None else 0
+        return int(vectors + matrix.data.nbytes + matrix.indices.nbytes + 200 * len(self.cols))
+
+
+_tokens_cache: dict[str, list[str]] = {}
+
+
+def _analyzer(text: str) -> list[str]:
+    # Rebuilds after a write re-index every document; remembering tokens per text makes that a copy.
+    tokens = _tokens_cache.get(text)
+    if tokens is None:
+        tokens = index_tokens(text)
+        if len(_tokens_cache) < 2_000_000:
+            _tokens_cache[text] = tokens
+    return tokens
+
+
+def _row_of(values: dict[str, Any], content: str, embedding) -> FactRow:
+    return FactRow(
+        memory_id=values["memory_id"], content=content, segment=values["segment"],
+        created_at=to_ms(values["created_at"]), importance=values["importance"], tier=values["tier"],
+        decay_rate=values["decay_rate"], access_count=values["access_count"],
+        last_accessed_at=to_ms(values["last_accessed_at"]), lifecycle=values["lifecycle"],
+        valid_to=to_ms(values["valid_to"]), confidence=values["confidence"], status=values["status"],
+        source_type=values["source_type"], embedding=embedding,
+        origin=R.Origin(values["origin_kind"], values["channel_id"], values["conversation_id"],
+                        values["session_key"], values["account_id"]),
+    )  # fmt: skip
+
+
+class IndexRegistry:
+    """Process-wide LRU of scope indexes."""
+
+    def __init__(self) -> None:
+        self._indexes: OrderedDict[tuple[int, str], ScopeIndex] = OrderedDict()
+        self._lock = threading.Lock()
+        self.embedder = HrrEmbedder()
+
+    def get(self, workspace: Workspace | int, origin: R.Origin) -> ScopeIndex:
+        """The fresh index of one origin of one workspace (built on first use, synced on every use)."""
+        workspace_id = workspace.pk if isinstance(workspace, Workspace) else workspace
+        key = (workspace_id, origin.key)
+        with self._lock:
+            index = self._indexes.get(key)
+            if index is None:
+                index = self._indexes[key] = ScopeIndex(workspace_id, origin.key)
+            self._indexes.move_to_end(key)
+        with index.lock:
+            self._sync(index)
+        self._evict()
+        return index
+
+    def clear(self) -> None:
+        with self._lock:
+            self._indexes.clear()
+
+    def _evict(self) -> None:
+        budget = int(getattr(settings, "TIDELINE_RECALL_INDEX_BUDGET_MB", 512)) * 1024 * 1024
+        with self._lock:
+            while len(self._indexes) > 1 and sum(i.size_bytes for i in self._indexes.values()) > budget:
+                self._indexes.popitem(last=False)
+
+    # ---------------------------------------------------------------- syncing
+
+    def _sync(self, index: ScopeIndex) -> None:
+        current = Workspace.objects.filter(pk=index.workspace_id).values_list("revision", flat=True).first()
+        if current is None:
+            index.rows, index.cols, index.revision = {}, None, -1
+            return
+        if index.revision < 0:
+            self._load(index, Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key))
+            self._load_links(index)
+            index.revision = current
+            self._rebuild(index)
+            return
+        if current == index.revision:
+            return
+        touched = set()
+        for fact_ids in MemoryEvent.objects.filter(
+            workspace_id=index.workspace_id, revision__gt=index.revision, revision__lte=current
+        ).values_list("fact_ids", flat=True):
+            touched.update(fact_ids or ())
+        index.revision = current
+        if not touched:
+            return
+        changed = Fact.objects.filter(
+            workspace_id=index.workspace_id, origin_key=index.origin_key, memory_id__in=list(touched)
+        )
+        new_ids = self._load(index, changed)
+        self._load_links(index)  # a change may have added or dropped edges of known facts
+        gone = {mid for mid in touched if mid in index.rows} - set(changed.values_list("memory_id", flat=True))
+        for memory_id in gone:  # purged or shredded: forget it entirely
+            index.rows.pop(memory_id, None)
+            index.meta.pop(memory_id, None)
+        if new_ids or gone or index.cols is None:
+            self._rebuild(index)
+        else:
+            self._patch(index, [m for m in touched if m in index.rows])
+
+    def _load(self, index: ScopeIndex, facts) -> set[str]:
+        """Read facts (decrypting their content) into the row cache; returns the ids that are new."""
+        new_ids = set()
+        for values in facts.values(*_FIELDS).iterator(chunk_size=5000):
+            memory_id = values["memory_id"]
+            old = index.rows.get(memory_id)
+            if old is None:
+                try:
+                    raw = sealing.unseal(values["workspace_id"], values["origin_key"], "content", values["sealed_content"])
+                except sealing.KeyDestroyedError:
+                    continue  # shredded origin: nothing to recall
+                content, embedding = raw.decode("utf-8"), None
+                new_ids.add(memory_id)
+            else:
+                content, embedding = old.content, old.embedding
+            index.rows[memory_id] = _row_of(values, content, embedding)
+            index.meta[memory_id] = {
+                "pk": values["pk"], "clearance": CLEARANCE.get(values["classification"], 1),
+                "intent_scope": values["intent_scope"] or "", "archived_at": to_ms(values["archived_at"]),
+                "pruned_at": to_ms(values["pruned_at"]), "modality": values["modality"],
+                "media_pointer": values["media_pointer"], "supersedes": values["supersedes"] or [],
+            }  # fmt: skip
+        return new_ids
+
+    def _load_links(self, index: ScopeIndex) -> None:
+        index.links = list(
+            Link.objects.filter(workspace_id=index.workspace_id, from_fact__origin_key=index.origin_key)
+            .filter(Q(to_fact__isnull=True) | Q(to_fact__origin_key=index.origin_key))
+            .order_by("from_fact_id", "position", "pk")
+            .values_list("from_fact__memory_id", "kind", "to_fact__memory_id")
+        )
+        index.links = [(src, kind, dst) for src, kind, dst in index.links if dst]
+        # A fact's `supersedes` list is read as edges too, after its stored links (ENGINE-SPEC §5.2).
+        index.links += [
+            (memory_id, "supersedes", target)
+            for memory_id, meta in index.meta.items()
+            for target in meta["supersedes"]
+            if target in index.rows
+        ]
+
+    def _rebuild(self, index: ScopeIndex) -> None:
+        rows = list(index.rows.values())
+        if index.cols is not None and index.cols.embeddings is not None:
+            # Keep already computed vectors: only new rows get embedded.
+            previous = {mid: index.cols.embeddings[i] for mid, i in index.cols.row_index.items()}
+            rows = [r if r.embedding is not None or r.memory_id not in previous else _with_vector(r, previous[r.memory_id])
+                    for r in rows]  # fmt: skip
+        from memory.engine.bm25 import Bm25Index
+
+        bm25 = Bm25Index([row.content for row in rows], analyzer=_analyzer)
+        cols = FactColumns.from_rows(rows, embedder=self.embedder) if rows else None
+        if cols is not None:
+            cols.bm25 = bm25
+        index.cols = cols
+        index.rows = {row.memory_id: row for row in rows}
+        index.extra = self._extra(index, rows)
+
+    def _extra(self, index: ScopeIndex, rows: list[FactRow]) -> Extra:
+        meta = [index.meta[row.memory_id] for row in rows]
+
+        def ms(name):
+            return np.array([np.nan if m[name] is None else m[name] for m in meta], dtype=np.float64)
+
+        return Extra(
+            pk=np.array([m["pk"] for m in meta], dtype=np.int64),
+            clearance=np.array([m["clearance"] for m in meta], dtype=np.int8),
+            intent_scope=np.array([m["intent_scope"] for m in meta], dtype=object),
+            archived_at=ms("archived_at"),
+            pruned_at=ms("pruned_at"),
+            modality=[m["modality"] for m in meta],
+            media_pointer=[m["media_pointer"] for m in meta],
+        )
+
+    def _patch(self, index: ScopeIndex, memory_ids: list[str]) -> None:
+        """Update scoring fields of existing rows in place (reinforcement, feedback, archive, GC…)."""
+        cols = index.cols
+        for memory_id in memory_ids:
+            row, i = index.rows[memory_id], cols.row_index[memory_id]
+            meta = index.meta[memory_id]
+            defaults = R.SEGMENT_DEFAULTS.get(row.segment, R.SEGMENT_DEFAULTS["context"])
+            cols.segments[i] = row.segment
+            cols.importance[i] = R.clamp_importance(row.importance, defaults.importance)
+            cols.decay_rate[i] = defaults.decay_rate if row.decay_rate is None else row.decay_rate
+            cols.access_count[i] = row.access_count
+            cols.last_accessed_at[i] = row.last_accessed_at
+            cols.permanent[i] = (row.tier or defaults.tier) == "permanent"
+            cols.lifecycle[i] = row.lifecycle
+            cols.valid_to[i] = np.nan if row.valid_to is None else row.valid_to
+            cols.confidence[i] = np.nan if row.confidence is None else row.confidence
+            cols.confirmed[i] = row.status == "confirmed"
+            index.extra.clearance[i] = meta["clearance"]
+            index.extra.intent_scope[i] = meta["intent_scope"]
+            index.extra.archived_at[i] = np.nan if meta["archived_at"] is None else meta["archived_at"]
+            index.extra.pruned_at[i] = np.nan if meta["pruned_at"] is None else meta["pruned_at"]
+
+    def note_access(self, index: ScopeIndex, memory_ids: list[str], now_ms: int) -> None:
+        """Reflect this process's own recall reinforcement without waiting for a revision."""
+        with index.lock:
+            for memory_id in memory_ids:
+                i = index.cols.row_index.get(memory_id)
+                if i is None:
+                    continue
+                index.cols.access_count[i] += 1
+                index.cols.last_accessed_at[i] = now_ms
+                row = index.rows[memory_id]
+                index.rows[memory_id] = _replace(row, access_count=row.access_count + 1, last_accessed_at=now_ms)
+
+
+def _with_vector(row: FactRow, vector) -> FactRow:
+    return _replace(row, embedding=vector)
+
+
+def _replace(row: FactRow, **changes) -> FactRow:
+    from dataclasses import replace
+
+    return replace(row, **changes)
+
+
+registry = IndexRegistry()
