@@ -6,11 +6,11 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from memory.cli import adding, bench, common, demo, exporting, importing, serve
+from memory.cli import adding, bench, common, demo, exporting, importing, recalling, serve
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 
-SUBCOMMANDS = {"add": adding, "import": importing, "export": exporting, "demo": demo, "serve": serve, "bench": bench}
+SUBCOMMANDS = {"add": adding, "recall": recalling, "context": recalling, "explain": recalling, "import": importing, "export": exporting, "demo": demo, "serve": serve, "bench": bench}
 
 
 class Command(BaseCommand):
@@ -19,7 +19,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         sub = parser.add_subparsers(dest="subcommand", required=True, metavar="SUBCOMMAND")
         for name, module in SUBCOMMANDS.items():
-            child = sub.add_parser(name, help=module.HELP, description=module.HELP)
+            text = module.HELP[name] if isinstance(module.HELP, dict) else module.HELP
+            child = sub.add_parser(name, help=text, description=text)
             module.add_arguments(child)
             child.add_argument("--json", action="store_true", help="print one JSON document (errors exit 2)")
 
