@@ -1,0 +1,67 @@
+"""`tideline eval GOLD.json [GOLD2.json …] [--k 5] [--capability default|hybrid|bm25|vector|graph|all]`
+and `tideline eval scaffold --workspace W [--max-cases N] > gold.local.json`."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from memory.cli.common import emit, progress_bar
+from memory.services.capabilities import CAPABILITIES
+from memory.services.errors import RequestError
+from memory.services.evaluation import export_scaffold, load_gold, run_eval
+from memory.services.workspaces import get_workspace
+
+HELP = "score recall on gold sets (recall@k, MRR, nDCG@k, with bootstrap CIs), or export a scaffold"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("files", nargs="+", metavar="GOLD.json", help="gold set files, or 'scaffold'")
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--capability", default="default", help=f"{'|'.join(CAPABILITIES)}|all")
+    parser.add_argument("--workspace", help="scaffold: the workspace to export from")
+    parser.add_argument("--max-cases", type=int, help="scaffold: at most this many candidate cases")
+
+
+def run(options: dict) -> None:
+    if options["files"] == ["scaffold"]:
+        if not options.get("workspace"):
+            raise RequestError("eval scaffold needs --workspace", kind="validation")
+        scaffold = export_scaffold(get_workspace(options["workspace"]), max_cases=options.get("max_cases"))
+        sys.stdout.write(json.dumps(scaffold, indent=2, ensure_ascii=False) + "\n")
+        return
+    if not 1 <= options["k"] <= 100:
+        raise RequestError("--k must be between 1 and 100", kind="validation")
+    capabilities = list(CAPABILITIES) if options["capability"] == "all" else [options["capability"]]
+    gold_sets = [load_gold(path) for path in options["files"]]
+    total = sum(len(g.facts) for g in gold_sets)
+    with progress_bar(total, "seeding gold facts") as bar:
+        report = run_eval(gold_sets, k=options["k"], capabilities=capabilities, progress=bar.update)
+    emit(options, report, _table(report))
+
+
+def _row(label: str, m: dict, k: int) -> str:
+    lo, hi = m["ci95"]["mrr"]
+    return (f"{label:<34} {m['recall_at_k']:>6.3f} {m['mrr']:>6.3f} [{lo:.3f}, {hi:.3f}] {m['ndcg_at_k']:>6.3f} "
+            f"{m['hit_at_k']:>6.3f} {m['abstention_violations']:>3}/{m['abstention']:<3} {m['scored']:>5}")  # fmt: skip
+
+
+def _table(report: dict) -> str:
+    k = report["k"]
+    head = f"{'set / capability':<34} {'R@' + str(k):>6} {'MRR':>6} {'MRR 95% CI':<16} {'nDCG':>6} {'hit':>6} {'viol':>7} {'cases':>5}"
+    lines = [head, "-" * len(head)]
+    for result in report["sets"]:
+        note = f"  ({result['merged']} merged as duplicates" + (f", {len(result['refused'])} refused" if result["refused"] else "") + ")"
+        lines.append(f"{result['name']}: {result['facts']} facts, {result['cases']} cases{note}")
+        for capability, metrics in result["capabilities"].items():
+            parity = metrics["parity"]
+            extra = f"   differs from original on {parity['differs']} (better {parity['better']}, worse {parity['worse']})" \
+                if parity["differs"] or parity["better"] or parity["worse"] else ""
+            lines.append(_row(f"  {capability}", metrics, k) + extra)
+    lines.append("overall")
+    for capability, metrics in report["overall"].items():
+        lines.append(_row(f"  {capability}", metrics, k))
+        for category, values in metrics["by_category"].items():
+            lines.append(f"      {category:<28} n={values['n']:<4} R@{k} {values['recall_at_k']:.3f}  MRR {values['mrr']:.3f}"
+                         f"  nDCG {values['ndcg_at_k']:.3f}")  # fmt: skip
+    return "\n".join(lines)

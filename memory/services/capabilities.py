@@ -1,0 +1,58 @@
+"""Named recall capabilities the eval harness compares over the same index (ENGINE-SPEC §8.6).
+
+* `default` — what `Tideline.recall` serves (hybrid + graph, with Tideline's improvements);
+* `hybrid` — BM25 first, HRR vector recovery (the original's `recall()`);
+* `bm25` — BM25 × decay modulation (the original's `search()`);
+* `vector` — HRR cosine alone;
+* `graph` — hybrid extended along typed links.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from memory.engine import records as R
+from memory.engine.candidates import candidate_mask
+from memory.engine.graph_recall import recall_with_graph
+from memory.engine.hrr import cosine_many
+from memory.engine.recall import recall_hybrid, search
+from memory.services import recall as recall_service
+from memory.services.recall_index import registry
+from memory.timestamps import to_ms
+
+CAPABILITIES = ("default", "hybrid", "bm25", "vector", "graph")
+
+
+def rank(capability: str, workspace, query: str, *, origin: Any, limit: int, now) -> list[str]:
+    """Memory ids the capability returns for `query`, best first."""
+    if capability == "default":
+        hits = recall_service.recall(workspace=workspace, query=query, origin=origin, k=limit, reinforce=False, now=now)
+        return [hit.id for hit in hits]
+    scope = R.parse_origin(origin)
+    index = registry.get(workspace, scope)
+    cols, now_ms = index.cols, int(to_ms(now))
+    if cols is None:
+        return []
+    with index.lock:
+        if capability == "bm25":
+            hits = search(cols, query, now_ms, scope, limit=limit)
+        elif capability == "hybrid":
+            hits = recall_hybrid(cols, query, now_ms, scope, limit=limit, embedder=registry.embedder)
+        elif capability == "graph":
+            hits = recall_with_graph(cols, index.links, query, now_ms, scope, limit=limit, embedder=registry.embedder)
+        else:
+            return _vector_only(cols, query, now_ms, scope, limit)
+    return [hit.memory_id for hit in hits]
+
+
+def _vector_only(cols, query: str, now_ms: int, scope, limit: int) -> list[str]:
+    mask = candidate_mask(cols, now_ms, scope)
+    if cols.embeddings is None or not mask.any():
+        return []
+    rows = np.flatnonzero(mask & cols.embedded)
+    sims = cosine_many(registry.embedder.embed_one(query), cols.embeddings[rows])
+    keep = sims >= registry.embedder.min_sim
+    order = np.argsort(-sims[keep], kind="stable")[:limit]
+    return [cols.memory_ids[i] for i in rows[keep][order]]

@@ -1,0 +1,304 @@
+"""The eval harness (ENGINE-SPEC §8): load gold sets, seed them through the real write path into a
+throwaway workspace, run each capability, and score with the engine's metrics.
+
+A run happens inside one transaction that is rolled back at the end, so the workspace it seeds
+truly is throwaway: nothing of an eval stays in the database, and its keys are destroyed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from memory import sealing
+from memory.engine import records as R
+from memory.engine.metrics import EvalReport, bootstrap_mean_ci, evaluate
+from memory.engine.tokenize import tokenize
+from memory.models import Fact, Workspace
+from memory.services.errors import RequestError
+from memory.services.policy import TidelineError
+from memory.services.recall_index import registry
+from memory.services.workspaces import create_workspace
+from memory.services.writes import NewFact, write_fact
+from memory.timestamps import to_ms
+
+PLACEHOLDER = "TODO: rewrite (auto-extraction empty)"
+
+
+@dataclass(frozen=True)
+class GoldFact:
+    key: str
+    content: str
+    segment: str
+    importance: float | None = None
+    source_type: str | None = None
+    origin: R.Origin = field(default_factory=R.Origin.owner)
+    supersedes_keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GoldCase:
+    id: str
+    query: str
+    relevant_keys: tuple[str, ...]
+    category: str
+    original_top10: dict[str, list[dict]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GoldSet:
+    name: str
+    facts: tuple[GoldFact, ...]
+    cases: tuple[GoldCase, ...]
+
+
+def _field(obj: dict, *names: str, default: Any = None) -> Any:
+    for name in names:
+        if name in obj:
+            return obj[name]
+    return default
+
+
+def load_gold(path: str | Path, *, require_approval: bool = False) -> GoldSet:
+    """Read a gold set (the shared tideline-gold format, camelCase or snake_case keys).
+
+    Refuses malformed sets with the reason; a scaffold (`"approved": false`) or one with unrewritten
+    placeholder queries is refused when approval is required or the file carries an `approved` key.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise RequestError(f"no such gold file: {path}", kind="not_found") from exc
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise RequestError(f"{path.name} is not valid JSON: {exc}", kind="invalid_input") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("facts"), list) or not isinstance(data.get("cases"), list):
+        raise RequestError(f"{path.name}: a gold set needs 'facts' and 'cases' lists", kind="invalid_input")
+    if (require_approval or "approved" in data) and data.get("approved") is not True:
+        raise RequestError(
+            f"{path.name} is an un-approved scaffold: review its queries, then set \"approved\": true",
+            kind="unapproved",
+        )
+    facts, seen = [], set()
+    for index, raw in enumerate(data["facts"]):
+        where = f"{path.name}: facts[{index}]"
+        if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) for k in ("key", "content", "segment")):
+            raise RequestError(f"{where} needs string key, content and segment", kind="invalid_input")
+        if raw["segment"] not in R.SEGMENTS:
+            raise RequestError(f"{where} has unknown segment {raw['segment']!r}", kind="invalid_input")
+        source = _field(raw, "source_type", "sourceType")
+        if source is not None and source not in R.SOURCE_TYPES:
+            raise RequestError(f"{where} has unknown source type {source!r}", kind="invalid_input")
+        if raw["key"] in seen:
+            raise RequestError(f"{where} repeats key {raw['key']!r}", kind="invalid_input")
+        supersedes = tuple(_field(raw, "supersedes_keys", "supersedesKeys", default=[]) or [])
+        for key in supersedes:
+            if key not in seen:
+                raise RequestError(f"{where} supersedes {key!r}, which is not an earlier fact", kind="invalid_input")
+        seen.add(raw["key"])
+        try:
+            origin = R.origin_from_created_by(_field(raw, "created_by", "createdBy"))
+        except R.OriginError as exc:
+            raise RequestError(f"{where}: {exc}", kind="invalid_input") from exc
+        facts.append(GoldFact(raw["key"], raw["content"], raw["segment"], raw.get("importance"), source, origin,
+                              supersedes))  # fmt: skip
+    cases = []
+    for index, raw in enumerate(data["cases"]):
+        where = f"{path.name}: cases[{index}]"
+        relevant = _field(raw, "relevant_keys", "relevantKeys") if isinstance(raw, dict) else None
+        if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) or not isinstance(raw.get("query"), str) \
+                or not isinstance(relevant, list) or not all(isinstance(k, str) for k in relevant):
+            raise RequestError(f"{where} needs string id and query and a list of relevant keys", kind="invalid_input")
+        if PLACEHOLDER in raw["query"]:
+            raise RequestError(f"{where} still has a placeholder query: rewrite it first", kind="unapproved")
+        unknown = [k for k in relevant if k not in seen]
+        if unknown:
+            raise RequestError(f"{where} names unknown fact key(s) {unknown}", kind="invalid_input")
+        cases.append(GoldCase(raw["id"], raw["query"], tuple(relevant), str(raw.get("category") or "uncategorized"),
+                              raw.get("original_top10") or {}))  # fmt: skip
+    return GoldSet(str(data.get("name") or path.stem), tuple(facts), tuple(cases))
+
+
+@dataclass
+class Seeded:
+    workspace: Workspace
+    ids_by_key: dict[str, str]
+    keys_by_id: dict[str, list[str]]
+    merged: int
+    refused: list[dict]
+    now: Any
+
+
+def seed_gold(gold: GoldSet, *, now=None, progress: Callable[[int], None] | None = None) -> Seeded:
+    """Write the gold facts in order through the write path; superseded keys become `supersedes`."""
+    now = now or timezone.now()
+    workspace = create_workspace(f"eval-{int(time.time() * 1000)}-{id(gold) % 10000}", actor="eval")
+    ids_by_key: dict[str, str] = {}
+    keys_by_id: dict[str, list[str]] = {}
+    merged, refused = 0, []
+    for fact in gold.facts:
+        new = NewFact(
+            content=fact.content, segment=fact.segment, origin=fact.origin, source_type=fact.source_type,
+            importance=fact.importance, force=True,
+            supersedes=tuple(ids_by_key[k] for k in fact.supersedes_keys if k in ids_by_key),
+        )  # fmt: skip
+        try:
+            result = write_fact(workspace=workspace, new=new, actor="eval", now=now)
+        except TidelineError as error:
+            refused.append({"key": fact.key, "kind": error.kind, "message": error.message})
+            if progress:
+                progress(1)
+            continue
+        memory_id = result.fact.memory_id
+        merged += result.deduplicated
+        ids_by_key[fact.key] = memory_id
+        keys_by_id.setdefault(memory_id, []).append(fact.key)
+        if progress:
+            progress(1)
+    return Seeded(workspace, ids_by_key, keys_by_id, merged, refused, now)
+
+
+class _Rollback(Exception):
+    pass
+
+
+def run_eval(gold_sets: Sequence[GoldSet], *, k: int, capabilities: Sequence[str],
+             progress: Callable[[int], None] | None = None) -> dict[str, Any]:  # fmt: skip
+    """Evaluate each capability on each gold set; returns per set, per capability, per category, overall."""
+    from memory.services import capabilities as caps
+
+    unknown = [c for c in capabilities if c not in caps.CAPABILITIES]
+    if unknown:
+        raise RequestError(f"unknown capability {unknown[0]!r}; use one of: {', '.join(caps.CAPABILITIES)}",
+                           kind="validation")  # fmt: skip
+    out: dict[str, Any] = {"k": k, "sets": [], "overall": {}}
+    pooled: dict[str, list[tuple[GoldCase, list[str]]]] = {c: [] for c in capabilities}
+    for gold in gold_sets:
+        result: dict[str, Any] = {}
+        try:
+            with transaction.atomic():
+                seeded = seed_gold(gold, progress=progress)
+                result = _run_set(gold, seeded, k, capabilities, pooled)
+                raise _Rollback
+        except _Rollback:
+            pass
+        finally:
+            _forget(gold, locals().get("seeded"))
+        out["sets"].append(result)
+    for capability in capabilities:
+        cases = [c for c, _ in pooled[capability]]
+        rankings = {c.id: ranked for c, ranked in pooled[capability]}
+        out["overall"][capability] = _summary(_score(cases, rankings, k))
+    return out
+
+
+def _forget(gold: GoldSet, seeded: Seeded | None) -> None:
+    """Drop the throwaway workspace's index and destroy its keys (its rows were rolled back)."""
+    registry.clear()
+    if seeded is not None:
+        for origin_key in {f.origin.key for f in gold.facts} | {"owner"}:
+            sealing.keyring.destroy(seeded.workspace.pk, origin_key)
+
+
+def _run_set(gold: GoldSet, seeded: Seeded, k: int, capabilities, pooled) -> dict[str, Any]:
+    from memory.services import capabilities as caps
+
+    origins = sorted({f.origin.key for f in gold.facts})
+    by_capability = {}
+    # Score on fact ids: two gold keys merged into one fact are one answer, found at one rank.
+    resolved = [
+        GoldCase(case.id, case.query, tuple(dict.fromkeys(seeded.ids_by_key.get(k, f"missing:{k}") for k in case.relevant_keys)),
+                 case.category, case.original_top10)
+        for case in gold.cases
+    ]  # fmt: skip
+    for capability in capabilities:
+        rankings: dict[str, list[str]] = {}
+        for case in resolved:
+            ids = caps.rank(capability, seeded.workspace, case.query, origin="owner", limit=max(k, 20), now=seeded.now)
+            rankings[case.id] = ids
+            pooled[capability].append((_prefixed(gold, case), [f"{gold.name}:{i}" for i in ids]))
+        report = _score(resolved, rankings, k)
+        as_keys = {cid: [seeded.keys_by_id.get(i, [i])[0] for i in ids] for cid, ids in rankings.items()}
+        by_capability[capability] = {**_summary(report), "parity": _parity(gold, as_keys, ORIGINAL_MODE.get(capability))}
+    return {"name": gold.name, "facts": len(gold.facts), "cases": len(gold.cases), "merged": seeded.merged,
+            "refused": seeded.refused, "origins": origins, "capabilities": by_capability}  # fmt: skip
+
+
+def _prefixed(gold: GoldSet, case: GoldCase) -> GoldCase:
+    return GoldCase(f"{gold.name}:{case.id}", case.query, tuple(f"{gold.name}:{i}" for i in case.relevant_keys),
+                    case.category)  # fmt: skip
+
+
+def _score(cases: Sequence[GoldCase], rankings: dict[str, list[str]], k: int) -> EvalReport:
+    return evaluate([{"id": c.id, "relevant_ids": c.relevant_keys, "category": c.category} for c in cases], rankings, k)
+
+
+def _summary(report: EvalReport) -> dict[str, Any]:
+    scored = [r for r in report.per_case if not r.abstention]
+    ci = {name: bootstrap_mean_ci([getattr(r, attr) for r in scored])
+          for name, attr in (("mrr", "reciprocal_rank"), ("hit_at_k", "hit_at_k"), ("recall_at_k", "recall_at_k"))}  # fmt: skip
+    return {
+        "n": report.n, "scored": report.n_scored, "abstention": report.n_abstention,
+        "abstention_violations": report.abstention_violations,
+        "recall_at_k": report.recall_at_k, "mrr": report.mrr, "ndcg_at_k": report.ndcg_at_k, "hit_at_k": report.hit_rate,
+        "ci95": {name: [c.lo, c.hi] for name, c in ci.items()},
+        "by_category": report.by_category,
+    }  # fmt: skip
+
+
+# Which of the original's ranked lists (`original_top10`) each capability is compared with.
+ORIGINAL_MODE = {"default": "hybrid", "hybrid": "hybrid", "graph": "hybrid", "bm25": "bm25_modulated"}
+
+
+def _parity(gold: GoldSet, rankings: dict[str, list[str]], mode: str | None) -> dict[str, Any]:
+    """Where our top-10 differs from the original's list for the same mode, and whether it helped the case."""
+    differ, better, worse = [], 0, 0
+    for case in gold.cases:
+        if mode is None or mode not in case.original_top10:
+            continue
+        original = [item["key"] for item in case.original_top10[mode]][:10]
+        ours = rankings.get(case.id, [])[:10]
+        if ours == original:
+            continue
+        mine, theirs = _first_relevant(ours, case), _first_relevant(original, case)
+        verdict = "same" if mine == theirs else ("better" if mine > theirs else "worse")
+        if not case.relevant_keys:  # abstention: returning less is better
+            verdict = "better" if len(ours) < len(original) else ("worse" if len(ours) > len(original) else "same")
+        better += verdict == "better"
+        worse += verdict == "worse"
+        differ.append({"case": case.id, "ours": ours, "original": original, "verdict": verdict})
+    return {"differs": len(differ), "better": better, "worse": worse, "cases": differ}
+
+
+def _first_relevant(ranking: list[str], case: GoldCase) -> float:
+    for rank, key in enumerate(ranking, start=1):
+        if key in case.relevant_keys:
+            return 1.0 / rank
+    return 0.0
+
+
+def export_scaffold(workspace: Workspace, *, max_cases: int | None = None) -> dict[str, Any]:
+    """A gold scaffold from a workspace's active facts (§8.3): queries to rewrite, `approved: false`."""
+    facts = list(Fact.objects.filter(workspace=workspace, lifecycle="active").order_by("-created_at", "-pk"))
+    out_facts, cases = [], []
+    for index, fact in enumerate(facts):
+        entry = {"key": fact.memory_id, "content": fact.content, "segment": fact.segment, "importance": fact.importance}
+        if fact.origin_recorded and not fact.origin.is_owner:
+            entry["createdBy"] = fact.origin.as_created_by()
+        if fact.source_type:
+            entry["sourceType"] = fact.source_type
+        out_facts.append(entry)
+        if max_cases is None or max_cases < 0 or index < max_cases:
+            words = list(dict.fromkeys(tokenize(fact.content)))[:6]
+            cases.append({"id": f"cand-{index}", "query": " ".join(words) or PLACEHOLDER,
+                          "relevantKeys": [fact.memory_id], "category": fact.segment,
+                          "note": "rewrite this query the way a person would ask it"})  # fmt: skip
+    return {"name": f"{workspace.name}-scaffold", "approved": False, "generated_at": to_ms(timezone.now()),
+            "facts": out_facts, "cases": cases}  # fmt: skip
