@@ -240,3 +240,6 @@ if not TIDELINE_MASTER_KEY:
 # Wrapped per-origin data keys live here, outside the database, so that destroying one (crypto-shred)
 # also makes every database backup's copy of that origin's facts unreadable.
 TIDELINE_KEYSTORE_DIR = Path(os.environ.get("TIDELINE_KEYSTORE_DIR", VAR_DIR / "keystore"))
+
+# Memory for in-process recall indexes; least recently used (workspace, origin) scopes are evicted.
+TIDELINE_RECALL_INDEX_BUDGET_MB = envint("TIDELINE_RECALL_INDEX_BUDGET_MB", 512)

@@ -22,8 +22,7 @@ from pathlib import Path
 
 from memory.engine.hrr import HrrEmbedder
 from memory.engine.metrics import hit_at_k, mean_ignoring_nan, reciprocal_rank
-from memory.engine.recall import FactColumns, FactRow, Hit, recall_hybrid, search
-recall = recall_hybrid  # TEMP
+from memory.engine.recall import FactColumns, FactRow, Hit, recall, recall_hybrid, search
 
 K = 10
 CLOCK = 0

@@ -12,7 +12,8 @@ given; origin isolation happens before scoring, so one principal's facts never s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,6 +79,10 @@ class Bm25Index:
         self.doc_len = np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(documents)).astype(
             np.float64
         )
+        # Row-major copy and column → term list, built on first use by query expansion only.
+        self._rows: sparse.csr_matrix | None = None
+        self._terms: list[str] | None = None
+        self._lock = threading.Lock()
 
     @property
     def n_docs(self) -> int:
@@ -115,6 +120,53 @@ class Bm25Index:
         by_term = {term: (int(df[i]), float(idf[i])) for i, (term, _) in enumerate(known)}
         stats = tuple(TermStats(term, *by_term.get(term, (0, _idf(n_candidates, 0)))) for term in terms)
         return Bm25Scores(scores, terms, stats, avg_len, n_candidates)
+
+    def score_weighted(self, weights: Mapping[str, float], candidates: np.ndarray) -> np.ndarray:
+        """BM25 of a weighted query: each term's contribution (as in `score`) times its weight.
+
+        Used for expansion terms, which carry weights from the relevance model instead of each
+        counting once. IDF, N and the average length are over the candidates, as in `score`.
+        """
+        mask = np.asarray(candidates, dtype=bool)
+        scores = np.zeros(self.n_docs, dtype=np.float64)
+        known = [(self.vocabulary[t], w) for t, w in weights.items() if t in self.vocabulary and w > 0]
+        n_candidates = int(mask.sum())
+        if not known or n_candidates == 0:
+            return scores
+        avg_len = max(1.0, float(self.doc_len[mask].mean()))
+        sub = self.matrix[:, [col for col, _ in known]].tocoo()
+        keep = mask[sub.row]
+        rows, term_idx, freq = sub.row[keep], sub.col[keep], sub.data[keep]
+        df = np.bincount(term_idx, minlength=len(known))
+        idf = np.log(1.0 + (n_candidates - df + 0.5) / (df + 0.5))
+        weight = np.array([w for _, w in known], dtype=np.float64)
+        norm = K1 * (1.0 - B + B * self.doc_len[rows] / avg_len)
+        contribution = weight[term_idx] * idf[term_idx] * (freq * (K1 + 1.0)) / (freq + norm)
+        return scores + np.bincount(rows, weights=contribution, minlength=self.n_docs)
+
+    def idf(self, columns: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """The BM25 IDF over the candidates of each vocabulary column in `columns`."""
+        mask = np.asarray(candidates, dtype=bool)
+        present = self.matrix[:, columns]
+        df = np.asarray(present[mask].getnnz(axis=0), dtype=np.float64)
+        n = float(mask.sum())
+        return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def document_terms(self, docs: np.ndarray) -> sparse.csr_matrix:
+        """Term counts of the given documents, one row each (documents × vocabulary)."""
+        if self._rows is None:
+            with self._lock:
+                if self._rows is None:
+                    self._rows = self.matrix.tocsr()
+        return self._rows[np.asarray(docs, dtype=np.int64)]
+
+    def term_names(self) -> list[str]:
+        """The term of each vocabulary column, in column order."""
+        if self._terms is None:
+            with self._lock:
+                if self._terms is None:
+                    self._terms = list(self.vocabulary)
+        return self._terms
 
     def term_counts(self, doc: int, terms: Sequence[str]) -> list[int]:
         """How often each of `terms` occurs in document `doc` (0 for unknown terms)."""

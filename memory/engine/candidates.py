@@ -7,6 +7,7 @@ array operations over those columns, never a loop over the facts.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ import numpy as np
 from memory.engine.bm25 import Bm25Index
 from memory.engine.decay import effective_score
 from memory.engine.hrr import HrrEmbedder
+from memory.engine.ngrams import NgramIndex
 from memory.engine.records import (
     RECALL_TRUST,
     SEGMENT_DEFAULTS,
@@ -24,6 +26,7 @@ from memory.engine.records import (
     clamp_importance,
     parse_origin,
 )
+from memory.engine.tokenize import recall_terms
 
 UNKNOWN_SOURCE_WEIGHT = 0.9  # a source type outside the table (legacy data) — ENGINE-SPEC §1.5
 
@@ -36,6 +39,37 @@ class _EveryOrigin:
 
 
 EVERY_ORIGIN = _EveryOrigin()
+
+
+class TextIndexes:
+    """The default lane's indexes over the contents: BM25 over stems, and character n-grams.
+
+    Each is built on first use, once: a caller that only runs the spec lanes never pays for them.
+    Shallow copies of a `FactColumns` (filtered views) share this object, so a view built per query
+    reuses what the first query built instead of re-indexing every fact.
+    """
+
+    def __init__(self, contents: Sequence[str]) -> None:
+        self._contents = contents
+        self._stems: Bm25Index | None = None
+        self._ngrams: NgramIndex | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def stems(self) -> Bm25Index:
+        if self._stems is None:
+            with self._lock:
+                if self._stems is None:
+                    self._stems = Bm25Index(self._contents, analyzer=recall_terms)
+        return self._stems
+
+    @property
+    def ngrams(self) -> NgramIndex:
+        if self._ngrams is None:
+            with self._lock:
+                if self._ngrams is None:
+                    self._ngrams = NgramIndex(self._contents)
+        return self._ngrams
 
 
 @dataclass(frozen=True)
@@ -72,8 +106,9 @@ class FactColumns:
     each fact's writer. `embeddings` is an (n, dims) float matrix or None; `embedded` marks the rows
     whose vector is real (a fact written under an async embedder may have none yet).
 
-    Derived lookups (BM25 index, row norms, trust weights, id → row) are built at construction; change
-    the facts by building new columns, not by editing arrays in place.
+    Derived lookups (BM25 index, row norms, trust weights, id → row) are built at construction, and
+    the default lane's `text` indexes on first use; change the facts' contents by building new
+    columns, not by editing arrays in place.
     """
 
     memory_ids: list[str]
@@ -94,6 +129,7 @@ class FactColumns:
     embeddings: np.ndarray | None = None
     embedded: np.ndarray | None = None
     bm25: Bm25Index = field(default=None, repr=False)  # type: ignore[assignment]
+    text: TextIndexes = field(default=None, repr=False)  # type: ignore[assignment]
     source_weight: np.ndarray = field(init=False, repr=False)
     row_index: dict[str, int] = field(init=False, repr=False)
     embedding_norms: np.ndarray | None = field(init=False, repr=False)
@@ -128,6 +164,8 @@ class FactColumns:
             self.embedding_norms = np.where(self.embedded, norms, 0.0)
         if self.bm25 is None:
             self.bm25 = Bm25Index(self.contents)
+        if self.text is None:
+            self.text = TextIndexes(self.contents)
         self.row_index = {memory_id: row for row, memory_id in enumerate(self.memory_ids)}
         # Recall trust weight per source type (ENGINE-SPEC §1.5), looked up once rather than per query.
         self.source_weight = np.array(

@@ -35,9 +35,18 @@ from memory.engine.candidates import (
     origin_mask,
     trust_factor,
 )
-from memory.engine.hrr import HrrEmbedder, cosine_many
+from memory.engine.fusion import FusionSettings, recall_fused
+from memory.engine.hrr import HrrEmbedder
+from memory.engine.lanes import (
+    DEFAULT_LIMIT,
+    Hit,
+    embed_query,
+    mmr_pick,
+    rank_order,
+    resolve_limit,
+    vector_lane,
+)
 
-DEFAULT_LIMIT = 8
 RECOVERY_SHARE = 0.5
 RECOVERY_STEP = 0.9
 
@@ -45,41 +54,25 @@ LEXICAL_FORMULA = "bm25 * modulator"
 PRIMARY_FORMULA = "bm25 * modulator * trust"
 RECOVERED_FORMULA = "min_primary * 0.5 * position_decay * trust * modulator"  # position_decay = 0.9**i
 
+# The default recall is the fused lane (fusion.py): stemmed BM25 with feedback expansion, fused with
+# character n-grams. `recall_hybrid` and `search` stay as the original's lanes, for parity and eval.
+recall = recall_fused
+
 # Re-exported: callers import the whole recall surface from this module.
 __all__ = [
     "EVERY_ORIGIN",
     "FactColumns",
     "FactRow",
+    "FusionSettings",
     "Hit",
     "candidate_mask",
     "explain",
     "origin_mask",
+    "recall",
     "recall_hybrid",
     "search",
     "trust_factor",
 ]
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One recalled fact: its id, its final score, the numbers the score was made from, and its row."""
-
-    memory_id: str
-    score: float
-    components: dict[str, Any]
-    row: int
-
-
-def _limit(limit: int | None) -> int | None:
-    """Non-positive ⇒ the default 8; None ⇒ no cut (eval lanes that want every hit)."""
-    if limit is None:
-        return None
-    return limit if limit > 0 else DEFAULT_LIMIT
-
-
-def _rank(rows: np.ndarray, score: np.ndarray, created_at: np.ndarray) -> np.ndarray:
-    """Positions ordering rows by score desc, then createdAt desc, then the given order (stable)."""
-    return np.lexsort((np.arange(len(rows)), -created_at, -score))
 
 
 @dataclass(frozen=True)
@@ -100,7 +93,7 @@ def _lexical(cols: FactColumns, query: str, now: int, mask: np.ndarray, modulate
     eff = cols.effective(rows, now) if rows.size else np.zeros(0)
     modulator = 0.5 + 0.5 * eff if modulate else np.ones(rows.size)
     score = bm * modulator
-    order = _rank(rows, score, cols.created_at[rows])
+    order = rank_order(rows, score, cols.created_at[rows])
     return _Lexical(rows[order], bm[order], eff[order], modulator[order], score[order], scored)
 
 
@@ -123,7 +116,7 @@ def search(
     then column order. With `modulate=False` the modulator is 1 (plain BM25, an eval baseline).
     """
     lex = _lexical(cols, query, now, candidate_mask(cols, now, scope), modulate)
-    cut = _limit(limit)
+    cut = resolve_limit(limit)
     hits = []
     for pos in range(lex.rows.size if cut is None else min(cut, lex.rows.size)):
         row = int(lex.rows[pos])
@@ -139,41 +132,6 @@ def search(
         }
         hits.append(Hit(cols.memory_ids[row], float(lex.score[pos]), components, row))
     return hits
-
-
-def _query_vector(query: str, embedder: Any, query_vector: Any) -> np.ndarray | None:
-    """The query's vector, or None when there is none to use (the lane then contributes nothing)."""
-    if query_vector is None:
-        try:
-            query_vector = embedder.embed([query])[0]
-        except Exception:  # noqa: BLE001 — a broken embedder must degrade recall to BM25, never crash it
-            return None
-    vector = (
-        np.asarray(query_vector, dtype=np.float64)
-        if isinstance(query_vector, (list, tuple, np.ndarray))
-        else None
-    )
-    return vector if vector is not None and vector.ndim == 1 and vector.size else None
-
-
-def _vector_lane(cols: FactColumns, mask: np.ndarray, qvec: np.ndarray | None, min_sim: float):
-    """(candidate rows with cosine ≥ min_sim ranked by cosine desc, cosine of every row or None).
-
-    Rows without a vector of the query's length never enter the lane (their cosine reads −1). Ties
-    keep column order. The product runs in the matrix's own precision (float32 for stored HRR
-    vectors) over all rows at once, which is cheaper than copying out the candidate rows.
-    """
-    if qvec is None or cols.embeddings is None or cols.embeddings.shape[1] != qvec.size:
-        return np.zeros(0, dtype=np.int64), None
-    q_norm = float(np.linalg.norm(qvec))
-    usable = mask & cols.embedded & (cols.embedding_norms > 0)
-    if q_norm == 0.0 or not usable.any():
-        return np.zeros(0, dtype=np.int64), None
-    dots = (cols.embeddings @ qvec.astype(cols.embeddings.dtype)).astype(np.float64)
-    sims = np.full(len(cols), -1.0)
-    sims[usable] = dots[usable] / (cols.embedding_norms[usable] * q_norm)
-    rows = np.flatnonzero(usable & (sims >= min_sim))
-    return rows[np.argsort(-sims[rows], kind="stable")], sims
 
 
 def recall_hybrid(
@@ -202,7 +160,7 @@ def recall_hybrid(
     embedder = embedder if embedder is not None else HrrEmbedder()
     min_sim = min_sim if min_sim is not None else getattr(embedder, "min_sim", 0.3)
     lex = _lexical(cols, query, now, mask, modulate=True)
-    vec_rows, sims = _vector_lane(cols, mask, _query_vector(query, embedder, query_vector), min_sim)
+    vec_rows, sims = vector_lane(cols, mask, embed_query(query, embedder, query_vector), min_sim)
     vec_rank = np.zeros(len(cols), dtype=np.int64)  # 0 = not in the vector lane
     vec_rank[vec_rows] = np.arange(1, vec_rows.size + 1)
 
@@ -225,7 +183,7 @@ def recall_hybrid(
     rows = np.concatenate([lex.rows[lex_pos], recovered]).astype(np.int64)
     scores = np.concatenate([primary[lex_pos], r_score])
     hits = []
-    for i in _mmr(cols, rows, scores, _limit(limit), mmr_lambda):
+    for i in mmr_pick(cols, rows, scores, resolve_limit(limit), mmr_lambda):
         row, score = int(rows[i]), float(scores[i])
         parts: dict[str, Any]
         if i < lex_pos.size:
@@ -263,34 +221,6 @@ def recall_hybrid(
         parts["score"] = score
         hits.append(Hit(cols.memory_ids[row], score, parts, row))
     return hits
-
-
-def _mmr(cols: FactColumns, rows: np.ndarray, scores: np.ndarray, limit: int | None, lam: float) -> list[int]:
-    """Positions in `rows`/`scores` to return, best first (ENGINE-SPEC §3.6 step 7).
-
-    With λ ≥ 1 this is a stable sort by score and a cut. Otherwise each step picks the item maximising
-    `λ·rel − (1−λ)·maxSim` (rel = score / max score; maxSim = highest cosine between its stored vector
-    and an already-picked one, starting at 0 so dissimilarity is never a bonus); the earliest item
-    wins ties.
-    """
-    count = rows.size if limit is None else min(limit, rows.size)
-    if lam >= 1.0 or count == 0:
-        return np.argsort(-scores, kind="stable")[:count].tolist()
-    top = scores.max()
-    rel = scores / (top if top > 0 else 1.0)
-    has_vec = cols.embedded[rows] if cols.embeddings is not None else np.zeros(rows.size, bool)
-    max_sim = np.zeros(rows.size)
-    remaining = np.ones(rows.size, dtype=bool)
-    picked: list[int] = []
-    for _ in range(count):
-        value = np.where(remaining, lam * rel - (1.0 - lam) * max_sim, -np.inf)
-        best = int(np.argmax(value))  # argmax returns the first maximum: the earliest item wins ties
-        picked.append(best)
-        remaining[best] = False
-        if has_vec[best]:
-            sims = np.where(has_vec, cosine_many(cols.embeddings[rows[best]], cols.embeddings[rows]), 0.0)
-            max_sim = np.maximum(max_sim, sims)
-    return picked
 
 
 def explain(

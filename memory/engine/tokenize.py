@@ -8,6 +8,9 @@ ENGINE-SPEC §3.1 and §1.11, plus Decision 14 (CJK and other space-less scripts
   for runs of Chinese, Japanese, Korean, Thai, Lao, Khmer or Myanmar text. Those scripts do not put
   spaces between words, so `tokenize` leaves a whole sentence as one token and a query can only match
   it by repeating the exact run; bigrams let "咖啡" find "用户喜欢咖啡".
+* `recall_terms` is the analyzer of the default (fused) recall lane: `index_tokens` after English
+  clitics are cut off, with every token reduced to its stem (`stem.py`), so "volunteered" finds
+  "volunteers" and "Maria's" is the term "maria" alone.
 """
 
 from __future__ import annotations
@@ -16,8 +19,15 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
+from memory.engine.stem import stem
+
 # `[\W_]+` is `[^\p{L}\p{N}]+` for `re`: `\w` is letters, numbers and `_`, so excluding `_` leaves L and N.
 _SEPARATORS = re.compile(r"[\W_]+")
+
+# An apostrophe clitic after a letter: possessive or contracted "'s", and "'d", "'ll", "'re", "'ve",
+# "'m". `tokenize` would leave each as a token of its own ("s" from "Maria's") that only says a
+# word had that ending. "n't" stays: "not" is meaning, and the original keeps negations.
+_CLITIC = re.compile(r"(?<=[^\W\d_])['’](?:s|d|ll|re|ve|m)\b", re.IGNORECASE)
 
 # Written as the spec writes them, so the two lists can be compared by eye.
 STOPWORDS = frozenset(
@@ -104,6 +114,15 @@ def index_tokens(text: str) -> list[str]:
             # `tokenize` split this short run at a mark, so it is not a token of its own yet.
             tokens.append(run)
     return tokens
+
+
+def recall_terms(text: str) -> list[str]:
+    """The default lane's terms: clitics cut, then `index_tokens`, then each token's stem.
+
+    "Maria's kids volunteered" → ["maria", "kid", "volunt"]. Stopwords are dropped before stemming
+    (the list holds surface forms). Numbers and non-Latin tokens pass through `stem` unchanged.
+    """
+    return [stem(token) for token in index_tokens(_CLITIC.sub("", text))]
 
 
 def token_set(text: str) -> frozenset[str]:
