@@ -133,6 +133,8 @@ class FactColumns:
     source_weight: np.ndarray = field(init=False, repr=False)
     row_index: dict[str, int] = field(init=False, repr=False)
     embedding_norms: np.ndarray | None = field(init=False, repr=False)
+    origin_codes: np.ndarray = field(init=False, repr=False)
+    origin_code_of: dict[str, int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         n = len(self.memory_ids)
@@ -164,6 +166,12 @@ class FactColumns:
             self.embedding_norms = np.where(self.embedded, norms, 0.0)
         if self.bm25 is None:
             self.bm25 = Bm25Index(self.contents)
+        # Comparing strings in object arrays is a Python call per row; small integer codes and a
+        # fixed-width lifecycle column keep the per-query masks in C.
+        self.lifecycle = np.asarray(self.lifecycle, dtype="<U8")
+        keys = [str(key) for key in self.origin_keys]
+        self.origin_code_of = {key: code for code, key in enumerate(dict.fromkeys(keys))}
+        self.origin_codes = np.fromiter((self.origin_code_of[key] for key in keys), dtype=np.int32, count=n)
         if self.text is None:
             self.text = TextIndexes(self.contents)
         self.row_index = {memory_id: row for row, memory_id in enumerate(self.memory_ids)}
@@ -274,7 +282,25 @@ def candidate_mask(cols: FactColumns, now: int, scope: Any) -> np.ndarray:
     """
     active = cols.lifecycle == "active"
     valid = np.isnan(cols.valid_to) | (cols.valid_to > now)
-    return np.asarray(active & valid & origin_mask(cols.origin_keys, scope), dtype=bool)
+    return np.asarray(active & valid & _origin_rows(cols, scope), dtype=bool)
+
+
+def _origin_rows(cols: FactColumns, scope: Any) -> np.ndarray:
+    """`origin_mask` over the integer origin codes (same rules, no per-row string comparison)."""
+    if scope is EVERY_ORIGIN:
+        return np.ones(len(cols), dtype=bool)
+    if scope is None:
+        return np.zeros(len(cols), dtype=bool)
+    try:
+        origin = parse_origin(scope)
+    except OriginError:
+        return np.zeros(len(cols), dtype=bool)
+    if origin.kind == "channel" and not (origin.channel_id and origin.conversation_id and origin.session_key):
+        return np.zeros(len(cols), dtype=bool)
+    code = cols.origin_code_of.get(origin.key)
+    if code is None:
+        return np.zeros(len(cols), dtype=bool)
+    return cols.origin_codes == code
 
 
 def trust_factor(cols: FactColumns, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

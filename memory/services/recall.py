@@ -83,11 +83,11 @@ def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
     if filters.as_of is not None:
         # Live at T: written by T and not yet archived or pruned at T (validity is checked at T too).
         live = (cols.created_at <= now_ms) & ~(extra.archived_at <= now_ms) & ~(extra.pruned_at <= now_ms)
-        lifecycle = np.where(live, "active", "archived").astype(object)
+        lifecycle = np.where(live, "active", "archived").astype("<U8")
     if filters.as_of is None and allowed.all():
         return cols
     view = copy.copy(cols)
-    view.lifecycle = np.where(allowed, lifecycle, "hidden").astype(object)
+    view.lifecycle = np.where(allowed, lifecycle, "hidden").astype("<U8")
     if filters.as_of is not None:
         # Reinforcement after T had not happened yet: never let a later access look like the future.
         view.last_accessed_at = np.minimum(cols.last_accessed_at, now_ms)
