@@ -66,17 +66,24 @@ class Keyring:
 
     def __init__(self) -> None:
         self._cache: dict[tuple[str, int, str], tuple[DataKey, float]] = {}
+        self._fast: dict[tuple[str, int, str], tuple[DataKey, float]] = {}
         self._lock = threading.Lock()
 
     def _path(self, workspace_id: int, origin_key: str) -> Path:
         return Path(settings.TIDELINE_KEYSTORE_DIR) / key_file_name(workspace_id, origin_key)
 
     def data_key(self, workspace_id: int, origin_key: str, *, create: bool = True) -> DataKey:
+        # Hot path (unsealing a whole index): a dict lookup, no hashing or path building.
+        fast_key = (str(settings.TIDELINE_KEYSTORE_DIR), workspace_id, origin_key)
+        now = time.monotonic()
+        cached = self._fast.get(fast_key)
+        if cached and now - cached[1] < CACHE_TTL_SECONDS:
+            return cached[0]
         path = self._path(workspace_id, origin_key)
         cache_key = (str(path), workspace_id, origin_key)
-        now = time.monotonic()
         cached = self._cache.get(cache_key)
         if cached and now - cached[1] < CACHE_TTL_SECONDS:
+            self._fast[fast_key] = cached
             return cached[0]
         with self._lock:
             if not path.exists():
@@ -85,7 +92,7 @@ class Keyring:
                     raise KeyDestroyedError(f"no data key for origin {origin_key!r} in workspace {workspace_id}")
                 self._create(path, workspace_id, origin_key)
             key = self._unwrap(path, workspace_id, origin_key)
-            self._cache[cache_key] = (key, now)
+            self._cache[cache_key] = self._fast[fast_key] = (key, now)
             return key
 
     def destroy(self, workspace_id: int, origin_key: str) -> bool:
@@ -93,6 +100,7 @@ class Keyring:
         path = self._path(workspace_id, origin_key)
         with self._lock:
             self._cache = {k: v for k, v in self._cache.items() if k[0] != str(path)}
+            self._fast = {k: v for k, v in self._fast.items() if (k[1], k[2]) != (workspace_id, origin_key)}
             if not path.exists():
                 return False
             size = path.stat().st_size
@@ -109,6 +117,7 @@ class Keyring:
     def forget_cache(self) -> None:
         with self._lock:
             self._cache.clear()
+            self._fast.clear()
 
     def _aad(self, workspace_id: int, origin_key: str) -> bytes:
         return f"tideline-key|{workspace_id}|{origin_key}".encode()

@@ -185,8 +185,13 @@ class FactColumns:
         return len(self.memory_ids)
 
     @classmethod
-    def from_rows(cls, rows: Sequence[FactRow], embedder: HrrEmbedder | None = None) -> FactColumns:
-        """Build columns from rows. With an `embedder`, rows without a vector are embedded now."""
+    def from_rows(
+        cls, rows: Sequence[FactRow], embedder: HrrEmbedder | None = None, bm25: Bm25Index | None = None
+    ) -> FactColumns:
+        """Build columns from rows. With an `embedder`, rows without a vector are embedded now.
+
+        `bm25` may be given when the caller already indexed the same contents (in the same order).
+        """
 
         def seg(row: FactRow):
             return SEGMENT_DEFAULTS.get(row.segment, SEGMENT_DEFAULTS["context"])
@@ -234,6 +239,7 @@ class FactColumns:
             origin_keys=np.array([(row.origin or Origin.owner()).key for row in rows], dtype=object),
             embeddings=embeddings,
             embedded=embedded,
+            bm25=bm25,
         )
 
     def effective(self, rows: np.ndarray, now: int) -> np.ndarray:

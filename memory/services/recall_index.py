@@ -217,9 +217,7 @@ class IndexRegistry:
         from memory.engine.bm25 import Bm25Index
 
         bm25 = Bm25Index([row.content for row in rows], analyzer=_analyzer)
-        cols = FactColumns.from_rows(rows, embedder=self.embedder) if rows else None
-        if cols is not None:
-            cols.bm25 = bm25
+        cols = FactColumns.from_rows(rows, embedder=self.embedder, bm25=bm25) if rows else None
         index.cols = cols
         index.rows = {row.memory_id: row for row in rows}
         index.extra = self._extra(index, rows)
