@@ -3,7 +3,8 @@
 Each file is one long two-person conversation: its observations are the facts, its questions the
 cases. A conversation is seeded into the pure engine as one memory: facts written in list order,
 all by the owner, every fact embedded with HRR on write, the store clock fixed at 0 (as the gold
-format's harness does). Every case is then recalled at k = 10 through one recall lane and scored:
+format's harness does). The seeder reads the whole gold-set format, so tideline-gold files seed
+the same way. Every case is then recalled at k = 10 through one recall lane and scored:
 a case is a hit@k when any relevant fact is in the top k, and its reciprocal rank is 1 / rank of the
 first relevant fact within the top 10 (0 if none).
 
@@ -23,6 +24,7 @@ from pathlib import Path
 from memory.engine.hrr import HrrEmbedder
 from memory.engine.metrics import hit_at_k, mean_ignoring_nan, reciprocal_rank
 from memory.engine.recall import FactColumns, FactRow, Hit, recall, recall_hybrid, search
+from memory.engine.records import origin_from_created_by
 
 K = 10
 CLOCK = 0
@@ -75,7 +77,7 @@ class LocomoReport:
 
 
 def load_conversation(path: str | Path) -> dict:
-    """Read one conversation file. Case keys may be spelled `relevantKeys` or `relevant_keys`."""
+    """Read one file of the gold-set format. Case keys may be spelled `relevantKeys` or `relevant_keys`."""
     spec = json.loads(Path(path).read_text(encoding="utf-8"))
     for case in spec["cases"]:
         if "relevant_keys" not in case:
@@ -84,11 +86,26 @@ def load_conversation(path: str | Path) -> dict:
     return spec
 
 
-def seed_conversation(spec: Mapping, embedder: HrrEmbedder | None = None) -> FactColumns:
-    """One memory holding the conversation's facts, in list order, owner-written, created at the clock."""
-    keys = [fact["key"] for fact in spec["facts"]]
-    if len(set(keys)) != len(keys):
-        raise ValueError(f"{spec.get('name')}: duplicate fact keys")
+def seed_conversation(spec: Mapping, embedder: HrrEmbedder | None = None, clock: int = CLOCK) -> FactColumns:
+    """One memory holding the spec's facts as the write path would store them, in list order.
+
+    Every fact is created at `clock` and embedded with HRR. Optional fields of the gold format are
+    honoured: `importance`, `source_type`, `created_by` (absent ⇒ the owner), and `supersedes_keys`,
+    which must name earlier facts and archives them (validTo = clock). LoCoMo files carry none of
+    these, so there every fact is an active owner `knowledge` fact.
+    """
+    keys: list[str] = []
+    superseded: set[str] = set()
+    for fact in spec["facts"]:
+        if fact["key"] in keys:
+            raise ValueError(f"{spec.get('name')}: duplicate fact key {fact['key']}")
+        for earlier in fact.get("supersedes_keys") or ():
+            if earlier not in keys:
+                raise ValueError(
+                    f"{spec.get('name')}: {fact['key']} supersedes {earlier}, which is not earlier"
+                )
+            superseded.add(earlier)
+        keys.append(fact["key"])
     rows = [
         FactRow(
             memory_id=fact["key"],
@@ -96,7 +113,10 @@ def seed_conversation(spec: Mapping, embedder: HrrEmbedder | None = None) -> Fac
             segment=fact.get("segment", "knowledge"),
             importance=fact.get("importance"),
             source_type=fact.get("source_type"),
-            created_at=CLOCK,
+            origin=origin_from_created_by(fact.get("created_by")),
+            created_at=clock,
+            lifecycle="archived" if fact["key"] in superseded else "active",
+            valid_to=clock if fact["key"] in superseded else None,
         )
         for fact in spec["facts"]
     ]
@@ -160,7 +180,10 @@ def evaluate_locomo(paths: Iterable[str | Path], lane: str | Lane = "default", k
 
 def format_report(report: LocomoReport) -> str:
     """A plain-text table: one row per category, per conversation, then the overall figures."""
-    lines = [f"lane: {report.lane}  ({report.seconds:.1f} s)", f"{'':24} {'n':>5} {'hit@5':>7} {'hit@10':>7} {'MRR@10':>7}"]
+    lines = [
+        f"lane: {report.lane}  ({report.seconds:.1f} s)",
+        f"{'':24} {'n':>5} {'hit@5':>7} {'hit@10':>7} {'MRR@10':>7}",
+    ]
 
     def row(name: str, f: Figures) -> str:
         return f"{name:24} {f.n:>5} {f.hit_at_5:>7.3f} {f.hit_at_10:>7.3f} {f.mrr_at_10:>7.3f}"
@@ -174,7 +197,9 @@ def format_report(report: LocomoReport) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memory.bench.locomo", description=__doc__.split("\n")[0])
     parser.add_argument("paths", nargs="+", help="conversation files in the gold-set format")
-    parser.add_argument("--lane", action="append", choices=sorted(LANES), help="lane(s) to run (default: default)")
+    parser.add_argument(
+        "--lane", action="append", choices=sorted(LANES), help="lane(s) to run (default: default)"
+    )
     args = parser.parse_args(argv)
     for index, lane in enumerate(args.lane or ["default"]):
         if index:

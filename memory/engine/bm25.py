@@ -144,21 +144,33 @@ class Bm25Index:
         contribution = weight[term_idx] * idf[term_idx] * (freq * (K1 + 1.0)) / (freq + norm)
         return scores + np.bincount(rows, weights=contribution, minlength=self.n_docs)
 
+    def document_frequency(self, columns: np.ndarray, candidates: np.ndarray) -> np.ndarray:
+        """How many candidates hold each vocabulary column in `columns`."""
+        mask = np.asarray(candidates, dtype=bool)
+        postings = self.matrix[:, np.asarray(columns, dtype=np.int64)].tocoo()
+        return np.bincount(postings.col[mask[postings.row]], minlength=len(columns))
+
     def idf(self, columns: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """The BM25 IDF over the candidates of each vocabulary column in `columns`."""
-        mask = np.asarray(candidates, dtype=bool)
-        present = self.matrix[:, columns]
-        df = np.asarray(present[mask].getnnz(axis=0), dtype=np.float64)
-        n = float(mask.sum())
+        df = self.document_frequency(columns, candidates).astype(np.float64)
+        n = float(np.asarray(candidates, dtype=bool).sum())
         return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def document_terms(self, docs: np.ndarray) -> sparse.csr_matrix:
         """Term counts of the given documents, one row each (documents × vocabulary)."""
+        return self._row_major()[np.asarray(docs, dtype=np.int64)]
+
+    def document_columns(self, doc: int) -> np.ndarray:
+        """The vocabulary columns document `doc` holds (a slice of the row-major index, no copy)."""
+        rows = self._row_major()
+        return rows.indices[rows.indptr[doc] : rows.indptr[doc + 1]]
+
+    def _row_major(self) -> sparse.csr_matrix:
         if self._rows is None:
             with self._lock:
                 if self._rows is None:
                     self._rows = self.matrix.tocsr()
-        return self._rows[np.asarray(docs, dtype=np.int64)]
+        return self._rows
 
     def term_names(self) -> list[str]:
         """The term of each vocabulary column, in column order."""

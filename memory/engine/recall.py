@@ -1,6 +1,9 @@
 """Recall over a column store of facts: candidate filtering, BM25 search, hybrid fusion, explain.
 
-ENGINE-SPEC §3.2–§3.10. The caller (the recall index) holds one `FactColumns` per workspace (see
+`recall` is the default entry point: the fused lane of `fusion.py` (stems, feedback expansion,
+character n-grams). The original's lanes stay here unchanged for gold-set parity and as eval
+baselines: `search` (BM25 × decay, and plain BM25) and `recall_hybrid` (what the original's
+`recall()` served). ENGINE-SPEC §3.2–§3.10. The caller (the recall index) holds one `FactColumns` per workspace (see
 `candidates.py`). Every query first computes a boolean candidate mask (lifecycle, validity, origin
 scope) and then scores only those rows, vectorised: there is no Python loop over the facts, only
 over the hits being returned.
@@ -238,10 +241,14 @@ def explain(
     `mode="lexical"` (the original's explain) ranks exactly like `search`; `mode="hybrid"` explains
     `recall_hybrid`. Lexical-lane hits also get `terms`: per query term that matched, its count in
     the fact, document frequency and IDF over the candidates, and its `contribution`; the
-    contributions, summed in query order, equal `bm25`.
+    contributions, summed in query order, equal `bm25`. `mode="default"` returns the default
+    `recall`'s hits, whose components already hold every lane's number and the maxima they were
+    scaled by (see fusion.py).
     """
-    if mode not in ("lexical", "hybrid"):
-        raise ValueError(f"explain mode must be 'lexical' or 'hybrid', got {mode!r}")
+    if mode not in ("lexical", "hybrid", "default"):
+        raise ValueError(f"explain mode must be 'lexical', 'hybrid' or 'default', got {mode!r}")
+    if mode == "default":
+        return recall(cols, query, now, scope, limit=limit, embedder=embedder)
     if mode == "lexical":
         hits = search(cols, query, now, scope, limit=limit)
     else:

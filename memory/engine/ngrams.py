@@ -1,0 +1,121 @@
+"""A character n-gram lane: TF-IDF cosine over the pieces of words, for near-miss spellings and forms.
+
+Stemming joins regular inflections, but not "grandma" and "grandmother", "pup" and "puppy", or a
+typo such as "festval". Those still share most of their letters. Each word (recall tokens, so no
+stopwords) contributes its own feature `w:<word>` and every 3- and 4-character window of `^word$`,
+so a shared word counts for a lot and a shared word piece for a little.
+
+Rules:
+
+* term weight: `1 + ln(count)` (sublinear, so a repeated piece does not dominate a sentence);
+* IDF: `ln((n + 1) / (df + 1)) + 1` over the candidate set (n candidates, df of them holding the
+  feature). Statistics follow origin isolation as BM25's do: one principal's facts never shift
+  another's weights;
+* score: the cosine between the query's and each fact's weighted feature vectors, in [0, 1].
+
+A query's cost is the postings of its own features plus, once per candidate set, one pass over the
+matrix for the IDF and the row norms (cached per set, since a scope queries the same set again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import sparse
+
+from memory.engine.tokenize import tokenize
+
+GRAM_SIZES = (3, 4)
+STATS_CACHE = 8  # candidate sets remembered (scopes and filtered views of one index)
+
+
+def gram_features(text: str) -> list[str]:
+    """`w:<word>` and `g:<window>` for each recall token of the text, duplicates kept."""
+    out: list[str] = []
+    for word in tokenize(text):
+        out.append("w:" + word)
+        framed = "^" + word + "$"
+        for size in GRAM_SIZES:
+            out.extend("g:" + framed[i : i + size] for i in range(len(framed) - size + 1))
+    return out
+
+
+class NgramIndex:
+    """Feature weights of a fixed list of documents; `cosine` scores one query against the candidates."""
+
+    def __init__(self, documents: Sequence[str]) -> None:
+        self.vocabulary: dict[str, int] = {}
+        rows: list[int] = []
+        cols: list[int] = []
+        for row, text in enumerate(documents):
+            for feature in gram_features(text):
+                cols.append(self.vocabulary.setdefault(feature, len(self.vocabulary)))
+                rows.append(row)
+        shape = (len(documents), max(1, len(self.vocabulary)))
+        counts = sparse.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+        counts.sum_duplicates()
+        # One copy only, in float32: at 10,000 facts this is ~6 MB; df and norms come from its postings.
+        self.weights = counts.astype(np.float32)
+        self.weights.data = (1.0 + np.log(counts.data)).astype(np.float32)
+        self._stats: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @property
+    def n_docs(self) -> int:
+        return self.weights.shape[0]
+
+    def _candidate_stats(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(IDF per feature, row norm per document) over the candidate set `mask`, cached per set."""
+        key = hashlib.blake2b(np.packbits(mask).tobytes(), digest_size=16).digest()
+        with self._lock:
+            cached = self._stats.get(key)
+            if cached is not None:
+                self._stats.move_to_end(key)
+                return cached
+        w = self.weights
+        n_features = w.shape[1]
+        if w.nnz == 0:
+            return np.ones(n_features), np.zeros(self.n_docs)
+        # CSC postings: `indices` are the rows holding each feature, column by column; every
+        # column has at least one posting, so reduceat sums exactly each column's candidates.
+        df = np.add.reduceat(mask[w.indices].astype(np.float64), w.indptr[:-1])
+        idf = np.log((mask.sum() + 1.0) / (df + 1.0)) + 1.0
+        feature_of = np.repeat(np.arange(n_features), np.diff(w.indptr))
+        weighted = w.data.astype(np.float64) * idf[feature_of]
+        norms = np.sqrt(np.bincount(w.indices, weights=weighted * weighted, minlength=self.n_docs))
+        with self._lock:
+            self._stats[key] = (idf, norms)
+            while len(self._stats) > STATS_CACHE:
+                self._stats.popitem(last=False)
+        return idf, norms
+
+    def cosine(self, query: str, candidates: np.ndarray) -> np.ndarray:
+        """Cosine of the query with every document; 0 outside the candidates or without shared features.
+
+        The query's norm counts its features the memory has never seen too (at the IDF of a feature
+        no candidate holds): a query half made of unknown words is only half like anything here.
+        """
+        mask = np.asarray(candidates, dtype=bool)
+        scores = np.zeros(self.n_docs, dtype=np.float64)
+        counts: dict[str, int] = {}
+        for feature in gram_features(query):
+            counts[feature] = counts.get(feature, 0) + 1
+        known = {self.vocabulary[f]: c for f, c in counts.items() if f in self.vocabulary}
+        if not known or not mask.any():
+            return scores
+        idf, norms = self._candidate_stats(mask)
+        cols = np.fromiter(known, dtype=np.int64, count=len(known))
+        query_weight = (1.0 + np.log(np.fromiter(known.values(), dtype=np.float64))) * idf[cols]
+        unseen_idf = np.log(mask.sum() + 1.0) + 1.0
+        unseen = np.array([c for f, c in counts.items() if f not in self.vocabulary], dtype=np.float64)
+        unseen_weight = (1.0 + np.log(unseen)) * unseen_idf
+        query_norm = float(np.sqrt(query_weight @ query_weight + unseen_weight @ unseen_weight))
+        # A fact's vector is its term weights times the same IDF, so the IDF enters the dot product twice.
+        dots = (self.weights[:, cols] @ (query_weight * idf[cols])).astype(np.float64)
+        ok = mask & (norms > 0)
+        scores[ok] = dots[ok] / (norms[ok] * query_norm)
+        return scores

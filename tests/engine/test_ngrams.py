@@ -1,0 +1,68 @@
+"""The character n-gram lane (memory/engine/ngrams.py): features, TF-IDF cosine, candidate statistics."""
+
+import numpy as np
+import pytest
+
+from memory.engine.ngrams import NgramIndex, gram_features
+
+DOCS = [
+    "My grandmother lives in Sweden.",
+    "I took the puppy to the vet.",
+    "The pride festival was last year.",
+    "Weather in the mountains is cold.",
+]
+ALL = np.ones(len(DOCS), dtype=bool)
+
+
+def test_features_are_each_word_and_its_three_and_four_character_windows():
+    assert gram_features("Dog") == ["w:dog", "g:^do", "g:dog", "g:og$", "g:^dog", "g:dog$"]
+
+
+def test_stopwords_give_no_features():
+    assert gram_features("what is the") == []
+
+
+def test_a_text_is_fully_similar_to_itself_and_scores_lie_in_zero_to_one():
+    scores = NgramIndex(DOCS).cosine(DOCS[1], ALL)
+    assert scores[1] == pytest.approx(1.0)
+    assert (scores >= 0).all() and (scores <= 1.0 + 1e-9).all()
+
+
+@pytest.mark.parametrize(("query", "expected"), [("grandma", 0), ("pup", 1), ("fesetival", 2)])
+def test_word_pieces_find_related_forms_and_typos_that_share_no_whole_word(query, expected):
+    scores = NgramIndex(DOCS).cosine(query, ALL)
+    assert int(np.argmax(scores)) == expected and scores[expected] > 0
+
+
+def test_facts_outside_the_candidates_score_zero_and_do_not_shift_the_statistics():
+    """Isolation: IDF and norms are over the candidate set, so a hidden fact changes nothing."""
+    docs = ["alpha beta", "alpha gamma", "alpha delta", "beta beta beta"]
+    visible = np.array([True, True, True, False])
+    with_hidden = NgramIndex(docs).cosine("alpha beta", visible)
+    without = NgramIndex(docs[:3]).cosine("alpha beta", np.ones(3, dtype=bool))
+    assert with_hidden[3] == 0.0
+    assert with_hidden[:3] == pytest.approx(without)
+
+
+def test_statistics_are_cached_per_candidate_set():
+    index = NgramIndex(DOCS)
+    some = np.array([True, True, False, False])
+    index.cosine("puppy", ALL)
+    index.cosine("puppy", some)
+    index.cosine("vet", ALL)
+    assert len(index._stats) == 2
+
+
+def test_unknown_query_words_lower_the_cosine():
+    """A query half made of words the memory has never seen is only half like anything in it."""
+    index = NgramIndex(DOCS)
+    plain = index.cosine("puppy", ALL)[1]
+    diluted = index.cosine("puppy xylophone quasar", ALL)[1]
+    assert 0 < diluted < plain
+
+
+def test_a_query_without_features_or_candidates_scores_nothing():
+    index = NgramIndex(DOCS)
+    assert not index.cosine("the of is", ALL).any()
+    assert not index.cosine("puppy", np.zeros(len(DOCS), dtype=bool)).any()
+    assert not NgramIndex([]).cosine("puppy", np.zeros(0, dtype=bool)).any()
