@@ -143,6 +143,7 @@ def recall_with_graph(
     min_sim: float | None = None,
     force_walk: bool = False,
     embedder: Any = None,
+    seed_hits: Sequence[Hit] | None = None,
 ) -> list[Hit]:
     """Hybrid recall, extended along links when the query or the seeds call for it.
 
@@ -155,9 +156,14 @@ def recall_with_graph(
     the newest `created_at`, then to lane order.
     """
     limit = limit if limit and limit > 0 else DEFAULT_LIMIT
-    seeds = recall_hybrid(
-        cols, query, now, scope, limit=max(limit, 2 * seed_count), min_sim=min_sim, embedder=embedder
-    )
+    # `seed_hits` lets the caller seed from another lane (Tideline's default fused lane); its order
+    # then stands in for the lexical rank, and there is no separate vector rank.
+    if seed_hits is not None:
+        seeds = list(seed_hits)
+    else:
+        seeds = recall_hybrid(
+            cols, query, now, scope, limit=max(limit, 2 * seed_count), min_sim=min_sim, embedder=embedder
+        )
     if not seeds:
         return []
     # Only links between two facts the caller may see take part: O(links), not O(facts).
@@ -185,8 +191,12 @@ def recall_with_graph(
     graph_rank = {reached[i][0]: pos + 1 for pos, i in enumerate(graph_order)}
     graph_weight = {mid: weight for (mid, _), weight in zip(reached, weights, strict=True)}
     row_of = {mid: cols.row_index[mid] for mid in nodes}
-    lex_rank = {h.memory_id: h.components["lex_rank"] for h in seeds if h.components.get("lex_rank")}
-    vec_rank = {h.memory_id: h.components["vec_rank"] for h in seeds if h.components.get("vec_rank")}
+    if seed_hits is not None:
+        lex_rank = {h.memory_id: position + 1 for position, h in enumerate(seeds)}
+        vec_rank: dict[str, int] = {}
+    else:
+        lex_rank = {h.memory_id: h.components["lex_rank"] for h in seeds if h.components.get("lex_rank")}
+        vec_rank = {h.memory_id: h.components["vec_rank"] for h in seeds if h.components.get("vec_rank")}
 
     fused = []
     for position, mid in enumerate(dict.fromkeys([*lex_rank, *vec_rank, *graph_rank])):

@@ -22,6 +22,7 @@ from memory.engine.context import pack_context
 from memory.engine.decay import apply_feedback
 from memory.engine.graph_recall import recall_with_graph
 from memory.engine.recall import explain as engine_explain
+from memory.engine.recall import recall as default_lane
 from memory.engine.scan import scan_for_threats
 from memory.models import Fact, Workspace
 from memory.services.mutation import mutate
@@ -120,6 +121,18 @@ def _hits(index: ScopeIndex, raw_hits) -> list[RecallHit]:
     return out
 
 
+SEED_COUNT = 4
+
+
+def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: int):
+    """Tideline's default ranking: the fused lane (stemmed BM25 + expansion + n-grams, × decay × trust),
+    extended along typed links when the query or its top seeds call for it (ENGINE-SPEC §3.7)."""
+    seeds = default_lane(view, query, now_ms, scope, limit=max(k, 2 * SEED_COUNT))
+    if not seeds:
+        return []
+    return recall_with_graph(view, index.links, query, now_ms, scope, limit=k, seed_count=SEED_COUNT, seed_hits=seeds)
+
+
 def _now_ms(filters: RecallFilters, now: datetime | None) -> int:
     moment = filters.as_of or now or timezone.now()
     return int(to_ms(moment))
@@ -139,8 +152,7 @@ def recall(
         view = _view(index, now_ms, filters)
         if view is None:
             return []
-        raw = recall_with_graph(view, index.links, query, now_ms, scope, limit=k)
-        hits = _hits(index, raw)
+        hits = _hits(index, _rank(index, view, query, now_ms, scope, k))
     if reinforce and hits and filters.as_of is None:
         _reinforce(index, [h.id for h in hits], now or timezone.now())
     return hits
@@ -157,7 +169,7 @@ def explain(*, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K
     now_ms = _now_ms(filters, now)
     with index.lock:
         view = _view(index, now_ms, filters)
-        detail = {h.memory_id: h.components for h in engine_explain(view, query, now_ms, scope, limit=None, mode="hybrid")}
+        detail = {h.memory_id: h.components for h in engine_explain(view, query, now_ms, scope, limit=None, mode="default")}
     return [
         RecallHit(**{**h.__dict__, "components": {**h.components, "lexical_detail": detail.get(h.id, {})}})
         for h in hits
@@ -176,7 +188,7 @@ def context(*, workspace: Workspace, query: str, origin: Any, max_chars: int = 1
         view = _view(index, now_ms, filters)
         if view is None:
             return None
-        raw = recall_with_graph(view, index.links, query, now_ms, scope, limit=k)
+        raw = _rank(index, view, query, now_ms, scope, k)
         # Context goes straight into a prompt, so every line is rescanned, the owner's included.
         return pack_context(view, raw, max_chars=max_chars, threat_scan=lambda text: list(scan_for_threats(text).rules))
 

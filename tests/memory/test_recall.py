@@ -150,12 +150,18 @@ def test_explain_components_rebuild_the_score(tl):
     for text in ("The routing service caches routes in Redis.", "Redis keeps data in memory.",
                  "The routing service uses PostgreSQL."):  # fmt: skip
         tl.add(text, segment="knowledge")
-    for hit in tl.explain("routing service redis"):
+    hits = tl.explain("routing service redis")
+    assert hits
+    for hit in hits:
         c = hit.components
-        if c.get("lane") == "lexical":
-            assert c["bm25"] * c["modulator"] * c["trust"] == pytest.approx(hit.score)
-            detail = c["lexical_detail"]
-            assert sum(t["contribution"] for t in detail["terms"]) == pytest.approx(c["bm25"])
+        if c.get("route") == "graph":
+            assert c["rrf_lexical"] + c["rrf_vector"] + c["rrf_graph"] == pytest.approx(hit.score)
+            continue
+        assert c["relevance"] * c["modulator"] * c["trust"] == pytest.approx(hit.score)
+        assert c["modulator"] == pytest.approx(0.5 + 0.5 * c["effective"])
+        assert c["trust"] == pytest.approx(c["source_weight"] * c["confidence_factor"])
+        lexical = c["bm25"] / c["bm25_max"] + c["expansion_weight"] * (c["expansion"] / c["expansion_max"] if c["expansion_max"] else 0)
+        assert lexical == pytest.approx(c["lexical"])
 
 
 def test_a_voice_note_is_found_by_its_transcript_not_its_pointer(tl, workspace):
