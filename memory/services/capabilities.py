@@ -32,7 +32,7 @@ def rank(capability: str, workspace, query: str, *, origin: Any, limit: int, now
         return [hit.id for hit in hits]
     scope = R.parse_origin(origin)
     index = registry.get(workspace, scope)
-    cols, now_ms = index.cols, int(to_ms(now))
+    cols, now_ms = registry.with_vectors(index), int(to_ms(now))
     if cols is None:
         return []
     with index.lock:

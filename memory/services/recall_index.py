@@ -11,6 +11,7 @@ recently used under a memory budget (`TIDELINE_RECALL_INDEX_BUDGET_MB`).
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -60,16 +61,27 @@ class ScopeIndex:
     meta: dict[str, dict[str, Any]] = field(default_factory=dict)
     links: list[tuple[str, str, str]] = field(default_factory=list)
     cols: FactColumns | None = None
+    vector_cols: FactColumns | None = None  # the same columns plus HRR vectors, built when asked for
     extra: Extra | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     @property
     def size_bytes(self) -> int:
+        """Approximate memory of the derived structures (sparse matrices, vectors, per-row arrays)."""
         if self.cols is None:
             return 0
-        matrix = self.cols.bm25.matrix
-        vectors = self.cols.embeddings.nbytes if self.cols.embeddings is not None else 0
-        return int(vectors + matrix.data.nbytes + matrix.indices.nbytes + 200 * len(self.cols))
+        total = 120 * len(self.cols)  # numeric columns and per-row bookkeeping
+        matrices = [self.cols.bm25.matrix]
+        text = self.cols.text
+        if text is not None and text._stems is not None:
+            matrices.append(text._stems.matrix)
+        if text is not None and text._ngrams is not None:
+            total += text._ngrams.weights.data.nbytes + text._ngrams.weights.indices.nbytes
+        for matrix in matrices:
+            total += matrix.data.nbytes + matrix.indices.nbytes + matrix.indptr.nbytes
+        if self.vector_cols is not None and self.vector_cols.embeddings is not None:
+            total += self.vector_cols.embeddings.nbytes
+        return int(total)
 
 
 _tokens_cache: dict[str, list[str]] = {}
@@ -208,19 +220,38 @@ class IndexRegistry:
         ]
 
     def _rebuild(self, index: ScopeIndex) -> None:
-        rows = list(index.rows.values())
-        if index.cols is not None and index.cols.embeddings is not None:
-            # Keep already computed vectors: only new rows get embedded.
-            previous = {mid: index.cols.embeddings[i] for mid, i in index.cols.row_index.items()}
-            rows = [r if r.embedding is not None or r.memory_id not in previous else _with_vector(r, previous[r.memory_id])
-                    for r in rows]  # fmt: skip
+        """Rebuild the columns from cached rows: tokens come from a cache, nothing is decrypted again.
+
+        The default lane needs no vectors, so HRR vectors are computed only when a capability that
+        uses them asks (`with_vectors`); the default lane's own indexes are built now, so the first
+        recall after a write is not the one that pays for them.
+        """
         from memory.engine.bm25 import Bm25Index
 
+        rows = list(index.rows.values())
+        index.vector_cols = None
+        if not rows:
+            index.cols, index.extra = None, self._extra(index, rows)
+            return
         bm25 = Bm25Index([row.content for row in rows], analyzer=_analyzer)
-        cols = FactColumns.from_rows(rows, embedder=self.embedder, bm25=bm25) if rows else None
+        cols = FactColumns.from_rows(rows, embedder=None, bm25=bm25)
+        cols.text.stems  # noqa: B018 - build now
+        cols.text.ngrams  # noqa: B018
         index.cols = cols
-        index.rows = {row.memory_id: row for row in rows}
         index.extra = self._extra(index, rows)
+
+    def with_vectors(self, index: ScopeIndex) -> FactColumns | None:
+        """The index's columns with HRR vectors (for the hybrid, vector and graph capabilities)."""
+        with index.lock:
+            if index.cols is None:
+                return None
+            if index.vector_cols is None:
+                view = copy.copy(index.cols)
+                view.embeddings = self.embedder.embed(view.contents)
+                view.embedded = np.ones(len(view), dtype=bool)
+                view.embedding_norms = np.linalg.norm(view.embeddings.astype(np.float64), axis=1)
+                index.vector_cols = view
+            return index.vector_cols
 
     def _extra(self, index: ScopeIndex, rows: list[FactRow]) -> Extra:
         meta = [index.meta[row.memory_id] for row in rows]
