@@ -184,6 +184,10 @@ def recall_fused(
     weight, conf = trust_factor(cols, rows)
     trust = weight * conf
     score = relevance[rows] * modulator * trust
+    keep = _top_candidates(score, resolve_limit(limit), mmr_lambda)
+    if keep is not None:
+        rows, score, trust = rows[keep], score[keep], trust[keep]
+        effective, modulator, weight, conf = effective[keep], modulator[keep], weight[keep], conf[keep]
     order = rank_order(rows, score, cols.created_at[rows])
     rows, score, trust = rows[order], score[order], trust[order]
     effective, modulator, weight, conf = effective[order], modulator[order], weight[order], conf[order]
@@ -195,13 +199,13 @@ def recall_fused(
         "ngram_max": float(lanes.ngram.max()),
         "cosine_max": float(lanes.cosine.max()),
     }
-    lex_rank = _ranks(lanes.bm25)
     vec_rank = np.zeros(len(cols), dtype=np.int64)
     vec_rank[lanes.vector_rows] = np.arange(1, lanes.vector_rows.size + 1)
     stems = cols.text.stems
     hits = []
     for i in mmr_pick(cols, rows, score, resolve_limit(limit), mmr_lambda):
         row = int(rows[i])
+        lex_rank = _rank_of(lanes.bm25, row)
         present = _row_terms(stems, row)
         components = {
             "lane": "fused",
@@ -225,7 +229,7 @@ def recall_fused(
             "source_weight": float(weight[i]),
             "confidence_factor": float(conf[i]),
             "trust": float(trust[i]),
-            "lex_rank": int(lex_rank[row]) or None,
+            "lex_rank": lex_rank,
             "vec_rank": int(vec_rank[row]) or None,
             "score": float(score[i]),
         }
@@ -237,6 +241,30 @@ def _row_terms(stems, row: int) -> set[str]:
     """The stems a fact holds (one sparse row read, not a lookup per term)."""
     names = stems.term_names()
     return {names[col] for col in stems.document_columns(row)}
+
+
+def _top_candidates(score: np.ndarray, limit: int | None, mmr_lambda: float) -> np.ndarray | None:
+    """Positions that can still reach the top `limit` (all ties at the cut kept), or None for all.
+
+    Sorting every eligible fact costs O(n log n) per query at 100,000 facts; only the best few can
+    be returned, so a linear-time partition keeps those (and anything tied with the last of them)
+    and the exact ordering rules then run on that handful.
+    """
+    if limit is None or mmr_lambda < 1.0:
+        return None
+    keep = max(4 * limit, 64)
+    if score.size <= keep:
+        return None
+    threshold = np.partition(score, score.size - keep)[score.size - keep]
+    return np.flatnonzero(score >= threshold)
+
+
+def _rank_of(values: np.ndarray, row: int) -> int | None:
+    """1-based rank of `row` by value desc, ties in row order (as `_ranks` would give); None if ≤ 0."""
+    value = values[row]
+    if value <= 0:
+        return None
+    return int(np.count_nonzero(values > value) + np.count_nonzero(values[:row] == value) + 1)
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:

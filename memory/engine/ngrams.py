@@ -33,14 +33,20 @@ GRAM_SIZES = (3, 4)
 STATS_CACHE = 8  # candidate sets remembered (scopes and filtered views of one index)
 
 
+def _word_features(word: str) -> list[str]:
+    """`w:<word>` and every 3- and 4-character window of `^word$`, duplicates kept."""
+    out = ["w:" + word]
+    framed = "^" + word + "$"
+    for size in GRAM_SIZES:
+        out.extend("g:" + framed[i : i + size] for i in range(len(framed) - size + 1))
+    return out
+
+
 def gram_features(text: str) -> list[str]:
     """`w:<word>` and `g:<window>` for each recall token of the text, duplicates kept."""
     out: list[str] = []
     for word in tokenize(text):
-        out.append("w:" + word)
-        framed = "^" + word + "$"
-        for size in GRAM_SIZES:
-            out.extend("g:" + framed[i : i + size] for i in range(len(framed) - size + 1))
+        out.extend(_word_features(word))
     return out
 
 
@@ -48,15 +54,30 @@ class NgramIndex:
     """Feature weights of a fixed list of documents; `cosine` scores one query against the candidates."""
 
     def __init__(self, documents: Sequence[str]) -> None:
+        # Features depend only on the word, and words repeat (Zipf): build a documents × words count
+        # matrix and a words × features matrix, and multiply. Only distinct words are cut into pieces.
         self.vocabulary: dict[str, int] = {}
-        rows: list[int] = []
-        cols: list[int] = []
+        word_index: dict[str, int] = {}
+        doc_rows: list[int] = []
+        doc_words: list[int] = []
         for row, text in enumerate(documents):
-            for feature in gram_features(text):
-                cols.append(self.vocabulary.setdefault(feature, len(self.vocabulary)))
-                rows.append(row)
-        shape = (len(documents), max(1, len(self.vocabulary)))
-        counts = sparse.csc_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+            for word in tokenize(text):
+                doc_words.append(word_index.setdefault(word, len(word_index)))
+                doc_rows.append(row)
+        feature_rows: list[int] = []
+        feature_cols: list[int] = []
+        for word, index in word_index.items():
+            for feature in _word_features(word):
+                feature_cols.append(self.vocabulary.setdefault(feature, len(self.vocabulary)))
+                feature_rows.append(index)
+        n_words, n_features = max(1, len(word_index)), max(1, len(self.vocabulary))
+        by_word = sparse.csr_matrix(
+            (np.ones(len(doc_rows)), (doc_rows, doc_words)), shape=(len(documents), n_words)
+        )
+        pieces = sparse.csr_matrix(
+            (np.ones(len(feature_rows)), (feature_rows, feature_cols)), shape=(n_words, n_features)
+        )
+        counts = (by_word @ pieces).tocsc()
         counts.sum_duplicates()
         # One copy only, in float32: at 10,000 facts this is ~6 MB; df and norms come from its postings.
         self.weights = counts.astype(np.float32)

@@ -77,9 +77,9 @@ def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
         return None
     allowed = extra.clearance <= CLEARANCE.get(filters.clearance, 2)
     if filters.intent is not None:
-        allowed &= (extra.intent_scope == "") | (extra.intent_scope == filters.intent)
+        allowed &= extra.unscoped | (extra.intent_scope == filters.intent)
     else:
-        allowed &= extra.intent_scope == ""
+        allowed &= extra.unscoped
     lifecycle = cols.lifecycle
     if filters.as_of is not None:
         # Live at T: written by T and not yet archived or pruned at T (validity is checked at T too).

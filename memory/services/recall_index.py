@@ -46,6 +46,7 @@ class Extra:
     pk: np.ndarray
     clearance: np.ndarray
     intent_scope: np.ndarray
+    unscoped: np.ndarray  # intent_scope == "" (kept as booleans: comparing objects per query is slow)
     archived_at: np.ndarray
     pruned_at: np.ndarray
     modality: list
@@ -263,6 +264,7 @@ class IndexRegistry:
             pk=np.array([m["pk"] for m in meta], dtype=np.int64),
             clearance=np.array([m["clearance"] for m in meta], dtype=np.int8),
             intent_scope=np.array([m["intent_scope"] for m in meta], dtype=object),
+            unscoped=np.array([not m["intent_scope"] for m in meta], dtype=bool),
             archived_at=ms("archived_at"),
             pruned_at=ms("pruned_at"),
             modality=[m["modality"] for m in meta],
@@ -288,6 +290,7 @@ class IndexRegistry:
             cols.confirmed[i] = row.status == "confirmed"
             index.extra.clearance[i] = meta["clearance"]
             index.extra.intent_scope[i] = meta["intent_scope"]
+            index.extra.unscoped[i] = not meta["intent_scope"]
             index.extra.archived_at[i] = np.nan if meta["archived_at"] is None else meta["archived_at"]
             index.extra.pruned_at[i] = np.nan if meta["pruned_at"] is None else meta["pruned_at"]
 
