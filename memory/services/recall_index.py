@@ -72,7 +72,8 @@ class ScopeIndex:
         if self.cols is None:
             return 0
         total = 120 * len(self.cols)  # numeric columns and per-row bookkeeping
-        matrices = [self.cols.bm25.matrix]
+        bm25 = self.cols.bm25
+        matrices = [bm25.matrix] if not isinstance(bm25, _Lazy) or bm25.built else []
         text = self.cols.text
         if text is not None and text._stems is not None:
             matrices.append(text._stems.matrix)
@@ -183,7 +184,9 @@ class IndexRegistry:
     def _load(self, index: ScopeIndex, facts) -> set[str]:
         """Read facts (decrypting their content) into the row cache; returns the ids that are new."""
         new_ids = set()
-        for values in facts.values(*_FIELDS).iterator(chunk_size=5000):
+        # Tuples, not dicts: at 100,000 facts the per-row overhead of `.values()` is seconds.
+        for record in facts.values_list(*_FIELDS):
+            values = dict(zip(_FIELDS, record))
             memory_id = values["memory_id"]
             old = index.rows.get(memory_id)
             if old is None:
@@ -234,7 +237,10 @@ class IndexRegistry:
         if not rows:
             index.cols, index.extra = None, self._extra(index, rows)
             return
-        bm25 = Bm25Index([row.content for row in rows], analyzer=_analyzer)
+        contents = [row.content for row in rows]
+        # The spec lanes' BM25 (whole-token analyzer) serves only the comparison capabilities and
+        # lexical explanations: built the first time one of those touches it.
+        bm25 = _Lazy(lambda: Bm25Index(contents, analyzer=_analyzer))
         cols = FactColumns.from_rows(rows, embedder=None, bm25=bm25)
         cols.text.stems  # noqa: B018 - build now
         cols.text.ngrams  # noqa: B018
@@ -305,6 +311,26 @@ class IndexRegistry:
                 index.cols.last_accessed_at[i] = now_ms
                 row = index.rows[memory_id]
                 index.rows[memory_id] = _replace(row, access_count=row.access_count + 1, last_accessed_at=now_ms)
+
+
+class _Lazy:
+    """Builds the wrapped object on first attribute access (thread-safe), then delegates to it."""
+
+    def __init__(self, factory) -> None:
+        self._factory, self._target, self._lock = factory, None, threading.Lock()
+
+    @property
+    def built(self) -> bool:
+        return self._target is not None
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._target is None:
+            with self._lock:
+                if self._target is None:
+                    self._target = self._factory()
+        return getattr(self._target, name)
 
 
 def _with_vector(row: FactRow, vector) -> FactRow:
