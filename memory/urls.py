@@ -7,4 +7,7 @@ app_name = "memory"
 urlpatterns = [
     path("", views.home, name="home"),
     path("w/<slug:workspace>/", views.workspace_overview, name="workspace-overview"),
+    path("w/<slug:workspace>/facts/", views.fact_list, name="fact-list"),
+    path("w/<slug:workspace>/facts/<str:memory_id>/", views.fact_detail, name="fact-detail"),
+    path("w/<slug:workspace>/recall/", views.recall_playground, name="recall-playground"),
 ]

@@ -4,11 +4,21 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+import numpy as np
+from django.shortcuts import get_object_or_404, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET
+from django.views.decorators.vary import vary_on_headers
 
-from memory.models import Fact, Workspace
+from memory import selectors
+from memory.engine import records as R
+from memory.engine.decay import effective_score
+from memory.forms import FactFilterForm, PlaygroundForm
+from memory.models import Fact, MemoryEvent, Workspace
 from memory.permissions import get_workspace_for_user
+from memory.services import recall as recall_service
+from memory.timestamps import to_ms
+from tideline_site.htmx import wants_partial
 
 
 @require_GET
@@ -35,3 +45,91 @@ def workspace_overview(request: HttpRequest, workspace: str) -> HttpResponse:
         "memory/workspace_overview.html",
         {"workspace": ws, "by_segment": by_segment, "by_lifecycle": by_lifecycle, "page": page},
     )
+
+
+# ---------------------------------------------------------------- facts browser, inspector, playground
+
+PAGE_SIZE = 50
+
+
+@require_GET
+@login_required
+@vary_on_headers("HX-Request")
+def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    form = FactFilterForm(request.GET or None)
+    data = form.cleaned_data if form.is_valid() else {}
+    facts = selectors.filtered_facts(ws, data)
+    scores: dict[str, float] = {}
+    if data.get("q"):
+        hits = recall_service.recall(workspace=ws, query=data["q"], origin=data.get("origin") or R.Origin.owner(),
+                                     k=200, reinforce=False)  # fmt: skip
+        scores = {hit.id: hit.score for hit in hits}
+        facts = sorted(facts.filter(memory_id__in=list(scores)), key=lambda f: -scores[f.memory_id])
+    page = Paginator(facts, PAGE_SIZE).get_page(request.GET.get("page"))
+    for fact in page.object_list:
+        fact.search_score = scores.get(fact.memory_id)
+    context = {"workspace": ws, "form": form, "page": page, "searching": bool(scores) or bool(data.get("q")),
+               "origins": selectors.origins_of(ws)}  # fmt: skip
+    template = "memory/fact_list.html" + ("#fact-table" if wants_partial(request) else "")
+    return render(request, template, context)
+
+
+@require_GET
+@login_required
+def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    fact = get_object_or_404(Fact, workspace=ws, memory_id=memory_id)
+    outbound = fact.outbound_links.select_related("to_fact").order_by("position", "pk")
+    inbound = fact.inbound_links.select_related("from_fact").order_by("pk")
+    events = MemoryEvent.objects.filter(workspace=ws, fact_ids__contains=[memory_id]) if _json_contains() else \
+        [e for e in MemoryEvent.objects.filter(workspace=ws).order_by("-revision")[:2000] if memory_id in (e.fact_ids or [])]
+    query = request.GET.get("q", "").strip()[:500]
+    explanation = None
+    if query:
+        hits = recall_service.explain(workspace=ws, query=query, origin=fact.origin, k=50)
+        explanation = next((h for h in hits if h.id == memory_id), False)
+    curve = decay_curve(fact)
+    context = {"workspace": ws, "fact": fact, "outbound": outbound, "inbound": inbound, "events": list(events)[:200],
+               "query": query, "explanation": explanation, "curve": curve}  # fmt: skip
+    return render(request, "memory/fact_detail.html", context)
+
+
+def _json_contains() -> bool:
+    from django.db import connection
+
+    return connection.vendor == "postgresql"  # SQLite has no JSON containment lookup
+
+
+def decay_curve(fact: Fact, weeks: int = 12) -> dict:
+    """Effective score today and each week ahead if nobody uses the fact, as SVG polyline points."""
+    now_ms = int(to_ms(timezone.now()))
+    days = np.arange(0, weeks * 7 + 1, 7)
+    values = effective_score(
+        np.full(days.size, fact.importance), np.full(days.size, fact.decay_rate), np.full(days.size, fact.access_count),
+        np.full(days.size, int(to_ms(fact.last_accessed_at))), now_ms + days * 86_400_000,
+        np.full(days.size, fact.tier == "permanent"),
+    )  # fmt: skip
+    width, height = 360, 120
+    points = " ".join(f"{i * width / (days.size - 1):.1f},{height - float(v) * height:.1f}" for i, v in enumerate(values))
+    return {"now": float(values[0]), "points": points, "width": width, "height": height,
+            "weeks": weeks, "archive_line": height - 0.15 * height, "prune_line": height - 0.05 * height}  # fmt: skip
+
+
+@require_GET
+@login_required
+@vary_on_headers("HX-Request")
+def recall_playground(request: HttpRequest, workspace: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    form = PlaygroundForm(request.GET or None, initial={"origin": "owner", "k": 8, "clearance": "PII", "max_chars": 1200})
+    hits, block = None, None
+    if request.GET and form.is_valid():
+        data = form.cleaned_data
+        filters = recall_service.RecallFilters(clearance=data["clearance"], as_of=data.get("as_of"))
+        hits = recall_service.explain(workspace=ws, query=data["q"], origin=data["origin"], k=data["k"], filters=filters)
+        if data.get("as_of") is None:
+            block = recall_service.context(workspace=ws, query=data["q"], origin=data["origin"], k=data["k"],
+                                           max_chars=data["max_chars"], filters=filters)  # fmt: skip
+    context = {"workspace": ws, "form": form, "hits": hits, "block": block, "origins": selectors.origins_of(ws)}
+    template = "memory/recall_playground.html" + ("#recall-results" if wants_partial(request) else "")
+    return render(request, template, context)

@@ -1,0 +1,94 @@
+"""The console's facts browser, fact inspector and recall playground (server-rendered, HTMX-enhanced)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from memory.models import Membership
+from memory.services.recall_index import registry
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner(workspace):
+    registry.clear()
+    user = get_user_model().objects.create_user("olga", password="pw-olga-123")
+    Membership.objects.create(user=user, workspace=workspace, role="owner")
+    tl = Tideline(workspace)
+    tl.add("I keep a strict vegetarian diet.", segment="preference")
+    tl.add("The weather API reported rain in Porto.", segment="knowledge", source_type="tool_output")
+    tl.add("This peer prefers short replies.", segment="preference", origin="channel:wa/c1/s1")
+    return user
+
+
+@pytest.fixture
+def outsider(other_workspace):
+    user = get_user_model().objects.create_user("otto", password="pw-otto-123")
+    Membership.objects.create(user=user, workspace=other_workspace, role="owner")
+    return user
+
+
+def _url(name, workspace, *args):
+    return reverse(f"memory:{name}", args=[workspace.name, *args])
+
+
+def test_the_facts_browser_lists_and_filters(client, owner, workspace):
+    client.force_login(owner)
+    page = client.get(_url("fact-list", workspace)).content.decode()
+    assert "vegetarian" in page and "weather API" in page and "short replies" in page
+    untrusted = client.get(_url("fact-list", workspace), {"trust": "untrusted"}).content.decode()
+    assert "weather API" in untrusted and "vegetarian" not in untrusted
+    peer = client.get(_url("fact-list", workspace), {"origin": "channel:wa/c1/s1"}).content.decode()
+    assert "short replies" in peer and "vegetarian" not in peer
+
+
+def test_an_htmx_filter_returns_only_the_table_fragment(client, owner, workspace):
+    client.force_login(owner)
+    response = client.get(_url("fact-list", workspace), {"segment": "knowledge"}, headers={"HX-Request": "true"})
+    body = response.content.decode()
+    assert "<html" not in body and 'id="fact-table"' in body and "weather API" in body and "vegetarian" not in body
+    assert "HX-Request" in response["Vary"]
+
+
+def test_searching_ranks_through_recall_with_scores(client, owner, workspace):
+    client.force_login(owner)
+    body = client.get(_url("fact-list", workspace), {"q": "vegetarian diet"}).content.decode()
+    assert "ranked by recall score" in body and "vegetarian" in body and "weather API" not in body
+
+
+def test_a_bad_filter_is_explained_not_a_500(client, owner, workspace):
+    client.force_login(owner)
+    response = client.get(_url("fact-list", workspace), {"origin": "channel:broken"})
+    assert response.status_code == 200 and "origin" in response.content.decode()
+
+
+def test_the_inspector_shows_fields_links_events_decay_and_explain(client, owner, workspace):
+    client.force_login(owner)
+    tl = Tideline(workspace)
+    old = tl.add("I live in Lisbon.", segment="identity", subject_key="home_city")
+    new = tl.add("I live in Porto.", segment="identity", subject_key="home_city")
+    body = client.get(_url("fact-detail", workspace, new.id), {"q": "where do I live"}).content.decode()
+    assert "I live in Porto." in body and old.id in body and "transition" in body
+    assert "created" in body and "<polyline" in body and "Score" in body
+    assert client.get(_url("fact-detail", workspace, "mem_nope")).status_code == 404
+
+
+def test_the_playground_breaks_scores_down_and_packs_context(client, owner, workspace):
+    client.force_login(owner)
+    body = client.get(_url("recall-playground", workspace), {"q": "vegetarian diet", "origin": "owner", "k": 5,
+                                                              "clearance": "PII", "max_chars": 800}).content.decode()  # fmt: skip
+    assert "vegetarian" in body and "Context block" in body and "short replies" not in body
+    peer = client.get(_url("recall-playground", workspace), {"q": "short replies", "origin": "channel:wa/c1/s1", "k": 5,
+                                                              "clearance": "PII", "max_chars": 800}).content.decode()  # fmt: skip
+    assert "short replies" in peer
+
+
+@pytest.mark.parametrize("name,args", [("fact-list", ()), ("recall-playground", ()), ("fact-detail", ("mem_x",))])
+def test_outsiders_get_404_and_anonymous_visitors_the_login_page(client, outsider, workspace, name, args):
+    assert client.get(_url(name, workspace, *args)).status_code == 302
+    client.force_login(outsider)
+    assert client.get(_url(name, workspace, *args)).status_code == 404
