@@ -1,0 +1,50 @@
+"""In Chromium: filter the facts browser through HTMX (table and URL change), inspect a fact, use the playground."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.services.demo import DEMO_PASSWORD, load_demo
+from memory.services.recall_index import registry
+from tests.browser.conftest import screenshot
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _login(page, live_server, username="demo-owner"):
+    page.goto(live_server.url + "/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", DEMO_PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(live_server.url + "/")
+
+
+def test_filtering_facts_swaps_the_table_and_pushes_the_url(live_server, page):
+    registry.clear()
+    load_demo()
+    _login(page, live_server)
+    page.goto(live_server.url + "/w/demo/facts/")
+    total = page.locator("#fact-table .muted").first.inner_text()
+    page.select_option("select[name=segment]", "identity")
+    page.wait_for_url("**segment=identity**")
+    page.wait_for_function("() => !document.querySelector('#fact-table .muted').innerText.startsWith('%s')" % total.split()[0])
+    segments = page.locator("#fact-table tbody tr td:nth-child(2)").all_inner_texts()
+    assert segments and set(segments) == {"identity"}
+    screenshot(page, "facts-filtered")
+    page.locator("#fact-table tbody tr a").first.click()
+    page.wait_for_url("**/facts/mem_demo_*/")
+    assert page.locator("svg.chart polyline").count() == 1
+    screenshot(page, "fact-inspector")
+
+
+def test_the_playground_shows_hits_and_the_context_block(live_server, page):
+    registry.clear()
+    load_demo()
+    _login(page, live_server)
+    page.goto(live_server.url + "/w/demo/recall/")
+    page.fill("input[name=q]", "where do I live")
+    page.click("form.filters button[type=submit]")
+    page.wait_for_selector("#recall-results table.facts")
+    assert "Porto" in page.locator("#recall-results").inner_text()
+    assert "q=where" in page.url
+    screenshot(page, "recall-playground")
