@@ -53,3 +53,14 @@ class PlaygroundForm(forms.Form):
             return R.parse_origin(value)
         except R.OriginError as exc:
             raise forms.ValidationError(str(exc)) from exc
+
+
+class EventFilterForm(forms.Form):
+    kind = forms.ChoiceField(required=False, choices=[("", "any")] + [(k, k) for k in (
+        "created", "reinforced", "superseded", "confined", "blocked", "feedback", "invalidated", "confirmed",
+        "evicted", "archived", "restored", "pruned", "purged", "shredded", "linked", "imported", "dream_run",
+        "gc_run", "retention_run", "proposal", "workspace_created")])  # fmt: skip
+    actor = forms.CharField(required=False, max_length=200)
+    fact = forms.CharField(required=False, max_length=128, label="Fact id")
+    date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="From")
+    date_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="To")

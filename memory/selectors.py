@@ -48,3 +48,26 @@ def origins_of(workspace: Workspace) -> list[R.Origin]:
     )
     origins = {R.Origin(*row).key: R.Origin(*row) for row in rows}
     return sorted(origins.values(), key=lambda o: (not o.is_owner, o.key))
+
+
+def filtered_events(workspace: Workspace, data: dict):
+    """The workspace's events, newest first, narrowed by kind, actor, fact and date."""
+    from django.db import connection
+
+    from memory.models import MemoryEvent
+
+    events = MemoryEvent.objects.filter(workspace=workspace)
+    if data.get("kind"):
+        events = events.filter(kind=data["kind"])
+    if data.get("actor"):
+        events = events.filter(actor__icontains=data["actor"])
+    if data.get("date_from"):
+        events = events.filter(at__date__gte=data["date_from"])
+    if data.get("date_to"):
+        events = events.filter(at__date__lte=data["date_to"])
+    if data.get("fact"):
+        if connection.vendor == "postgresql":
+            events = events.filter(fact_ids__contains=[data["fact"]])
+        else:  # SQLite: a JSON text match on the quoted id, exact enough for memory ids
+            events = events.filter(fact_ids__icontains=f'"{data["fact"]}"')
+    return events.order_by("-revision", "-id")

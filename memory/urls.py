@@ -10,4 +10,5 @@ urlpatterns = [
     path("w/<slug:workspace>/facts/", views.fact_list, name="fact-list"),
     path("w/<slug:workspace>/facts/<str:memory_id>/", views.fact_detail, name="fact-detail"),
     path("w/<slug:workspace>/recall/", views.recall_playground, name="recall-playground"),
+    path("w/<slug:workspace>/events/", views.event_list, name="event-list"),
 ]

@@ -3,7 +3,11 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Count
-from django.http import HttpRequest, HttpResponse
+import csv
+import io
+import json
+
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 import numpy as np
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
@@ -13,7 +17,7 @@ from django.views.decorators.vary import vary_on_headers
 from memory import selectors
 from memory.engine import records as R
 from memory.engine.decay import effective_score
-from memory.forms import FactFilterForm, PlaygroundForm
+from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
 from memory.models import Fact, MemoryEvent, Workspace
 from memory.permissions import get_workspace_for_user
 from memory.services import recall as recall_service
@@ -133,3 +137,44 @@ def recall_playground(request: HttpRequest, workspace: str) -> HttpResponse:
     context = {"workspace": ws, "form": form, "hits": hits, "block": block, "origins": selectors.origins_of(ws)}
     template = "memory/recall_playground.html" + ("#recall-results" if wants_partial(request) else "")
     return render(request, template, context)
+
+
+@require_GET
+@login_required
+@vary_on_headers("HX-Request")
+def event_list(request: HttpRequest, workspace: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    form = EventFilterForm(request.GET or None)
+    events = selectors.filtered_events(ws, form.cleaned_data if form.is_valid() else {})
+    fmt = request.GET.get("format")
+    if fmt in ("jsonl", "csv"):
+        return _stream_events(ws, events, fmt)
+    page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
+    template = "memory/event_list.html" + ("#event-table" if wants_partial(request) else "")
+    return render(request, template, {"workspace": ws, "form": form, "page": page})
+
+
+def _stream_events(ws: Workspace, events, fmt: str) -> StreamingHttpResponse:
+    """The filtered log as JSONL or CSV, streamed so a long history never sits in memory."""
+    fields = ("revision", "at", "kind", "actor", "reason", "fact_ids", "data")
+
+    def rows():
+        if fmt == "csv":
+            buffer = io.StringIO()
+            writer = csv.writer(buffer)
+            writer.writerow(fields)
+            yield buffer.getvalue()
+        for event in events.iterator(chunk_size=2000):
+            record = {"revision": event.revision, "at": event.at.isoformat(), "kind": event.kind, "actor": event.actor,
+                      "reason": event.reason, "fact_ids": event.fact_ids, "data": event.data}  # fmt: skip
+            if fmt == "jsonl":
+                yield json.dumps(record, ensure_ascii=False) + "\n"
+            else:
+                buffer = io.StringIO()
+                csv.writer(buffer).writerow([json.dumps(record[f]) if f in ("fact_ids", "data") else record[f] for f in fields])
+                yield buffer.getvalue()
+
+    content_type = "application/x-ndjson" if fmt == "jsonl" else "text/csv"
+    response = StreamingHttpResponse(rows(), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{ws.name}-events.{fmt}"'
+    return response

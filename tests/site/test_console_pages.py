@@ -92,3 +92,18 @@ def test_outsiders_get_404_and_anonymous_visitors_the_login_page(client, outside
     assert client.get(_url(name, workspace, *args)).status_code == 302
     client.force_login(outsider)
     assert client.get(_url(name, workspace, *args)).status_code == 404
+
+
+def test_the_event_log_filters_paginates_and_downloads(client, owner, workspace):
+    client.force_login(owner)
+    body = client.get(_url("event-list", workspace), {"kind": "created"}).content.decode()
+    assert "created" in body and "workspace_created" not in body.split("<tbody>")[1]
+    jsonl = b"".join(client.get(_url("event-list", workspace), {"format": "jsonl"}).streaming_content).decode()
+    kinds = [__import__("json").loads(line)["kind"] for line in jsonl.splitlines()]
+    assert "workspace_created" in kinds and kinds.count("created") == 3
+    csv_text = b"".join(client.get(_url("event-list", workspace), {"format": "csv", "kind": "created"}).streaming_content).decode()
+    assert csv_text.splitlines()[0].startswith("revision,at,kind") and len(csv_text.splitlines()) == 4
+    fact_id = __import__("json").loads(jsonl.splitlines()[0])["fact_ids"]
+    assert fact_id  # the newest event names a fact
+    by_fact = client.get(_url("event-list", workspace), {"fact": fact_id[0]}).content.decode()
+    assert fact_id[0] in by_fact
