@@ -71,3 +71,65 @@ def filtered_events(workspace: Workspace, data: dict):
         else:  # SQLite: a JSON text match on the quoted id, exact enough for memory ids
             events = events.filter(fact_ids__icontains=f'"{data["fact"]}"')
     return events.order_by("-revision", "-id")
+
+
+def _bars(rows: list[tuple[str, int]]) -> list[dict]:
+    top = max((n for _, n in rows), default=0) or 1
+    return [{"label": label, "n": n, "pct": round(100 * n / top, 1)} for label, n in rows]
+
+
+def dashboard(workspace: Workspace) -> dict:
+    """Counts and distributions for the workspace dashboard, each one aggregate query (no per-fact loop
+    except the score histogram, which reads four numeric columns of active facts)."""
+    from datetime import timedelta
+
+    import numpy as np
+    from django.db.models import Count
+    from django.db.models.functions import TruncWeek
+    from django.utils import timezone
+
+    from governance.models import ReviewItem
+    from memory.engine.decay import effective_score
+    from memory.models import MemoryEvent
+    from memory.timestamps import to_ms
+
+    facts = Fact.objects.filter(workspace=workspace)
+
+    def counted(field):
+        return _bars(list(facts.values_list(field).annotate(n=Count("id")).order_by(field)))
+
+    untrusted = facts.filter(source_type__in=list(R.UNTRUSTED_SOURCE_TYPES)).count()
+    total = facts.count()
+    since = timezone.now() - timedelta(weeks=12)
+    weekly = (
+        facts.filter(created_at__gte=since).annotate(week=TruncWeek("created_at")).values_list("week")
+        .annotate(n=Count("id")).order_by("week")
+    )  # fmt: skip
+    active = facts.filter(lifecycle="active").values_list("importance", "decay_rate", "access_count",
+                                                          "last_accessed_at", "tier")  # fmt: skip
+    histogram = []
+    if active:
+        rows = list(active)
+        scores = effective_score(
+            np.array([r[0] for r in rows]), np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),
+            np.array([to_ms(r[3]) for r in rows]), int(to_ms(timezone.now())), np.array([r[4] == "permanent" for r in rows]),
+        )  # fmt: skip
+        counts, edges = np.histogram(scores, bins=10, range=(0.0, 1.0))
+        histogram = _bars([(f"{edges[i]:.1f}–{edges[i + 1]:.1f}", int(c)) for i, c in enumerate(counts)])
+    origins = [(key if key == "owner" else R.Origin(*rest).label(), n) for key, n, *rest in
+               facts.values_list("origin_key").annotate(n=Count("id"), kind=Count("origin_kind")).values_list(
+                   "origin_key", "n", "origin_kind", "channel_id", "conversation_id", "session_key", "account_id")]  # fmt: skip
+    return {
+        "total": total,
+        "by_segment": counted("segment"),
+        "by_tier": counted("tier"),
+        "by_lifecycle": counted("lifecycle"),
+        "by_origin": _bars(origins),
+        "by_trust": _bars([("trusted", total - untrusted), ("untrusted", untrusted)]),
+        "per_week": _bars([(week.strftime("%Y-%m-%d"), n) for week, n in weekly]),
+        "score_histogram": histogram,
+        "decaying_soon": sum(bar["n"] for bar in histogram[:2]) if histogram else 0,
+        "open_reviews": ReviewItem.objects.filter(workspace=workspace, status="open").count(),
+        "maintenance_runs": MemoryEvent.objects.filter(workspace=workspace, kind__in=["dream_run", "gc_run", "retention_run"]).order_by("-revision")[:5],
+        "recent_events": MemoryEvent.objects.filter(workspace=workspace).order_by("-revision", "-id")[:10],
+    }

@@ -40,15 +40,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def workspace_overview(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
-    facts = Fact.objects.filter(workspace=ws)
-    by_segment = facts.values("segment").annotate(n=Count("id")).order_by("segment")
-    by_lifecycle = facts.values("lifecycle").annotate(n=Count("id")).order_by("lifecycle")
-    page = Paginator(facts.order_by("-created_at", "-id"), 50).get_page(request.GET.get("page"))
-    return render(
-        request,
-        "memory/workspace_overview.html",
-        {"workspace": ws, "by_segment": by_segment, "by_lifecycle": by_lifecycle, "page": page},
-    )
+    return render(request, "memory/workspace_overview.html", {"workspace": ws, **selectors.dashboard(ws)})
 
 
 # ---------------------------------------------------------------- facts browser, inspector, playground

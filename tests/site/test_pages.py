@@ -42,7 +42,9 @@ def test_a_member_sees_the_workspace_and_its_facts(client, owner, workspace):
     make_fact(workspace, "I keep a strict vegetarian diet.")
     client.force_login(owner)
     assert workspace.name in client.get("/").content.decode()
-    page = client.get(reverse("memory:workspace-overview", args=[workspace.name])).content.decode()
+    dashboard = client.get(reverse("memory:workspace-overview", args=[workspace.name])).content.decode()
+    assert "1 fact" in dashboard and "preference" in dashboard and "<rect" in dashboard
+    page = client.get(reverse("memory:fact-list", args=[workspace.name])).content.decode()
     assert "I keep a strict vegetarian diet." in page
 
 
@@ -50,7 +52,7 @@ def test_untrusted_content_is_escaped(client, owner, workspace):
     make_fact(workspace, '<img src=x onerror="alert(1)"> <a href="http://evil">x</a>', segment="knowledge",
               source_type="retrieved_document")  # fmt: skip
     client.force_login(owner)
-    page = client.get(reverse("memory:workspace-overview", args=[workspace.name])).content.decode()
+    page = client.get(reverse("memory:fact-list", args=[workspace.name])).content.decode()
     assert "<img src=x" not in page and "&lt;img src=x" in page
 
 
