@@ -1,0 +1,48 @@
+"""Every console URL × every persona: anonymous ⇒ 302 to login; member of another workspace ⇒ 404;
+owner, approver and admin ⇒ 200 on the reading pages (mutating screens come with their issues)."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from memory.models import Membership
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/recall/?q=porto",
+        "/w/{ws}/events/", "/w/{ws}/events/?format=csv"]  # fmt: skip
+PERSONAS = {"anonymous": None, "outsider": "owner@other", "owner": "owner", "approver": "approver", "admin": "admin"}
+EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
+
+
+@pytest.fixture
+def world(workspace, other_workspace):
+    fact = Tideline(workspace).add("I live in Porto.", segment="identity")
+    users = {}
+    for persona, role in PERSONAS.items():
+        if role is None:
+            continue
+        user = get_user_model().objects.create_user(f"{persona}-user", password="pw-12345-x")
+        target, role = (other_workspace, "owner") if role == "owner@other" else (workspace, role)
+        Membership.objects.create(user=user, workspace=target, role=role)
+        users[persona] = user
+    return workspace, fact, users
+
+
+@pytest.mark.parametrize("persona", list(PERSONAS))
+@pytest.mark.parametrize("url", URLS)
+def test_permission_matrix(client, world, persona, url):
+    workspace, fact, users = world
+    if persona in users:
+        client.force_login(users[persona])
+    response = client.get(url.format(ws=workspace.name, fact=fact.id))
+    assert response.status_code == EXPECTED[persona]
+    if persona == "anonymous":
+        assert response["Location"].startswith("/login/")
+
+
+def test_an_unknown_workspace_is_404_for_everyone_signed_in(client, world):
+    _, _, users = world
+    client.force_login(users["owner"])
+    assert client.get("/w/nope/").status_code == 404
