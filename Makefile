@@ -22,6 +22,7 @@ install: $(STAMP)
 run: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/tideline demo
+	$(BIN)/python manage.py setup_schedules
 	$(BIN)/tideline serve
 
 test: install

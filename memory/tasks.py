@@ -1,0 +1,15 @@
+"""django-q2 entry points: importable functions that call exactly one service each."""
+
+from __future__ import annotations
+
+from memory.models import Workspace
+from memory.services import maintenance
+
+
+def run_gc(workspace_id: int) -> dict:
+    return maintenance.run_gc(Workspace.objects.get(pk=workspace_id), actor="task:gc").to_dict()
+
+
+def run_gc_everywhere() -> list[dict]:
+    """Hourly: decay GC for every workspace."""
+    return [run_gc(pk) for pk in Workspace.objects.values_list("pk", flat=True)]
