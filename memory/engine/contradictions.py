@@ -2,7 +2,7 @@
 
 Surface-only: the result goes to a review queue and nothing is invalidated. The original compares all
 pairs of the list it is given; here every (origin, segment) group is joined on token Jaccard with
-prefix filtering (`similarity.iter_jaccard_pairs`), which is exact, and only the joined pairs are
+prefix filtering (`jaccard_join.iter_jaccard_pairs`), which is exact, and only the joined pairs are
 scored. Because a pair's score is at most its overlap, the join can use the larger of `min_overlap`
 and `threshold` as its bar without losing anything.
 """
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memory.engine.jaccard_join import iter_jaccard_pairs
 from memory.engine.maintenance import MaintFact, origin_order
-from memory.engine.similarity import iter_jaccard_pairs
 from memory.engine.tokenize import token_set
 
 THRESHOLD = 0.12

@@ -39,7 +39,13 @@ from memory.engine.maintenance import (
     specificity,
 )
 from memory.engine.records import SEGMENT_DEFAULTS
-from memory.engine.similarity import DEFAULT_EXACT_LIMIT, DEFAULT_SEED, DEFAULT_TARGET_MISS, LshParams, cosine_pairs
+from memory.engine.similarity import (
+    DEFAULT_EXACT_LIMIT,
+    DEFAULT_SEED,
+    DEFAULT_TARGET_MISS,
+    LshParams,
+    cosine_pairs,
+)
 
 CONFIRM_COUNT = 3
 CONFIRM_CONFIDENCE = 0.9
@@ -149,7 +155,9 @@ class DreamPlan:
         return changes + [e.change for e in self.evictions]
 
     def links_added(self) -> list[Link]:
-        return [link for m in self.merges for link in m.added] + [link for r in self.relations for link in r.added]
+        return [link for m in self.merges for link in m.added] + [
+            link for r in self.relations for link in r.added
+        ]
 
     def summary(self) -> dict[str, int]:
         return {
@@ -201,7 +209,9 @@ def plan_dream(
 
     confirmations = _confirm(scope, links, confirm_count, confirm_confidence, confirm_importance)
     for confirmation in confirmations:
-        state[confirmation.memory_id] = dataclasses.replace(state[confirmation.memory_id], **confirmation.change.after)
+        state[confirmation.memory_id] = dataclasses.replace(
+            state[confirmation.memory_id], **confirmation.change.after
+        )
 
     ledger = RelateLedger(links)
     out_links: dict[str, list[tuple[str, str]]] = defaultdict(list)
@@ -234,13 +244,19 @@ def plan_dream(
                 declined_here.add((a.memory_id, b.memory_id))
                 declined.append(DeclinedMerge(a.memory_id, b.memory_id, key, sim))
                 continue
-            merges.append(_merge(state, ledger, out_links, keep.memory_id, drop.memory_id, key, sim, reason, now))
+            merges.append(
+                _merge(state, ledger, out_links, keep.memory_id, drop.memory_id, key, sim, reason, now)
+            )
             merged.add(drop.memory_id)
         if relating:
             for a, b, sim in pairs:
                 if sim < relates_threshold:
                     break
-                if a.memory_id in merged or b.memory_id in merged or (a.memory_id, b.memory_id) in declined_here:
+                if (
+                    a.memory_id in merged
+                    or b.memory_id in merged
+                    or (a.memory_id, b.memory_id) in declined_here
+                ):
                     continue
                 to_relate.append((a.memory_id, b.memory_id, key, sim))
 
@@ -311,7 +327,11 @@ def _confirm(
             continue
         reason = f"asserted {assertions}×" if assertions >= needed else f"corrected {corrected}× in its slot"
         prior = {"status": fact.status, "confidence": fact.confidence, "importance": fact.importance}
-        after = {"status": "confirmed", "confidence": confidence, "importance": max(fact.importance, importance_floor)}
+        after = {
+            "status": "confirmed",
+            "confidence": confidence,
+            "importance": max(fact.importance, importance_floor),
+        }
         out.append(
             Confirmation(
                 fact.memory_id, fact.origin_key, fact.subject_key, assertions, corrected, reason,
@@ -325,7 +345,13 @@ def _confirm(
 
 
 def _similar_pairs(
-    bucket: Sequence[MaintFact], bar: float, embedder: Any, exact_limit: int, target_miss: float, seed: int, workers: int
+    bucket: Sequence[MaintFact],
+    bar: float,
+    embedder: Any,
+    exact_limit: int,
+    target_miss: float,
+    seed: int,
+    workers: int,
 ) -> tuple[list[tuple[MaintFact, MaintFact, float]], BucketStats]:
     """Pairs (a, b, cosine) of one bucket with cosine ≥ bar, a.memory_id < b.memory_id, strongest first.
 
@@ -360,6 +386,34 @@ def _similar_pairs(
     pairs = [(bucket[min(i, j)], bucket[max(i, j)], sim) for i, j, sim in found]
     key = bucket[0].origin_key if bucket else ""
     return pairs, BucketStats(key, len(bucket), method, candidates, len(pairs), params)
+
+
+@dataclass(frozen=True)
+class SynonymyEdge:
+    """Two facts whose vectors have cosine ≥ the bar; `source` < `target` in id order."""
+
+    source: str
+    target: str
+    similarity: float
+
+
+def synonymy_edges(
+    facts: Sequence[MaintFact],
+    threshold: float = RELATES_THRESHOLD,
+    *,
+    embedder: Any = None,
+    exact_limit: int = DEFAULT_EXACT_LIMIT,
+    target_miss: float = DEFAULT_TARGET_MISS,
+    seed: int = DEFAULT_SEED,
+) -> list[SynonymyEdge]:
+    """Every pair of the given facts with cosine ≥ `threshold`, strongest first (§5.6 `synonymyEdges`).
+
+    Stored embeddings are used, missing ones embedded from the content. Unlike the original there is
+    no 500-fact cap: candidates come from `cosine_pairs`. Callers pass one origin's facts.
+    """
+    bucket = sorted(facts, key=lambda f: f.memory_id)
+    pairs, _ = _similar_pairs(bucket, threshold, embedder, exact_limit, target_miss, seed, workers=2)
+    return [SynonymyEdge(a.memory_id, b.memory_id, sim) for a, b, sim in pairs]
 
 
 # ------------------------------------------------------------------ consolidate
@@ -458,7 +512,9 @@ def _evict(state: dict[str, MaintFact], now: int, below: float, min_age_ms: floa
     Reads the state after confirmations and merges, so a freshly confirmed belief is spared and a
     keeper is scored with what it inherited. `valid_to` is set to `now` unless the fact has one.
     """
-    candidates = [f for f in state.values() if f.is_active and not f.is_confirmed and now - f.created_at >= min_age_ms]
+    candidates = [
+        f for f in state.values() if f.is_active and not f.is_confirmed and now - f.created_at >= min_age_ms
+    ]
     candidates.sort(key=lambda f: f.memory_id)
     out = []
     for fact, score in zip(candidates, live_scores(candidates, now).tolist(), strict=True):

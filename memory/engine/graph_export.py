@@ -118,8 +118,12 @@ def export_memory_graph(
     graph = nx.Graph()
     graph.add_nodes_from(by_id)
     graph.add_weighted_edges_from((a, b, w) for (a, b), w in sorted(weight.items()))
-    partition = community_louvain.best_partition(graph, weight="weight", random_state=seed, resolution=resolution)
-    modularity = community_louvain.modularity(partition, graph, weight="weight") if graph.number_of_edges() else None
+    partition = community_louvain.best_partition(
+        graph, weight="weight", random_state=seed, resolution=resolution
+    )
+    modularity = (
+        community_louvain.modularity(partition, graph, weight="weight") if graph.number_of_edges() else None
+    )
 
     members: dict[int, list[MaintFact]] = defaultdict(list)
     for fact in active:  # in id order, so members[0] is the smallest id
@@ -141,7 +145,15 @@ def export_memory_graph(
         chosen.sort(key=lambda f: f.memory_id)
     node_ids = {f.memory_id for f in chosen}
     nodes = tuple(
-        GraphNode(f.memory_id, snippet(f.content), f.segment, f.importance, f.created_at, cluster_of[f.memory_id], f.source_type)
+        GraphNode(
+            f.memory_id,
+            snippet(f.content),
+            f.segment,
+            f.importance,
+            f.created_at,
+            cluster_of[f.memory_id],
+            f.source_type,
+        )
         for f in chosen
     )
     kept_edges = tuple(e for e in edges.values() if e.source in node_ids and e.target in node_ids)

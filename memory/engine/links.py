@@ -151,7 +151,10 @@ def plan_link_related(
         kind = pair[2] if len(pair) > 2 else "relates"
         if a not in active_ids or b not in active_ids:
             continue
-        for link in (ledger.add(a, kind, b, max_per_record), ledger.add(b, inverse_link_kind(kind), a, max_per_record)):
+        for link in (
+            ledger.add(a, kind, b, max_per_record),
+            ledger.add(b, inverse_link_kind(kind), a, max_per_record),
+        ):
             if link is not None:
                 added.append(link)
     return LinkRelatedPlan(tuple(added))
@@ -182,7 +185,11 @@ class Invalidation:
 
 
 def plan_invalidate(
-    stale: MaintFact, now: int, *, superseded_by: str | None = None, links: Iterable[Link] = (),
+    stale: MaintFact,
+    now: int,
+    *,
+    superseded_by: str | None = None,
+    links: Iterable[Link] = (),
     existing_ids: Collection[str] | Mapping[str, object] | None = None,
 ) -> Invalidation | None:
     """Archive `stale` with `valid_to = now`; None (a no-op, no event) unless it is active.
