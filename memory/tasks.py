@@ -13,3 +13,12 @@ def run_gc(workspace_id: int) -> dict:
 def run_gc_everywhere() -> list[dict]:
     """Hourly: decay GC for every workspace."""
     return [run_gc(pk) for pk in Workspace.objects.values_list("pk", flat=True)]
+
+
+def run_dream_everywhere() -> list[dict]:
+    """Nightly: the dream, then contradiction detection, for every workspace."""
+    out = []
+    for workspace in Workspace.objects.all():
+        out.append(maintenance.run_dream(workspace, actor="task:dream").to_dict())
+        out.append(maintenance.find_contradictions(workspace, actor="task:contradictions").to_dict())
+    return out

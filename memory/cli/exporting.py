@@ -13,12 +13,14 @@ from memory.services.interchange import count_facts, export_facts
 from memory.services.workspaces import get_workspace
 
 HELP = "export facts as facts.jsonl (every lifecycle)"
-FORMATS = ("jsonl",)
+FORMATS = ("jsonl", "graph-json", "graphml")
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--workspace", required=True)
-    parser.add_argument("--format", default="jsonl", help="jsonl (the original engine's facts.jsonl)")
+    parser.add_argument("--format", default="jsonl",
+                        help="jsonl (the original engine's facts.jsonl), graph-json or graphml (the Memory Graph)")
+    parser.add_argument("--max-nodes", type=int, help="graph formats: keep the most important facts only")
     parser.add_argument("--origin", help="only this origin: owner or channel:CHANNEL/CONVERSATION/SESSION")
     parser.add_argument("--output", "-o", help="write to this file instead of standard output")
 
@@ -27,6 +29,9 @@ def run(options: dict) -> None:
     if options["format"] not in FORMATS:
         raise RequestError(f"unknown format {options['format']!r} (available: {', '.join(FORMATS)})", kind="validation")
     workspace = get_workspace(options["workspace"])
+    if options["format"] != "jsonl":
+        _export_graph(options, workspace)
+        return
     origin = origin_option(options.get("origin"))
     total = count_facts(workspace, origin)
     records = export_facts(workspace=workspace, origin=origin)
@@ -48,3 +53,22 @@ def run(options: dict) -> None:
     tmp.replace(path)  # a crash half-way never leaves a truncated export behind
     emit(options, {"workspace": workspace.name, "count": written, "output": str(path)},
          f"exported {written} fact(s) from {workspace.name} to {path}")  # fmt: skip
+
+
+def _export_graph(options: dict, workspace) -> None:
+    from memory.engine.graph_export import to_graphml, to_json
+    from memory.services.maintenance import export_graph
+
+    export = export_graph(workspace, max_nodes=options.get("max_nodes"))
+    text = to_graphml(export) if options["format"] == "graphml" else json.dumps(to_json(export), ensure_ascii=False)
+    if not options.get("output"):
+        sys.stdout.write(text + ("" if text.endswith("\n") else "\n"))
+        return
+    path = Path(options["output"])
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    stats = export.stats
+    emit(options, {"workspace": workspace.name, "output": str(path), "nodes": len(export.nodes), "edges": len(export.edges),
+                   "clusters": stats.clusters, "modularity": stats.modularity},
+         f"wrote {len(export.nodes)} nodes, {len(export.edges)} edges, {stats.clusters} clusters to {path}")  # fmt: skip

@@ -205,6 +205,7 @@ def plan_dream(
         raise ValueError("relates_threshold must be above 0 (or ≥ 1 to turn relating off)")
     scope = sorted((f for f in facts if origin is None or f.origin_key == origin), key=lambda f: f.memory_id)
     state = {fact.memory_id: fact for fact in scope}
+    links = sorted(set(links))  # a fixed order, so inherited links come out the same whatever the input order
     reflected = sum(1 for fact in scope if fact.is_active)
 
     confirmations = _confirm(scope, links, confirm_count, confirm_confidence, confirm_importance)

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 
 import community as community_louvain
 import networkx as nx
+import numpy as np
 
 from memory.engine.decay import DAY_MS
 from memory.engine.links import STRENGTH_WEIGHT, link_strength
@@ -75,6 +76,32 @@ class GraphExport:
     stats: GraphStats
 
 
+class _ReadOnlyAdjacencyGraph(nx.Graph):
+    """A networkx graph whose `graph[node]` is the plain neighbour dict instead of a read-only view.
+
+    python-louvain reads `graph[node].items()` for every node on every sweep; skipping the view
+    wrapper makes community detection about a fifth faster. Nothing here writes through it.
+    """
+
+    def __getitem__(self, node):  # type: ignore[override]
+        return self._adj[node]
+
+
+def _modularity(partition: dict[str, int], pairs: list[tuple[tuple[str, str], float]]) -> float:
+    """Newman modularity Q = Σ_c [ L_c / m − (D_c / 2m)² ] of the partition (m = total edge weight).
+
+    L_c is the weight of edges inside community c and D_c the summed weighted degree of its nodes.
+    """
+    a = np.array([partition[x] for (x, _), _ in pairs])
+    b = np.array([partition[y] for (_, y), _ in pairs])
+    w = np.array([weight for _, weight in pairs], dtype=np.float64)
+    m = w.sum()
+    size = max(partition.values()) + 1
+    inside = np.bincount(a[a == b], weights=w[a == b], minlength=size)
+    degree = np.bincount(a, weights=w, minlength=size) + np.bincount(b, weights=w, minlength=size)
+    return float((inside / m - (degree / (2 * m)) ** 2).sum())
+
+
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     """Whitespace collapsed; if longer than `limit`, its first `limit − 1` characters and `…`."""
     flat = _WHITESPACE.sub(" ", text).strip()
@@ -93,9 +120,11 @@ def export_memory_graph(
     """Active facts as nodes, their links as typed edges, Louvain communities, and stats.
 
     * Edges: each link between two active facts (self links dropped), exported once per unordered
-      pair and kind, in the direction first seen, with its strength class (§5.1).
-    * Communities: Louvain on the undirected graph where every stored link adds its strength weight
-      (strong 1, medium 0.6, weak 0.3) to its pair, so parallel links of several kinds pull harder.
+      pair and kind, with its strength class (§5.1); when both directions are stored, the one from
+      the smaller id is kept.
+    * Communities: Louvain on the undirected graph where every distinct stored link adds its strength
+      weight (strong 1, medium 0.6, weak 0.3) to its pair, so links both ways and of several kinds
+      pull harder.
       A fact without links is a community of its own. A cluster's id is its smallest member id, its
       representative the most important member (ties: smallest id), its label the representative's
       subject key or else a 48-character snippet. Clusters are sorted by size, then id.
@@ -108,7 +137,8 @@ def export_memory_graph(
     by_id = {f.memory_id: f for f in active}
     edges: dict[tuple[str, str, str], GraphEdge] = {}
     weight: dict[tuple[str, str], float] = defaultdict(float)
-    for source, kind, target in links:
+    # Sorted, so the direction kept for a pair (the smaller source id) never depends on input order.
+    for source, kind, target in sorted(set(links)):
         if source == target or source not in by_id or target not in by_id:
             continue
         pair = (source, target) if source < target else (target, source)

@@ -1,9 +1,10 @@
 """What the maintenance passes read and return: plain facts, links, field changes (ENGINE-SPEC §4, §5).
 
 The passes themselves live next door: `decay_gc` (§4.1), `dream` (§4.2), `contradictions` (§4.3),
-`links` (§5.2–§5.5) and `graph_export` (§5.7). Each is a pure function over `MaintFact` records and
-`(from, kind, to)` link tuples, takes `now` (epoch ms) and every threshold as arguments, and returns
-a PLAN instead of changing anything. A plan lists, in the order they must be applied:
+`links` (§5.2–§5.5), `entities` (§5.6) and `graph_export` (§5.7); `similarity` and `jaccard_join`
+find the similar pairs they need without comparing all pairs. Each pass is a pure function over
+`MaintFact` records and `(from, kind, to)` link tuples, takes `now` (epoch ms) and every threshold
+as arguments, and returns a PLAN instead of changing anything. A plan lists, in application order:
 
 * `FactChange`s — one fact's fields before and after a step. Applying writes `after`; undoing writes
   `before`, in reverse order, so a fact changed by several steps comes back exactly as it was;

@@ -140,3 +140,124 @@ def run_gc(workspace: Workspace, *, dry_run: bool = False, now: datetime | None 
     with mutate(workspace, actor=actor, now=now) as m:
         m.record("gc_run", **report.counts)
     return report
+
+
+def workspace_links(workspace: Workspace, *, active_only: bool = False) -> list[tuple[str, str, str]]:
+    """Every edge as (from, kind, to) memory ids: stored links, then each fact's `supersedes` list."""
+    links = Link.objects.filter(workspace=workspace, to_fact__isnull=False)
+    if active_only:
+        links = links.filter(from_fact__lifecycle="active", to_fact__lifecycle="active")
+    out = list(links.order_by("from_fact_id", "position", "pk").values_list("from_fact__memory_id", "kind", "to_fact__memory_id"))
+    facts = Fact.objects.filter(workspace=workspace).exclude(supersedes=[])
+    if active_only:
+        facts = facts.filter(lifecycle="active")
+    known = set(Fact.objects.filter(workspace=workspace).values_list("memory_id", flat=True)) if facts.exists() else set()
+    for memory_id, targets in facts.values_list("memory_id", "supersedes"):
+        out += [(memory_id, "supersedes", target) for target in targets or [] if target in known]
+    return out
+
+
+def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | None = None, actor: str = "dream") -> RunReport:
+    """The dream (ENGINE-SPEC §4.2): confirm, consolidate, relate, evict — per origin, deterministic.
+
+    Every change is logged with its before/after and the run's id, so `undo_dream` can put the
+    workspace back exactly: merged facts restored, confirmations reverted, added links removed.
+    """
+    import uuid
+
+    from memory.engine.dream import plan_dream
+
+    now = now or timezone.now()
+    plan = plan_dream(maint_facts(workspace, lifecycles=None), workspace_links(workspace), int(to_ms(now)))
+    report = RunReport("dream", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()), len(plan.links_added()))
+    if dry_run:
+        return report
+    run_id = uuid.uuid4().hex[:12]
+    kinds: dict[int, str] = {}
+    reasons: dict[int, str] = {}
+    for item in plan.confirmations:
+        kinds[id(item.change)], reasons[id(item.change)] = "confirmed", item.reason
+    for merge in plan.merges:
+        kinds[id(merge.keeper_change)], reasons[id(merge.keeper_change)] = "reinforced", f"kept over {merge.merged}: {merge.reason}"
+        kinds[id(merge.merged_change)], reasons[id(merge.merged_change)] = "invalidated", f"merged into {merge.kept}: {merge.reason}"
+    for item in plan.evictions:
+        kinds[id(item.change)], reasons[id(item.change)] = "evicted", item.reason
+    apply_changes(workspace, changes=plan.fact_changes(), links=plan.links_added(), actor=f"{actor}:{run_id}", now=now,
+                  kind_of=lambda c: kinds.get(id(c), _event_kind(c)), reason_of=lambda c: reasons.get(id(c), ""))  # fmt: skip
+    with mutate(workspace, actor=f"{actor}:{run_id}", now=now) as m:
+        m.record("dream_run", run=run_id, **report.counts)
+    report.counts = {**report.counts, "run": run_id}
+    return report
+
+
+def undo_dream(workspace: Workspace, run_id: str, *, actor: str = "undo") -> int:
+    """Reverse one dream run from its events: restore every changed field, remove the links it added."""
+    from memory.models import MemoryEvent
+
+    events = list(MemoryEvent.objects.filter(workspace=workspace, actor__endswith=f":{run_id}").order_by("-revision", "-id"))
+    if not events:
+        from memory.services.errors import NotFoundError
+
+        raise NotFoundError(f"no dream run {run_id!r} in workspace {workspace.name!r}")
+    undone = 0
+    with mutate(workspace, actor=actor) as m:
+        for event in events:
+            if event.kind == "linked":
+                for src, kind, dst in event.data.get("links", []):
+                    Link.objects.filter(workspace=workspace, from_fact__memory_id=src, kind=kind, to_fact__memory_id=dst).delete()
+            elif "before" in event.data and event.fact_ids:
+                fact = Fact.objects.filter(workspace=workspace, memory_id=event.fact_ids[0]).first()
+                if fact is None:
+                    continue
+                for name, value in event.data["before"].items():
+                    setattr(fact, name, from_ms(value) if name in _TIMESTAMP_FIELDS else value)
+                if event.data["before"].get("lifecycle") == "active":
+                    fact.archived_at = fact.pruned_at = None
+                fact.save()
+                undone += 1
+        m.record("restored", fact_ids=sorted({fid for e in events for fid in e.fact_ids}), reason=f"undo of dream run {run_id}",
+                 run=run_id, changes=undone)  # fmt: skip
+    index_facts(list(Fact.objects.filter(workspace=workspace, lifecycle="active", terms__isnull=True)))
+    return undone
+
+
+REVIEW_LIMIT = 50  # the strongest pairs per run: a review queue people can actually work through
+
+
+def find_contradictions(workspace: Workspace, *, actor: str = "contradictions", dry_run: bool = False,
+                        limit: int = REVIEW_LIMIT) -> RunReport:  # fmt: skip
+    """Surface contradictions (ENGINE-SPEC §4.3) as review items: the strongest `limit` pairs per run,
+    one item per pair, never twice across runs (a dismissed pair stays dismissed)."""
+    from governance.models import ReviewItem
+    from memory.engine.contradictions import find_contradictions as detect
+
+    report_data = detect(maint_facts(workspace), limit=limit)
+    report = RunReport("contradictions", workspace.name, dry_run, {"found": report_data.found, "opened": 0})
+    if dry_run or not report_data.items:
+        return report
+    pks = dict(Fact.objects.filter(workspace=workspace, memory_id__in={i.a for i in report_data.items} | {i.b for i in report_data.items})
+               .values_list("memory_id", "pk"))  # fmt: skip
+    seen = set(ReviewItem.objects.filter(workspace=workspace, kind="contradiction").values_list("fact_id", "other_fact_id"))
+    with mutate(workspace, actor=actor) as m:
+        for item in report_data.items:
+            pair = (pks[item.a], pks[item.b])
+            if pair in seen or pair[::-1] in seen:
+                continue
+            review = ReviewItem.objects.create(
+                workspace=workspace, kind="contradiction", fact_id=pair[0], other_fact_id=pair[1],
+                reason=f"same {item.segment} facts share words (overlap {item.overlap:.2f}) but diverge ({item.divergence:.2f})",
+                details={"score": item.score, "basis": item.basis},
+            )  # fmt: skip
+            seen.add(pair)
+            report.counts["opened"] += 1
+            m.record("linked", fact_ids=[item.a, item.b], reason="contradiction review opened", review_item=review.pk)
+    return report
+
+
+def export_graph(workspace: Workspace, *, max_nodes: int | None = None, now: datetime | None = None):
+    """The Memory Graph (ENGINE-SPEC §5.7): active facts, typed edges, Louvain communities, stats."""
+    from memory.engine.graph_export import export_memory_graph
+
+    facts = maint_facts(workspace)
+    return export_memory_graph(facts, workspace_links(workspace, active_only=True), int(to_ms(now or timezone.now())),
+                               max_nodes=max_nodes)  # fmt: skip

@@ -67,3 +67,83 @@ def test_schedules_are_declared_idempotently():
     call_command("setup_schedules")
     call_command("setup_schedules")
     assert Schedule.objects.filter(func="memory.tasks.run_gc_everywhere").count() == 1
+
+
+def test_the_dream_confirms_a_thrice_asserted_belief_and_can_be_undone(workspace):
+    """H72 through the service, then undo restores every field and removes what it added."""
+    from memory.services.maintenance import run_dream, undo_dream
+
+    tl = Tideline(workspace)
+    fact = tl.add("I prefer tea in the morning.", segment="preference", subject_key="morning_drink")
+    for _ in range(2):
+        tl.add("I prefer tea in the morning", segment="preference", subject_key="morning_drink")
+    once = tl.add("I like jazz while I code.", segment="preference", subject_key="music")
+    report = run_dream(workspace)
+    row = Fact.objects.get(memory_id=fact.id)
+    assert (row.status, row.confidence) == ("confirmed", 0.9)
+    assert Fact.objects.get(memory_id=once.id).status is None
+    assert MemoryEvent.objects.filter(workspace=workspace, kind="confirmed", fact_ids=[fact.id]).exists()
+    assert undo_dream(workspace, report.counts["run"]) >= 1
+    row.refresh_from_db()
+    assert (row.status, row.confidence) == (None, None)
+
+
+def test_the_dream_consolidates_near_identical_facts_and_undo_restores_the_merged_one(workspace):
+    """H74 shape: the same belief under two subject keys merges; undo brings the merged fact back."""
+    from memory.models import Link
+    from memory.services.maintenance import run_dream, undo_dream
+
+    tl = Tideline(workspace)
+    a = tl.add("I love listening to jazz", segment="preference", subject_key="music_taste")
+    b = tl.add("I love listening to jazz", segment="preference", subject_key="favourite_genre")
+    report = run_dream(workspace)
+    assert report.counts["consolidated"] == 1
+    lifecycles = {Fact.objects.get(memory_id=i).lifecycle for i in (a.id, b.id)}
+    assert lifecycles == {"active", "archived"}
+    added = Link.objects.filter(workspace=workspace).count()
+    undo_dream(workspace, report.counts["run"])
+    assert {Fact.objects.get(memory_id=i).lifecycle for i in (a.id, b.id)} == {"active"}
+    assert Link.objects.filter(workspace=workspace).count() < added or added == 0
+
+
+def test_dream_results_are_identical_on_two_runs_over_the_same_data(workspace):
+    from memory.services.maintenance import run_dream
+
+    tl = Tideline(workspace)
+    for text in ("I prefer tea.", "I prefer green tea.", "The routing service runs on Go.", "Lisbon is sunny."):
+        tl.add(text, segment="knowledge")
+    first = run_dream(workspace, dry_run=True).to_dict()
+    second = run_dream(workspace, dry_run=True).to_dict()
+    assert first == second
+
+
+def test_contradictions_open_review_items_once(workspace):
+    """H77 through the service: the newer fact is `a`; a second run opens nothing new."""
+    from governance.models import ReviewItem
+    from memory.services.maintenance import find_contradictions
+
+    tl = Tideline(workspace)
+    old = tl.add("I live in Hyderabad", segment="identity")
+    new = tl.add("I live in Bangalore now", segment="identity")
+    tl.add("I like filter coffee.", segment="preference")
+    assert find_contradictions(workspace).counts["opened"] == 1
+    item = ReviewItem.objects.get(workspace=workspace, kind="contradiction")
+    assert (item.fact.memory_id, item.other_fact.memory_id) == (new.id, old.id)
+    assert find_contradictions(workspace).counts["opened"] == 0
+
+
+def test_graph_export_of_the_demo_opens_in_networkx_with_the_same_counts(tmp_path, capsys):
+    import networkx as nx
+
+    from memory.services.demo import load_demo
+
+    load_demo()
+    path = tmp_path / "demo.graphml"
+    call_command("tideline", "export", "--workspace", "demo", "--format", "graphml", "--output", str(path), "--json")
+    summary = json.loads(capsys.readouterr().out)
+    graph = nx.read_graphml(path)
+    assert (graph.number_of_nodes(), graph.number_of_edges()) == (summary["nodes"], summary["edges"])
+    assert summary["nodes"] > 200 and summary["edges"] > 20 and summary["clusters"] >= 1
+    call_command("tideline", "export", "--workspace", "demo", "--format", "graph-json")
+    exported = json.loads(capsys.readouterr().out)
+    assert {"nodes", "edges", "clusters", "stats"} <= set(exported)

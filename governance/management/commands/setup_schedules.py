@@ -2,21 +2,40 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.core.management.base import BaseCommand
+from django.utils import timezone
 from django_q.models import Schedule
 
+
+def _next(hour: int | None) -> timezone.datetime:
+    """The next top of the hour, or the next time the clock reads `hour`:00 (UTC)."""
+    now = timezone.now().replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
+    if hour is None:
+        return now
+    while now.hour != hour:
+        now += timedelta(hours=1)
+    return now
+
+
 SCHEDULES = [
-    # name, function, type, cron
+    # name, function, repeat, first run at hour (None: next hour)
     ("decay GC (hourly, every workspace)", "memory.tasks.run_gc_everywhere", Schedule.HOURLY, None),
-]
+    ("dream and contradictions (nightly at 03:00 UTC, every workspace)", "memory.tasks.run_dream_everywhere",
+     Schedule.DAILY, 3),
+]  # fmt: skip
 
 
 class Command(BaseCommand):
     help = "Create or update Tideline's django-q2 schedules."
 
     def handle(self, *args, **options) -> None:
-        for name, func, kind, cron in SCHEDULES:
-            _, created = Schedule.objects.update_or_create(
-                name=name, defaults={"func": func, "schedule_type": kind, "cron": cron, "repeats": -1}
+        for name, func, kind, hour in SCHEDULES:
+            schedule, created = Schedule.objects.get_or_create(
+                name=name, defaults={"func": func, "schedule_type": kind, "repeats": -1, "next_run": _next(hour)}
             )
+            if not created and (schedule.func, schedule.schedule_type) != (func, kind):
+                schedule.func, schedule.schedule_type = func, kind
+                schedule.save(update_fields=["func", "schedule_type"])
             self.stdout.write(f"{'created' if created else 'kept'} schedule: {name}")

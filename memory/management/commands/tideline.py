@@ -10,7 +10,7 @@ from memory.cli import adding, bench, common, demo, evaluating, exporting, impor
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 
-SUBCOMMANDS = {"add": adding, "recall": recalling, "context": recalling, "explain": recalling, "import": importing, "export": exporting, "demo": demo, "serve": serve, "bench": bench, "eval": evaluating, "gc": maintaining}
+SUBCOMMANDS = {"add": adding, "recall": recalling, "context": recalling, "explain": recalling, "import": importing, "export": exporting, "demo": demo, "serve": serve, "bench": bench, "eval": evaluating, "gc": maintaining, "dream": maintaining, "contradictions": maintaining}
 
 
 class Command(BaseCommand):

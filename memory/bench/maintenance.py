@@ -1,0 +1,153 @@
+"""Maintenance passes at scale: decay GC, the dream plan, contradictions and the graph export.
+
+Pure engine code over synthetic facts (no database): `python -m memory.bench.maintenance`.
+
+The facts come from `Corpus` (template sentences over Zipf-distributed vocabularies) with HRR
+embeddings computed once up front; the embedding time is reported but not counted in the passes.
+Ages are spread over a year so GC and eviction have work; every 50th fact holds a subject slot,
+some restated (confirmations) and some corrected through an archived chain (corrections).
+
+The corpus is deliberately repetitive, which makes it a hard case for the similarity searches:
+many pairs of facts share a template, so their HRR cosines crowd the 0.5–0.8 band just below the
+relate bar, and a large share of same-segment pairs share a fifth of their words, so the
+contradiction pass has a huge answer (it is output-bound, and `--limit` keeps only the best).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from memory.bench.corpus import Corpus
+from memory.engine.contradictions import find_contradictions
+from memory.engine.decay import DAY_MS
+from memory.engine.decay_gc import plan_decay_gc
+from memory.engine.dream import plan_dream
+from memory.engine.graph_export import export_memory_graph
+from memory.engine.hrr import HrrEmbedder
+from memory.engine.maintenance import Link, MaintFact
+from memory.engine.records import SEGMENT_DEFAULTS
+
+NOW = 1_750_000_000_000
+
+
+def synthesize(count: int, seed: int = 7) -> tuple[list[MaintFact], list[Link], float]:
+    """`count` active owner facts (plus archived slot predecessors), their links, and the embed seconds."""
+    rng = random.Random(seed)
+    corpus = Corpus(seed=seed)
+    drafts = list(corpus.facts(count))
+    started = time.perf_counter()
+    vectors = HrrEmbedder().embed([d.content for d in drafts])
+    embed_seconds = time.perf_counter() - started
+    facts: list[MaintFact] = []
+    links: list[Link] = []
+    for k, (draft, vector) in enumerate(zip(drafts, vectors, strict=True)):
+        defaults = SEGMENT_DEFAULTS[draft.segment]
+        age_days = rng.random() ** 2 * 365  # most facts are recent, a tail is old
+        last_used = NOW - int(age_days * rng.random() * DAY_MS)
+        memory_id = f"mem_{k:07d}"
+        fields: dict[str, Any] = {}
+        if k % 50 == 0:
+            fields["subject_key"] = f"slot_{k}"
+            fields["access_count"] = rng.choice([0, 1, 2, 3])
+        if k % 200 == 0:  # a slot corrected three times: three archived predecessors
+            for step in range(3):
+                old_id = f"{memory_id}_v{step}"
+                facts.append(
+                    MaintFact(
+                        old_id, draft.content, draft.segment, defaults.tier, defaults.importance, defaults.decay_rate,
+                        0, last_used, NOW - int(age_days * DAY_MS) - 1, lifecycle="archived",
+                        subject_key=f"slot_{k}", valid_to=last_used,
+                    )
+                )  # fmt: skip
+                newer = f"{memory_id}_v{step + 1}" if step < 2 else memory_id
+                links += [(newer, "contradicts", old_id), (newer, "transition", old_id)]
+        facts.append(
+            MaintFact(
+                memory_id, draft.content, draft.segment, defaults.tier, defaults.importance, defaults.decay_rate,
+                fields.pop("access_count", 0), last_used, NOW - int(age_days * DAY_MS),
+                source_type="owner_message", embedding=vector, **fields,
+            )
+        )  # fmt: skip
+    return facts, links, embed_seconds
+
+
+def topic_links(facts: list[MaintFact], count: int, seed: int = 7) -> list[Link]:
+    """`count` links, four in five inside one of ~√n topics, the rest anywhere (a graph with communities)."""
+    rng = random.Random(seed)
+    ids = [f.memory_id for f in facts if f.is_active]
+    topics = max(2, int(len(ids) ** 0.5))
+    members: list[list[str]] = [[] for _ in range(topics)]
+    for memory_id in ids:
+        members[rng.randrange(topics)].append(memory_id)
+    kinds = ["relates", "supports", "part_of", "causes", "same_topic", "supersedes"]
+    links = []
+    for _ in range(count):
+        group = members[rng.randrange(topics)] if rng.random() < 0.8 else ids
+        a, b = rng.choice(group), rng.choice(group)
+        links.append((a, rng.choice(kinds), b))
+    return links
+
+
+def timed(label: str, work: Callable[[], Any]) -> tuple[Any, float]:
+    started = time.perf_counter()
+    result = work()
+    seconds = time.perf_counter() - started
+    print(f"  {label:<28} {seconds:8.2f} s", flush=True)
+    return result, seconds
+
+
+def run(
+    sizes: list[int], *, limit: int, workers: int, graph_links_per_fact: int, graph_max: int, seed: int
+) -> None:
+    for size in sizes:
+        bench_size(size, limit=limit, workers=workers, graph_links=graph_links_per_fact * size if size <= graph_max else 0,
+                   seed=seed)  # fmt: skip
+
+
+def bench_size(size: int, *, limit: int, workers: int, graph_links: int, seed: int) -> None:
+    """Time every pass on `size` synthetic facts and print the figures."""
+    print(f"\nN = {size:,} active facts", flush=True)
+    facts, links, embed_seconds = synthesize(size, seed)
+    print(f"  {'(HRR embedding, not timed)':<28} {embed_seconds:8.2f} s")
+    gc, _ = timed("decay GC plan", lambda: plan_decay_gc(facts, NOW))
+    print(f"      {gc.summary()}")
+    dream, _ = timed("dream plan", lambda: plan_dream(facts, links, NOW, workers=workers))
+    print(f"      {dream.summary()}")
+    for bucket in dream.buckets:
+        lsh = bucket.lsh
+        extra = f", LSH {lsh.bands} bands × {lsh.rows} bits, miss ≤ {lsh.miss_bound:.1e}" if lsh else ""
+        print(f"      {bucket.method}: {bucket.candidates:,} pairs scored, {bucket.pairs:,} ≥ bar{extra}")
+    report, _ = timed(f"contradictions (limit {limit})", lambda: find_contradictions(facts, limit=limit))
+    print(f"      {report.found:,} found, {report.candidates:,} candidates scored, kept {len(report.items)}")
+    if graph_links:
+        extra_links = topic_links(facts, graph_links, seed)
+        graph, _ = timed(
+            f"graph export ({len(extra_links):,} links)", lambda: export_memory_graph(facts, extra_links, NOW)
+        )
+        print(f"      {graph.stats.clusters:,} clusters, modularity {graph.stats.modularity or 0:.3f}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--limit", type=int, default=1000, help="contradictions kept (all are counted)")
+    parser.add_argument("--workers", type=int, default=2, help="threads for the LSH band work")
+    parser.add_argument("--graph-links-per-fact", type=int, default=5)
+    parser.add_argument(
+        "--graph-max", type=int, default=10_000, help="largest size whose graph export is timed"
+    )
+    parser.add_argument("--seed", type=int, default=7)
+    options = parser.parse_args(argv)
+    np.seterr(all="ignore")
+    run(options.sizes, limit=options.limit, workers=options.workers,
+        graph_links_per_fact=options.graph_links_per_fact, graph_max=options.graph_max, seed=options.seed)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

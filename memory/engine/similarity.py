@@ -1,0 +1,379 @@
+"""All pairs above a similarity bar, without comparing every pair (ENGINE-SPEC Decision 1, §12).
+
+The maintenance passes need "every pair of facts whose vectors have cosine ≥ t" (the dream's
+consolidate and relate steps, §4.2 and §5.6) and "every pair of token sets with Jaccard ≥ t"
+(contradiction candidates, §4.3). The original compares all pairs of at most 500 facts; here a whole
+origin scope of 100,000 facts is covered. Both searches generate candidates cheaply and then score
+only the candidates exactly, so the answer always carries exact similarities.
+
+* `jaccard_join.jaccard_pairs` is exact: prefix filtering proves a pair it never scores is below the bar.
+* `cosine_pairs` is exact for small inputs (a blocked matrix product) and probabilistic above
+  `exact_limit` rows: random-hyperplane LSH with banding, followed by two Hamming-distance filters.
+  A pair at exactly the threshold is missed with probability at most `target_miss` (1e-3 by default);
+  a pair above the threshold is missed less often. `LshParams.miss_bound` states the bound for the
+  chosen parameters and `lsh_miss_probability` gives the exact figure for any similarity.
+
+Everything is deterministic: the hyperplanes come from a fixed seed, rows are processed in index
+order and results are sorted, so the same input always yields the same pairs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+DEFAULT_SEED = 0x7D1E5EED
+DEFAULT_TARGET_MISS = 1e-3
+DEFAULT_EXACT_LIMIT = 8192
+# Float32 products are within ~1e-6 of the float64 cosine for unit vectors of a few hundred
+# dimensions; candidates are kept down to this margin and then re-scored in float64.
+_FLOAT32_MARGIN = 1e-5
+_BLOCK_ROWS = 2048
+
+
+@dataclass(frozen=True)
+class PairSet:
+    """Pairs `(i[k], j[k])` with `i < j` (row indices of the input) and their exact similarity.
+
+    Sorted by `(i, j)`. `method` says how they were found ("exact", "lsh" or "prefix") and
+    `candidates` how many pairs were scored: all pairs of distinct rows for "exact", the pairs left
+    after the LSH filters for "lsh", the pairs that passed prefix filtering for "prefix".
+    """
+
+    i: np.ndarray
+    j: np.ndarray
+    score: np.ndarray
+    method: str
+    candidates: int
+    lsh: LshParams | None = None
+
+    def __len__(self) -> int:
+        return len(self.i)
+
+    @classmethod
+    def empty(cls, method: str) -> PairSet:
+        none = np.zeros(0, dtype=np.int64)
+        return cls(none, none.copy(), np.zeros(0, dtype=np.float64), method, 0)
+
+
+# ------------------------------------------------------------------ LSH parameters
+
+
+@dataclass(frozen=True)
+class LshParams:
+    """Random-hyperplane LSH with banding, then two Hamming filters.
+
+    Each vector gets `bands × rows` sign bits (one per random Gaussian hyperplane). Two vectors at
+    angle θ agree on one bit with probability p = 1 − θ/π (θ = arccos(cosine)), independently per
+    hyperplane. A band is `rows` bits; two vectors become candidates when all bits of at least one
+    band agree, which happens with probability 1 − (1 − p^rows)^bands. Each candidate must then agree
+    on enough of `filter_bits[0]` further bits (Hamming distance ≤ `max_hamming[0]`), and after
+    deduplication on enough of `filter_bits[1]` more (≤ `max_hamming[1]`), before its exact cosine is
+    computed. The filters only discard pairs whose estimated angle is far above the threshold's.
+
+    `miss_bound` is an upper bound (union bound over the three stages) on the probability that a
+    pair at exactly the threshold is not reported.
+    """
+
+    threshold: float
+    rows: int
+    bands: int
+    filter_bits: tuple[int, int]
+    max_hamming: tuple[int, int]
+    miss_bound: float
+
+
+def _binomial_tail_above(n: int, q: float, h: int) -> float:
+    """P(Binomial(n, q) > h)."""
+    if h >= n:
+        return 0.0
+    if q <= 0.0:
+        return 0.0
+    if q >= 1.0:
+        return 1.0
+    log_q, log_1q = math.log(q), math.log1p(-q)
+    total = 0.0
+    for k in range(h + 1, n + 1):
+        log_pmf = (
+            math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_q + (n - k) * log_1q
+        )
+        total += math.exp(log_pmf)
+    return min(1.0, total)
+
+
+def _bit_disagreement(similarity: float) -> float:
+    """Probability that one random hyperplane separates two vectors with this cosine: θ/π."""
+    return math.acos(max(-1.0, min(1.0, similarity))) / math.pi
+
+
+def lsh_params(
+    threshold: float,
+    target_miss: float = DEFAULT_TARGET_MISS,
+    rows: int = 16,
+    filter_bits: tuple[int, int] = (128, 512),
+) -> LshParams:
+    """The band count and Hamming cut-offs that miss a threshold pair with probability ≤ `target_miss`.
+
+    Half of the budget goes to the bands (`(1 − p^rows)^bands ≤ target/2`, the fewest bands that do
+    it) and a quarter to each filter (the smallest cut-off whose binomial upper tail is ≤ target/4).
+    At the dream's bars, with the defaults: cosine 0.8 needs 294 bands, cosine 0.95 needs 38.
+    """
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError("an LSH threshold must lie in (0, 1]")
+    if rows not in (8, 16, 32):
+        raise ValueError("rows per band must be 8, 16 or 32 (one machine word per band key)")
+    if any(bits % 64 for bits in filter_bits):
+        raise ValueError("filter sizes must be multiples of 64 bits")
+    q = _bit_disagreement(threshold)
+    p_band = (1.0 - q) ** rows
+    if p_band >= 1.0:
+        bands = 1
+        band_miss = 0.0
+    else:
+        bands = max(1, math.ceil(math.log(target_miss / 2) / math.log1p(-p_band)))
+        band_miss = (1.0 - p_band) ** bands
+    cutoffs = []
+    tails = []
+    for bits in filter_bits:
+        h = 0
+        while _binomial_tail_above(bits, q, h) > target_miss / 4:
+            h += 1
+        cutoffs.append(h)
+        tails.append(_binomial_tail_above(bits, q, h))
+    bound = band_miss + sum(tails)
+    return LshParams(threshold, rows, bands, tuple(filter_bits), (cutoffs[0], cutoffs[1]), bound)
+
+
+def lsh_miss_probability(similarity: float, params: LshParams) -> float:
+    """Exact probability that a pair with this cosine is not reported by the LSH search.
+
+    The three stages use disjoint hyperplanes, so they are independent: the pair is found when some
+    band collides AND both filters pass. The value falls as the similarity rises.
+    """
+    q = _bit_disagreement(similarity)
+    collide = 1.0 - (1.0 - (1.0 - q) ** params.rows) ** params.bands
+    passes = 1.0
+    for bits, cutoff in zip(params.filter_bits, params.max_hamming, strict=True):
+        passes *= 1.0 - _binomial_tail_above(bits, q, cutoff)
+    return 1.0 - collide * passes
+
+
+# ------------------------------------------------------------------ cosine
+
+
+def cosine_pairs(
+    vectors: np.ndarray | Sequence[Sequence[float]],
+    threshold: float,
+    *,
+    exact_limit: int = DEFAULT_EXACT_LIMIT,
+    seed: int = DEFAULT_SEED,
+    target_miss: float = DEFAULT_TARGET_MISS,
+    rows: int = 16,
+    workers: int = 2,
+) -> PairSet:
+    """Every pair of rows whose cosine is ≥ `threshold`, with the cosine in float64.
+
+    The cosine is `a·b / (|a|·|b|)`; a zero row never pairs. Up to `exact_limit` distinct rows the
+    search is exact (a blocked float32 product over the upper triangle, then float64 re-scoring);
+    above it, LSH generates the candidates (see `LshParams`), so a pair at the threshold is missed
+    with probability ≤ `target_miss`. Identical rows are collapsed first and always paired with each
+    other, so duplicates cost nothing and are never missed. The threshold must lie in (0, 1].
+    """
+    if not 0.0 < threshold <= 1.0:
+        raise ValueError("a cosine threshold must lie in (0, 1]")
+    raw = np.asarray(vectors, dtype=np.float64)
+    if raw.ndim != 2 or raw.shape[0] < 2 or raw.shape[1] == 0:
+        return PairSet.empty("exact")
+    norms = np.sqrt(np.einsum("ij,ij->i", raw, raw))
+    live = np.flatnonzero(norms > 0)
+    if len(live) < 2:
+        return PairSet.empty("exact")
+    unit = (raw[live] / norms[live, None]).astype(np.float32)
+    reps, members = _collapse_duplicates(unit)
+    if len(reps) <= exact_limit:
+        ri, rj = _exact_candidates(unit[reps], threshold)
+        method, params, scored = "exact", None, len(reps) * (len(reps) - 1) // 2
+    else:
+        params = lsh_params(threshold, target_miss, rows)
+        ri, rj, scored = _lsh_candidates(unit[reps], threshold, params, seed, workers)
+        method = "lsh"
+    # Expand representative pairs to every pair of their members, and pair members of one group.
+    left, right = _expand_groups(ri, rj, members)
+    left, right = live[left], live[right]
+    swap = left > right
+    left, right = np.where(swap, right, left), np.where(swap, left, right)
+    sims = _exact_cosines(raw, norms, left, right)
+    keep = sims >= threshold
+    left, right, sims = left[keep], right[keep], sims[keep]
+    order = np.lexsort((right, left))
+    return PairSet(left[order], right[order], sims[order], method, scored, params)
+
+
+def _collapse_duplicates(unit: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Representatives (first row of each group of identical rows) and each group's member rows."""
+    as_bytes = np.ascontiguousarray(unit).view(np.dtype((np.void, unit.shape[1] * unit.itemsize))).ravel()
+    _, first, inverse = np.unique(as_bytes, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    # Order groups by their first row so representatives keep the input order.
+    group_order = np.argsort(first, kind="stable")
+    rank = np.empty_like(group_order)
+    rank[group_order] = np.arange(len(group_order))
+    group_of_row = rank[inverse]
+    reps = first[group_order]
+    by_group = np.argsort(group_of_row, kind="stable")
+    bounds = np.searchsorted(group_of_row[by_group], np.arange(len(reps) + 1))
+    members = [by_group[bounds[g] : bounds[g + 1]] for g in range(len(reps))]
+    return reps, members
+
+
+def _expand_groups(
+    ri: np.ndarray, rj: np.ndarray, members: list[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Member-level pairs from representative pairs, plus every pair inside a group of duplicates."""
+    sizes = np.array([len(m) for m in members], dtype=np.int64)
+    flat = np.concatenate(members).astype(np.int64)
+    start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    # Cartesian product of the two groups of each representative pair, without a Python loop.
+    count = sizes[ri] * sizes[rj]
+    local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    width = np.repeat(sizes[rj], count)
+    lefts = [flat[np.repeat(start[ri], count) + local // width]]
+    rights = [flat[np.repeat(start[rj], count) + local % width]]
+    for g in np.flatnonzero(sizes > 1):
+        upper_a, upper_b = np.triu_indices(int(sizes[g]), 1)
+        lefts.append(members[g][upper_a].astype(np.int64))
+        rights.append(members[g][upper_b].astype(np.int64))
+    return np.concatenate(lefts), np.concatenate(rights)
+
+
+def _exact_candidates(unit: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """All pairs i < j with float32 cosine ≥ threshold − margin: the upper triangle in row blocks."""
+    lefts, rights = [], []
+    for start in range(0, len(unit), _BLOCK_ROWS):
+        block = unit[start : start + _BLOCK_ROWS] @ unit[start:].T
+        rows, cols = np.nonzero(block >= threshold - _FLOAT32_MARGIN)
+        upper = cols > rows  # columns are offset by `start` like the rows, so this is j > i
+        lefts.append(rows[upper] + start)
+        rights.append(cols[upper] + start)
+    return np.concatenate(lefts).astype(np.int64), np.concatenate(rights).astype(np.int64)
+
+
+def _signatures(unit: np.ndarray, params: LshParams, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Band keys (bands × n) and the two filters' words (words × n), all from one seeded matrix of planes."""
+    n, dims = unit.shape
+    band_bits = params.rows * params.bands
+    total = band_bits + sum(params.filter_bits)
+    planes = np.random.default_rng(seed).standard_normal((dims, total)).astype(np.float32)
+    key_type = {8: np.uint8, 16: np.uint16, 32: np.uint32}[params.rows]
+    keys = np.empty((n, params.bands), dtype=key_type)
+    words = [np.empty((n, bits // 64), dtype=np.uint64) for bits in params.filter_bits]
+    for start in range(0, n, 4096):
+        packed = np.packbits(unit[start : start + 4096] @ planes >= 0, axis=1, bitorder="little")
+        keys[start : start + 4096] = packed[:, : band_bits // 8].view(key_type)
+        offset = band_bits // 8
+        for target, bits in zip(words, params.filter_bits, strict=True):
+            target[start : start + 4096] = packed[:, offset : offset + bits // 8].view(np.uint64)
+            offset += bits // 8
+    # Transposed so that one band's keys, or one filter word of every row, is contiguous.
+    return np.ascontiguousarray(keys.T), np.ascontiguousarray(words[0].T), np.ascontiguousarray(words[1].T)
+
+
+def _hamming(words: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Differing bits between the filter signatures of each pair (`words` is words × rows)."""
+    distance = np.zeros(len(left), dtype=np.int32)
+    for column in words:
+        distance += np.bitwise_count(column[left] ^ column[right])
+    return distance
+
+
+def _bucket_pairs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of rows that share a key, as (lower row, higher row)."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    breaks = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+    starts = np.concatenate(([0], breaks))
+    ends = np.concatenate((breaks, [len(keys)]))
+    shared = ends - starts >= 2
+    starts, ends = starts[shared], ends[shared]
+    if len(starts) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    sizes = ends - starts
+    # Position of every member of a shared bucket, and how many later members it pairs with.
+    first = np.repeat(starts, sizes)
+    position = first + np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    later = np.repeat(ends, sizes) - position - 1
+    left = np.repeat(position, later)
+    right = left + 1 + np.arange(later.sum()) - np.repeat(np.cumsum(later) - later, later)
+    a, b = order[left], order[right]
+    return np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+
+
+def _lsh_candidates(
+    unit: np.ndarray, threshold: float, params: LshParams, seed: int, workers: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Pairs that collide in some band, pass both Hamming filters and have float32 cosine ≥ bar − margin.
+
+    Also returns how many distinct pairs had their cosine computed.
+    """
+    n = len(unit)
+    keys, coarse, fine = _signatures(unit, params, seed)
+
+    def bands(first: int, stop: int) -> list[np.ndarray]:
+        codes = []
+        for band in range(first, stop):
+            left, right = _bucket_pairs(keys[band])
+            near = _hamming(coarse, left, right) <= params.max_hamming[0]
+            codes.append(left[near] * n + right[near])
+        return codes
+
+    # numpy releases the GIL in sorting, gathering and bitwise loops, so threads share the band work.
+    # The split is fixed and the merge is a sort, so the result does not depend on `workers`.
+    edges = np.linspace(0, params.bands, max(1, workers) + 1).astype(int)
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        parts = list(pool.map(lambda k: bands(edges[k], edges[k + 1]), range(len(edges) - 1)))
+    codes = [chunk for part in parts for chunk in part]
+    merged = np.sort(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
+    distinct = merged[np.concatenate(([True], merged[1:] != merged[:-1]))] if len(merged) else merged
+    left, right = distinct // n, distinct % n
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        near = _split_map(
+            pool, workers, lambda a, b: _hamming(fine, a, b) <= params.max_hamming[1], left, right
+        )
+        left, right = left[near], right[near]
+        close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, a, b), left, right)
+    close = close >= threshold - _FLOAT32_MARGIN
+    return left[close], right[close], len(close)
+
+
+def _split_map(
+    pool: ThreadPoolExecutor, workers: int, work, left: np.ndarray, right: np.ndarray
+) -> np.ndarray:
+    """`work(left, right)` computed on `workers` contiguous slices in parallel, concatenated in order."""
+    edges = np.linspace(0, len(left), max(1, workers) + 1).astype(int)
+    parts = pool.map(
+        lambda k: work(left[edges[k] : edges[k + 1]], right[edges[k] : edges[k + 1]]), range(len(edges) - 1)
+    )
+    return np.concatenate(list(parts))
+
+
+def _float32_cosines(unit: np.ndarray, left: np.ndarray, right: np.ndarray, chunk: int = 1024) -> np.ndarray:
+    # Small chunks keep both gathered blocks in cache; fancy indexing is faster here than np.take(out=).
+    out = np.empty(len(left), dtype=np.float32)
+    for start in range(0, len(left), chunk):
+        stop = start + chunk
+        out[start:stop] = np.einsum("ij,ij->i", unit[left[start:stop]], unit[right[start:stop]])
+    return out
+
+
+def _exact_cosines(raw: np.ndarray, norms: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """`a·b / (|a|·|b|)` in float64 for each pair, like `hrr.cosine`."""
+    out = np.empty(len(left), dtype=np.float64)
+    for start in range(0, len(left), 1024):
+        stop = start + 1024
+        a, b = left[start:stop], right[start:stop]
+        out[start:stop] = np.einsum("ij,ij->i", raw[a], raw[b]) / (norms[a] * norms[b])
+    return out

@@ -1,0 +1,155 @@
+"""Candidate generation for the maintenance passes: exact Jaccard joins and LSH cosine search."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from memory.engine.jaccard_join import iter_jaccard_pairs, jaccard_pairs
+from memory.engine.similarity import cosine_pairs, lsh_miss_probability, lsh_params
+
+
+def brute_jaccard(sets, threshold):
+    out = []
+    for i, j in itertools.combinations(range(len(sets)), 2):
+        union = sets[i] | sets[j]
+        if union and len(sets[i] & sets[j]) / len(union) >= threshold:
+            out.append((i, j))
+    return out
+
+
+def brute_cosine(vectors, threshold):
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    sims = unit @ unit.T
+    return [
+        (i, j) for i in range(len(vectors)) for j in range(i + 1, len(vectors)) if sims[i, j] >= threshold
+    ]
+
+
+def random_sets(seed, count=400, vocabulary=40, largest=9):
+    rng = np.random.default_rng(seed)
+    words = [f"w{k}" for k in range(vocabulary)]
+    # A skewed draw, so some words are frequent (they drop out of prefixes) and some rare.
+    weights = 1.0 / np.arange(1, vocabulary + 1)
+    weights /= weights.sum()
+    return [
+        frozenset(rng.choice(words, rng.integers(0, largest + 1), replace=False, p=weights))
+        for _ in range(count)
+    ]
+
+
+@pytest.mark.parametrize("threshold", [0.1, 0.2, 0.34, 0.5, 0.85, 1.0])
+def test_jaccard_join_finds_exactly_the_pairs_a_brute_force_scan_finds(threshold):
+    sets = random_sets(seed=11)
+    result = jaccard_pairs(sets, threshold)
+    assert list(zip(result.i.tolist(), result.j.tolist(), strict=True)) == brute_jaccard(sets, threshold)
+    for i, j, score in zip(result.i, result.j, result.score, strict=True):
+        assert score == len(sets[i] & sets[j]) / len(sets[i] | sets[j])
+
+
+def test_jaccard_join_counts_long_sets_exactly_too():
+    # Sets wider than the padded width (64 tokens) take the one-by-one path.
+    rng = np.random.default_rng(5)
+    words = [f"w{k}" for k in range(120)]
+    sets = [frozenset(rng.choice(words, rng.integers(50, 100), replace=False)) for _ in range(60)]
+    sets += random_sets(seed=6, count=60)
+    result = jaccard_pairs(sets, 0.5)
+    assert list(zip(result.i.tolist(), result.j.tolist(), strict=True)) == brute_jaccard(sets, 0.5)
+
+
+def test_jaccard_join_scores_fewer_pairs_than_all_pairs():
+    sets = random_sets(seed=3, count=400, vocabulary=400, largest=8)
+    result = jaccard_pairs(sets, 0.5)
+    assert result.candidates < len(sets) * (len(sets) - 1) // 2 / 10
+
+
+def test_jaccard_join_streams_the_same_pairs_block_by_block():
+    sets = random_sets(seed=4)
+    streamed = sorted(
+        (int(i), int(j))
+        for block in iter_jaccard_pairs(sets, 0.3, block_rows=17)
+        for i, j in zip(block.i, block.j)
+    )
+    assert streamed == brute_jaccard(sets, 0.3)
+
+
+def test_empty_sets_never_pair():
+    assert len(jaccard_pairs([frozenset(), frozenset(), frozenset({"a"})], 0.2)) == 0
+
+
+@pytest.mark.parametrize("threshold", [0.3, 0.6])
+def test_cosine_search_below_the_exact_limit_is_exact(threshold):
+    vectors = np.random.default_rng(7).standard_normal((300, 16))
+    result = cosine_pairs(vectors, threshold)
+    assert result.method == "exact"
+    assert list(zip(result.i.tolist(), result.j.tolist(), strict=True)) == brute_cosine(vectors, threshold)
+
+
+def planted_pairs(seed, bases=300, dims=64, low=0.8, high=0.995):
+    """Random vectors, each with a partner at a chosen cosine in [low, high]."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((bases, dims))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    noise = rng.standard_normal((bases, dims))
+    noise -= (noise * x).sum(axis=1, keepdims=True) * x  # orthogonal to its base
+    noise /= np.linalg.norm(noise, axis=1, keepdims=True)
+    target = rng.uniform(low, high, size=(bases, 1))
+    partners = target * x + np.sqrt(1 - target**2) * noise
+    return np.vstack([x, partners])
+
+
+def test_lsh_search_recalls_at_least_99_percent_of_the_pairs_above_the_bar():
+    vectors = planted_pairs(seed=2024)
+    truth = set(brute_cosine(vectors, 0.8))
+    result = cosine_pairs(vectors, 0.8, exact_limit=0)
+    found = set(zip(result.i.tolist(), result.j.tolist(), strict=True))
+    assert result.method == "lsh"
+    assert len(truth) >= 300
+    assert found <= truth  # every reported pair is real: candidates are scored exactly
+    assert len(found & truth) / len(truth) >= 0.99
+
+
+def test_lsh_reports_exact_float64_cosines():
+    vectors = planted_pairs(seed=1)
+    result = cosine_pairs(vectors, 0.8, exact_limit=0)
+    for i, j, sim in zip(result.i, result.j, result.score, strict=True):
+        expected = vectors[i] @ vectors[j] / (np.linalg.norm(vectors[i]) * np.linalg.norm(vectors[j]))
+        assert sim == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("threshold", [0.8, 0.95])
+def test_lsh_parameters_miss_a_pair_at_the_bar_with_probability_below_one_in_a_thousand(threshold):
+    params = lsh_params(threshold)
+    assert params.miss_bound < 1e-3
+    assert lsh_miss_probability(threshold, params) <= params.miss_bound
+    # Pairs above the bar are missed less often.
+    assert lsh_miss_probability(min(1.0, threshold + 0.05), params) < lsh_miss_probability(threshold, params)
+
+
+def test_identical_rows_always_pair_even_on_the_lsh_path():
+    rng = np.random.default_rng(9)
+    vectors = rng.standard_normal((50, 32))
+    vectors[10] = vectors[20] = vectors[30] = vectors[3]
+    result = cosine_pairs(vectors, 0.95, exact_limit=0)
+    pairs = set(zip(result.i.tolist(), result.j.tolist(), strict=True))
+    assert {(3, 10), (3, 20), (3, 30), (10, 20), (10, 30), (20, 30)} <= pairs
+
+
+def test_zero_rows_never_pair_and_the_threshold_must_be_positive():
+    vectors = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [1.0, 0.0]])
+    result = cosine_pairs(vectors, 0.5)
+    assert list(zip(result.i.tolist(), result.j.tolist(), strict=True)) == [(2, 3)]
+    with pytest.raises(ValueError):
+        cosine_pairs(vectors, 0.0)
+
+
+def test_the_same_vectors_give_the_same_pairs_whatever_their_order():
+    vectors = planted_pairs(seed=8)
+    first = cosine_pairs(vectors, 0.8, exact_limit=0)
+    again = cosine_pairs(vectors, 0.8, exact_limit=0)
+    assert np.array_equal(first.i, again.i) and np.array_equal(first.j, again.j)
+    assert np.array_equal(first.score, again.score)
+    order = np.random.default_rng(0).permutation(len(vectors))
+    shuffled = cosine_pairs(vectors[order], 0.8, exact_limit=0)
+    mapped = {tuple(sorted((int(order[i]), int(order[j])))) for i, j in zip(shuffled.i, shuffled.j)}
+    assert mapped == set(zip(first.i.tolist(), first.j.tolist(), strict=True))
