@@ -133,3 +133,45 @@ def dashboard(workspace: Workspace) -> dict:
         "maintenance_runs": MemoryEvent.objects.filter(workspace=workspace, kind__in=["dream_run", "gc_run", "retention_run"]).order_by("-revision")[:5],
         "recent_events": MemoryEvent.objects.filter(workspace=workspace).order_by("-revision", "-id")[:10],
     }
+
+
+KIND_COLORS = {"strong": "#c0392b", "medium": "#7f8c8d", "weak": "#bdc3c7"}
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
+           "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d"]  # fmt: skip
+
+
+def graph_payload(export) -> dict:
+    """The Memory Graph for the browser: nodes placed by community (deterministic, no physics), typed
+    edges, clusters and stats. Communities sit on a sunflower spiral, their members on a smaller one,
+    so clusters read as islands at any size without an O(n²) layout."""
+    import math
+
+    golden = math.pi * (3 - math.sqrt(5))
+    members: dict[str, list] = {}
+    for node in export.nodes:
+        members.setdefault(node.cluster_id, []).append(node)
+    order = sorted(members, key=lambda cid: (-len(members[cid]), cid))
+    color_of = {cid: PALETTE[i % len(PALETTE)] for i, cid in enumerate(order)}
+    nodes, offset = [], 0.0
+    for index, cid in enumerate(order):
+        group = sorted(members[cid], key=lambda n: (-n.importance, n.id))
+        radius = math.sqrt(len(group)) * 1.2
+        offset += radius
+        cx, cy = offset * math.cos(index * golden) * 2.2, offset * math.sin(index * golden) * 2.2
+        offset += radius * 0.3
+        for i, node in enumerate(group):
+            r = math.sqrt(i + 0.5) * 1.1
+            nodes.append({
+                "id": node.id, "label": node.label, "segment": node.segment, "cluster": cid,
+                "x": round(cx + r * math.cos(i * golden), 3), "y": round(cy + r * math.sin(i * golden), 3),
+                "size": round(3 + 6 * node.importance, 2), "color": color_of[cid], "source_type": node.source_type,
+            })  # fmt: skip
+    edges = [{"source": e.source, "target": e.target, "kind": e.kind, "strength": e.strength,
+              "color": KIND_COLORS.get(e.strength, "#999")} for e in export.edges]  # fmt: skip
+    clusters = [{"id": c.id, "label": c.label, "size": c.size, "representative": c.representative,
+                 "color": color_of.get(c.id, "#999")} for c in export.clusters]  # fmt: skip
+    stats = export.stats
+    return {"nodes": nodes, "edges": edges, "clusters": clusters,
+            "stats": {"total_memories": stats.total_memories, "connections": stats.connections,
+                      "clusters": stats.clusters, "by_type": stats.by_type, "added_last_7d": stats.added_last_7d,
+                      "modularity": stats.modularity}}  # fmt: skip

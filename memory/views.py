@@ -7,7 +7,7 @@ import csv
 import io
 import json
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 import numpy as np
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
@@ -20,6 +20,8 @@ from memory.engine.decay import effective_score
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
 from memory.models import Fact, MemoryEvent, Workspace
 from memory.permissions import get_workspace_for_user
+from memory.engine.graph_export import to_graphml, to_json
+from memory.services import maintenance
 from memory.services import recall as recall_service
 from memory.timestamps import to_ms
 from tideline_site.htmx import wants_partial
@@ -170,3 +172,36 @@ def _stream_events(ws: Workspace, events, fmt: str) -> StreamingHttpResponse:
     response = StreamingHttpResponse(rows(), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{ws.name}-events.{fmt}"'
     return response
+
+
+GRAPH_MAX_NODES = 5000
+
+
+@require_GET
+@login_required
+def memory_graph(request: HttpRequest, workspace: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    fmt = request.GET.get("format")
+    export = maintenance.export_graph(ws, max_nodes=GRAPH_MAX_NODES)
+    if fmt == "graphml":
+        response = HttpResponse(to_graphml(export), content_type="application/graphml+xml")
+        response["Content-Disposition"] = f'attachment; filename="{ws.name}-memory-graph.graphml"'
+        return response
+    if fmt == "json":
+        response = JsonResponse(to_json(export))
+        response["Content-Disposition"] = f'attachment; filename="{ws.name}-memory-graph.json"'
+        return response
+    payload = selectors.graph_payload(export)
+    kinds = sorted({edge["kind"] for edge in payload["edges"]})
+    segments = sorted({node["segment"] for node in payload["nodes"]})
+    return render(request, "memory/memory_graph.html", {"workspace": ws, "payload": payload, "kinds": kinds,
+                                                        "segments": segments, "clusters": payload["clusters"][:50]})  # fmt: skip
+
+
+@require_GET
+@login_required
+def fact_panel(request: HttpRequest, workspace: str, memory_id: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    fact = get_object_or_404(Fact, workspace=ws, memory_id=memory_id)
+    links = fact.outbound_links.select_related("to_fact").order_by("position", "pk")[:20]
+    return render(request, "memory/_fact_panel.html", {"workspace": ws, "fact": fact, "links": links})

@@ -24,9 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from memory.engine.hrr import HrrEmbedder
 from memory.engine.links import SUPERSEDE_KINDS, RelateLedger
 from memory.engine.maintenance import (
     DAY_MS,
@@ -35,23 +32,18 @@ from memory.engine.maintenance import (
     MaintFact,
     compare_richness,
     live_scores,
+    merge_metadata,
     origin_order,
-    specificity,
 )
-from memory.engine.records import SEGMENT_DEFAULTS
-from memory.engine.similarity import (
-    DEFAULT_EXACT_LIMIT,
-    DEFAULT_SEED,
-    DEFAULT_TARGET_MISS,
-    LshParams,
-    cosine_pairs,
-)
+from memory.engine.similarity import DEFAULT_EXACT_LIMIT, DEFAULT_SEED, DEFAULT_TARGET_MISS
+from memory.engine.synonymy import RELATES_THRESHOLD, BucketStats, SynonymyEdge, similar_pairs, synonymy_edges
+
+__all__ = ["DreamPlan", "SynonymyEdge", "merge_metadata", "plan_dream", "synonymy_edges"]
 
 CONFIRM_COUNT = 3
 CONFIRM_CONFIDENCE = 0.9
 CONFIRM_IMPORTANCE = 0.8
 CONSOLIDATE_THRESHOLD = 0.95
-RELATES_THRESHOLD = 0.8
 EVICT_BELOW_SCORE = 0.05
 EVICT_MIN_AGE_MS = 30 * DAY_MS
 MAX_RELATED_PER_RECORD = 12
@@ -115,18 +107,6 @@ class Eviction:
     age_ms: int
     reason: str
     change: FactChange
-
-
-@dataclass(frozen=True)
-class BucketStats:
-    """How one origin's similar pairs were found (for the run event and the benchmark)."""
-
-    origin_key: str
-    active: int
-    method: str
-    candidates: int
-    pairs: int
-    lsh: LshParams | None
 
 
 @dataclass(frozen=True)
@@ -230,7 +210,7 @@ def plan_dream(
     stats: list[BucketStats] = []
     for key in origin_order(buckets):
         bucket = buckets[key]  # already in memory-id order, and a snapshot: keeper choices read it
-        pairs, bucket_stats = _similar_pairs(bucket, bar, embedder, exact_limit, target_miss, seed, workers)
+        pairs, bucket_stats = similar_pairs(bucket, bar, embedder, exact_limit, target_miss, seed, workers)
         stats.append(bucket_stats)
         scores = dict(zip((f.memory_id for f in bucket), live_scores(bucket, now).tolist(), strict=True))
         merged: set[str] = set()
@@ -342,81 +322,6 @@ def _confirm(
     return out
 
 
-# ------------------------------------------------------------------ similar pairs
-
-
-def _similar_pairs(
-    bucket: Sequence[MaintFact],
-    bar: float,
-    embedder: Any,
-    exact_limit: int,
-    target_miss: float,
-    seed: int,
-    workers: int,
-) -> tuple[list[tuple[MaintFact, MaintFact, float]], BucketStats]:
-    """Pairs (a, b, cosine) of one bucket with cosine ≥ bar, a.memory_id < b.memory_id, strongest first.
-
-    Vectors are the stored embeddings; a missing one is embedded from the content. Facts whose
-    vectors differ in length never pair (their cosine is 0). Ties in similarity fall to the ids.
-    """
-    vectors: list[Any] = [fact.embedding for fact in bucket]
-    missing = [k for k, vector in enumerate(vectors) if vector is None or len(vector) == 0]
-    if missing:
-        embedded = (embedder or HrrEmbedder()).embed([bucket[k].content for k in missing])
-        for k, vector in zip(missing, embedded, strict=True):
-            vectors[k] = vector
-    by_length: dict[int, list[int]] = defaultdict(list)
-    for k, vector in enumerate(vectors):
-        by_length[len(vector)].append(k)
-    found: list[tuple[int, int, float]] = []
-    method, candidates, params = "exact", 0, None
-    for rows in by_length.values():
-        if len(rows) < 2:
-            continue
-        result = cosine_pairs(
-            np.asarray([vectors[k] for k in rows], dtype=np.float64), bar,
-            exact_limit=exact_limit, seed=seed, target_miss=target_miss, workers=workers,
-        )  # fmt: skip
-        index = np.asarray(rows)
-        found += zip(index[result.i].tolist(), index[result.j].tolist(), result.score.tolist(), strict=True)
-        candidates += result.candidates
-        if result.method == "lsh":
-            method, params = "lsh", result.lsh
-    # Bucket rows are in memory-id order, so the smaller row index is the smaller id.
-    found.sort(key=lambda pair: (-pair[2], min(pair[0], pair[1]), max(pair[0], pair[1])))
-    pairs = [(bucket[min(i, j)], bucket[max(i, j)], sim) for i, j, sim in found]
-    key = bucket[0].origin_key if bucket else ""
-    return pairs, BucketStats(key, len(bucket), method, candidates, len(pairs), params)
-
-
-@dataclass(frozen=True)
-class SynonymyEdge:
-    """Two facts whose vectors have cosine ≥ the bar; `source` < `target` in id order."""
-
-    source: str
-    target: str
-    similarity: float
-
-
-def synonymy_edges(
-    facts: Sequence[MaintFact],
-    threshold: float = RELATES_THRESHOLD,
-    *,
-    embedder: Any = None,
-    exact_limit: int = DEFAULT_EXACT_LIMIT,
-    target_miss: float = DEFAULT_TARGET_MISS,
-    seed: int = DEFAULT_SEED,
-) -> list[SynonymyEdge]:
-    """Every pair of the given facts with cosine ≥ `threshold`, strongest first (§5.6 `synonymyEdges`).
-
-    Stored embeddings are used, missing ones embedded from the content. Unlike the original there is
-    no 500-fact cap: candidates come from `cosine_pairs`. Callers pass one origin's facts.
-    """
-    bucket = sorted(facts, key=lambda f: f.memory_id)
-    pairs, _ = _similar_pairs(bucket, threshold, embedder, exact_limit, target_miss, seed, workers=2)
-    return [SynonymyEdge(a.memory_id, b.memory_id, sim) for a, b, sim in pairs]
-
-
 # ------------------------------------------------------------------ consolidate
 
 
@@ -439,31 +344,6 @@ def _choose_keeper(a: MaintFact, b: MaintFact, scores: dict[str, float]) -> tupl
         tie = scores[a.memory_id] == scores[b.memory_id]
         return a, b, "equal live score: smaller id kept" if tie else "higher live score"
     return b, a, "higher live score"
-
-
-def merge_metadata(survivor: MaintFact, loser: MaintFact) -> MaintFact:
-    """The survivor after inheriting the loser's richer metadata (§1.12 `inheritRicherMetadata`).
-
-    Subject key: copied when the survivor has none. Segment: the loser's when strictly more specific,
-    with tier and decay rate re-based to that segment's defaults. Importance and access count: the
-    larger. Confidence: the larger, only when the loser has one. Source turn and valid-from: filled
-    when missing. Source type, origin, status and content never change. (Links: see `_merge`.)
-    """
-    changes: dict[str, Any] = {}
-    if not survivor.subject_key and loser.subject_key:
-        changes["subject_key"] = loser.subject_key
-    if specificity(loser.segment) > specificity(survivor.segment):
-        defaults = SEGMENT_DEFAULTS[loser.segment]
-        changes.update(segment=loser.segment, tier=defaults.tier, decay_rate=defaults.decay_rate)
-    changes["importance"] = max(survivor.importance, loser.importance)
-    if loser.confidence is not None:
-        changes["confidence"] = max(survivor.confidence or 0.0, loser.confidence)
-    changes["access_count"] = max(survivor.access_count, loser.access_count)
-    if survivor.source_turn is None and loser.source_turn is not None:
-        changes["source_turn"] = loser.source_turn
-    if survivor.valid_from is None and loser.valid_from is not None:
-        changes["valid_from"] = loser.valid_from
-    return dataclasses.replace(survivor, **changes)
 
 
 def _merge(
@@ -496,12 +376,14 @@ def _merge(
             added.append(link)
     new_drop = dataclasses.replace(drop, lifecycle="archived", valid_to=now)
     state[keep_id], state[drop_id] = new_keep, new_drop
+    archive = FactChange(
+        drop_id,
+        {"lifecycle": drop.lifecycle, "valid_to": drop.valid_to},
+        {"lifecycle": "archived", "valid_to": now},
+    )
     return Merge(
-        keep_id, drop_id, key, sim, reason,
-        FactChange.between(keep, new_keep),
-        FactChange(drop_id, {"lifecycle": drop.lifecycle, "valid_to": drop.valid_to}, {"lifecycle": "archived", "valid_to": now}),
-        tuple(added),
-    )  # fmt: skip
+        keep_id, drop_id, key, sim, reason, FactChange.between(keep, new_keep), archive, tuple(added)
+    )
 
 
 # ------------------------------------------------------------------ evict

@@ -209,7 +209,9 @@ def to_json(export: GraphExport) -> dict:
             }
             for n in export.nodes
         ],
-        "edges": [{"from": e.source, "to": e.target, "kind": e.kind, "strength": e.strength} for e in export.edges],
+        "edges": [
+            {"from": e.source, "to": e.target, "kind": e.kind, "strength": e.strength} for e in export.edges
+        ],
         "clusters": [asdict(c) for c in export.clusters],
         "stats": {
             "totalMemories": export.stats.total_memories,
@@ -223,7 +225,7 @@ def to_json(export: GraphExport) -> dict:
 
 
 def to_graphml(export: GraphExport) -> str:
-    """GraphML text: nodes carry label, segment, importance, created_at, cluster; edges carry kind and strength.
+    """GraphML text: nodes carry label, segment, importance, created_at and cluster; edges kind and strength.
 
     Parallel links of different kinds between two facts are kept (a multigraph keyed by kind). The
     stats are graph attributes; the cluster list is a JSON string attribute (GraphML has no lists).

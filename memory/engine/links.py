@@ -77,7 +77,7 @@ def edge_tuples(memory_id: str, links: Sequence[LinkSpec], supersedes: Sequence[
 def backlinks_to(
     records: Iterable[tuple[str, Sequence[LinkSpec], Sequence[str]]], memory_id: str
 ) -> list[tuple[str, str]]:
-    """`(from, kind)` of every edge pointing at `memory_id`, scanning `(id, links, supersedes)` records in order.
+    """`(from, kind)` of every edge pointing at `memory_id`, scanning `(id, links, supersedes)` records.
 
     Records of every lifecycle count: history is part of the answer.
     """

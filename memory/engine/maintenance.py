@@ -54,6 +54,7 @@ __all__ = [
     "apply_plan",
     "compare_richness",
     "live_scores",
+    "merge_metadata",
     "origin_order",
     "richness",
     "specificity",
@@ -216,3 +217,28 @@ def origin_order(keys: Iterable[str]) -> list[str]:
     distinct = set(keys)
     rest = sorted(distinct - {OWNER_KEY})
     return [OWNER_KEY, *rest] if OWNER_KEY in distinct else rest
+
+
+def merge_metadata(survivor: MaintFact, loser: MaintFact) -> MaintFact:
+    """The survivor after inheriting the loser's richer metadata (§1.12 `inheritRicherMetadata`).
+
+    Subject key: copied when the survivor has none. Segment: the loser's when strictly more specific,
+    with tier and decay rate re-based to that segment's defaults. Importance and access count: the
+    larger. Confidence: the larger, only when the loser has one. Source turn and valid-from: filled
+    when missing. Source type, origin, status and content never change. (Links: see `_merge`.)
+    """
+    changes: dict[str, Any] = {}
+    if not survivor.subject_key and loser.subject_key:
+        changes["subject_key"] = loser.subject_key
+    if specificity(loser.segment) > specificity(survivor.segment):
+        defaults = SEGMENT_DEFAULTS[loser.segment]
+        changes.update(segment=loser.segment, tier=defaults.tier, decay_rate=defaults.decay_rate)
+    changes["importance"] = max(survivor.importance, loser.importance)
+    if loser.confidence is not None:
+        changes["confidence"] = max(survivor.confidence or 0.0, loser.confidence)
+    changes["access_count"] = max(survivor.access_count, loser.access_count)
+    if survivor.source_turn is None and loser.source_turn is not None:
+        changes["source_turn"] = loser.source_turn
+    if survivor.valid_from is None and loser.valid_from is not None:
+        changes["valid_from"] = loser.valid_from
+    return dataclasses.replace(survivor, **changes)

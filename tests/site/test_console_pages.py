@@ -107,3 +107,13 @@ def test_the_event_log_filters_paginates_and_downloads(client, owner, workspace)
     assert fact_id  # the newest event names a fact
     by_fact = client.get(_url("event-list", workspace), {"fact": fact_id[0]}).content.decode()
     assert fact_id[0] in by_fact
+
+
+def test_the_memory_graph_page_and_its_downloads(client, owner, workspace):
+    client.force_login(owner)
+    page = client.get(_url("memory-graph", workspace)).content.decode()
+    assert 'id="graph-data"' in page and "communities" in page
+    graphml = client.get(_url("memory-graph", workspace), {"format": "graphml"})
+    assert graphml["Content-Type"].startswith("application/graphml") and b"<graphml" in graphml.content
+    data = client.get(_url("memory-graph", workspace), {"format": "json"}).json()
+    assert len(data["nodes"]) == 3

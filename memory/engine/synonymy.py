@@ -1,0 +1,110 @@
+"""Synonymy: pairs of facts whose vectors point the same way (ENGINE-SPEC §5.6 `synonymyEdges`).
+
+The dream merges the pairs above its consolidate bar and links those above its relate bar. The
+original compares all pairs of at most 500 facts; here `similarity.cosine_pairs` covers any number.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from memory.engine.hrr import HrrEmbedder
+from memory.engine.maintenance import MaintFact
+from memory.engine.similarity import (
+    DEFAULT_EXACT_LIMIT,
+    DEFAULT_SEED,
+    DEFAULT_TARGET_MISS,
+    LshParams,
+    cosine_pairs,
+)
+
+RELATES_THRESHOLD = 0.8
+
+
+@dataclass(frozen=True)
+class BucketStats:
+    """How one origin's similar pairs were found (for the run event and the benchmark)."""
+
+    origin_key: str
+    active: int
+    method: str
+    candidates: int
+    pairs: int
+    lsh: LshParams | None
+
+
+def similar_pairs(
+    bucket: Sequence[MaintFact],
+    bar: float,
+    embedder: Any,
+    exact_limit: int,
+    target_miss: float,
+    seed: int,
+    workers: int,
+) -> tuple[list[tuple[MaintFact, MaintFact, float]], BucketStats]:
+    """Pairs (a, b, cosine) of one bucket with cosine ≥ bar, a.memory_id < b.memory_id, strongest first.
+
+    Vectors are the stored embeddings; a missing one is embedded from the content. Facts whose
+    vectors differ in length never pair (their cosine is 0). Ties in similarity fall to the ids.
+    """
+    vectors: list[Any] = [fact.embedding for fact in bucket]
+    missing = [k for k, vector in enumerate(vectors) if vector is None or len(vector) == 0]
+    if missing:
+        embedded = (embedder or HrrEmbedder()).embed([bucket[k].content for k in missing])
+        for k, vector in zip(missing, embedded, strict=True):
+            vectors[k] = vector
+    by_length: dict[int, list[int]] = defaultdict(list)
+    for k, vector in enumerate(vectors):
+        by_length[len(vector)].append(k)
+    found: list[tuple[int, int, float]] = []
+    method, candidates, params = "exact", 0, None
+    for rows in by_length.values():
+        if len(rows) < 2:
+            continue
+        result = cosine_pairs(
+            np.asarray([vectors[k] for k in rows], dtype=np.float64), bar,
+            exact_limit=exact_limit, seed=seed, target_miss=target_miss, workers=workers,
+        )  # fmt: skip
+        index = np.asarray(rows)
+        found += zip(index[result.i].tolist(), index[result.j].tolist(), result.score.tolist(), strict=True)
+        candidates += result.candidates
+        if result.method == "lsh":
+            method, params = "lsh", result.lsh
+    # Bucket rows are in memory-id order, so the smaller row index is the smaller id.
+    found.sort(key=lambda pair: (-pair[2], min(pair[0], pair[1]), max(pair[0], pair[1])))
+    pairs = [(bucket[min(i, j)], bucket[max(i, j)], sim) for i, j, sim in found]
+    key = bucket[0].origin_key if bucket else ""
+    return pairs, BucketStats(key, len(bucket), method, candidates, len(pairs), params)
+
+
+@dataclass(frozen=True)
+class SynonymyEdge:
+    """Two facts whose vectors have cosine ≥ the bar; `source` < `target` in id order."""
+
+    source: str
+    target: str
+    similarity: float
+
+
+def synonymy_edges(
+    facts: Sequence[MaintFact],
+    threshold: float = RELATES_THRESHOLD,
+    *,
+    embedder: Any = None,
+    exact_limit: int = DEFAULT_EXACT_LIMIT,
+    target_miss: float = DEFAULT_TARGET_MISS,
+    seed: int = DEFAULT_SEED,
+) -> list[SynonymyEdge]:
+    """Every pair of the given facts with cosine ≥ `threshold`, strongest first (§5.6 `synonymyEdges`).
+
+    Stored embeddings are used, missing ones embedded from the content. Unlike the original there is
+    no 500-fact cap: candidates come from `cosine_pairs`. Callers pass one origin's facts.
+    """
+    bucket = sorted(facts, key=lambda f: f.memory_id)
+    pairs, _ = similar_pairs(bucket, threshold, embedder, exact_limit, target_miss, seed, workers=2)
+    return [SynonymyEdge(a.memory_id, b.memory_id, sim) for a, b, sim in pairs]
