@@ -11,7 +11,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 import numpy as np
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
-from django.views.decorators.http import require_GET
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect
+from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from memory import selectors
@@ -19,9 +22,11 @@ from memory.engine import records as R
 from memory.engine.decay import effective_score
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
 from memory.models import Fact, MemoryEvent, Workspace
-from memory.permissions import get_workspace_for_user
+from memory.permissions import get_workspace_for_user, roles_in
 from memory.engine.graph_export import to_graphml, to_json
-from memory.services import maintenance
+from memory.services import curation, maintenance
+from memory.services.errors import RequestError
+from memory.services.policy import TidelineError
 from memory.services import recall as recall_service
 from memory.timestamps import to_ms
 from tideline_site.htmx import wants_partial
@@ -88,9 +93,35 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
         hits = recall_service.explain(workspace=ws, query=query, origin=fact.origin, k=50)
         explanation = next((h for h in hits if h.id == memory_id), False)
     curve = decay_curve(fact)
+    visible = _visible_at(fact, request.GET.get("at", ""))
     context = {"workspace": ws, "fact": fact, "outbound": outbound, "inbound": inbound, "events": list(events)[:200],
-               "query": query, "explanation": explanation, "curve": curve}  # fmt: skip
+               "query": query, "explanation": explanation, "curve": curve, "visible": visible,
+               "can_curate": bool(roles_in(request.user, ws) & set(CURATORS))}  # fmt: skip
     return render(request, "memory/fact_detail.html", context)
+
+
+def _visible_at(fact: Fact, text: str) -> dict | None:
+    """Was the fact live (written, not archived or pruned, still valid) at the given time?"""
+    from datetime import datetime
+
+    if not text:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        return {"error": "Use a date and time such as 2026-11-17T09:31."}
+    if timezone.is_naive(moment):
+        moment = timezone.make_aware(moment, timezone.get_current_timezone())
+    reasons = []
+    if fact.created_at > moment:
+        reasons.append("it had not been written yet")
+    if fact.archived_at and fact.archived_at <= moment:
+        reasons.append("it was already archived")
+    if fact.pruned_at and fact.pruned_at <= moment:
+        reasons.append("it was already pruned")
+    if fact.valid_to and fact.valid_to <= moment:
+        reasons.append("its validity had ended")
+    return {"at": moment, "visible": not reasons, "reasons": reasons}
 
 
 def _json_contains() -> bool:
@@ -205,3 +236,32 @@ def fact_panel(request: HttpRequest, workspace: str, memory_id: str) -> HttpResp
     fact = get_object_or_404(Fact, workspace=ws, memory_id=memory_id)
     links = fact.outbound_links.select_related("to_fact").order_by("position", "pk")[:20]
     return render(request, "memory/_fact_panel.html", {"workspace": ws, "fact": fact, "links": links})
+
+
+CURATORS = ("owner", "admin")
+
+
+@require_POST
+@login_required
+def fact_action(request: HttpRequest, workspace: str, memory_id: str, action: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace, roles=CURATORS)
+    fact = get_object_or_404(Fact, workspace=ws, memory_id=memory_id)
+    actor = f"user:{request.user.username}"
+    try:
+        if action in ("up", "down"):
+            recall_service.feedback(workspace=ws, fact_id=fact.memory_id, signal=action, actor=actor)
+            messages.success(request, f"Recorded {action}-vote.")
+        elif action in ("archive", "restore"):
+            lifecycle = "archived" if action == "archive" else "active"
+            curation.set_lifecycle(workspace=ws, memory_ids=[fact.memory_id], lifecycle=lifecycle, actor=actor)
+            messages.success(request, f"Fact {'archived' if action == 'archive' else 'restored'}.")
+        elif action == "correct":
+            text = request.POST.get("content", "").strip()
+            result = curation.correct_fact(workspace=ws, memory_id=fact.memory_id, content=text, actor=actor)
+            messages.success(request, "Correction stored; it supersedes the old fact.")
+            return redirect("memory:fact-detail", ws.name, result.fact.memory_id)
+        else:
+            raise Http404("unknown action")
+    except (TidelineError, RequestError) as error:
+        messages.error(request, error.message)
+    return redirect("memory:fact-detail", ws.name, fact.memory_id)

@@ -117,3 +117,41 @@ def test_the_memory_graph_page_and_its_downloads(client, owner, workspace):
     assert graphml["Content-Type"].startswith("application/graphml") and b"<graphml" in graphml.content
     data = client.get(_url("memory-graph", workspace), {"format": "json"}).json()
     assert len(data["nodes"]) == 3
+
+
+def test_curators_vote_archive_restore_and_correct_from_the_inspector(client, owner, workspace):
+    from memory.models import Fact
+
+    client.force_login(owner)
+    fact = Fact.objects.get(workspace=workspace, origin_key="owner", segment="preference")
+    base = f"/w/{workspace.name}/facts/{fact.memory_id}/"
+    assert client.post(base + "up/").status_code == 302
+    fact.refresh_from_db()
+    assert fact.importance == pytest.approx(0.75)
+    client.post(base + "archive/")
+    assert Fact.objects.get(pk=fact.pk).lifecycle == "archived"
+    client.post(base + "restore/")
+    assert Fact.objects.get(pk=fact.pk).lifecycle == "active"
+    response = client.post(base + "correct/", {"content": "I keep a strict vegan diet."})
+    new = Fact.objects.get(workspace=workspace, supersedes=[fact.memory_id])
+    assert response["Location"].endswith(f"/facts/{new.memory_id}/") and new.content == "I keep a strict vegan diet."
+    assert Fact.objects.get(pk=fact.pk).lifecycle == "archived"
+    assert new.outbound_links.filter(kind="corrects", to_fact=fact).exists()
+    page = client.get(base, {"at": "2000-01-01T00:00"}).content.decode()
+    assert "had not been written yet" in page
+
+
+def test_a_refused_correction_is_explained_and_an_approver_cannot_curate(client, owner, workspace):
+    from django.contrib.auth import get_user_model
+
+    from memory.models import Fact
+
+    client.force_login(owner)
+    fact = Fact.objects.get(workspace=workspace, origin_key="owner", segment="preference")
+    response = client.post(f"/w/{workspace.name}/facts/{fact.memory_id}/correct/", {"content": "   "}, follow=True)
+    assert "content is empty" in response.content.decode()
+    approver = get_user_model().objects.create_user("appro", password="pw-appro-123")
+    Membership.objects.create(user=approver, workspace=workspace, role="approver")
+    client.force_login(approver)
+    assert client.post(f"/w/{workspace.name}/facts/{fact.memory_id}/archive/").status_code == 403
+    assert client.get(f"/w/{workspace.name}/facts/{fact.memory_id}/archive/").status_code == 405
