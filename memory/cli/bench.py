@@ -25,6 +25,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--writes", type=int, default=200, help="timed writes per size (0 to skip)")
     parser.add_argument("--queries", type=int, default=200, help="timed recalls per size (0 to skip)")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--no-maintenance", action="store_true", help="skip timing the dream, GC and graph export")
 
 
 def _sizes(text: str) -> list[int]:
@@ -55,10 +56,28 @@ def run(options: dict) -> None:
             }  # fmt: skip
         if options["writes"]:
             row["write"] = asdict(time_writes(workspace, corpus, options["writes"]))
+        if not options["no_maintenance"]:
+            row["maintenance"] = _time_maintenance(workspace)
         results.append(row)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     emit(options, {"database": connection.vendor, "pid": os.getpid(), "peak_rss_mb": rss_mb, "results": results},
          _table(connection.vendor, results, rss_mb))  # fmt: skip
+
+
+def _time_maintenance(workspace) -> dict:
+    """Seconds for a full dream pass (plan and apply), a decay GC pass and a graph export with communities."""
+    import time
+
+    from memory.services import maintenance
+
+    timings = {}
+    for name, call in (("dream_s", lambda: maintenance.run_dream(workspace, actor="bench")),
+                       ("gc_s", lambda: maintenance.run_gc(workspace, actor="bench")),
+                       ("graph_export_s", lambda: maintenance.export_graph(workspace))):  # fmt: skip
+        started = time.perf_counter()
+        call()
+        timings[name] = time.perf_counter() - started
+    return timings
 
 
 def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
@@ -76,4 +95,7 @@ def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
             if r["bm25s"]:
                 b = r["bm25s"]
                 lines.append(f"  bm25s   p50 {b['p50_ms']:7.2f} ms   p95 {b['p95_ms']:7.2f} ms   (ours / bm25s at p50: {r['ratio_to_bm25s']:.1f}x)")
+        if "maintenance" in row:
+            t = row["maintenance"]
+            lines.append(f"  dream {t['dream_s']:.2f} s   gc {t['gc_s']:.2f} s   graph export {t['graph_export_s']:.2f} s")
     return "\n".join(lines)

@@ -157,3 +157,17 @@ def test_the_eval_bar_refuses_a_gain_that_costs_more_than_0_01_of_recall():
     lossy = evaluate(cases, {f"c{i}": ["g", "x", "y"] for i in range(20)}, k=3)
     assert lossy.mrr > baseline.mrr and lossy.recall_at_k < baseline.recall_at_k - 0.01
     assert not beats_eval_bar(baseline, lossy)
+
+
+def test_the_bootstrap_interval_narrows_as_cases_grow():
+    """Same per-case spread, 10 cases vs 1,000: the 95% band must shrink (roughly by sqrt(100))."""
+    small = [1.0, 0.0, 0.5, 1.0, 0.0, 1.0, 0.5, 0.0, 1.0, 0.5]
+    large = small * 100
+    narrow, wide = bootstrap_mean_ci(large, seed=7), bootstrap_mean_ci(small, seed=7)
+    assert (narrow.hi - narrow.lo) < (wide.hi - wide.lo) / 5
+
+
+def test_ties_in_a_ranking_count_by_position_not_by_score():
+    """A relevant id tied with an irrelevant one still ranks where the list puts it."""
+    assert reciprocal_rank(["x", "gold"], ["gold"], 10) == 0.5
+    assert ndcg_at_k(["gold", "x"], ["gold"], 2) == 1.0

@@ -1,0 +1,27 @@
+"""A small smoke run of `tideline bench` (the real benchmark runs outside the suite)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+pytestmark = pytest.mark.django_db
+
+
+def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
+    call_command("tideline", "bench", "--sizes", "200", "--writes", "5", "--queries", "5", "--json")
+    report = json.loads(capsys.readouterr().out)
+    [row] = report["results"]
+    assert row["size"] == 200
+    assert row["write"]["count"] == 5 and row["write"]["p50_ms"] > 0
+    assert row["recall"]["warm"]["count"] == 5 and row["recall"]["index_bytes_per_fact"] > 0
+    assert row["recall"]["bm25s"]["count"] == 5
+    assert set(row["maintenance"]) == {"dream_s", "gc_s", "graph_export_s"}
+
+
+def test_bench_refuses_bad_sizes(capsys):
+    with pytest.raises(SystemExit):
+        call_command("tideline", "bench", "--sizes", "ten", "--json")
+    assert json.loads(capsys.readouterr().out)["error"]["kind"] == "validation"
