@@ -68,9 +68,12 @@ def apply_changes(
     workspace: Workspace, *, changes: Sequence[FactChange], links: Sequence[tuple[str, str, str]], actor: str,
     reason_of: Callable[[FactChange], str] | None = None, kind_of: Callable[[FactChange], str] | None = None,
     now: datetime | None = None,
-) -> None:  # fmt: skip
-    """Write field changes and new links in batches; each change gets an event with before/after."""
+) -> list[str]:  # fmt: skip
+    """Write field changes and new links in batches; each change gets an event with before/after.
+
+    Returns the ids whose change was skipped because the fact changed after the plan was made."""
     now = now or timezone.now()
+    skipped: list[str] = []
     for start in range(0, len(changes), BATCH):
         batch = changes[start : start + BATCH]
         with mutate(workspace, actor=actor, now=now) as m:
@@ -78,8 +81,11 @@ def apply_changes(
             left, returned = [], []
             for change in batch:
                 fact = rows.get(change.memory_id)
-                if fact is None:
-                    continue  # purged since the plan was made
+                if fact is None or not _unchanged(fact, change):
+                    # Purged, or changed by a writer since the plan was made (a reinforcement, a
+                    # feedback): the plan's values are stale, so this change is skipped, never forced.
+                    skipped.append(change.memory_id)
+                    continue
                 for name, value in change.after.items():
                     setattr(fact, name, from_ms(value) if name in _TIMESTAMP_FIELDS else value)
                 if change.after.get("lifecycle") in ("archived", "pruned"):
@@ -95,6 +101,21 @@ def apply_changes(
             unindex_facts(left)
             index_facts(returned)
     _add_links(workspace, links, actor, now)
+    return skipped
+
+
+def _unchanged(fact: Fact, change: FactChange) -> bool:
+    """Does the row still hold the values the plan saw? (Optimistic check under the workspace lock.)"""
+    for name, value in change.before.items():
+        current = getattr(fact, name)
+        if name in _TIMESTAMP_FIELDS:
+            current = to_ms(current)
+        if isinstance(value, float) and isinstance(current, float):
+            if abs(value - current) > 1e-12:
+                return False
+        elif current != value:
+            return False
+    return True
 
 
 def _add_links(workspace: Workspace, links: Sequence[tuple[str, str, str]], actor: str, now: datetime) -> None:
