@@ -58,6 +58,9 @@ class ScopeIndex:
     workspace_id: int
     origin_key: str
     revision: int = -1
+    # Which workspace row this index was built from: an id can come back after a rolled-back
+    # transaction (SQLite reuses it; the eval harness rolls back on purpose), a creation time cannot.
+    born: Any = None
     rows: dict[str, FactRow] = field(default_factory=dict)
     meta: dict[str, dict[str, Any]] = field(default_factory=dict)
     links: list[tuple[str, str, str]] = field(default_factory=list)
@@ -147,10 +150,14 @@ class IndexRegistry:
     # ---------------------------------------------------------------- syncing
 
     def _sync(self, index: ScopeIndex) -> None:
-        current = Workspace.objects.filter(pk=index.workspace_id).values_list("revision", flat=True).first()
-        if current is None:
-            index.rows, index.cols, index.revision = {}, None, -1
+        found = Workspace.objects.filter(pk=index.workspace_id).values_list("revision", "created_at").first()
+        if found is None:
+            index.rows, index.meta, index.cols, index.revision = {}, {}, None, -1
             return
+        current, born = found
+        if index.born is not None and born != index.born:
+            index.rows, index.meta, index.links, index.cols, index.revision = {}, {}, [], None, -1
+        index.born = born
         if index.revision < 0:
             self._load(index, Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key))
             self._load_links(index)
@@ -185,7 +192,9 @@ class IndexRegistry:
         """Read facts (decrypting their content) into the row cache; returns the ids that are new."""
         new_ids = set()
         # Tuples, not dicts: at 100,000 facts the per-row overhead of `.values()` is seconds.
-        for record in facts.values_list(*_FIELDS):
+        # Write order (pk) matters: equal scores and equal timestamps fall back to row order, which
+        # must be the order facts were written in, on every database and after every rebuild.
+        for record in facts.order_by("pk").values_list(*_FIELDS):
             values = dict(zip(_FIELDS, record))
             memory_id = values["memory_id"]
             old = index.rows.get(memory_id)
@@ -232,7 +241,7 @@ class IndexRegistry:
         """
         from memory.engine.bm25 import Bm25Index
 
-        rows = list(index.rows.values())
+        rows = sorted(index.rows.values(), key=lambda row: index.meta[row.memory_id]["pk"])
         index.vector_cols = None
         if not rows:
             index.cols, index.extra = None, self._extra(index, rows)
