@@ -155,3 +155,11 @@ def test_a_refused_correction_is_explained_and_an_approver_cannot_curate(client,
     client.force_login(approver)
     assert client.post(f"/w/{workspace.name}/facts/{fact.memory_id}/archive/").status_code == 403
     assert client.get(f"/w/{workspace.name}/facts/{fact.memory_id}/archive/").status_code == 405
+
+
+def test_the_top_bar_switches_between_the_users_workspaces(client, owner, workspace, other_workspace):
+    Membership.objects.create(user=owner, workspace=other_workspace, role="admin")
+    client.force_login(owner)
+    page = client.get(_url("fact-list", workspace)).content.decode()
+    assert 'id="workspace-switcher"' in page and f'value="{other_workspace.name}"' in page
+    assert f'value="{workspace.name}" selected' in page

@@ -1,0 +1,16 @@
+"""Template context every console page needs: the signed-in user's workspaces, for the switcher."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest
+
+from memory.models import Workspace
+
+
+def workspaces(request: HttpRequest) -> dict:
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {}
+    names = list(Workspace.objects.filter(memberships__user=user).distinct().order_by("name").values_list("name", flat=True))
+    current = getattr(getattr(request, "resolver_match", None), "kwargs", {}).get("workspace")
+    return {"my_workspaces": names, "current_workspace": current}
