@@ -163,3 +163,24 @@ def test_the_top_bar_switches_between_the_users_workspaces(client, owner, worksp
     page = client.get(_url("fact-list", workspace)).content.decode()
     assert 'id="workspace-switcher"' in page and f'value="{other_workspace.name}"' in page
     assert f'value="{workspace.name}" selected' in page
+
+
+@pytest.mark.parametrize("name,args,limit", [("workspace-overview", (), 20), ("fact-list", (), 12),
+                                             ("event-list", (), 10)])  # fmt: skip
+def test_page_query_counts_stay_flat_as_facts_grow(client, owner, workspace, django_assert_max_num_queries, name, args, limit):
+    """Hot pages are pinned to a fixed number of queries: no query per fact or per row."""
+    tl = Tideline(workspace)
+    for n in range(30):
+        tl.add(f"The depot {n} ships parcels to the north region every morning.", segment="knowledge")
+    client.force_login(owner)
+    client.get(_url(name, workspace, *args))  # warm caches (session, content types)
+    with django_assert_max_num_queries(limit):
+        assert client.get(_url(name, workspace, *args)).status_code == 200
+
+
+def test_the_inspector_query_count_is_pinned(client, owner, workspace, django_assert_max_num_queries):
+    fact = Tideline(workspace).add("I keep my passport in the blue folder.", segment="knowledge")
+    client.force_login(owner)
+    client.get(_url("fact-detail", workspace, fact.id))
+    with django_assert_max_num_queries(16):
+        assert client.get(_url("fact-detail", workspace, fact.id)).status_code == 200
