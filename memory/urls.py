@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("w/<slug:workspace>/", views.workspace_overview, name="workspace-overview"),
     path("w/<slug:workspace>/facts/", views.fact_list, name="fact-list"),
+    path("w/<slug:workspace>/facts/bulk/", views.fact_bulk, name="fact-bulk"),
     path("w/<slug:workspace>/facts/<str:memory_id>/", views.fact_detail, name="fact-detail"),
     path("w/<slug:workspace>/facts/<str:memory_id>/panel/", views.fact_panel, name="fact-panel"),
     path("w/<slug:workspace>/facts/<str:memory_id>/<str:action>/", views.fact_action, name="fact-action"),

@@ -265,3 +265,31 @@ def fact_action(request: HttpRequest, workspace: str, memory_id: str, action: st
     except (TidelineError, RequestError) as error:
         messages.error(request, error.message)
     return redirect("memory:fact-detail", ws.name, fact.memory_id)
+
+
+BULK_ACTIONS = {"archive": "Archive", "restore": "Restore", "up": "Up-vote", "down": "Down-vote"}
+
+
+@require_POST
+@login_required
+def fact_bulk(request: HttpRequest, workspace: str) -> HttpResponse:
+    """Two steps: the selection is shown back for confirmation; only a confirmed POST changes facts."""
+    ws = get_workspace_for_user(request, workspace, roles=CURATORS)
+    action = request.POST.get("action", "")
+    ids = list(dict.fromkeys(request.POST.getlist("ids")))[:500]
+    if action not in BULK_ACTIONS or not ids:
+        messages.error(request, "Choose at least one fact and an action.")
+        return redirect("memory:fact-list", ws.name)
+    facts = list(Fact.objects.filter(workspace=ws, memory_id__in=ids))
+    if request.POST.get("confirm") != "yes":
+        return render(request, "memory/fact_bulk_confirm.html",
+                      {"workspace": ws, "facts": facts, "action": action, "label": BULK_ACTIONS[action]})  # fmt: skip
+    actor = f"user:{request.user.username}"
+    if action in ("archive", "restore"):
+        changed = curation.set_lifecycle(workspace=ws, memory_ids=[f.memory_id for f in facts],
+                                         lifecycle="archived" if action == "archive" else "active", actor=actor)  # fmt: skip
+    else:
+        changed = sum(recall_service.feedback(workspace=ws, fact_id=f.memory_id, signal=action, actor=actor) is not None
+                      for f in facts)  # fmt: skip
+    messages.success(request, f"{BULK_ACTIONS[action]}: {changed} of {len(facts)} fact(s) changed.")
+    return redirect("memory:fact-list", ws.name)

@@ -28,7 +28,7 @@ def test_filtering_facts_swaps_the_table_and_pushes_the_url(live_server, page):
     page.select_option("select[name=segment]", "identity")
     page.wait_for_url("**segment=identity**")
     page.wait_for_function("() => !document.querySelector('#fact-table .muted').innerText.startsWith('%s')" % total.split()[0])
-    segments = page.locator("#fact-table tbody tr td:nth-child(2)").all_inner_texts()
+    segments = page.locator("#fact-table tbody tr td:nth-child(3)").all_inner_texts()
     assert segments and set(segments) == {"identity"}
     screenshot(page, "facts-filtered")
     page.locator("#fact-table tbody tr a").first.click()

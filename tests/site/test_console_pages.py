@@ -184,3 +184,19 @@ def test_the_inspector_query_count_is_pinned(client, owner, workspace, django_as
     client.get(_url("fact-detail", workspace, fact.id))
     with django_assert_max_num_queries(16):
         assert client.get(_url("fact-detail", workspace, fact.id)).status_code == 200
+
+
+def test_bulk_actions_need_a_confirmation_step(client, owner, workspace):
+    from memory.models import Fact
+
+    client.force_login(owner)
+    ids = list(Fact.objects.filter(workspace=workspace, origin_key="owner").values_list("memory_id", flat=True))
+    url = f"/w/{workspace.name}/facts/bulk/"
+    page = client.post(url, {"action": "archive", "ids": ids}).content.decode()
+    assert "Archive 2 facts?" in page and all(Fact.objects.get(memory_id=i).lifecycle == "active" for i in ids)
+    response = client.post(url, {"action": "archive", "ids": ids, "confirm": "yes"})
+    assert response.status_code == 302
+    assert all(Fact.objects.get(memory_id=i).lifecycle == "archived" for i in ids)
+    client.post(url, {"action": "restore", "ids": ids, "confirm": "yes"})
+    assert all(Fact.objects.get(memory_id=i).lifecycle == "active" for i in ids)
+    assert client.post(url, {"action": "explode", "ids": ids}).status_code == 302  # refused with a message
