@@ -12,6 +12,7 @@ import numpy as np
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 from django.contrib import messages
+from django.core.cache import cache
 from django.http import Http404
 from django.shortcuts import redirect
 from django.views.decorators.http import require_GET, require_POST
@@ -47,7 +48,14 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def workspace_overview(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
-    return render(request, "memory/workspace_overview.html", {"workspace": ws, **selectors.dashboard(ws)})
+    # The aggregates scan the whole workspace; they only change when the revision does.
+    key = f"tideline:dashboard:{ws.pk}:{ws.revision}:{ws.created_at.timestamp()}"
+    stats = cache.get(key)
+    if stats is None:
+        stats = selectors.dashboard(ws)
+        stats["maintenance_runs"], stats["recent_events"] = list(stats["maintenance_runs"]), list(stats["recent_events"])
+        cache.set(key, stats, timeout=600)
+    return render(request, "memory/workspace_overview.html", {"workspace": ws, **stats})
 
 
 # ---------------------------------------------------------------- facts browser, inspector, playground
