@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -319,7 +319,7 @@ class IndexRegistry:
                 index.cols.access_count[i] += 1
                 index.cols.last_accessed_at[i] = now_ms
                 row = index.rows[memory_id]
-                index.rows[memory_id] = _replace(row, access_count=row.access_count + 1, last_accessed_at=now_ms)
+                index.rows[memory_id] = replace(row, access_count=row.access_count + 1, last_accessed_at=now_ms)
 
 
 class _Lazy:
@@ -340,16 +340,6 @@ class _Lazy:
                 if self._target is None:
                     self._target = self._factory()
         return getattr(self._target, name)
-
-
-def _with_vector(row: FactRow, vector) -> FactRow:
-    return _replace(row, embedding=vector)
-
-
-def _replace(row: FactRow, **changes) -> FactRow:
-    from dataclasses import replace
-
-    return replace(row, **changes)
 
 
 registry = IndexRegistry()
