@@ -22,7 +22,7 @@ from memory import selectors
 from memory.engine import records as R
 from memory.engine.decay import effective_score
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
-from memory.models import Fact, MemoryEvent, Workspace
+from memory.models import Fact, Workspace
 from memory.permissions import get_workspace_for_user, roles_in
 from memory.engine.graph_export import to_graphml, to_json
 from memory.services import curation, maintenance
@@ -93,8 +93,7 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
     fact = get_object_or_404(Fact, workspace=ws, memory_id=memory_id)
     outbound = fact.outbound_links.select_related("to_fact").order_by("position", "pk")
     inbound = fact.inbound_links.select_related("from_fact").order_by("pk")
-    events = MemoryEvent.objects.filter(workspace=ws, fact_ids__contains=[memory_id]) if _json_contains() else \
-        [e for e in MemoryEvent.objects.filter(workspace=ws).order_by("-revision")[:2000] if memory_id in (e.fact_ids or [])]
+    events = selectors.filtered_events(ws, {"fact": memory_id})[:200]
     query = request.GET.get("q", "").strip()[:500]
     explanation = None
     if query:
@@ -102,7 +101,7 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
         explanation = next((h for h in hits if h.id == memory_id), False)
     curve = decay_curve(fact)
     visible = _visible_at(fact, request.GET.get("at", ""))
-    context = {"workspace": ws, "fact": fact, "outbound": outbound, "inbound": inbound, "events": list(events)[:200],
+    context = {"workspace": ws, "fact": fact, "outbound": outbound, "inbound": inbound, "events": list(events),
                "query": query, "explanation": explanation, "curve": curve, "visible": visible,
                "can_curate": bool(roles_in(request.user, ws) & set(CURATORS))}  # fmt: skip
     return render(request, "memory/fact_detail.html", context)
@@ -130,12 +129,6 @@ def _visible_at(fact: Fact, text: str) -> dict | None:
     if fact.valid_to and fact.valid_to <= moment:
         reasons.append("its validity had ended")
     return {"at": moment, "visible": not reasons, "reasons": reasons}
-
-
-def _json_contains() -> bool:
-    from django.db import connection
-
-    return connection.vendor == "postgresql"  # SQLite has no JSON containment lookup
 
 
 def decay_curve(fact: Fact, weeks: int = 12) -> dict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 
 from django.db import IntegrityError, connection, transaction
@@ -108,12 +109,12 @@ def import_facts(
         )
 
     if gate:
-        with transaction.atomic() if strict else _nullcontext():
+        with transaction.atomic() if strict else nullcontext():
             _import_gated(workspace, parsed, actor, report, strict, progress)
         report.refused.sort(key=lambda refusal: refusal.line)
         return report
 
-    with transaction.atomic() if strict else _nullcontext():
+    with transaction.atomic() if strict else nullcontext():
         for start in range(0, len(parsed), BATCH_SIZE):
             batch = parsed[start : start + BATCH_SIZE]
             _import_batch(workspace, batch, actor, source_name, report)
@@ -175,14 +176,6 @@ def new_fact_from_record(record: X.InterchangeRecord):
         modality=record.modality, media_pointer=record.media_pointer, memory_id=record.memory_id,
         created_at=from_ms(record.created_at),
     )  # fmt: skip
-
-
-class _nullcontext:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
 
 
 def _existing_ids(workspace: Workspace, memory_ids: list[str]) -> set[str]:

@@ -201,7 +201,7 @@ def _reinforce(m: Mutation, existing: Fact, new: NewFact, decision) -> WriteResu
         defaults = R.SEGMENT_DEFAULTS[incoming_segment]
         existing.segment, existing.tier, existing.decay_rate = incoming_segment, defaults.tier, defaults.decay_rate
     existing.importance = max(existing.importance, decision.importance)
-    if new.confidence is not None and trusted_writer(new):
+    if new.confidence is not None and not R.is_untrusted_source(new.source_type):
         existing.confidence = max(existing.confidence or 0.0, new.confidence)
     if not existing.subject_key and new.subject_key:
         existing.subject_key = R.normalize_subject_key(new.subject_key)
@@ -215,10 +215,6 @@ def _reinforce(m: Mutation, existing: Fact, new: NewFact, decision) -> WriteResu
              after={"segment": existing.segment, "importance": existing.importance, "access_count": existing.access_count},
              source_type=new.source_type)  # fmt: skip
     return WriteResult(existing, "reinforced")
-
-
-def trusted_writer(new: NewFact) -> bool:
-    return not R.is_untrusted_source(new.source_type)
 
 
 def _build(m: Mutation, new: NewFact, content: str, decision, subject_key: str | None) -> Fact:
