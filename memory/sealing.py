@@ -180,6 +180,22 @@ def unseal(workspace_id: int, origin_key: str, field: str, sealed: bytes) -> byt
     return key.aead.decrypt(nonce, sealed[1 + NONCE_BYTES :], _aad(workspace_id, origin_key, field))
 
 
+def unsealer(workspace_id: int, origin_key: str, field: str):
+    """`unseal` for many values of one origin and field: the key is fetched once (KeyDestroyedError
+    now if it is gone), so loading a whole index costs one AES-GCM open per value and nothing else."""
+    aead = keyring.data_key(workspace_id, origin_key, create=False).aead
+    aad = _aad(workspace_id, origin_key, field)
+    start = 1 + NONCE_BYTES
+
+    def open_one(sealed: bytes) -> bytes:
+        sealed = bytes(sealed)
+        if sealed[:1] != SEAL_VERSION:
+            raise ValueError("unknown sealed-value version")
+        return aead.decrypt(sealed[1:start], sealed[start:], aad)
+
+    return open_one
+
+
 def content_hash(workspace_id: int, origin_key: str, normalized_content: str) -> str:
     """HMAC-SHA256 of the normalised content under the origin's key: dedup without plaintext."""
     key = keyring.data_key(workspace_id, origin_key)

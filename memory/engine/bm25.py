@@ -106,9 +106,7 @@ class Bm25Index:
         if not known or n_candidates == 0:
             return Bm25Scores(scores, terms, self._zero_stats(terms, n_candidates), avg_len, n_candidates)
 
-        sub = self.matrix[:, [col for _, col in known]].tocoo()
-        keep = mask[sub.row]
-        rows, term_idx, freq = sub.row[keep], sub.col[keep], sub.data[keep]
+        rows, term_idx, freq = self._postings([col for _, col in known], mask)
         df = np.bincount(term_idx, minlength=len(known))
         idf = np.log(1.0 + (n_candidates - df + 0.5) / (df + 0.5))
         norm = K1 * (1.0 - B + B * self.doc_len[rows] / avg_len)
@@ -134,9 +132,7 @@ class Bm25Index:
         if not known or n_candidates == 0:
             return scores
         avg_len = max(1.0, float(self.doc_len[mask].mean()))
-        sub = self.matrix[:, [col for col, _ in known]].tocoo()
-        keep = mask[sub.row]
-        rows, term_idx, freq = sub.row[keep], sub.col[keep], sub.data[keep]
+        rows, term_idx, freq = self._postings([col for col, _ in known], mask)
         df = np.bincount(term_idx, minlength=len(known))
         idf = np.log(1.0 + (n_candidates - df + 0.5) / (df + 0.5))
         weight = np.array([w for _, w in known], dtype=np.float64)
@@ -146,9 +142,19 @@ class Bm25Index:
 
     def document_frequency(self, columns: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """How many candidates hold each vocabulary column in `columns`."""
-        mask = np.asarray(candidates, dtype=bool)
-        postings = self.matrix[:, np.asarray(columns, dtype=np.int64)].tocoo()
-        return np.bincount(postings.col[mask[postings.row]], minlength=len(columns))
+        _, term_idx, _ = self._postings(columns, np.asarray(candidates, dtype=bool))
+        return np.bincount(term_idx, minlength=len(columns))
+
+    def _postings(self, columns, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(document, position in `columns`, count) of every candidate posting of the given columns.
+
+        Read straight from the CSC arrays: a query has a handful of terms, and slicing the matrix
+        through scipy costs more in bookkeeping than the gather itself.
+        """
+        positions, term_idx = major_runs(self.matrix.indptr, columns)
+        rows = self.matrix.indices[positions]
+        keep = mask[rows]
+        return rows[keep], term_idx[keep], self.matrix.data[positions][keep]
 
     def idf(self, columns: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """The BM25 IDF over the candidates of each vocabulary column in `columns`."""
@@ -156,9 +162,11 @@ class Bm25Index:
         n = float(np.asarray(candidates, dtype=bool).sum())
         return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def document_terms(self, docs: np.ndarray) -> sparse.csr_matrix:
-        """Term counts of the given documents, one row each (documents × vocabulary)."""
-        return self._row_major()[np.asarray(docs, dtype=np.int64)]
+    def document_postings(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(position in `docs`, vocabulary column, count) of every term the given documents hold."""
+        rows = self._row_major()
+        positions, doc_idx = major_runs(rows.indptr, docs)
+        return doc_idx, rows.indices[positions], rows.data[positions]
 
     def document_columns(self, doc: int) -> np.ndarray:
         """The vocabulary columns document `doc` holds (a slice of the row-major index, no copy)."""
@@ -190,6 +198,20 @@ class Bm25Index:
 
     def _zero_stats(self, terms: tuple[str, ...], n_candidates: int) -> tuple[TermStats, ...]:
         return tuple(TermStats(term, 0, _idf(n_candidates, 0)) for term in terms)
+
+
+def major_runs(indptr: np.ndarray, majors) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the stored entries of each major index in `majors` (columns of a CSC matrix,
+    rows of a CSR one), run after run, and which entry of `majors` each position belongs to."""
+    majors = np.asarray(majors, dtype=np.int64)
+    starts = indptr[majors].astype(np.int64)
+    lengths = indptr[majors + 1].astype(np.int64) - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    run_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    positions = np.arange(total, dtype=np.int64) + np.repeat(starts - run_starts, lengths)
+    return positions, np.repeat(np.arange(majors.size, dtype=np.int64), lengths)
 
 
 def _idf(n: int, df: int) -> float:

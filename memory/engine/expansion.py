@@ -48,9 +48,9 @@ def relevance_model(
     if rows.size == 0 or n_terms <= 0 or weights.sum() <= 0:
         return {}
     share = weights / weights.sum() / np.maximum(index.doc_len[rows], 1.0)
-    counts = index.document_terms(rows).tocoo()
-    columns, inverse = np.unique(counts.col, return_inverse=True)
-    drawn = np.bincount(inverse, weights=counts.data * share[counts.row], minlength=columns.size)
+    doc_idx, term_cols, counts = index.document_postings(rows)
+    columns, inverse = np.unique(term_cols, return_inverse=True)
+    drawn = np.bincount(inverse, weights=counts * share[doc_idx], minlength=columns.size)
     value = drawn * index.idf(columns, candidates)
     names = index.term_names()
     excluded = set(exclude)

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
+from memory.engine.bm25 import major_runs
 from memory.engine.tokenize import tokenize
 
 GRAM_SIZES = (3, 4)
@@ -136,7 +137,10 @@ class NgramIndex:
         unseen_weight = (1.0 + np.log(unseen)) * unseen_idf
         query_norm = float(np.sqrt(query_weight @ query_weight + unseen_weight @ unseen_weight))
         # A fact's vector is its term weights times the same IDF, so the IDF enters the dot product twice.
-        dots = (self.weights[:, cols] @ (query_weight * idf[cols])).astype(np.float64)
+        w = self.weights
+        positions, which = major_runs(w.indptr, cols)
+        contribution = w.data[positions].astype(np.float64) * (query_weight * idf[cols])[which]
+        dots = np.bincount(w.indices[positions], weights=contribution, minlength=self.n_docs)
         ok = mask & (norms > 0)
         scores[ok] = dots[ok] / (norms[ok] * query_norm)
         return scores

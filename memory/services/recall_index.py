@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.db import connection
 from django.db.models import Q
 
 from memory import sealing
@@ -102,16 +103,19 @@ def _analyzer(text: str) -> list[str]:
     return tokens
 
 
-def _row_of(values: dict[str, Any], content: str, embedding) -> FactRow:
+_FIELD_AT = {name: i for i, name in enumerate(_FIELDS)}
+
+
+def _row_of(values: tuple, content: str, embedding) -> FactRow:
+    (_, memory_id, _, _, _, _, segment, tier, importance, decay_rate, access_count, last_accessed_at, created_at,
+     lifecycle, valid_to, confidence, status, source_type, _, _, _, _, _, _, _, _, origin_kind, channel_id,
+     conversation_id, session_key, account_id) = values  # the order of _FIELDS
     return FactRow(
-        memory_id=values["memory_id"], content=content, segment=values["segment"],
-        created_at=to_ms(values["created_at"]), importance=values["importance"], tier=values["tier"],
-        decay_rate=values["decay_rate"], access_count=values["access_count"],
-        last_accessed_at=to_ms(values["last_accessed_at"]), lifecycle=values["lifecycle"],
-        valid_to=to_ms(values["valid_to"]), confidence=values["confidence"], status=values["status"],
-        source_type=values["source_type"], embedding=embedding,
-        origin=R.Origin(values["origin_kind"], values["channel_id"], values["conversation_id"],
-                        values["session_key"], values["account_id"]),
+        memory_id=memory_id, content=content, segment=segment, created_at=to_ms(created_at), importance=importance,
+        tier=tier, decay_rate=decay_rate, access_count=access_count, last_accessed_at=to_ms(last_accessed_at),
+        lifecycle=lifecycle, valid_to=to_ms(valid_to), confidence=confidence, status=status,
+        source_type=source_type, embedding=embedding,
+        origin=R.Origin(origin_kind, channel_id, conversation_id, session_key, account_id),
     )  # fmt: skip
 
 
@@ -150,7 +154,7 @@ class IndexRegistry:
     # ---------------------------------------------------------------- syncing
 
     def _sync(self, index: ScopeIndex) -> None:
-        found = Workspace.objects.filter(pk=index.workspace_id).values_list("revision", "created_at").first()
+        found = _revision_of(index.workspace_id)
         if found is None:
             index.rows, index.meta, index.cols, index.revision = {}, {}, None, -1
             return
@@ -190,29 +194,29 @@ class IndexRegistry:
 
     def _load(self, index: ScopeIndex, facts) -> set[str]:
         """Read facts (decrypting their content) into the row cache; returns the ids that are new."""
-        new_ids = set()
+        new_ids: set[str] = set()
+        try:
+            unseal = sealing.unsealer(index.workspace_id, index.origin_key, "content")
+        except sealing.KeyDestroyedError:
+            return new_ids  # shredded origin: nothing to recall
+        at = _FIELD_AT
         # Tuples, not dicts: at 100,000 facts the per-row overhead of `.values()` is seconds.
         # Write order (pk) matters: equal scores and equal timestamps fall back to row order, which
         # must be the order facts were written in, on every database and after every rebuild.
-        for record in facts.order_by("pk").values_list(*_FIELDS):
-            values = dict(zip(_FIELDS, record))
-            memory_id = values["memory_id"]
+        for values in facts.order_by("pk").values_list(*_FIELDS):
+            memory_id = values[at["memory_id"]]
             old = index.rows.get(memory_id)
             if old is None:
-                try:
-                    raw = sealing.unseal(values["workspace_id"], values["origin_key"], "content", values["sealed_content"])
-                except sealing.KeyDestroyedError:
-                    continue  # shredded origin: nothing to recall
-                content, embedding = raw.decode("utf-8"), None
+                content, embedding = unseal(values[at["sealed_content"]]).decode("utf-8"), None
                 new_ids.add(memory_id)
             else:
                 content, embedding = old.content, old.embedding
             index.rows[memory_id] = _row_of(values, content, embedding)
             index.meta[memory_id] = {
-                "pk": values["pk"], "clearance": CLEARANCE.get(values["classification"], 1),
-                "intent_scope": values["intent_scope"] or "", "archived_at": to_ms(values["archived_at"]),
-                "pruned_at": to_ms(values["pruned_at"]), "modality": values["modality"],
-                "media_pointer": values["media_pointer"], "supersedes": values["supersedes"] or [],
+                "pk": values[at["pk"]], "clearance": CLEARANCE.get(values[at["classification"]], 1),
+                "intent_scope": values[at["intent_scope"]] or "", "archived_at": to_ms(values[at["archived_at"]]),
+                "pruned_at": to_ms(values[at["pruned_at"]]), "modality": values[at["modality"]],
+                "media_pointer": values[at["media_pointer"]], "supersedes": values[at["supersedes"]] or [],
             }  # fmt: skip
         return new_ids
 
@@ -320,6 +324,26 @@ class IndexRegistry:
                 index.cols.last_accessed_at[i] = now_ms
                 row = index.rows[memory_id]
                 index.rows[memory_id] = replace(row, access_count=row.access_count + 1, last_accessed_at=now_ms)
+
+
+def _revision_of(workspace_id: int):
+    """(revision, created_at) of a workspace, or None. Asked before every recall, so it skips the
+    ORM's query compilation (a millisecond of the 5 ms budget at 10,000 facts) for one indexed read."""
+    with connection.cursor() as cursor:
+        cursor.execute(_REVISION_SQL, [workspace_id])
+        found = cursor.fetchone()
+    if found is None:
+        return None
+    revision, born = found
+    if isinstance(born, str):  # SQLite hands raw timestamps back to a plain cursor
+        born = Workspace._meta.get_field("created_at").to_python(born)
+    return revision, born
+
+
+_REVISION_SQL = (
+    f"SELECT {Workspace._meta.get_field('revision').column}, {Workspace._meta.get_field('created_at').column}"
+    f" FROM {Workspace._meta.db_table} WHERE {Workspace._meta.pk.column} = %s"
+)
 
 
 class _Lazy:

@@ -75,8 +75,11 @@ def test_weighted_bm25_scales_each_terms_contribution_and_ignores_unknown_terms(
     assert not ix.score_weighted({"nowhere": 1.0}, ALL).any()
 
 
-def test_document_terms_and_columns_read_a_facts_own_terms():
+def test_document_postings_and_columns_read_a_facts_own_terms():
     ix = index()
     names = ix.term_names()
     assert {names[c] for c in ix.document_columns(3)} == {"maria", "like", "aerial", "yoga"}
-    assert ix.document_terms([4]).sum() == len(recall_terms(DOCS[4]))
+    doc_idx, columns, counts = ix.document_postings([4, 3])
+    assert counts[doc_idx == 0].sum() == len(recall_terms(DOCS[4]))
+    assert {names[c] for c in columns[doc_idx == 1]} == {"maria", "like", "aerial", "yoga"}
+    assert ix.document_postings([]).__len__() == 3 and ix.document_postings([])[0].size == 0
