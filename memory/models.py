@@ -327,6 +327,28 @@ class Link(models.Model):
         return self.to_fact.memory_id if self.to_fact_id else self.dangling_target
 
 
+class FactVector(models.Model):
+    """A fact's vector from the optional learned embedder, stamped with that embedder's fingerprint.
+
+    Derived data: recomputed by `tideline reembed` when the embedder changes, never exported. An
+    embedding can be inverted back into text, so it is sealed under the fact's origin key like the
+    content itself (float16, which keeps cosine to three decimals at half the size) and dies with it.
+    """
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="+")
+    fact = models.OneToOneField(Fact, on_delete=models.CASCADE, related_name="vector")
+    fingerprint = models.CharField(max_length=120, help_text="which embedder and weights made the vector")
+    dims = models.PositiveSmallIntegerField()
+    sealed_vector = models.BinaryField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["workspace", "fingerprint"], name="factvector_fingerprint_idx")]
+
+    def __str__(self) -> str:
+        return f"vector of fact {self.fact_id} ({self.fingerprint})"
+
+
 class FactTerm(models.Model):
     """One posting of the near-duplicate index: an ACTIVE fact contains this (keyed) token.
 
@@ -403,6 +425,7 @@ class MemoryEvent(models.Model):
         GC_RUN = "gc_run"
         RETENTION_RUN = "retention_run"
         PROPOSAL = "proposal"
+        REEMBEDDED = "reembedded"
         WORKSPACE_CREATED = "workspace_created"
 
     workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="events")

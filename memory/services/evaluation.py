@@ -22,6 +22,7 @@ from memory.engine import records as R
 from memory.engine.metrics import EvalReport, bootstrap_mean_ci, evaluate
 from memory.engine.tokenize import tokenize
 from memory.models import Fact, Workspace
+from memory.services import embedding
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 from memory.services.recall_index import registry
@@ -178,14 +179,19 @@ def run_eval(gold_sets: Sequence[GoldSet], *, k: int, capabilities: Sequence[str
     if unknown:
         raise RequestError(f"unknown capability {unknown[0]!r}; use one of: {', '.join(caps.CAPABILITIES)}",
                            kind="validation")  # fmt: skip
+    embedder = caps.learned_embedder() if caps.LEARNED_CAPABILITIES & set(capabilities) else None
     out: dict[str, Any] = {"k": k, "sets": [], "overall": {}}
+    if embedder is not None:
+        out["embedder"] = embedder.fingerprint
     pooled: dict[str, list[tuple[GoldCase, list[str]]]] = {c: [] for c in capabilities}
     for gold in gold_sets:
         result: dict[str, Any] = {}
         try:
             with transaction.atomic():
                 seeded = seed_gold(gold, progress=progress)
-                result = _run_set(gold, seeded, k, capabilities, pooled)
+                if embedder is not None:
+                    embedding.reembed(seeded.workspace, actor="eval", embedder=embedder)
+                result = _run_set(gold, seeded, k, capabilities, pooled, embedder)
                 raise _Rollback
         except _Rollback:
             pass
@@ -207,7 +213,7 @@ def _forget(gold: GoldSet, seeded: Seeded | None) -> None:
             sealing.keyring.destroy(seeded.workspace.pk, origin_key)
 
 
-def _run_set(gold: GoldSet, seeded: Seeded, k: int, capabilities, pooled) -> dict[str, Any]:
+def _run_set(gold: GoldSet, seeded: Seeded, k: int, capabilities, pooled, embedder=None) -> dict[str, Any]:
     from memory.services import capabilities as caps
 
     origins = sorted({f.origin.key for f in gold.facts})
@@ -221,7 +227,8 @@ def _run_set(gold: GoldSet, seeded: Seeded, k: int, capabilities, pooled) -> dic
     for capability in capabilities:
         rankings: dict[str, list[str]] = {}
         for case in resolved:
-            ids = caps.rank(capability, seeded.workspace, case.query, origin="owner", limit=max(k, 20), now=seeded.now)
+            ids = caps.rank(capability, seeded.workspace, case.query, origin="owner", limit=max(k, 20), now=seeded.now,
+                            embedder=embedder)
             rankings[case.id] = ids
             pooled[capability].append((_prefixed(gold, case), [f"{gold.name}:{i}" for i in ids]))
         report = _score(resolved, rankings, k)

@@ -11,6 +11,7 @@ from django.db import IntegrityError, connection, transaction
 from memory.engine import interchange as X
 from memory.engine import records as R
 from memory.models import Fact, FactTerm, Link, TermStat, Workspace
+from memory.services import embedding
 from memory.services.errors import RequestError
 from memory.services.mutation import mutate
 from memory.services.near_duplicates import index_facts
@@ -191,6 +192,7 @@ def _import_batch(workspace, batch, actor, source_name, report) -> None:
         with mutate(workspace, actor=actor) as m:
             created = Fact.objects.bulk_create([fact_from_record(workspace, record, actor) for _, record in batch])
             index_facts(created)
+            embedding.embed_new(created)
             m.record("imported", fact_ids=[r.memory_id for _, r in batch], source=source_name, count=len(batch))
         report.imported += len(batch)
     except IntegrityError:

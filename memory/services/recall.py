@@ -20,11 +20,13 @@ from django.utils import timezone
 from memory.engine import records as R
 from memory.engine.context import pack_context
 from memory.engine.decay import apply_feedback
+from memory.engine.fusion import FusionSettings
 from memory.engine.graph_recall import recall_with_graph
 from memory.engine.recall import explain as engine_explain
 from memory.engine.recall import recall as default_lane
 from memory.engine.scan import scan_for_threats
 from memory.models import Fact, Workspace
+from memory.services import embedding
 from memory.services.mutation import mutate
 from memory.services.recall_index import CLEARANCE, ScopeIndex, registry
 from memory.timestamps import to_ms
@@ -122,12 +124,25 @@ def _hits(index: ScopeIndex, raw_hits) -> list[RecallHit]:
 
 
 SEED_COUNT = 4
+# With a learned embedder the fused lane gives its cosine this share of the relevance blend (the
+# lexical lane keeps 1 − 0.25 − this). Chosen from a flat region on LoCoMo's development
+# conversations (docs/BENCHMARKS.md); the n-gram share is the model-free default's.
+LEARNED_SETTINGS = FusionSettings(vector_weight=0.4)
+CONFIGURED = object()  # "use the embedder the settings name" (callers may pass one, or None for none)
 
 
-def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: int):
-    """Tideline's default ranking: the fused lane (stemmed BM25 + expansion + n-grams, × decay × trust),
-    extended along typed links when the query or its top seeds call for it (ENGINE-SPEC §3.7)."""
-    seeds = default_lane(view, query, now_ms, scope, limit=max(k, 2 * SEED_COUNT))
+def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: int, embedder: Any = None):
+    """Tideline's default ranking: the fused lane (stemmed BM25 + expansion + n-grams, × decay × trust,
+    plus a learned embedder's cosine when one is configured and the scope has its vectors), extended
+    along typed links when the query or its top seeds call for it (ENGINE-SPEC §3.7)."""
+    lane_args: dict[str, Any] = {}
+    if embedder is not None:
+        learned = registry.with_learned(index, view, embedder.fingerprint)
+        if learned is not None:
+            view = learned
+            lane_args = {"settings": LEARNED_SETTINGS, "embedder": embedder,
+                         "query_vector": embedder.embed_one(query)}  # fmt: skip
+    seeds = default_lane(view, query, now_ms, scope, limit=max(k, 2 * SEED_COUNT), **lane_args)
     if not seeds:
         return []
     return recall_with_graph(view, index.links, query, now_ms, scope, limit=k, seed_count=SEED_COUNT, seed_hits=seeds)
@@ -138,30 +153,40 @@ def _now_ms(filters: RecallFilters, now: datetime | None) -> int:
     return int(to_ms(moment))
 
 
+def _embedder(choice: Any) -> Any:
+    return embedding.configured() if choice is CONFIGURED else choice
+
+
 def recall(
     *, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K, filters: RecallFilters = RecallFilters(),
-    reinforce: bool = True, now: datetime | None = None,
+    reinforce: bool = True, now: datetime | None = None, embedder: Any = CONFIGURED,
 ) -> list[RecallHit]:
-    """Hybrid + graph recall for `query`, best first; reinforces the returned facts unless told not to."""
+    """Hybrid + graph recall for `query`, best first; reinforces the returned facts unless told not to.
+
+    `embedder`: the learned embedder whose vectors join the fused lane (default: the configured one;
+    None for model-free recall whatever the settings say)."""
     scope = _scope(origin)
     if scope is None:
         return []
+    embedder = _embedder(embedder)
     index = registry.get(workspace, scope)
     now_ms = _now_ms(filters, now)
     with index.lock:
         view = _view(index, now_ms, filters)
         if view is None:
             return []
-        hits = _hits(index, _rank(index, view, query, now_ms, scope, k))
+        hits = _hits(index, _rank(index, view, query, now_ms, scope, k, embedder))
     if reinforce and hits and filters.as_of is None:
         _reinforce(index, [h.id for h in hits], now or timezone.now())
     return hits
 
 
 def explain(*, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K,
-            filters: RecallFilters = RecallFilters(), now: datetime | None = None) -> list[RecallHit]:  # fmt: skip
+            filters: RecallFilters = RecallFilters(), now: datetime | None = None,
+            embedder: Any = CONFIGURED) -> list[RecallHit]:  # fmt: skip
     """Recall's ranking with every score component of every hit; never reinforces."""
-    hits = recall(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=False, now=now)
+    hits = recall(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=False, now=now,
+                  embedder=embedder)  # fmt: skip
     scope = _scope(origin)
     if not hits or scope is None:
         return hits
@@ -177,18 +202,20 @@ def explain(*, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K
 
 
 def context(*, workspace: Workspace, query: str, origin: Any, max_chars: int = 1200, k: int = DEFAULT_K,
-            filters: RecallFilters = RecallFilters(), now: datetime | None = None) -> str | None:  # fmt: skip
+            filters: RecallFilters = RecallFilters(), now: datetime | None = None,
+            embedder: Any = CONFIGURED) -> str | None:  # fmt: skip
     """Recall packed greedily into at most `max_chars`, untrusted facts fenced; passive (no reinforcement)."""
     scope = _scope(origin)
     if scope is None:
         return None
+    embedder = _embedder(embedder)
     index = registry.get(workspace, scope)
     now_ms = _now_ms(filters, now)
     with index.lock:
         view = _view(index, now_ms, filters)
         if view is None:
             return None
-        raw = _rank(index, view, query, now_ms, scope, k)
+        raw = _rank(index, view, query, now_ms, scope, k, embedder)
         # Context goes straight into a prompt, so every line is rescanned, the owner's included.
         return pack_context(view, raw, max_chars=max_chars, threat_scan=lambda text: list(scan_for_threats(text).rules))
 

@@ -54,6 +54,15 @@ class Extra:
     media_pointer: list
 
 
+@dataclass(frozen=True)
+class Learned:
+    """One embedder's vectors laid out like the index's columns (zero rows where a fact has none)."""
+
+    embeddings: np.ndarray
+    embedded: np.ndarray
+    norms: np.ndarray
+
+
 @dataclass
 class ScopeIndex:
     workspace_id: int
@@ -67,6 +76,9 @@ class ScopeIndex:
     links: list[tuple[str, str, str]] = field(default_factory=list)
     cols: FactColumns | None = None
     vector_cols: FactColumns | None = None  # the same columns plus HRR vectors, built when asked for
+    # Learned-embedder vectors by fact, and per fingerprint the matrix aligned with `cols`' rows.
+    vectors: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
+    learned: dict[str, Learned] = field(default_factory=dict)
     extra: Extra | None = None
     lock: threading.RLock = field(default_factory=threading.RLock)
 
@@ -87,6 +99,7 @@ class ScopeIndex:
             total += matrix.data.nbytes + matrix.indices.nbytes + matrix.indptr.nbytes
         if self.vector_cols is not None and self.vector_cols.embeddings is not None:
             total += self.vector_cols.embeddings.nbytes
+        total += sum(learned.embeddings.nbytes for learned in self.learned.values())
         return int(total)
 
 
@@ -161,9 +174,11 @@ class IndexRegistry:
         current, born = found
         if index.born is not None and born != index.born:
             index.rows, index.meta, index.links, index.cols, index.revision = {}, {}, [], None, -1
+            index.vectors, index.learned = {}, {}
         index.born = born
         if index.revision < 0:
             self._load(index, Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key))
+            self._load_vectors(index, None)
             self._load_links(index)
             index.revision = current
             self._rebuild(index)
@@ -182,15 +197,19 @@ class IndexRegistry:
             workspace_id=index.workspace_id, origin_key=index.origin_key, memory_id__in=list(touched)
         )
         new_ids = self._load(index, changed)
+        vectors_changed = self._load_vectors(index, touched)
         self._load_links(index)  # a change may have added or dropped edges of known facts
         gone = {mid for mid in touched if mid in index.rows} - set(changed.values_list("memory_id", flat=True))
         for memory_id in gone:  # purged or shredded: forget it entirely
             index.rows.pop(memory_id, None)
             index.meta.pop(memory_id, None)
+            index.vectors.pop(memory_id, None)
         if new_ids or gone or index.cols is None:
             self._rebuild(index)
         else:
             self._patch(index, [m for m in touched if m in index.rows])
+            if vectors_changed:
+                self._lay_out_learned(index)
 
     def _load(self, index: ScopeIndex, facts) -> set[str]:
         """Read facts (decrypting their content) into the row cache; returns the ids that are new."""
@@ -220,6 +239,38 @@ class IndexRegistry:
             }  # fmt: skip
         return new_ids
 
+    def _load_vectors(self, index: ScopeIndex, memory_ids) -> bool:
+        """Read stored learned vectors (all of the scope, or those of `memory_ids`); True if any changed."""
+        from memory.services.embedding import vectors_of
+
+        changed = False
+        if memory_ids is not None:
+            for memory_id in memory_ids:  # dropped vectors (a purge, a re-embed) must not linger
+                changed |= index.vectors.pop(memory_id, None) is not None
+        for memory_id, fingerprint, vector in vectors_of(index.workspace_id, index.origin_key, memory_ids):
+            index.vectors[memory_id] = (fingerprint, vector)
+            changed = True
+        return changed
+
+    def _lay_out_learned(self, index: ScopeIndex) -> None:
+        """One matrix per fingerprint, rows in the columns' order (a fact without a vector is zeros)."""
+        index.learned = {}
+        if index.cols is None or not index.vectors:
+            return
+        row_of = index.cols.row_index
+        by_fingerprint: dict[str, list[tuple[int, np.ndarray]]] = {}
+        for memory_id, (fingerprint, vector) in index.vectors.items():
+            row = row_of.get(memory_id)
+            if row is not None:
+                by_fingerprint.setdefault(fingerprint, []).append((row, vector))
+        for fingerprint, pairs in by_fingerprint.items():
+            rows = np.fromiter((row for row, _ in pairs), dtype=np.int64, count=len(pairs))
+            embeddings = np.zeros((len(index.cols), pairs[0][1].size), dtype=np.float32)
+            embeddings[rows] = np.stack([vector for _, vector in pairs])
+            embedded = np.zeros(len(index.cols), dtype=bool)
+            embedded[rows] = True
+            index.learned[fingerprint] = Learned(embeddings, embedded, np.linalg.norm(embeddings, axis=1))
+
     def _load_links(self, index: ScopeIndex) -> None:
         index.links = list(
             Link.objects.filter(workspace_id=index.workspace_id, from_fact__origin_key=index.origin_key)
@@ -248,7 +299,7 @@ class IndexRegistry:
         rows = sorted(index.rows.values(), key=lambda row: index.meta[row.memory_id]["pk"])
         index.vector_cols = None
         if not rows:
-            index.cols, index.extra = None, self._extra(index, rows)
+            index.cols, index.extra, index.learned = None, self._extra(index, rows), {}
             return
         contents = [row.content for row in rows]
         # The spec lanes' BM25 (whole-token analyzer) serves only the comparison capabilities and
@@ -259,6 +310,7 @@ class IndexRegistry:
         cols.text.ngrams  # noqa: B018
         index.cols = cols
         index.extra = self._extra(index, rows)
+        self._lay_out_learned(index)
 
     def with_vectors(self, index: ScopeIndex) -> FactColumns | None:
         """The index's columns with HRR vectors (for the hybrid, vector and graph capabilities)."""
@@ -272,6 +324,16 @@ class IndexRegistry:
                 view.embedding_norms = np.linalg.norm(view.embeddings.astype(np.float64), axis=1)
                 index.vector_cols = view
             return index.vector_cols
+
+    @staticmethod
+    def with_learned(index: ScopeIndex, view: FactColumns, fingerprint: str) -> FactColumns | None:
+        """`view` carrying the learned vectors of `fingerprint`, or None when the scope has none."""
+        learned = index.learned.get(fingerprint)
+        if learned is None or not learned.embedded.any():
+            return None
+        out = copy.copy(view)
+        out.embeddings, out.embedded, out.embedding_norms = learned.embeddings, learned.embedded, learned.norms
+        return out
 
     def _extra(self, index: ScopeIndex, rows: list[FactRow]) -> Extra:
         meta = [index.meta[row.memory_id] for row in rows]

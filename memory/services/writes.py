@@ -18,7 +18,7 @@ from memory import sealing
 from memory.engine import records as R
 from memory.engine.tokenize import jaccard, token_set
 from memory.models import Fact, Link
-from memory.services import policy
+from memory.services import embedding, policy
 from memory.services.mutation import Mutation, mutate
 from memory.services.near_duplicates import find_near_duplicates, index_facts, unindex_facts
 
@@ -136,6 +136,7 @@ def _write(m: Mutation, new: NewFact) -> WriteResult:
     explicit = [t for t in targets if t.lifecycle == "active" and t not in slot_archived]
     fact.save()
     index_facts([fact])
+    embedding.embed_new([fact])
     _archive(m, slot_archived + explicit)
     links = _links(m, fact, new, slot_archived)
     review_item_id = None

@@ -6,11 +6,11 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from memory.cli import adding, bench, common, demo, evaluating, exporting, importing, maintaining, recalling, serve
+from memory.cli import adding, bench, common, demo, evaluating, exporting, importing, maintaining, recalling, reembedding, serve
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 
-SUBCOMMANDS = {"add": adding, "recall": recalling, "context": recalling, "explain": recalling, "import": importing, "export": exporting, "demo": demo, "serve": serve, "bench": bench, "eval": evaluating, "gc": maintaining, "dream": maintaining, "contradictions": maintaining}
+SUBCOMMANDS = {"add": adding, "recall": recalling, "context": recalling, "explain": recalling, "import": importing, "export": exporting, "demo": demo, "serve": serve, "bench": bench, "eval": evaluating, "gc": maintaining, "dream": maintaining, "contradictions": maintaining, "reembed": reembedding}
 
 
 class Command(BaseCommand):

@@ -1,0 +1,24 @@
+"""System checks (`manage.py check`, run by `migrate` and `runserver` too)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core import checks
+
+
+@checks.register()
+def embedder_available(app_configs, **kwargs):
+    """A configured learned embedder must be able to load: say so at start-up, not at the first write."""
+    name = getattr(settings, "TIDELINE_EMBEDDER", "")
+    if not name:
+        return []
+    from memory.services.embedding import EmbedderNotAvailable, configured
+    from memory.services.errors import RequestError
+
+    try:
+        configured()
+    except (EmbedderNotAvailable, RequestError) as error:
+        return [checks.Error(f"TIDELINE_EMBEDDER={name!r} cannot be used: {error.message}",
+                             hint="unset TIDELINE_EMBEDDER for model-free recall, or pip install '.[embed]'",
+                             id="tideline.E001")]  # fmt: skip
+    return []

