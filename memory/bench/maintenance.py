@@ -1,6 +1,7 @@
 """Maintenance passes at scale: decay GC, the dream plan, contradictions and the graph export.
 
-Pure engine code over synthetic facts (no database): `python -m memory.bench.maintenance`.
+Pure engine code over synthetic facts (no database): `python -m memory.bench.maintenance`
+(`--passes graph` times the graph export alone).
 
 The facts come from `Corpus` (template sentences over Zipf-distributed vocabularies) with HRR
 embeddings computed once up front; the embedding time is reported but not counted in the passes.
@@ -28,12 +29,13 @@ from memory.engine.contradictions import find_contradictions
 from memory.engine.decay import DAY_MS
 from memory.engine.decay_gc import plan_decay_gc
 from memory.engine.dream import plan_dream
-from memory.engine.graph_export import export_memory_graph
+from memory.engine.graph_export import export_memory_graph, to_graphml, to_json
 from memory.engine.hrr import HrrEmbedder
 from memory.engine.maintenance import Link, MaintFact
 from memory.engine.records import SEGMENT_DEFAULTS
 
 NOW = 1_750_000_000_000
+PASSES = ("gc", "dream", "contradictions", "graph")
 
 
 def synthesize(count: int, seed: int = 7) -> tuple[list[MaintFact], list[Link], float]:
@@ -103,34 +105,50 @@ def timed(label: str, work: Callable[[], Any]) -> tuple[Any, float]:
 
 
 def run(
-    sizes: list[int], *, limit: int, workers: int, graph_links_per_fact: int, graph_max: int, seed: int
+    sizes: list[int],
+    *,
+    limit: int,
+    workers: int,
+    graph_links_per_fact: int,
+    graph_max: int,
+    seed: int,
+    passes: tuple[str, ...] = PASSES,
 ) -> None:
     for size in sizes:
         bench_size(size, limit=limit, workers=workers, graph_links=graph_links_per_fact * size if size <= graph_max else 0,
-                   seed=seed)  # fmt: skip
+                   seed=seed, passes=passes)  # fmt: skip
 
 
-def bench_size(size: int, *, limit: int, workers: int, graph_links: int, seed: int) -> None:
-    """Time every pass on `size` synthetic facts and print the figures."""
+def bench_size(
+    size: int, *, limit: int, workers: int, graph_links: int, seed: int, passes: tuple[str, ...] = PASSES
+) -> None:
+    """Time the chosen passes on `size` synthetic facts and print the figures."""
     print(f"\nN = {size:,} active facts", flush=True)
     facts, links, embed_seconds = synthesize(size, seed)
     print(f"  {'(HRR embedding, not timed)':<28} {embed_seconds:8.2f} s")
-    gc, _ = timed("decay GC plan", lambda: plan_decay_gc(facts, NOW))
-    print(f"      {gc.summary()}")
-    dream, _ = timed("dream plan", lambda: plan_dream(facts, links, NOW, workers=workers))
-    print(f"      {dream.summary()}")
-    for bucket in dream.buckets:
-        lsh = bucket.lsh
-        extra = f", LSH {lsh.bands} bands × {lsh.rows} bits, miss ≤ {lsh.miss_bound:.1e}" if lsh else ""
-        print(f"      {bucket.method}: {bucket.candidates:,} pairs scored, {bucket.pairs:,} ≥ bar{extra}")
-    report, _ = timed(f"contradictions (limit {limit})", lambda: find_contradictions(facts, limit=limit))
-    print(f"      {report.found:,} found, {report.candidates:,} candidates scored, kept {len(report.items)}")
-    if graph_links:
+    if "gc" in passes:
+        gc, _ = timed("decay GC plan", lambda: plan_decay_gc(facts, NOW))
+        print(f"      {gc.summary()}")
+    if "dream" in passes:
+        dream, _ = timed("dream plan", lambda: plan_dream(facts, links, NOW, workers=workers))
+        print(f"      {dream.summary()}")
+        for bucket in dream.buckets:
+            lsh = bucket.lsh
+            extra = f", LSH {lsh.bands} bands × {lsh.rows} bits, miss ≤ {lsh.miss_bound:.1e}" if lsh else ""
+            print(f"      {bucket.method}: {bucket.candidates:,} pairs scored, {bucket.pairs:,} ≥ bar{extra}")
+    if "contradictions" in passes:
+        report, _ = timed(f"contradictions (limit {limit})", lambda: find_contradictions(facts, limit=limit))
+        print(
+            f"      {report.found:,} found, {report.candidates:,} candidates scored, kept {len(report.items)}"
+        )
+    if graph_links and "graph" in passes:
         extra_links = topic_links(facts, graph_links, seed)
-        graph, _ = timed(
+        graph, export_seconds = timed(
             f"graph export ({len(extra_links):,} links)", lambda: export_memory_graph(facts, extra_links, NOW)
         )
         print(f"      {graph.stats.clusters:,} clusters, modularity {graph.stats.modularity or 0:.3f}")
+        _, render_seconds = timed("graph GraphML + JSON", lambda: (to_graphml(graph), to_json(graph)))
+        print(f"      export and both documents: {export_seconds + render_seconds:.2f} s")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -143,10 +161,18 @@ def main(argv: list[str] | None = None) -> None:
         "--graph-max", type=int, default=10_000, help="largest size whose graph export is timed"
     )
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--passes",
+        nargs="+",
+        choices=PASSES,
+        default=list(PASSES),
+        help="which passes to time (default: all)",
+    )
     options = parser.parse_args(argv)
     np.seterr(all="ignore")
     run(options.sizes, limit=options.limit, workers=options.workers,
-        graph_links_per_fact=options.graph_links_per_fact, graph_max=options.graph_max, seed=options.seed)  # fmt: skip
+        graph_links_per_fact=options.graph_links_per_fact, graph_max=options.graph_max, seed=options.seed,
+        passes=tuple(options.passes))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -2,10 +2,23 @@
 
 import json
 import random
+from dataclasses import asdict
 
+import community as community_louvain
 import networkx as nx
+import numpy as np
+import pytest
 
-from memory.engine.graph_export import export_memory_graph, snippet, to_graphml, to_json
+from memory.engine.graph_export import (
+    LOUVAIN_SEED,
+    export_memory_graph,
+    louvain,
+    modularity,
+    snippet,
+    to_graphml,
+    to_json,
+)
+from memory.engine.links import STRENGTH_WEIGHT, link_strength
 from tests.engine.maint_factory import DAY, NOW, fact
 
 
@@ -156,3 +169,174 @@ def test_json_and_graphml_carry_nodes_clusters_typed_edges_and_stats():
     ]
     assert parsed.graph["total_memories"] == 6 and parsed.graph["connections"] == 3
     assert len(json.loads(parsed.graph["cluster_list"])) == graph.stats.clusters
+
+
+# Louvain (our own, over scipy sparse matrices) against python-louvain as the reference.
+
+
+def planted_partition(seed, groups, size, p_in, p_out):
+    """Groups of `size` nodes, each pair joined with probability p_in inside a group and p_out across."""
+    rng = random.Random(seed)
+    rows, cols, weights = [], [], []
+    for i in range(groups * size):
+        for j in range(i + 1, groups * size):
+            if rng.random() < (p_in if i // size == j // size else p_out):
+                rows.append(i)
+                cols.append(j)
+                weights.append(rng.choice([0.3, 0.6, 1.0]))
+    return groups * size, np.array(rows), np.array(cols), np.array(weights)
+
+
+def reference_partition(size, rows, cols, weights):
+    """python-louvain's partition of the same graph, as community numbers, and its graph."""
+    graph = nx.Graph()
+    graph.add_nodes_from(range(size))
+    graph.add_weighted_edges_from(zip(rows.tolist(), cols.tolist(), weights.tolist(), strict=True))
+    partition = community_louvain.best_partition(graph, weight="weight", random_state=7)
+    return [partition[node] for node in range(size)], graph
+
+
+def groups_of(community):
+    groups = {}
+    for node, number in enumerate(community):
+        groups.setdefault(number, set()).add(node)
+    return {frozenset(members) for members in groups.values()}
+
+
+def test_louvain_finds_the_same_clear_communities_as_python_louvain():
+    size, rows, cols, weights = planted_partition(0, groups=12, size=40, p_in=0.25, p_out=0.005)
+    ours = louvain(size, rows, cols, weights)
+    reference, _ = reference_partition(size, rows, cols, weights)
+    assert groups_of(ours.tolist()) == groups_of(reference)
+    assert len(set(ours.tolist())) == 12
+    # Numbered 0, 1, … in order of each community's smallest node.
+    assert [int(ours[min(group)]) for group in sorted(groups_of(ours.tolist()), key=min)] == list(range(12))
+
+
+def test_louvain_matches_python_louvains_modularity_on_a_noisy_graph():
+    size, rows, cols, weights = planted_partition(3, groups=20, size=50, p_in=0.1, p_out=0.01)
+    ours = modularity(louvain(size, rows, cols, weights), rows, cols, weights)
+    reference, graph = reference_partition(size, rows, cols, weights)
+    expected = community_louvain.modularity(dict(enumerate(reference)), graph, weight="weight")
+    assert ours > 0.27 and ours >= expected - 0.015
+
+
+def test_modularity_is_newmans_as_python_louvain_computes_it():
+    size, rows, cols, weights = planted_partition(1, groups=5, size=20, p_in=0.3, p_out=0.05)
+    rng = random.Random(2)
+    community = np.array([rng.randrange(7) for _ in range(size)])
+    _, graph = reference_partition(size, rows, cols, weights)
+    expected = community_louvain.modularity(dict(enumerate(community.tolist())), graph, weight="weight")
+    assert modularity(community, rows, cols, weights) == pytest.approx(expected, abs=1e-12)
+
+
+def test_louvain_is_deterministic_for_a_seed_and_good_for_any_seed():
+    size, rows, cols, weights = planted_partition(4, groups=10, size=30, p_in=0.15, p_out=0.01)
+    first = louvain(size, rows, cols, weights, seed=11)
+    assert np.array_equal(first, louvain(size, rows, cols, weights, seed=11))
+    scores = [modularity(louvain(size, rows, cols, weights, seed=s), rows, cols, weights) for s in range(5)]
+    assert max(scores) - min(scores) < 0.02
+
+
+def test_louvain_edge_cases_and_resolution():
+    empty = np.array([], dtype=np.int64)
+    assert louvain(0, empty, empty, np.array([])).tolist() == []
+    assert louvain(3, empty, empty, np.array([])).tolist() == [0, 1, 2]
+    # A repeated pair adds up; an isolated node stays alone.
+    joined = louvain(4, np.array([0, 1, 0]), np.array([1, 0, 2]), np.array([1.0, 1.0, 0.3])).tolist()
+    assert joined[0] == joined[1] and joined[3] not in joined[:3]
+    size, rows, cols, weights = planted_partition(5, groups=6, size=20, p_in=0.3, p_out=0.02)
+    coarse = len(set(louvain(size, rows, cols, weights, resolution=0.2).tolist()))
+    fine = len(set(louvain(size, rows, cols, weights, resolution=5.0).tolist()))
+    assert coarse < 6 < fine
+
+
+def test_a_topic_graph_at_bench_shape_gets_python_louvains_modularity():
+    """The benchmark's link shape (four in five links inside ~√n topics), scaled down to 1,500 facts."""
+    from memory.bench.maintenance import topic_links
+
+    facts = [fact(f"mem_{k:05d}", f"fact {k}") for k in range(1500)]
+    links = topic_links(facts, 7500, seed=3)
+    graph = export_memory_graph(facts, links, NOW)
+    index = {f.memory_id: k for k, f in enumerate(facts)}
+    reference = nx.Graph()
+    reference.add_nodes_from(range(len(facts)))
+    for source, kind, target in set(links):
+        if source != target:
+            a, b = index[source], index[target]
+            old = reference.get_edge_data(a, b, {"weight": 0.0})["weight"]
+            reference.add_edge(a, b, weight=old + STRENGTH_WEIGHT[link_strength(kind)])
+    partition = community_louvain.best_partition(reference, weight="weight", random_state=LOUVAIN_SEED)
+    expected = community_louvain.modularity(partition, reference, weight="weight")
+    assert graph.stats.modularity >= expected - 0.01
+    ours = {index[n.id]: n.cluster_id for n in graph.nodes}
+    assert graph.stats.modularity == pytest.approx(
+        community_louvain.modularity(ours, reference, weight="weight")
+    )
+
+
+# GraphML: written line by line, the same document networkx's writer gives.
+
+
+def networkx_graphml(export):
+    """The GraphML the export used to be written with: a networkx MultiDiGraph through generate_graphml."""
+    graph = nx.MultiDiGraph()
+    graph.graph.update(
+        total_memories=export.stats.total_memories,
+        connections=export.stats.connections,
+        clusters=export.stats.clusters,
+        added_last_7d=export.stats.added_last_7d,
+        modularity=export.stats.modularity if export.stats.modularity is not None else float("nan"),
+        by_type=json.dumps(export.stats.by_type, sort_keys=True),
+        cluster_list=json.dumps([asdict(c) for c in export.clusters], ensure_ascii=False),
+    )
+    for n in export.nodes:
+        attributes = {"label": n.label, "segment": n.segment, "importance": float(n.importance),
+                      "created_at": int(n.created_at), "cluster": n.cluster_id}  # fmt: skip
+        if n.source_type:
+            attributes["source_type"] = n.source_type
+        graph.add_node(n.id, **attributes)
+    for e in export.edges:
+        graph.add_edge(e.source, e.target, key=e.kind, kind=e.kind, strength=e.strength)
+    return "\n".join(nx.generate_graphml(graph))
+
+
+def test_graphml_is_the_document_networkx_writes_even_for_awkward_text():
+    rng = random.Random(3)
+    awkward = [
+        "a&b",
+        "x<y>",
+        'q"uote',
+        "tab\there",
+        "nl\nx",
+        "cr\rx",
+        "crlf\r\nx",
+        "v\x0bt",
+        "ü–ñ…",
+        "",
+        "  ",
+    ]
+    for _ in range(120):
+        facts = [
+            fact(f"{rng.choice(awkward)}{k}", rng.choice(awkward) * rng.randint(0, 3), rng.choice(["knowledge", "project"]),
+                 source_type=rng.choice([None, None, "tool_output"]), subject_key=rng.choice([None, "", " s&k\r "]),
+                 importance=rng.random())
+            for k in range(rng.randint(0, 12))
+        ]  # fmt: skip
+        ids = [f.memory_id for f in facts] or ["none"]
+        links = [
+            (rng.choice(ids), rng.choice(["relates", "supports", "causes", "contradicts"]), rng.choice(ids))
+            for _ in range(rng.randint(0, 30))
+        ]
+        export = export_memory_graph(facts, links, NOW, max_nodes=rng.choice([None, None, 0, 3]))
+        assert to_graphml(export) == networkx_graphml(export)
+
+
+def test_graphml_of_a_larger_graph_parses_back_with_every_node_and_edge():
+    facts, links = random_graph(seed=9, count=400, link_count=1600)
+    export = export_memory_graph(facts, links, NOW)
+    text = to_graphml(export)
+    assert text == networkx_graphml(export)
+    parsed = nx.parse_graphml(text)
+    assert parsed.number_of_nodes() == len(export.nodes) and parsed.number_of_edges() == len(export.edges)
+    assert parsed.graph["modularity"] == pytest.approx(export.stats.modularity)
