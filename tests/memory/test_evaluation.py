@@ -90,8 +90,12 @@ def test_the_eval_command_runs_on_the_shared_gold_sets(capsys):
     call_command("tideline", "eval", *[str(p) for p in sorted(GOLD.glob("*.json"))], "--k", "3",
                  "--capability", "all", "--json")  # fmt: skip
     report = json.loads(capsys.readouterr().out)
-    assert set(report["overall"]) == {"default", "hybrid", "bm25", "vector", "graph"}
+    # `all` includes the learned embedder's capabilities where it is installed (it is, for the tests).
+    assert set(report["overall"]) == {"default", "hybrid", "bm25", "vector", "graph", "learned", "default+learned"}
     assert report["overall"]["default"]["scored"] == 33 and report["overall"]["default"]["abstention"] == 9
+    for capability in ("default", "default+learned"):
+        assert report["overall"][capability]["abstention_violations"] == 0
+        assert report["overall"][capability]["mrr"] == 1.0
 
 
 def test_the_eval_command_refuses_an_unknown_capability(capsys):
