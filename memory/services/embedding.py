@@ -10,6 +10,7 @@ brings a workspace's vectors to the current fingerprint.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ def load(name: str, path: str = "") -> Any:
     if name not in EMBEDDERS:
         raise RequestError(f"unknown embedder {name!r}; use one of: {', '.join(EMBEDDERS)}", kind="validation")
     key = (name, path)
+    # The tokenizer's own thread pool warns (and can deadlock) in forked workers; ours batch anyway.
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     with _lock:
         if key not in _loaded:
             from memory.engine.minilm import EmbedderUnavailable, MiniLmEmbedder

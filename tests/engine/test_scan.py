@@ -385,8 +385,9 @@ ADVERSARIAL = {
 
 @pytest.mark.parametrize("text", ADVERSARIAL.values(), ids=ADVERSARIAL.keys())
 def test_a_one_megabyte_adversarial_input_scans_in_linear_time(text):
-    """Decision 8: no pattern backtracks; 1 MB built to trip a naive regex still scans quickly. The 2 s
-    bound is a safety net for slow machines, not a benchmark (a typical run takes a few tenths)."""
+    """Decision 8: no pattern backtracks; 1 MB built to trip a naive regex still finishes. A typical run
+    takes a few tenths of a second; a backtracking pattern on 1 MB takes hours, so the 30 s bound tells
+    the two apart even on a machine busy with other work (this is not a benchmark)."""
     started = time.perf_counter()
     scan_for_threats(text)
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < 30.0
