@@ -76,4 +76,10 @@ def _table(report: dict) -> str:
         for category, values in metrics["by_category"].items():
             lines.append(f"      {category:<28} n={values['n']:<4} R@{k} {values['recall_at_k']:.3f}  MRR {values['mrr']:.3f}"
                          f"  nDCG {values['ndcg_at_k']:.3f}")  # fmt: skip
+    for capability, comparison in report.get("comparisons", {}).items():
+        mrr, hit = comparison["mrr_delta"], comparison["hit_at_k_delta"]
+        lines.append(f"{capability} vs {report['compared_with']}: MRR {mrr['mean']:+.3f} [{mrr['ci95'][0]:+.3f}, "
+                     f"{mrr['ci95'][1]:+.3f}], hit@{k} {hit['mean']:+.3f} [{hit['ci95'][0]:+.3f}, {hit['ci95'][1]:+.3f}]"
+                     f" (paired bootstrap, {mrr['pairs']} cases); beats the eval bar: "
+                     f"{'yes' if comparison['beats_eval_bar'] else 'no'}")  # fmt: skip
     return "\n".join(lines)

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from memory import sealing
 from memory.engine import records as R
-from memory.engine.metrics import EvalReport, bootstrap_mean_ci, evaluate
+from memory.engine.metrics import EvalReport, beats_eval_bar, bootstrap_mean_ci, evaluate, paired_bootstrap_ci
 from memory.engine.tokenize import tokenize
 from memory.models import Fact, Workspace
 from memory.services import embedding
@@ -198,10 +198,25 @@ def run_eval(gold_sets: Sequence[GoldSet], *, k: int, capabilities: Sequence[str
         finally:
             _forget(gold, locals().get("seeded"))
         out["sets"].append(result)
+    reports = {}
     for capability in capabilities:
         cases = [c for c, _ in pooled[capability]]
         rankings = {c.id: ranked for c, ranked in pooled[capability]}
-        out["overall"][capability] = _summary(_score(cases, rankings, k))
+        reports[capability] = _score(cases, rankings, k)
+        out["overall"][capability] = _summary(reports[capability])
+    out["compared_with"] = capabilities[0]
+    out["comparisons"] = {c: _compare(reports[capabilities[0]], reports[c]) for c in capabilities[1:]}
+    return out
+
+
+def _compare(baseline: EvalReport, candidate: EvalReport) -> dict[str, Any]:
+    """The candidate against the baseline on the same cases: paired bootstrap CIs of the per-case deltas
+    of MRR and hit@k, and whether it clears the eval bar (Decision 11) that self-improvement must pass."""
+    out: dict[str, Any] = {"beats_eval_bar": beats_eval_bar(baseline, candidate)}
+    for name, attr in (("mrr", "reciprocal_rank"), ("hit_at_k", "hit_at_k")):
+        delta = paired_bootstrap_ci([getattr(r, attr) for r in baseline.per_case],
+                                    [getattr(r, attr) for r in candidate.per_case])  # fmt: skip
+        out[f"{name}_delta"] = {"mean": delta.mean, "ci95": [delta.lo, delta.hi], "pairs": delta.n}
     return out
 
 

@@ -177,3 +177,7 @@ def test_eval_compares_the_learned_capabilities():
     assert report["embedder"].startswith("all-MiniLM-L6-v2:")
     assert overall["default+learned"]["hit_at_k"] == 1.0 and overall["learned"]["hit_at_k"] == 1.0
     assert overall["default"]["hit_at_k"] == 0.5  # the paraphrase needs the learned lane
+    # Compared with the first capability on the same cases (paired): the paraphrase case is the gain.
+    gain = report["comparisons"]["default+learned"]
+    assert report["compared_with"] == "default"
+    assert gain["hit_at_k_delta"]["mean"] == 0.5 and gain["hit_at_k_delta"]["pairs"] == 2
