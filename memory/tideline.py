@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 from datetime import datetime
 
 from memory.engine import records as R
@@ -20,6 +21,7 @@ from memory.services.policy import (  # noqa: F401 - re-exported for callers
     UnworthyFactError,
     WriteGateError,
 )
+from memory.services import embedding
 from memory.services import recall as recall_service
 from memory.services.recall import RecallFilters, RecallHit
 from memory.services.workspaces import get_workspace
@@ -75,9 +77,22 @@ class FactRecord:
 class Tideline:
     """One workspace's memory, as an agent sees it."""
 
-    def __init__(self, workspace: Workspace, *, actor: str = "facade") -> None:
+    def __init__(self, workspace: Workspace, *, actor: str = "facade", embedder: Any = embedding.CONFIGURED) -> None:
+        """`embedder`: the learned embedder adapter (anything with `dims`, `fingerprint`, `min_sim`,
+        `embed(texts)` and `embed_one(text)`) whose vectors new facts get and recall uses; by default
+        the one `TIDELINE_EMBEDDER` configures, None for model-free recall."""
         self.workspace = workspace
         self.actor = actor
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> Any | None:
+        return embedding.resolve(self._embedder)
+
+    @property
+    def has_vectors(self) -> bool:
+        """Whether a learned embedder is wired (ENGINE-SPEC §9's `hasVectors`)."""
+        return self.embedder is not None
 
     @classmethod
     def for_workspace(cls, name: str, *, create: bool = False, actor: str = "facade") -> Tideline:
@@ -114,7 +129,7 @@ class Tideline:
             links=tuple((link[0], link[1], link[2] if len(link) > 2 else "") for link in links),
             source_turn=source_turn,
         )  # fmt: skip
-        result = write_fact(workspace=self.workspace, new=new, actor=self.actor, now=now)
+        result = write_fact(workspace=self.workspace, new=new, actor=self.actor, now=now, embedder=self.embedder)
         return FactRecord.from_fact(result.fact, result)
 
     remember = add
@@ -127,7 +142,7 @@ class Tideline:
         """Hybrid + graph recall, best first; each hit has .id, .content, .score, .components."""
         filters = RecallFilters(clearance=clearance, intent=intent, as_of=as_of)
         return recall_service.recall(workspace=self.workspace, query=query, origin=origin, k=k, filters=filters,
-                                     reinforce=reinforce)  # fmt: skip
+                                     reinforce=reinforce, embedder=self.embedder)  # fmt: skip
 
     search = recall
 
@@ -135,14 +150,15 @@ class Tideline:
                 as_of: datetime | None = None, clearance: str = "PII", intent: str | None = None) -> list[RecallHit]:  # fmt: skip
         """Recall with every score component spelled out; never reinforces."""
         filters = RecallFilters(clearance=clearance, intent=intent, as_of=as_of)
-        return recall_service.explain(workspace=self.workspace, query=query, origin=origin, k=k, filters=filters)
+        return recall_service.explain(workspace=self.workspace, query=query, origin=origin, k=k, filters=filters,
+                                      embedder=self.embedder)  # fmt: skip
 
     def context(self, query: str, *, origin: R.Origin | str | None = "owner", max_chars: int = 1200, k: int = 8,
                 clearance: str = "PII", intent: str | None = None) -> str | None:  # fmt: skip
         """Recall packed into a prompt-ready block of at most `max_chars`; passive."""
         filters = RecallFilters(clearance=clearance, intent=intent)
         return recall_service.context(workspace=self.workspace, query=query, origin=origin, max_chars=max_chars,
-                                      k=k, filters=filters)  # fmt: skip
+                                      k=k, filters=filters, embedder=self.embedder)  # fmt: skip
 
     def feedback(self, fact_id: str, signal: str) -> FactRecord | None:
         """Up- or down-vote an active fact; None when it is archived or unknown."""

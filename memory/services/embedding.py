@@ -30,6 +30,7 @@ VECTOR_FIELD = "vector"  # the sealing context of a stored vector (content uses 
 REEMBED_BATCH = 256
 
 logger = logging.getLogger(__name__)
+CONFIGURED = object()  # "the embedder the settings name"; callers may pass an embedder, or None for none
 _loaded: dict[tuple[str, str], Any] = {}
 _lock = threading.Lock()
 
@@ -63,6 +64,21 @@ def configured() -> Any | None:
     """The embedder the settings ask for, or None when recall is model-free (the default)."""
     name = getattr(settings, "TIDELINE_EMBEDDER", "")
     return load(name, getattr(settings, "TIDELINE_EMBEDDER_PATH", "")) if name else None
+
+
+def resolve(choice: Any) -> Any | None:
+    """`choice` itself, or for `CONFIGURED` the configured embedder — None (model-free, with a warning)
+    when it cannot load: reads and writes never fail for want of vectors. `manage.py check` and
+    `tideline reembed` report the misconfiguration."""
+    if choice is not CONFIGURED:
+        return choice
+    if not getattr(settings, "TIDELINE_EMBEDDER", ""):
+        return None
+    try:
+        return configured()
+    except (EmbedderNotAvailable, RequestError) as error:
+        logger.warning("learned embedder unavailable, recall and writes stay model-free: %s", error.message)
+        return None
 
 
 def seal_vector(workspace_id: int, origin_key: str, vector: np.ndarray) -> bytes:
@@ -103,21 +119,14 @@ def store_vectors(facts: list[Fact], embedder: Any) -> int:
     return len(rows)
 
 
-def embed_new(facts: list[Fact]) -> int:
-    """Vectors for facts just written, when an embedder is configured (a no-op otherwise).
+def embed_new(facts: list[Fact], embedder: Any = CONFIGURED) -> int:
+    """Vectors for facts just written, when there is an embedder (a no-op otherwise).
 
     A write never fails for want of a vector: if the configured embedder cannot load, the fact is
-    kept without one (recall stays lexical for it) and `tideline reembed` fills it in later. The
-    misconfiguration itself is reported by `manage.py check` and by `reembed`.
+    kept without one (recall stays lexical for it) and `tideline reembed` fills it in later.
     """
-    if not facts or not getattr(settings, "TIDELINE_EMBEDDER", ""):
-        return 0
-    try:
-        embedder = configured()
-    except EmbedderNotAvailable as error:
-        logger.warning("facts stored without vectors: %s", error.message)
-        return 0
-    return store_vectors(facts, embedder)
+    embedder = resolve(embedder) if facts else None
+    return store_vectors(facts, embedder) if embedder is not None else 0
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,7 @@ SEED_COUNT = 4
 # lexical lane keeps 1 − 0.25 − this). Chosen from a flat region on LoCoMo's development
 # conversations (docs/BENCHMARKS.md); the n-gram share is the model-free default's.
 LEARNED_SETTINGS = FusionSettings(vector_weight=0.4)
-CONFIGURED = object()  # "use the embedder the settings name" (callers may pass one, or None for none)
+CONFIGURED = embedding.CONFIGURED
 
 
 def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: int, embedder: Any = None):
@@ -153,10 +153,6 @@ def _now_ms(filters: RecallFilters, now: datetime | None) -> int:
     return int(to_ms(moment))
 
 
-def _embedder(choice: Any) -> Any:
-    return embedding.configured() if choice is CONFIGURED else choice
-
-
 def recall(
     *, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K, filters: RecallFilters = RecallFilters(),
     reinforce: bool = True, now: datetime | None = None, embedder: Any = CONFIGURED,
@@ -168,7 +164,7 @@ def recall(
     scope = _scope(origin)
     if scope is None:
         return []
-    embedder = _embedder(embedder)
+    embedder = embedding.resolve(embedder)
     index = registry.get(workspace, scope)
     now_ms = _now_ms(filters, now)
     with index.lock:
@@ -208,7 +204,7 @@ def context(*, workspace: Workspace, query: str, origin: Any, max_chars: int = 1
     scope = _scope(origin)
     if scope is None:
         return None
-    embedder = _embedder(embedder)
+    embedder = embedding.resolve(embedder)
     index = registry.get(workspace, scope)
     now_ms = _now_ms(filters, now)
     with index.lock:

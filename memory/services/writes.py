@@ -68,12 +68,15 @@ class WriteResult:
         return self.outcome == "reinforced"
 
 
-def write_fact(*, workspace, new: NewFact, actor: str, now: datetime | None = None) -> WriteResult:
-    """Remember one fact, or raise a typed refusal (`TidelineError` subclass) after logging it."""
+def write_fact(*, workspace, new: NewFact, actor: str, now: datetime | None = None,
+               embedder: Any = embedding.CONFIGURED) -> WriteResult:  # fmt: skip
+    """Remember one fact, or raise a typed refusal (`TidelineError` subclass) after logging it.
+
+    `embedder`: whose vector a new fact gets, in the same transaction (default: the configured one)."""
     refusal: Error | None = None
     with mutate(workspace, actor=actor, now=now) as m:
         try:
-            result = _write(m, new)
+            result = _write(m, new, embedder)
         except Error as error:
             _record_refusal(m, new, error)
             refusal = error
@@ -99,7 +102,7 @@ def _record_refusal(m: Mutation, new: NewFact, error: Error) -> None:
     )
 
 
-def _write(m: Mutation, new: NewFact) -> WriteResult:
+def _write(m: Mutation, new: NewFact, embedder: Any = embedding.CONFIGURED) -> WriteResult:
     content = policy.validate(new)
     policy.check_worthiness(new, content)
     workspace, origin = m.workspace, new.origin
@@ -136,7 +139,7 @@ def _write(m: Mutation, new: NewFact) -> WriteResult:
     explicit = [t for t in targets if t.lifecycle == "active" and t not in slot_archived]
     fact.save()
     index_facts([fact])
-    embedding.embed_new([fact])
+    embedding.embed_new([fact], embedder)
     _archive(m, slot_archived + explicit)
     links = _links(m, fact, new, slot_archived)
     review_item_id = None

@@ -181,3 +181,17 @@ def test_eval_compares_the_learned_capabilities():
     gain = report["comparisons"]["default+learned"]
     assert report["compared_with"] == "default"
     assert gain["hit_at_k_delta"]["mean"] == 0.5 and gain["hit_at_k_delta"]["pairs"] == 2
+
+
+def test_the_facade_takes_an_embedder_adapter(workspace, minilm):
+    """ENGINE-SPEC §9: `hasVectors` is false without an embedder adapter and true with one."""
+    plain, wired = Tideline(workspace, actor="t", embedder=None), Tideline(workspace, actor="t", embedder=minilm)
+    assert not plain.has_vectors and wired.has_vectors
+    for text in DISTRACTORS:
+        wired.add(text, segment="knowledge")
+    puppy = wired.add("Maria adopted a puppy from the shelter last spring", segment="knowledge")
+    assert FactVector.objects.filter(workspace=workspace).count() == len(DISTRACTORS) + 1
+    assert wired.recall("which dog does she own", k=1)[0].id == puppy.id
+    assert puppy.id not in [h.id for h in plain.recall("which dog does she own", k=3)]
+    assert "puppy" not in (plain.context("which dog does she own") or "")
+    assert "puppy" in wired.context("which dog does she own")
