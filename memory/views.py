@@ -1,34 +1,33 @@
 from __future__ import annotations
 
-from django.contrib.auth.decorators import login_required
-from django.core.paginator import Paginator
-from django.db.models import Count
 import csv
 import io
 import json
+import threading
 
-from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 import numpy as np
-from django.shortcuts import get_object_or_404, render
-from django.utils import timezone
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.http import Http404
-from django.shortcuts import redirect
+from django.core.paginator import Paginator
+from django.db.models import Count
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from memory import selectors
 from memory.engine import records as R
 from memory.engine.decay import effective_score
+from memory.engine.graph_export import to_graphml, to_json
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
 from memory.models import Fact, Workspace
 from memory.permissions import get_workspace_for_user, roles_in
-from memory.engine.graph_export import to_graphml, to_json
 from memory.services import curation, maintenance
+from memory.services import recall as recall_service
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
-from memory.services import recall as recall_service
 from memory.timestamps import to_ms
 from tideline_site.htmx import wants_partial
 
@@ -60,7 +59,7 @@ def workspace_overview(request: HttpRequest, workspace: str) -> HttpResponse:
 
 # ---------------------------------------------------------------- facts browser, inspector, playground
 
-PAGE_SIZE = 50
+PAGE_SIZE = selectors.PAGE_SIZE
 
 
 @require_GET
@@ -71,19 +70,62 @@ def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
     form = FactFilterForm(request.GET or None)
     data = form.cleaned_data if form.is_valid() else {}
     facts = selectors.filtered_facts(ws, data)
-    scores: dict[str, float] = {}
-    if data.get("q"):
+    searching = bool(data.get("q"))
+    if searching:
+        # Recall ranks at most 200 hits: they are paged in memory, by number, with an exact count.
         hits = recall_service.recall(workspace=ws, query=data["q"], origin=data.get("origin") or R.Origin.owner(),
                                      k=200, reinforce=False)  # fmt: skip
         scores = {hit.id: hit.score for hit in hits}
-        facts = sorted(facts.filter(memory_id__in=list(scores)), key=lambda f: -scores[f.memory_id])
-    page = Paginator(facts, PAGE_SIZE).get_page(request.GET.get("page"))
-    for fact in page.object_list:
-        fact.search_score = scores.get(fact.memory_id)
-    context = {"workspace": ws, "form": form, "page": page, "searching": bool(scores) or bool(data.get("q")),
+        ranked = sorted(facts.filter(memory_id__in=list(scores)), key=lambda f: -scores[f.memory_id])
+        page = Paginator(ranked, PAGE_SIZE).get_page(request.GET.get("page"))
+        for fact in page.object_list:
+            fact.search_score = scores.get(fact.memory_id)
+        pager = _numbered(request, page)
+    else:
+        page = selectors.fact_page(facts, data.get("sort") or "-created", request.GET)
+        pager = _seeking(request, page)
+    context = {"workspace": ws, "form": form, "page": page, "pager": pager, "searching": searching,
                "origins": selectors.origins_of(ws)}  # fmt: skip
     template = "memory/fact_list.html" + ("#fact-table" if wants_partial(request) else "")
     return render(request, template, context)
+
+
+def _link(request: HttpRequest, **changes) -> str:
+    """This page's URL with some query parameters changed (None removes one)."""
+    params = request.GET.copy()
+    for key, value in changes.items():
+        params.pop(key, None)
+        if value is not None:
+            params[key] = value
+    return request.path + (f"?{params.urlencode()}" if params else "")
+
+
+def _numbered(request: HttpRequest, page) -> dict:
+    """Pager links and labels for a Django `Page` (search results)."""
+    return {
+        "total": selectors.FactCount(page.paginator.count).label,
+        "previous": _link(request, page=page.previous_page_number()) if page.has_previous() else None,
+        "next": _link(request, page=page.next_page_number()) if page.has_next() else None,
+        "position": f"Page {page.number} of {page.paginator.num_pages}",
+    }
+
+
+def _seeking(request: HttpRequest, page: selectors.FactPage) -> dict:
+    """Pager links and labels for a keyset page: Previous/Next carry a cursor, First drops it."""
+    paging = {"after": None, "before": None, "page": None}
+    if page.number is not None and page.num_pages:
+        position = f"Page {page.number} of {page.num_pages:,}"
+    elif page.number is not None:
+        position = f"Page {page.number}"
+    else:
+        position = "First page" if not page.has_previous else ""
+    return {
+        "total": page.total.label,
+        "previous": _link(request, **(paging | {"before": page.previous_cursor})) if page.previous_cursor else None,
+        "next": _link(request, **(paging | {"after": page.next_cursor})) if page.next_cursor else None,
+        "first": _link(request, **paging) if page.has_previous else None,
+        "position": position,
+    }
 
 
 @require_GET
@@ -214,7 +256,8 @@ GRAPH_MAX_NODES = 5000
 def memory_graph(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
     fmt = request.GET.get("format")
-    export = maintenance.export_graph(ws, max_nodes=GRAPH_MAX_NODES)
+    if fmt in ("graphml", "json"):
+        export = maintenance.export_graph(ws, max_nodes=GRAPH_MAX_NODES)
     if fmt == "graphml":
         response = HttpResponse(to_graphml(export), content_type="application/graphml+xml")
         response["Content-Disposition"] = f'attachment; filename="{ws.name}-memory-graph.graphml"'
@@ -223,11 +266,46 @@ def memory_graph(request: HttpRequest, workspace: str) -> HttpResponse:
         response = JsonResponse(to_json(export))
         response["Content-Disposition"] = f'attachment; filename="{ws.name}-memory-graph.json"'
         return response
-    payload = selectors.graph_payload(export)
-    kinds = sorted({edge["kind"] for edge in payload["edges"]})
-    segments = sorted({node["segment"] for node in payload["nodes"]})
-    return render(request, "memory/memory_graph.html", {"workspace": ws, "payload": payload, "kinds": kinds,
-                                                        "segments": segments, "clusters": payload["clusters"][:50]})  # fmt: skip
+    return render(request, "memory/memory_graph.html", {"workspace": ws, **_graph_page(ws)})
+
+
+_GRAPH_PAGES: dict[tuple, tuple[float, frozenset, dict]] = {}
+_GRAPH_PAGES_LOCK = threading.Lock()
+GRAPH_CACHE_SECONDS = 600
+GRAPH_CACHE_ENTRIES = 8
+
+
+def _graph_page(ws: Workspace) -> dict:
+    """The page's graph: its JSON (already escaped for a <script> element), counts, filter choices.
+
+    Exporting thousands of facts (decrypting them, finding communities, placing them) is nearly the
+    page's whole cost (~1 s at 5,000 facts and 20,000 links), and the result only changes with the
+    workspace's revision, so it is kept per revision for ten minutes at most (the "last 7 days" count
+    ages). It holds decrypted labels, so it stays in this process's memory — never in a shared cache —
+    and is dropped as soon as the data key of an origin it drew from is destroyed (crypto-shred)."""
+    import time
+
+    from django.utils.html import json_script
+
+    from memory.sealing import keyring
+
+    key = (ws.pk, ws.revision, ws.created_at.timestamp(), GRAPH_MAX_NODES)
+    now = time.monotonic()
+    with _GRAPH_PAGES_LOCK:
+        entry = _GRAPH_PAGES.get(key)
+    if entry and now - entry[0] < GRAPH_CACHE_SECONDS and all(keyring.exists(ws.pk, o) for o in entry[1]):
+        return entry[2]
+    origins = frozenset(o for o in selectors.distinct_origin_keys(ws) if keyring.exists(ws.pk, o))
+    payload = selectors.graph_payload(maintenance.export_graph(ws, max_nodes=GRAPH_MAX_NODES))
+    page = {name: payload[name] for name in ("node_count", "edge_count", "kinds", "segments", "clusters", "stats")}
+    page["graph_json"] = json_script(payload["data"], "graph-data")
+    with _GRAPH_PAGES_LOCK:
+        for stale in [k for k, v in _GRAPH_PAGES.items() if k[0] == ws.pk or now - v[0] >= GRAPH_CACHE_SECONDS]:
+            del _GRAPH_PAGES[stale]
+        while len(_GRAPH_PAGES) >= GRAPH_CACHE_ENTRIES:
+            del _GRAPH_PAGES[next(iter(_GRAPH_PAGES))]
+        _GRAPH_PAGES[key] = (now, origins, page)
+    return page
 
 
 @require_GET

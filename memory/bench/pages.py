@@ -1,7 +1,8 @@
 """Server time of the console's heaviest pages on a big workspace: `python -m memory.bench.pages WORKSPACE`.
 
 Signs in a bench user (created on first use, member of the workspace) through Django's test client,
-warms each page once, then times N requests of the dashboard, the facts list and a fact inspector.
+warms each page once, then times N requests of the dashboard, the facts list (first page, a filtered
+page reached by number, the next page by cursor) and a fact inspector.
 Run it against a scratch database that a `tideline bench` run filled (ALLOWED_HOSTS must allow
 `testserver`).
 """
@@ -21,6 +22,7 @@ def main() -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
+    from memory import selectors
     from memory.bench.writes import LatencySummary
     from memory.models import Fact, Membership, Workspace
 
@@ -31,10 +33,12 @@ def main() -> None:
     client = Client()
     client.force_login(user)
     fact = Fact.objects.filter(workspace=workspace, lifecycle="active").order_by("-pk").first()
+    first = selectors.fact_page(selectors.filtered_facts(workspace, {}), "-created", {})
     pages = {
         "dashboard": f"/w/{name}/",
         "facts list": f"/w/{name}/facts/",
         "facts list, filtered": f"/w/{name}/facts/?segment=project&page=3",
+        "facts list, next page": f"/w/{name}/facts/?after={first.next_cursor}",
         "fact inspector": f"/w/{name}/facts/{fact.memory_id}/",
     }
     print(f"{workspace.facts.count():,} facts in {name}")

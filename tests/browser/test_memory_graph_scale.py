@@ -1,0 +1,45 @@
+"""In Chromium: the Memory Graph of 5,000 linked facts (~20,000 edges) draws, a click on a node opens its
+fact in the side panel, and a community filter hides every other community.
+
+Timings are written to test-artifacts/ as JSON, never asserted: performance is for the benchmark
+(`python -m memory.bench.graph_page`, docs/BENCHMARKS.md), not for a test on a shared machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from memory.bench.graph_page import load_graph_workspace, login, measure
+from tests.browser.conftest import ARTIFACTS, screenshot
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FACTS = 5000
+TIMINGS = ARTIFACTS.parent / "memory-graph-5000-timings.json"
+
+
+def test_a_5000_node_graph_draws_opens_a_fact_on_click_and_filters(live_server, page):
+    workspace, _ = load_graph_workspace("graph-5k", FACTS)
+    login(page, live_server.url)
+    timings = measure(page, live_server.url, workspace.name)  # navigates, clicks a node, filters, resets
+    assert timings["nodes"] == FACTS and timings["edges"] > 15_000
+    panel = page.locator("#graph-panel").inner_text()
+    assert "Open in the inspector" in panel and "Note " in panel
+
+    # A community filter leaves only that community's nodes drawn.
+    cluster = page.eval_on_selector("#graph-cluster", "(s) => s.options[1].value")
+    page.select_option("#graph-cluster", cluster)
+    shown = page.evaluate("""(cluster) => {
+        const { graph, renderer } = window.tidelineGraph;
+        const visible = graph.filterNodes((n) => !renderer.getNodeDisplayData(n).hidden);
+        return { visible: visible.length, others: visible.filter((n) => graph.getNodeAttribute(n, 'cluster') !== cluster).length };
+    }""", cluster)
+    assert 0 < shown["visible"] < FACTS and shown["others"] == 0
+    screenshot(page, "memory-graph-5000")
+
+    TIMINGS.parent.mkdir(parents=True, exist_ok=True)
+    TIMINGS.write_text(json.dumps({"test": "memory graph, 5,000 nodes", **timings,
+                                   "load_average": [round(x, 2) for x in os.getloadavg()]}, indent=2) + "\n")  # fmt: skip

@@ -1,0 +1,86 @@
+"""The Memory Graph page's data: compact columns, kept per revision in this process only, and dropped
+when an origin it drew from is crypto-shredded."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from memory import views
+from memory.models import Membership
+from memory.sealing import keyring
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner(workspace):
+    user = get_user_model().objects.create_user("olga", password="pw-olga-123")
+    Membership.objects.create(user=user, workspace=workspace, role="owner")
+    tl = Tideline(workspace)
+    first = tl.add("I keep a strict vegetarian diet.", segment="preference")
+    tl.add("I cook lentil soup on Sundays.", segment="preference", links=[("relates_to", first.id)])
+    tl.add("The weather API reported rain in Porto.", segment="knowledge", source_type="tool_output")
+    tl.add("This peer prefers short replies.", segment="preference", origin="channel:wa/c1/s1")
+    return user
+
+
+def _graph(client, workspace):
+    body = client.get(reverse("memory:memory-graph", args=[workspace.name])).content.decode()
+    found = re.search(r'<script id="graph-data" type="application/json">(.*?)</script>', body, re.DOTALL)
+    return json.loads(found.group(1)) if found else None, body
+
+
+def test_the_graph_is_sent_as_columns_with_index_triples_for_edges(client, owner, workspace):
+    client.force_login(owner)
+    data, body = _graph(client, workspace)
+    nodes = data["nodes"]
+    count = len(nodes["id"])
+    assert count == 4 and all(len(column) == count for column in nodes.values())
+    labels = dict(zip(nodes["id"], nodes["label"], strict=True))
+    assert "I keep a strict vegetarian diet." in labels.values()
+    assert {data["segments"][i] for i in nodes["segment"]} == {"preference", "knowledge"}
+    assert all(0 <= i < len(data["clusters"]) for i in nodes["cluster"])
+    assert all(c["color"].startswith("#") for c in data["clusters"])
+    edges = data["edges"]
+    assert len(edges) % 3 == 0 and len(edges) >= 3
+    source, target, kind = edges[:3]
+    assert data["kinds"][kind] == "relates_to" and data["kind_strength"][kind] in data["strength_colors"]
+    assert {labels[nodes["id"][source]], labels[nodes["id"][target]]} == {"I keep a strict vegetarian diet.",
+                                                                          "I cook lentil soup on Sundays."}  # fmt: skip
+    assert "4 active facts" in body and "1 connections" in body
+    assert '<option>relates_to</option>' in body and '<option>knowledge</option>' in body
+
+
+def test_the_page_is_kept_per_revision_and_rebuilt_after_a_write(client, owner, workspace, django_assert_max_num_queries):
+    client.force_login(owner)
+    _graph(client, workspace)
+    with django_assert_max_num_queries(8):  # session, user, workspace, role, switcher: no export
+        data, _ = _graph(client, workspace)
+    assert len(data["nodes"]["id"]) == 4
+    Tideline(workspace).add("I bike to work when it is dry.", segment="preference")
+    data, _ = _graph(client, workspace)
+    assert "I bike to work when it is dry." in data["nodes"]["label"]
+
+
+def test_a_shredded_origin_leaves_the_kept_page_at_once(client, owner, workspace):
+    client.force_login(owner)
+    data, _ = _graph(client, workspace)
+    assert "This peer prefers short replies." in data["nodes"]["label"]
+    origin_key = next(k for k in views.selectors.distinct_origin_keys(workspace) if k != "owner")
+    keyring.destroy(workspace.pk, origin_key)  # no write, no new revision: only the key is gone
+    data, _ = _graph(client, workspace)
+    assert "This peer prefers short replies." not in data["nodes"]["label"] and len(data["nodes"]["id"]) == 3
+
+
+def test_an_empty_workspace_draws_nothing(client, other_workspace):
+    user = get_user_model().objects.create_user("gus", password="pw-gus-12345")
+    Membership.objects.create(user=user, workspace=other_workspace, role="owner")
+    client.force_login(user)
+    data, body = _graph(client, other_workspace)
+    assert data is None and "No active facts to draw yet" in body
