@@ -354,7 +354,23 @@ def dashboard(workspace: Workspace) -> dict:
         "open_reviews": ReviewItem.objects.filter(workspace=workspace, status="open").count(),
         "maintenance_runs": MemoryEvent.objects.filter(workspace=workspace, kind__in=["dream_run", "gc_run", "retention_run"]).order_by("-revision")[:5],
         "recent_events": MemoryEvent.objects.filter(workspace=workspace).order_by("-revision", "-id")[:10],
+        "recall_mode": recall_mode(workspace, total),
     }
+
+
+def recall_mode(workspace: Workspace, total: int) -> dict:
+    """Which recall the workspace gets: model-free, or a learned embedder and how many facts carry its vectors."""
+    from django.conf import settings
+
+    from memory.services import embedding
+
+    name = getattr(settings, "TIDELINE_EMBEDDER", "")
+    embedder = embedding.resolve(embedding.CONFIGURED)
+    if embedder is None:
+        return {"configured": name, "available": not name}
+    done, _ = embedding.coverage(workspace, embedder.fingerprint)
+    return {"configured": name, "available": True, "fingerprint": embedder.fingerprint, "embedded": done,
+            "missing": max(0, total - done)}  # fmt: skip
 
 
 KIND_COLORS = {"strong": "#c0392b", "medium": "#7f8c8d", "weak": "#bdc3c7"}

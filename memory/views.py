@@ -8,6 +8,7 @@ import threading
 import numpy as np
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.conf import settings
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Count
@@ -48,7 +49,9 @@ def home(request: HttpRequest) -> HttpResponse:
 def workspace_overview(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
     # The aggregates scan the whole workspace; they only change when the revision does.
-    key = f"tideline:dashboard:{ws.pk}:{ws.revision}:{ws.created_at.timestamp()}"
+    # (The embedder setting is part of the key: the "Recall" card depends on it, not on the revision.)
+    embedder = f"{settings.TIDELINE_EMBEDDER}:{settings.TIDELINE_EMBEDDER_PATH}"
+    key = f"tideline:dashboard:{ws.pk}:{ws.revision}:{ws.created_at.timestamp()}:{embedder}"
     stats = cache.get(key)
     if stats is None:
         stats = selectors.dashboard(ws)

@@ -61,3 +61,22 @@ def test_a_member_of_another_workspace_gets_a_friendly_404(client, outsider, wor
     response = client.get(reverse("memory:workspace-overview", args=[workspace.name]))
     assert response.status_code == 404
     assert "Not found" in response.content.decode() and "Traceback" not in response.content.decode()
+
+
+def test_the_dashboard_says_which_recall_the_workspace_gets(client, owner, workspace, settings):
+    from memory.services import embedding
+
+    make_fact(workspace, "I keep a strict vegetarian diet.")
+    client.force_login(owner)
+    url = reverse("memory:workspace-overview", args=[workspace.name])
+    assert "Model-free" in client.get(url).content.decode()
+    settings.TIDELINE_EMBEDDER = "minilm"
+    page = client.get(url).content.decode()
+    fingerprint = embedding.load("minilm").fingerprint
+    # The fact was written before the embedder was configured: it has no vector yet.
+    assert fingerprint in page and "tideline reembed --workspace acme" in page
+    embedding.reembed(workspace, actor="test")
+    page = client.get(url).content.decode()
+    assert "1 fact carry its vectors" in page.replace("\n", " ") and "tideline reembed" not in page
+    settings.TIDELINE_EMBEDDER_PATH = "/nonexistent/model"
+    assert "cannot load here" in client.get(url).content.decode()
