@@ -29,3 +29,33 @@ def other_workspace(db):
     from memory.services.workspaces import create_workspace
 
     return create_workspace("globex")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_recall_indexes():
+    # Recall indexes live in the process: a test must never see another test's (rolled-back) memory.
+    from memory.services.recall_index import registry
+
+    registry.clear()
+    yield
+    registry.clear()
+
+
+@pytest.fixture
+def tl(workspace):
+    """The agent-facing facade over the test workspace."""
+    from memory.tideline import Tideline
+
+    return Tideline(workspace, actor="test")
+
+
+@pytest.fixture
+def owner(workspace):
+    """A console user who owns the test workspace."""
+    from django.contrib.auth import get_user_model
+
+    from memory.models import Membership
+
+    user = get_user_model().objects.create_user("olga", password="pw-olga-123")
+    Membership.objects.create(user=user, workspace=workspace, role="owner")
+    return user

@@ -36,18 +36,6 @@ DISTRACTORS = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def _fresh_indexes():
-    registry.clear()
-    yield
-    registry.clear()
-
-
-@pytest.fixture
-def tl(workspace):
-    return Tideline(workspace, actor="test")
-
-
 @pytest.fixture
 def minilm():
     return embedding.load("minilm")

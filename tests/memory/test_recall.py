@@ -10,23 +10,9 @@ from django.utils import timezone
 
 from memory.models import Fact, MemoryEvent
 from memory.services.interchange import import_facts
-from memory.services.recall_index import registry
-from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
 PEER = "channel:wa/c1/s1"
-
-
-@pytest.fixture(autouse=True)
-def _fresh_indexes():
-    registry.clear()
-    yield
-    registry.clear()
-
-
-@pytest.fixture
-def tl(workspace):
-    return Tideline(workspace, actor="test")
 
 
 def _ids(hits):

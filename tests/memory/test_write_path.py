@@ -9,18 +9,12 @@ from memory.models import Fact, Link, MemoryEvent
 from memory.tideline import (
     FactValidationError,
     MemoryThreatError,
-    Tideline,
     UnworthyFactError,
     WriteGateError,
 )
 
 pytestmark = pytest.mark.django_db
 PEER = "channel:wa/c1/s1"
-
-
-@pytest.fixture
-def tl(workspace):
-    return Tideline(workspace, actor="test")
 
 
 def _active(workspace, **filters):

@@ -7,26 +7,18 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
 from memory import selectors
-from memory.models import Fact, Membership
+from memory.models import Fact
 from tests.factories import make_fact
 
 pytestmark = pytest.mark.django_db
 
 SORTS = {"-created": ("-created_at", "-id"), "created": ("created_at", "id"), "-importance": ("-importance", "-id"),
          "importance": ("importance", "id"), "-accessed": ("-access_count", "-id")}  # fmt: skip
-
-
-@pytest.fixture
-def owner(workspace):
-    user = get_user_model().objects.create_user("olga", password="pw-olga-123")
-    Membership.objects.create(user=user, workspace=workspace, role="owner")
-    return user
 
 
 @pytest.fixture

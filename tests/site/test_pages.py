@@ -13,13 +13,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def owner(workspace):
-    user = get_user_model().objects.create_user("olga", password="pw-olga-123")
-    Membership.objects.create(user=user, workspace=workspace, role="owner")
-    return user
-
-
-@pytest.fixture
 def outsider(other_workspace):
     user = get_user_model().objects.create_user("otto", password="pw-otto-123")
     Membership.objects.create(user=user, workspace=other_workspace, role="owner")
