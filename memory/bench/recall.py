@@ -1,5 +1,6 @@
-"""Recall speed at a given workspace size: cold index build, warm recall latency, index memory,
-and BM25 alone from the `bm25s` package on the same corpus as a reference."""
+"""Recall speed at a given workspace size: cold index build, warm recall latency, the recall that
+follows a write (an agent writes, then recalls), index memory, and BM25 alone from the `bm25s`
+package on the same corpus as a reference."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import random
 import time
 from dataclasses import dataclass
 
+from memory.bench.corpus import Corpus
 from memory.bench.writes import LatencySummary
 from memory.engine import records as R
 from memory.models import Workspace
 from memory.services import recall as recall_service
 from memory.services.recall_index import registry
+
+AFTER_WRITE_COUNT = 50  # writes (each followed by a timed recall) per run, at most the query count
 
 
 @dataclass
@@ -20,6 +24,8 @@ class RecallBench:
     warm: LatencySummary
     index_bytes_per_fact: float
     bm25s: LatencySummary | None
+    # The recall right after writing one new fact: pays for bringing the index up to date.
+    recall_after_write: LatencySummary | None = None
 
     @property
     def ratio_to_bm25s(self) -> float | None:
@@ -37,7 +43,11 @@ def queries_for(contents: list[str], count: int, seed: int) -> list[str]:
     return out
 
 
-def run_recall_bench(workspace: Workspace, count: int, seed: int) -> RecallBench:
+def run_recall_bench(
+    workspace: Workspace, count: int, seed: int, after_writes: int | None = None
+) -> RecallBench:
+    """`after_writes` (default: min(count, AFTER_WRITE_COUNT)) new facts are written at the end, each
+    followed by a timed recall; the workspace keeps them."""
     registry.clear()
     started = time.perf_counter()
     index = registry.get(workspace, R.Origin.owner())
@@ -49,8 +59,37 @@ def run_recall_bench(workspace: Workspace, count: int, seed: int) -> RecallBench
         t0 = time.perf_counter()
         recall_service.recall(workspace=workspace, query=query, origin="owner", k=10, reinforce=False)
         samples.append((time.perf_counter() - t0) * 1000)
-    return RecallBench(cold, LatencySummary.of(samples), index.size_bytes / max(1, len(contents)),
-                       _bm25s_reference(contents, queries))  # fmt: skip
+    reference = _bm25s_reference(contents, queries)
+    writes = min(count, AFTER_WRITE_COUNT) if after_writes is None else after_writes
+    after = time_recall_after_write(workspace, writes, seed, contents=contents) if writes else None
+    return RecallBench(
+        cold, LatencySummary.of(samples), index.size_bytes / max(1, len(contents)), reference, after
+    )
+
+
+def time_recall_after_write(
+    workspace: Workspace, count: int, seed: int, *, contents: list[str] | None = None
+) -> LatencySummary:
+    """Milliseconds of the recall that follows each write of one fact (index sync included).
+
+    The index is warm before the first write; each write goes through the full write path (so a
+    repeat is a reinforcement, not a new fact), and only the recall after it is timed.
+    """
+    from memory.services.writes import NewFact, write_fact
+
+    index = registry.get(workspace, R.Origin.owner())
+    if contents is None:
+        contents = [row.content for row in index.rows.values()]
+    queries = queries_for(contents, count, seed + 1)
+    corpus = Corpus(seed=seed + 1000)  # not the seeding corpus: mostly new facts
+    samples = []
+    for fact, query in zip(corpus.facts(count), queries, strict=True):
+        write_fact(workspace=workspace, new=NewFact(content=fact.content, segment=fact.segment,
+                                                    source_type="owner_message"), actor="bench")  # fmt: skip
+        t0 = time.perf_counter()
+        recall_service.recall(workspace=workspace, query=query, origin="owner", k=10, reinforce=False)
+        samples.append((time.perf_counter() - t0) * 1000)
+    return LatencySummary.of(samples)
 
 
 def _bm25s_reference(contents: list[str], queries: list[str]) -> LatencySummary | None:

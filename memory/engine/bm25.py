@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 import numpy as np
 from scipy import sparse
@@ -55,7 +56,7 @@ class Bm25Scores:
 
 
 class Bm25Index:
-    """A BM25 index over a fixed list of documents; build once, score many queries.
+    """A BM25 index over a list of documents; build once, score many queries, `extend` with more.
 
     `analyzer` turns a text into tokens (default `index_tokens`, which adds bigrams for space-less
     scripts); queries go through the same analyzer so both sides agree.
@@ -64,25 +65,53 @@ class Bm25Index:
     def __init__(self, documents: Sequence[str], analyzer: Callable[[str], list[str]] = index_tokens) -> None:
         self.analyzer = analyzer
         self.vocabulary: dict[str, int] = {}
-        rows: list[int] = []
-        cols: list[int] = []
-        for row, text in enumerate(documents):
-            for token in analyzer(text):
-                col = self.vocabulary.setdefault(token, len(self.vocabulary))
-                rows.append(row)
-                cols.append(col)
-        shape = (len(documents), max(1, len(self.vocabulary)))
-        ones = np.ones(len(rows), dtype=np.float64)
-        # COO → CSC sums duplicate (row, col) pairs, which turns token occurrences into term counts.
-        self.matrix = sparse.csc_matrix((ones, (rows, cols)), shape=shape)
-        self.matrix.sum_duplicates()
-        self.doc_len = np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(documents)).astype(
-            np.float64
-        )
+        self.matrix, self.doc_len = self._count(documents)
         # Row-major copy and column → term list, built on first use by query expansion only.
         self._rows: sparse.csr_matrix | None = None
         self._terms: list[str] | None = None
         self._lock = threading.Lock()
+
+    def _count(self, documents: Sequence[str]) -> tuple[sparse.csc_matrix, np.ndarray]:
+        """(term counts, lengths) of `documents`, growing the vocabulary with their new terms.
+
+        The matrix has one column per vocabulary term (at least one), rows in document order.
+        """
+        rows: list[int] = []
+        cols: list[int] = []
+        vocabulary, analyzer = self.vocabulary, self.analyzer
+        for row, text in enumerate(documents):
+            for token in analyzer(text):
+                col = vocabulary.setdefault(token, len(vocabulary))
+                rows.append(row)
+                cols.append(col)
+        shape = (len(documents), max(1, len(vocabulary)))
+        ones = np.ones(len(rows), dtype=np.float64)
+        # COO → CSC sums duplicate (row, col) pairs, which turns token occurrences into term counts.
+        matrix = sparse.csc_matrix((ones, (rows, cols)), shape=shape)
+        matrix.sum_duplicates()
+        doc_len = np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(documents)).astype(np.float64)
+        return matrix, doc_len
+
+    def extend(self, documents: Sequence[str]) -> None:
+        """Append documents (rows `n_docs`, `n_docs + 1`, …): the index then equals one built from the
+        old documents followed by these (same vocabulary, matrix, lengths and so scores).
+
+        Only the new documents are analysed; the matrix grows by a copy of its arrays in C. Not safe
+        against concurrent scoring: callers serialise (the recall index holds its lock).
+        """
+        if len(documents) == 0:
+            return
+        with self._lock:
+            old_terms = len(self.vocabulary)
+            tail, tail_len = self._count(documents)
+            self.matrix = append_rows(self.matrix, tail)
+            self.doc_len = np.concatenate((self.doc_len, tail_len))
+            if self._rows is not None:
+                self._rows = sparse.vstack(
+                    (_with_columns(self._rows, tail.shape[1]), tail.tocsr()), format="csr"
+                )
+            if self._terms is not None:
+                self._terms = self._terms + list(islice(self.vocabulary, old_terms, None))
 
     @property
     def n_docs(self) -> int:
@@ -227,3 +256,59 @@ def term_contribution(idf: float, freq: int, doc_len: float, avg_len: float) -> 
         return 0.0
     norm = K1 * (1.0 - B + B * doc_len / avg_len)
     return idf * (freq * (K1 + 1.0)) / (freq + norm)
+
+
+def _with_columns(matrix, n_columns: int):
+    """`matrix` (CSR or CSC) seen with `n_columns` ≥ its column count; shares the stored arrays."""
+    if matrix.shape[1] == n_columns:
+        return matrix
+    if matrix.shape[1] > n_columns:
+        raise ValueError(f"cannot narrow a matrix from {matrix.shape[1]} to {n_columns} columns")
+    shape = (matrix.shape[0], n_columns)
+    if matrix.format == "csr":
+        return sparse.csr_matrix((matrix.data, matrix.indices, matrix.indptr), shape=shape, copy=False)
+    pad = np.full(n_columns - matrix.shape[1], matrix.indptr[-1], dtype=matrix.indptr.dtype)
+    return sparse.csc_matrix(
+        (matrix.data, matrix.indices, np.concatenate((matrix.indptr, pad))), shape=shape, copy=False
+    )
+
+
+SPLICE_LIMIT = 4096  # columns a few appended rows may touch before a general stack is cheaper
+
+
+def append_rows(top: sparse.csc_matrix, bottom: sparse.csc_matrix) -> sparse.csc_matrix:
+    """The CSC matrix of `top`'s rows followed by `bottom`'s; `bottom` has at least `top`'s columns
+    (an index whose vocabulary grew), and the result has `bottom`'s. Stored entries keep their
+    column-major, row-sorted order, so the arrays equal those of a matrix built in one go.
+
+    A few rows touch few columns: their entries are spliced in after each of those columns' own,
+    one copy of `top`'s arrays (scipy's stack makes two, and builds per-entry index arrays).
+    """
+    if top.shape[0] == 0:
+        return bottom.tocsc()
+    n_columns = bottom.shape[1]
+    touched = np.flatnonzero(np.diff(bottom.indptr))
+    if touched.size > SPLICE_LIMIT:
+        return sparse.vstack((_with_columns(top, n_columns), bottom), format="csc")
+    top_indptr = _with_columns(top, n_columns).indptr.astype(np.int64)
+    nnz = top.nnz + bottom.nnz
+    index_dtype = np.int32 if max(nnz, top.shape[0] + bottom.shape[0]) < np.iinfo(np.int32).max else np.int64
+    bottom_rows = bottom.indices.astype(index_dtype) + index_dtype(top.shape[0])
+    cuts = top_indptr[touched + 1]  # where each touched column's own entries end
+    starts, ends = bottom.indptr[touched], bottom.indptr[touched + 1]
+    data, indices, previous = [], [], 0
+    for cut, start, end in zip(cuts.tolist(), starts.tolist(), ends.tolist(), strict=True):
+        data += [top.data[previous:cut], bottom.data[start:end]]
+        indices += [top.indices[previous:cut], bottom_rows[start:end]]
+        previous = cut
+    data.append(top.data[previous:])
+    indices.append(top.indices[previous:])
+    indptr = (top_indptr + np.asarray(bottom.indptr, dtype=np.int64)).astype(index_dtype)
+    data = np.concatenate(data).astype(bottom.data.dtype, copy=False)
+    indices = np.concatenate(indices).astype(index_dtype, copy=False)
+    out = sparse.csc_matrix(
+        (data, indices, indptr), shape=(top.shape[0] + bottom.shape[0], n_columns), copy=False
+    )
+    # Each column holds top's rows, then bottom's (all after them): sorted if both parts were.
+    out.has_sorted_indices = bool(top.has_sorted_indices and bottom.has_sorted_indices)
+    return out

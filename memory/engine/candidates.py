@@ -71,6 +71,16 @@ class TextIndexes:
                     self._ngrams = NgramIndex(self._contents)
         return self._ngrams
 
+    def extend(self, contents: Sequence[str], new: Sequence[str]) -> None:
+        """Follow contents that grew at the end: `contents` is the whole list now, `new` its last
+        entries. Indexes built already index only `new`; the others will index `contents` when used."""
+        with self._lock:
+            self._contents = contents
+            if self._stems is not None:
+                self._stems.extend(new)
+            if self._ngrams is not None:
+                self._ngrams.extend(new)
+
 
 @dataclass(frozen=True)
 class FactRow:
@@ -107,8 +117,8 @@ class FactColumns:
     whose vector is real (a fact written under an async embedder may have none yet).
 
     Derived lookups (BM25 index, row norms, trust weights, id → row) are built at construction, and
-    the default lane's `text` indexes on first use; change the facts' contents by building new
-    columns, not by editing arrays in place.
+    the default lane's `text` indexes on first use; `append` adds facts at the end (extending what
+    is built). Change the facts' contents by building new columns, not by editing arrays in place.
     """
 
     memory_ids: list[str]
@@ -242,6 +252,53 @@ class FactColumns:
             bm25=bm25,
         )
 
+    def append(self, rows: Sequence[FactRow]) -> None:
+        """Add `rows` after the existing ones, in place: the columns then equal `from_rows` of the old
+        rows followed by these (without an embedder: a row's vector is the one it carries).
+
+        Costs the new rows plus copies of the arrays in C; no existing content is re-indexed. The
+        `bm25` and `text` indexes already built are extended with the new contents only; one not
+        built yet (an object whose `built` is False, such as a lazy index reading `contents` when
+        first used) is left to index everything when it is. Lists are replaced, not extended, so a
+        caller's lists are never changed; shallow copies taken before (filtered views) are stale.
+        """
+        if len(rows) == 0:
+            return
+        tail = FactColumns.from_rows(rows, embedder=None, bm25=_NOT_INDEXED)
+        if self.embeddings is not None or tail.embeddings is not None:
+            dims = (self.embeddings if self.embeddings is not None else tail.embeddings).shape[1]
+            old_embeddings, old_embedded, old_norms = (
+                (self.embeddings, self.embedded, self.embedding_norms)
+                if self.embeddings is not None
+                else (np.zeros((len(self), dims), np.float32), np.zeros(len(self), bool), np.zeros(len(self)))
+            )
+            if tail.embeddings is None or tail.embeddings.shape[1] != dims:
+                # Rows whose vector has another length than the columns' count as having none.
+                embeddings, embedded = np.zeros((len(rows), dims), np.float32), np.zeros(len(rows), bool)
+                for i, row in enumerate(rows):
+                    if row.embedding is not None and len(row.embedding) == dims:
+                        embeddings[i], embedded[i] = row.embedding, True
+                norms = np.where(embedded, np.linalg.norm(embeddings.astype(np.float64), axis=1), 0.0)
+            else:
+                embeddings, embedded, norms = tail.embeddings, tail.embedded, tail.embedding_norms
+            self.embeddings = np.concatenate((old_embeddings, embeddings))
+            self.embedded = np.concatenate((old_embedded, embedded))
+            self.embedding_norms = np.concatenate((old_norms, norms))
+        start = len(self)
+        for name in ("memory_ids", "contents", "segments", "source_types"):
+            setattr(self, name, getattr(self, name) + getattr(tail, name))
+        for name in _APPENDED_ARRAYS:
+            setattr(self, name, np.concatenate((getattr(self, name), getattr(tail, name))))
+        codes = self.origin_code_of
+        for key in tail.origin_code_of:  # first-occurrence order, as a one-go build numbers them
+            codes.setdefault(key, len(codes))
+        remap = np.array([codes[key] for key in tail.origin_code_of], dtype=np.int32)
+        self.origin_codes = np.concatenate((self.origin_codes, remap[tail.origin_codes]))
+        self.row_index.update((memory_id, start + i) for i, memory_id in enumerate(tail.memory_ids))
+        if getattr(self.bm25, "built", True):
+            self.bm25.extend(tail.contents)
+        self.text.extend(self.contents, tail.contents)
+
     def effective(self, rows: np.ndarray, now: int) -> np.ndarray:
         """`effective_score` of the given rows at `now`."""
         return effective_score(
@@ -252,6 +309,22 @@ class FactColumns:
             now,
             self.permanent[rows],
         )
+
+
+_APPENDED_ARRAYS = (
+    "importance", "decay_rate", "access_count", "last_accessed_at", "created_at", "permanent", "lifecycle",
+    "valid_to", "confidence", "confirmed", "origin_keys", "source_weight",
+)  # fmt: skip
+
+
+class _NotIndexed:
+    """Stands in for the BM25 index of columns built only to be appended elsewhere."""
+
+    def extend(self, documents: Sequence[str]) -> None:  # pragma: no cover - never indexed
+        raise TypeError("these columns carry no index")
+
+
+_NOT_INDEXED = _NotIndexed()
 
 
 def origin_mask(origin_keys: np.ndarray, scope: Any) -> np.ndarray:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
-from memory.engine.bm25 import major_runs
+from memory.engine.bm25 import append_rows, major_runs
 from memory.engine.tokenize import tokenize
 
 GRAM_SIZES = (3, 4)
@@ -52,12 +52,21 @@ def gram_features(text: str) -> list[str]:
 
 
 class NgramIndex:
-    """Feature weights of a fixed list of documents; `cosine` scores one query against the candidates."""
+    """Feature weights of a list of documents (`extend` appends more); `cosine` scores one query
+    against the candidates."""
 
     def __init__(self, documents: Sequence[str]) -> None:
+        self.vocabulary: dict[str, int] = {}
+        # One copy only, in float32: at 10,000 facts this is ~6 MB; df and norms come from its postings.
+        self.weights = self._weigh(documents)
+        self._stats: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _weigh(self, documents: Sequence[str]) -> sparse.csc_matrix:
+        """The weighted feature matrix of `documents` (float32 CSC, one column per vocabulary feature,
+        at least one), growing the vocabulary with the features they bring in word order."""
         # Features depend only on the word, and words repeat (Zipf): build a documents × words count
         # matrix and a words × features matrix, and multiply. Only distinct words are cut into pieces.
-        self.vocabulary: dict[str, int] = {}
         word_index: dict[str, int] = {}
         doc_rows: list[int] = []
         doc_words: list[int] = []
@@ -65,13 +74,16 @@ class NgramIndex:
             for word in tokenize(text):
                 doc_words.append(word_index.setdefault(word, len(word_index)))
                 doc_rows.append(row)
+        # A word seen before adds no feature: the vocabulary grows exactly as if every document
+        # had been indexed at once, so appended documents keep the columns of a one-go build.
+        vocabulary = self.vocabulary
         feature_rows: list[int] = []
         feature_cols: list[int] = []
         for word, index in word_index.items():
             for feature in _word_features(word):
-                feature_cols.append(self.vocabulary.setdefault(feature, len(self.vocabulary)))
+                feature_cols.append(vocabulary.setdefault(feature, len(vocabulary)))
                 feature_rows.append(index)
-        n_words, n_features = max(1, len(word_index)), max(1, len(self.vocabulary))
+        n_words, n_features = max(1, len(word_index)), max(1, len(vocabulary))
         by_word = sparse.csr_matrix(
             (np.ones(len(doc_rows)), (doc_rows, doc_words)), shape=(len(documents), n_words)
         )
@@ -80,11 +92,22 @@ class NgramIndex:
         )
         counts = (by_word @ pieces).tocsc()
         counts.sum_duplicates()
-        # One copy only, in float32: at 10,000 facts this is ~6 MB; df and norms come from its postings.
-        self.weights = counts.astype(np.float32)
-        self.weights.data = (1.0 + np.log(counts.data)).astype(np.float32)
-        self._stats: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
-        self._lock = threading.Lock()
+        weights = counts.astype(np.float32)
+        weights.data = (1.0 + np.log(counts.data)).astype(np.float32)
+        return weights
+
+    def extend(self, documents: Sequence[str]) -> None:
+        """Append documents (rows `n_docs`, …): the index then equals one built from the old
+        documents followed by these (same vocabulary and weights, so the same cosines).
+
+        Only the new documents are cut into features; the matrix grows by a copy of its arrays in C
+        and the per-candidate-set statistics are dropped. Callers serialise against scoring.
+        """
+        if len(documents) == 0:
+            return
+        with self._lock:
+            self.weights = append_rows(self.weights, self._weigh(documents))
+            self._stats.clear()
 
     @property
     def n_docs(self) -> int:
@@ -92,7 +115,11 @@ class NgramIndex:
 
     def _candidate_stats(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(IDF per feature, row norm per document) over the candidate set `mask`, cached per set."""
-        key = hashlib.blake2b(np.packbits(mask).tobytes(), digest_size=16).digest()
+        # The length too: packed bits pad to whole bytes, so a mask and the same mask with trailing
+        # False rows (after `extend`) would share a key.
+        key = hashlib.blake2b(
+            np.packbits(mask).tobytes(), digest_size=16, salt=mask.size.to_bytes(16, "little")
+        ).digest()
         with self._lock:
             cached = self._stats.get(key)
             if cached is not None:
@@ -104,11 +131,14 @@ class NgramIndex:
             return np.ones(n_features), np.zeros(self.n_docs)
         # CSC postings: `indices` are the rows holding each feature, column by column; every
         # column has at least one posting, so reduceat sums exactly each column's candidates.
-        df = np.add.reduceat(mask[w.indices].astype(np.float64), w.indptr[:-1])
+        # This runs after every write (the candidate set grew), over every posting: one scratch
+        # array, filled in place (each step is the same float64 arithmetic as spelling it out).
+        df = np.add.reduceat(mask[w.indices], w.indptr[:-1], dtype=np.float64)
         idf = np.log((mask.sum() + 1.0) / (df + 1.0)) + 1.0
-        feature_of = np.repeat(np.arange(n_features), np.diff(w.indptr))
-        weighted = w.data.astype(np.float64) * idf[feature_of]
-        norms = np.sqrt(np.bincount(w.indices, weights=weighted * weighted, minlength=self.n_docs))
+        weighted = np.repeat(idf, np.diff(w.indptr))  # each posting's feature IDF
+        np.multiply(weighted, w.data, out=weighted)
+        np.square(weighted, out=weighted)
+        norms = np.sqrt(np.bincount(w.indices, weights=weighted, minlength=self.n_docs))
         with self._lock:
             self._stats[key] = (idf, norms)
             while len(self._stats) > STATS_CACHE:

@@ -4,9 +4,13 @@ ARCHITECTURE.md §4. An index holds every fact of one origin (any lifecycle, so 
 can see what was live then) as engine columns (`FactColumns`: BM25 matrix, HRR vectors, scoring
 arrays) plus the links between them. Before each use it compares its revision with the workspace's
 and applies the events in between: changed facts are re-read by id and patched in place; new facts
-make it rebuild its columns from cached rows (tokens and vectors are not recomputed). Several
-processes therefore stay coherent through the revision counter alone. Indexes are evicted least
-recently used under a memory budget (`TIDELINE_RECALL_INDEX_BUDGET_MB`).
+are appended to the columns, their text indexes and the vector matrices (only the new contents are
+analysed), and the links touching the changed facts are re-read. The result equals an index built
+from scratch, row for row: rows stay in write (pk) order, which ties in ranking fall back to. When
+that cannot hold by appending (a fact was purged or shredded, or a new fact's pk is older than a
+known one) the columns are rebuilt from cached rows instead (tokens and vectors are not recomputed).
+Several processes therefore stay coherent through the revision counter alone. Indexes are evicted
+least recently used under a memory budget (`TIDELINE_RECALL_INDEX_BUDGET_MB`).
 """
 
 from __future__ import annotations
@@ -73,7 +77,14 @@ class ScopeIndex:
     born: Any = None
     rows: dict[str, FactRow] = field(default_factory=dict)
     meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Every edge the graph walk follows, in its order: stored links by (from fact pk, position, link
+    # pk), then each fact's `supersedes` list in pk order. Kept in parts to be updated by parts.
     links: list[tuple[str, str, str]] = field(default_factory=list)
+    link_groups: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)  # from pk → its links
+    links_into: dict[str, set[int]] = field(default_factory=dict)  # target id → pks of the facts linking it
+    stored_links: list[tuple[str, str, str]] = field(default_factory=list)
+    supersedes_links: list[tuple[str, str, str]] = field(default_factory=list)
+    supersedes_dangling: set[str] = field(default_factory=set)  # `supersedes` targets not (yet) in rows
     cols: FactColumns | None = None
     vector_cols: FactColumns | None = None  # the same columns plus HRR vectors, built when asked for
     # Learned-embedder vectors by fact, and per fingerprint the matrix aligned with `cols`' rows.
@@ -88,20 +99,29 @@ class ScopeIndex:
         if self.cols is None:
             return 0
         total = 120 * len(self.cols)  # numeric columns and per-row bookkeeping
+        total += 150 * len(self.links)  # edge tuples, their groups and the reverse index
         bm25 = self.cols.bm25
-        matrices = [bm25.matrix] if not isinstance(bm25, _Lazy) or bm25.built else []
+        lexical = [bm25._target if isinstance(bm25, _Lazy) else bm25]
         text = self.cols.text
-        if text is not None and text._stems is not None:
-            matrices.append(text._stems.matrix)
-        if text is not None and text._ngrams is not None:
-            total += text._ngrams.weights.data.nbytes + text._ngrams.weights.indices.nbytes
+        matrices = []
+        if text is not None:
+            lexical.append(text._stems)
+            if text._ngrams is not None:
+                matrices.append(text._ngrams.weights)
+        for index in lexical:
+            if index is not None:  # the term matrix, and its row-major copy once expansion built it
+                matrices += [m for m in (index.matrix, getattr(index, "_rows", None)) if m is not None]
         for matrix in matrices:
             total += matrix.data.nbytes + matrix.indices.nbytes + matrix.indptr.nbytes
         if self.vector_cols is not None and self.vector_cols.embeddings is not None:
             total += self.vector_cols.embeddings.nbytes
-        total += sum(learned.embeddings.nbytes for learned in self.learned.values())
+        total += sum(learned.embeddings.nbytes + learned.norms.nbytes for learned in self.learned.values())
         return int(total)
 
+
+# Past this many changed facts in one sync, every link of the scope is re-read instead of those
+# touching the changed facts (one query without a long list of ids).
+LINK_REREAD_LIMIT = 500
 
 _tokens_cache: dict[str, list[str]] = {}
 
@@ -177,46 +197,63 @@ class IndexRegistry:
             index.vectors, index.learned = {}, {}
         index.born = born
         if index.revision < 0:
-            self._load(index, Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key))
+            scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
+            self._load(index, scope)
             self._load_vectors(index, None)
-            self._load_links(index)
             index.revision = current
             self._rebuild(index)
+            self._load_links(index)
             return
         if current == index.revision:
             return
-        touched = set()
-        for fact_ids in MemoryEvent.objects.filter(
+        touched: set[str] = set()
+        all_links = False
+        for kind, fact_ids in MemoryEvent.objects.filter(
             workspace_id=index.workspace_id, revision__gt=index.revision, revision__lte=current
-        ).values_list("fact_ids", flat=True):
+        ).values_list("kind", "fact_ids"):
             touched.update(fact_ids or ())
+            # A bulk import links facts without naming them: re-read every link of the scope.
+            all_links |= kind == MemoryEvent.Kind.LINKED and not fact_ids
         index.revision = current
         if not touched:
+            if all_links:
+                self._load_links(index)
             return
         changed = Fact.objects.filter(
             workspace_id=index.workspace_id, origin_key=index.origin_key, memory_id__in=list(touched)
         )
-        new_ids = self._load(index, changed)
+        before = {mid: index.meta[mid]["supersedes"] for mid in touched if mid in index.meta}
+        found: set[str] = set()
+        new_ids = self._load(index, changed, found)
         vectors_changed = self._load_vectors(index, touched)
-        self._load_links(index)  # a change may have added or dropped edges of known facts
-        gone = {mid for mid in touched if mid in index.rows} - set(changed.values_list("memory_id", flat=True))
+        gone = {mid for mid in touched if mid in index.rows} - found
         for memory_id in gone:  # purged or shredded: forget it entirely
             index.rows.pop(memory_id, None)
             index.meta.pop(memory_id, None)
             index.vectors.pop(memory_id, None)
-        if new_ids or gone or index.cols is None:
+        known = [mid for mid in touched if mid in index.rows and mid not in new_ids]
+        if gone or (new_ids and (index.cols is None or not self._appendable(index, new_ids))):
             self._rebuild(index)
-        else:
-            self._patch(index, [m for m in touched if m in index.rows])
-            if vectors_changed:
-                self._lay_out_learned(index)
+            self._load_links(index)
+            return
+        if index.cols is None:  # nothing indexed and nothing new (the changes were elsewhere)
+            return
+        if new_ids:
+            self._append(index, new_ids)
+        self._patch(index, known)
+        if vectors_changed:
+            self._relay_learned(index, vectors_changed)
+        self._update_links(index, touched, new_ids, before, everything=all_links)
 
-    def _load(self, index: ScopeIndex, facts) -> set[str]:
-        """Read facts (decrypting their content) into the row cache; returns the ids that are new."""
+    def _load(self, index: ScopeIndex, facts, found: set[str] | None = None) -> set[str]:
+        """Read facts (decrypting their content) into the row cache; returns the ids that are new.
+        `found`, if given, collects the id of every fact read (none when the origin was shredded)."""
         new_ids: set[str] = set()
         try:
             unseal = sealing.unsealer(index.workspace_id, index.origin_key, "content")
         except sealing.KeyDestroyedError:
+            if found is not None:  # nothing was read, yet the facts may still be there
+                found.update(facts.values_list("memory_id", flat=True))
             return new_ids  # shredded origin: nothing to recall
         at = _FIELD_AT
         # Tuples, not dicts: at 100,000 facts the per-row overhead of `.values()` is seconds.
@@ -224,6 +261,8 @@ class IndexRegistry:
         # must be the order facts were written in, on every database and after every rebuild.
         for values in facts.order_by("pk").values_list(*_FIELDS):
             memory_id = values[at["memory_id"]]
+            if found is not None:
+                found.add(memory_id)
             old = index.rows.get(memory_id)
             if old is None:
                 content, embedding = unseal(values[at["sealed_content"]]).decode("utf-8"), None
@@ -239,17 +278,19 @@ class IndexRegistry:
             }  # fmt: skip
         return new_ids
 
-    def _load_vectors(self, index: ScopeIndex, memory_ids) -> bool:
-        """Read stored learned vectors (all of the scope, or those of `memory_ids`); True if any changed."""
+    def _load_vectors(self, index: ScopeIndex, memory_ids) -> set[str]:
+        """Read stored learned vectors (all of the scope, or those of `memory_ids`); the ids whose
+        vector may have changed (dropped, replaced or added)."""
         from memory.services.embedding import vectors_of
 
-        changed = False
+        changed: set[str] = set()
         if memory_ids is not None:
             for memory_id in memory_ids:  # dropped vectors (a purge, a re-embed) must not linger
-                changed |= index.vectors.pop(memory_id, None) is not None
+                if index.vectors.pop(memory_id, None) is not None:
+                    changed.add(memory_id)
         for memory_id, fingerprint, vector in vectors_of(index.workspace_id, index.origin_key, memory_ids):
             index.vectors[memory_id] = (fingerprint, vector)
-            changed = True
+            changed.add(memory_id)
         return changed
 
     def _lay_out_learned(self, index: ScopeIndex) -> None:
@@ -271,21 +312,188 @@ class IndexRegistry:
             embedded[rows] = True
             index.learned[fingerprint] = Learned(embeddings, embedded, np.linalg.norm(embeddings, axis=1))
 
+    def _relay_learned(self, index: ScopeIndex, memory_ids) -> None:
+        """`_lay_out_learned` for some facts only: their rows in every matrix, after rows were
+        appended (new rows start as zeros). Costs the facts, not the scope."""
+        n = len(index.cols)
+        for fingerprint, learned in list(index.learned.items()):
+            grow = n - learned.embeddings.shape[0]
+            if grow:
+                dims = learned.embeddings.shape[1]
+                index.learned[fingerprint] = Learned(
+                    np.concatenate((learned.embeddings, np.zeros((grow, dims), dtype=np.float32))),
+                    np.concatenate((learned.embedded, np.zeros(grow, dtype=bool))),
+                    np.concatenate((learned.norms, np.zeros(grow, dtype=learned.norms.dtype))),
+                )
+        row_of = index.cols.row_index
+        touched: set[str] = set()
+        for memory_id in memory_ids:
+            row = row_of.get(memory_id)
+            if row is None:
+                continue
+            entry = index.vectors.get(memory_id)
+            for fingerprint, learned in index.learned.items():
+                if learned.embedded[row] and (entry is None or entry[0] != fingerprint):
+                    learned.embeddings[row], learned.embedded[row], learned.norms[row] = 0.0, False, 0.0
+                    touched.add(fingerprint)
+            if entry is None:
+                continue
+            fingerprint, vector = entry
+            learned = index.learned.get(fingerprint)
+            if learned is None:
+                learned = index.learned[fingerprint] = Learned(
+                    np.zeros((n, vector.size), dtype=np.float32), np.zeros(n, dtype=bool), np.zeros(n, np.float32)
+                )
+            learned.embeddings[row], learned.embedded[row] = vector, True
+            learned.norms[row] = np.linalg.norm(learned.embeddings[row : row + 1], axis=1)[0]
+            touched.add(fingerprint)
+        for fingerprint in touched:  # as a full layout, which has no matrix for a fingerprint without vectors
+            if not index.learned[fingerprint].embedded.any():
+                del index.learned[fingerprint]
+
+    # ----------------------------------------------------------------- links
+
+    _LINK_FIELDS = ("from_fact_id", "from_fact__memory_id", "kind", "to_fact__memory_id")
+
+    @staticmethod
+    def _scope_links(index: ScopeIndex):
+        """The stored links between two facts of the scope, in the walk's order."""
+        origin = index.origin_key
+        return Link.objects.filter(
+            workspace_id=index.workspace_id, from_fact__origin_key=origin, to_fact__origin_key=origin
+        ).order_by("from_fact_id", "position", "pk")
+
     def _load_links(self, index: ScopeIndex) -> None:
-        index.links = list(
-            Link.objects.filter(workspace_id=index.workspace_id, from_fact__origin_key=index.origin_key)
-            .filter(Q(to_fact__isnull=True) | Q(to_fact__origin_key=index.origin_key))
-            .order_by("from_fact_id", "position", "pk")
-            .values_list("from_fact__memory_id", "kind", "to_fact__memory_id")
+        """Read every link of the scope (a new or rebuilt index, or a bulk import of links)."""
+        index.link_groups, index.links_into = {}, {}
+        for from_pk, src, kind, dst in self._scope_links(index).values_list(*self._LINK_FIELDS):
+            index.link_groups.setdefault(from_pk, []).append((src, kind, dst))
+            index.links_into.setdefault(dst, set()).add(from_pk)
+        index.stored_links = self._laid_out(index)
+        self._supersedes_links(index)
+        index.links = index.stored_links + index.supersedes_links
+
+    @staticmethod
+    def _laid_out(index: ScopeIndex, from_pks=None) -> list[tuple[str, str, str]]:
+        """The stored links of `from_pks` (default: all), in the walk's order."""
+        groups = index.link_groups
+        return [link for pk in (sorted(groups) if from_pks is None else from_pks) for link in groups[pk]]
+
+    @staticmethod
+    def _supersedes_links(index: ScopeIndex) -> None:
+        # A fact's `supersedes` list is read as edges too, after its stored links (ENGINE-SPEC §5.2),
+        # fact by fact in write order; a target outside the scope's facts is no edge (yet).
+        index.supersedes_links, index.supersedes_dangling = [], set()
+        meta = index.meta
+        for memory_id in sorted((m for m, v in meta.items() if v["supersedes"]), key=lambda m: meta[m]["pk"]):
+            for target in meta[memory_id]["supersedes"]:
+                if target in index.rows:
+                    index.supersedes_links.append((memory_id, "supersedes", target))
+                else:
+                    index.supersedes_dangling.add(target)
+
+    def _update_links(self, index: ScopeIndex, touched: set[str], new_ids: set[str], before: dict[str, list],
+                      everything: bool = False) -> None:  # fmt: skip
+        """Bring the links up to date after the facts `touched` changed (`new_ids` among them are new,
+        `before` holds the others' earlier `supersedes`), reading only links that touch them.
+
+        Every writer of links names in its event the facts it links from (a bulk import names none:
+        `everything`), so a from-fact whose links changed is touched or links to a touched fact.
+        Those from-facts have their links re-read whole; their place in the walk's order is kept
+        (appended when they come after every other, else the stored part is laid out again).
+        """
+        pks = [index.meta[mid]["pk"] for mid in touched if mid in index.meta]
+        if everything or len(pks) > LINK_REREAD_LIMIT:  # a bulk change: one scan beats long id lists
+            self._load_links(index)
+            return
+        if not pks:
+            return
+        # From-facts whose links may have changed: the touched facts, and those that link to one of
+        # them now (the subquery) or did before (a removed link).
+        linked_before = {pk for mid in touched for pk in index.links_into.get(mid, ())}
+        linking_now = Link.objects.filter(to_fact_id__in=pks).values("from_fact_id")
+        condition = Q(from_fact_id__in=pks) | Q(from_fact_id__in=linking_now)
+        if linked_before:
+            condition |= Q(from_fact_id__in=sorted(linked_before))
+        groups: dict[int, list[tuple[str, str, str]]] = {}
+        found = self._scope_links(index).filter(condition).values_list(*self._LINK_FIELDS)
+        for from_pk, src, kind, dst in found:
+            groups.setdefault(from_pk, []).append((src, kind, dst))
+        relaid, appended = False, []
+        last = max(index.link_groups, default=-1)
+        for from_pk in sorted(set(pks) | linked_before | set(groups)):
+            old, new = index.link_groups.get(from_pk, []), groups.get(from_pk, [])
+            if old == new:
+                continue
+            for dst in {dst for _, _, dst in old}:
+                sources = index.links_into.get(dst)
+                if sources is not None:
+                    sources.discard(from_pk)
+                    if not sources:
+                        del index.links_into[dst]
+            for _, _, dst in new:
+                index.links_into.setdefault(dst, set()).add(from_pk)
+            if new:
+                index.link_groups[from_pk] = new
+            else:
+                index.link_groups.pop(from_pk, None)
+            if old or from_pk < last:
+                relaid = True
+            else:
+                appended.append(from_pk)
+        if relaid:  # links of an earlier fact changed: lay the stored part out again (rare)
+            index.stored_links = self._laid_out(index)
+        elif appended:
+            index.stored_links = index.stored_links + self._laid_out(index, appended)
+        meta = index.meta
+        supersedes_changed = any(meta[m]["supersedes"] != targets for m, targets in before.items() if m in meta)
+        if supersedes_changed or not index.supersedes_dangling.isdisjoint(new_ids):
+            self._supersedes_links(index)
+            supersedes_changed = True
+        elif new_ids:
+            added = []
+            superseding = sorted((m for m in new_ids if meta[m]["supersedes"]), key=lambda m: meta[m]["pk"])
+            for memory_id in superseding:
+                for target in meta[memory_id]["supersedes"]:
+                    if target in index.rows:
+                        added.append((memory_id, "supersedes", target))
+                    else:
+                        index.supersedes_dangling.add(target)
+            if added:
+                index.supersedes_links = index.supersedes_links + added
+                supersedes_changed = True
+        if relaid or appended or supersedes_changed:
+            index.links = index.stored_links + index.supersedes_links
+
+    # --------------------------------------------------------------- columns
+
+    @staticmethod
+    def _appendable(index: ScopeIndex, new_ids: set[str]) -> bool:
+        """Can the new facts go after the existing rows? Only if they were written after all of them."""
+        if index.extra is None or not len(index.extra.pk):
+            return False
+        return min(index.meta[mid]["pk"] for mid in new_ids) > int(index.extra.pk[-1])
+
+    def _append(self, index: ScopeIndex, new_ids: set[str]) -> None:
+        """Add new facts after the existing rows: columns, text indexes, per-row extras, learned
+        matrices (zero rows until `_relay_learned` fills them). The HRR view is dropped: embedding
+        only the new facts would not reproduce a one-batch embedding to the last bit."""
+        rows = sorted((index.rows[mid] for mid in new_ids), key=lambda row: index.meta[row.memory_id]["pk"])
+        index.cols.append(rows)
+        tail, extra = self._extra(index, rows), index.extra
+        index.extra = Extra(
+            pk=np.concatenate((extra.pk, tail.pk)),
+            clearance=np.concatenate((extra.clearance, tail.clearance)),
+            intent_scope=np.concatenate((extra.intent_scope, tail.intent_scope)),
+            unscoped=np.concatenate((extra.unscoped, tail.unscoped)),
+            archived_at=np.concatenate((extra.archived_at, tail.archived_at)),
+            pruned_at=np.concatenate((extra.pruned_at, tail.pruned_at)),
+            modality=extra.modality + tail.modality,
+            media_pointer=extra.media_pointer + tail.media_pointer,
         )
-        index.links = [(src, kind, dst) for src, kind, dst in index.links if dst]
-        # A fact's `supersedes` list is read as edges too, after its stored links (ENGINE-SPEC §5.2).
-        index.links += [
-            (memory_id, "supersedes", target)
-            for memory_id, meta in index.meta.items()
-            for target in meta["supersedes"]
-            if target in index.rows
-        ]
+        index.vector_cols = None
+        if index.learned:
+            self._relay_learned(index, ())
 
     def _rebuild(self, index: ScopeIndex) -> None:
         """Rebuild the columns from cached rows: tokens come from a cache, nothing is decrypted again.
@@ -301,11 +509,11 @@ class IndexRegistry:
         if not rows:
             index.cols, index.extra, index.learned = None, self._extra(index, rows), {}
             return
-        contents = [row.content for row in rows]
         # The spec lanes' BM25 (whole-token analyzer) serves only the comparison capabilities and
-        # lexical explanations: built the first time one of those touches it.
-        bm25 = _Lazy(lambda: Bm25Index(contents, analyzer=_analyzer))
-        cols = FactColumns.from_rows(rows, embedder=None, bm25=bm25)
+        # lexical explanations: built the first time one of those touches it, over the contents the
+        # columns hold then (appends extend it once built).
+        lexical = _Lazy(lambda: Bm25Index(cols.contents, analyzer=_analyzer))
+        cols = FactColumns.from_rows(rows, embedder=None, bm25=lexical)
         cols.text.stems  # noqa: B018 - build now
         cols.text.ngrams  # noqa: B018
         index.cols = cols
