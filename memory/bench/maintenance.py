@@ -28,9 +28,8 @@ from memory.bench.corpus import Corpus
 from memory.engine.contradictions import find_contradictions
 from memory.engine.decay import DAY_MS
 from memory.engine.decay_gc import plan_decay_gc
-from memory.engine.dream import plan_dream
+from memory.engine.dream import BatchHrrEmbedder, plan_dream
 from memory.engine.graph_export import export_memory_graph, to_graphml, to_json
-from memory.engine.hrr import HrrEmbedder
 from memory.engine.maintenance import Link, MaintFact
 from memory.engine.records import SEGMENT_DEFAULTS
 
@@ -44,7 +43,7 @@ def synthesize(count: int, seed: int = 7) -> tuple[list[MaintFact], list[Link], 
     corpus = Corpus(seed=seed)
     drafts = list(corpus.facts(count))
     started = time.perf_counter()
-    vectors = HrrEmbedder().embed([d.content for d in drafts])
+    vectors = BatchHrrEmbedder().embed([d.content for d in drafts])  # the HRR vectors, bit for bit
     embed_seconds = time.perf_counter() - started
     facts: list[MaintFact] = []
     links: list[Link] = []

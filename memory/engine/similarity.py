@@ -71,9 +71,9 @@ class LshParams:
     angle θ agree on one bit with probability p = 1 − θ/π (θ = arccos(cosine)), independently per
     hyperplane. A band is `rows` bits; two vectors become candidates when all bits of at least one
     band agree, which happens with probability 1 − (1 − p^rows)^bands. Each candidate must then agree
-    on enough of `filter_bits[0]` further bits (Hamming distance ≤ `max_hamming[0]`), and after
-    deduplication on enough of `filter_bits[1]` more (≤ `max_hamming[1]`), before its exact cosine is
-    computed. The filters only discard pairs whose estimated angle is far above the threshold's.
+    on enough of `filter_bits[0]` further bits (Hamming distance ≤ `max_hamming[0]`), and on enough
+    of `filter_bits[1]` more (≤ `max_hamming[1]`), before its exact cosine is computed. The filters
+    only discard pairs whose estimated angle is far above the threshold's.
 
     `miss_bound` is an upper bound (union bound over the three stages) on the probability that a
     pair at exactly the threshold is not reported.
@@ -192,7 +192,10 @@ def cosine_pairs(
     live = np.flatnonzero(norms > 0)
     if len(live) < 2:
         return PairSet.empty("exact")
-    unit = (raw[live] / norms[live, None]).astype(np.float32)
+    if len(live) == len(raw):  # the usual case: no zero rows, so no copy of the rows that are left
+        unit = (raw / norms[:, None]).astype(np.float32)
+    else:
+        unit = (raw[live] / norms[live, None]).astype(np.float32)
     reps, members = _collapse_duplicates(unit)
     if len(reps) <= exact_limit:
         ri, rj = _exact_candidates(unit[reps], threshold)
@@ -283,10 +286,15 @@ def _signatures(unit: np.ndarray, params: LshParams, seed: int) -> tuple[np.ndar
 
 
 def _hamming(words: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """Differing bits between the filter signatures of each pair (`words` is words × rows)."""
-    distance = np.zeros(len(left), dtype=np.int32)
+    """Differing bits between the filter signatures of each pair (`words` is words × rows).
+
+    This runs on every pair that shares a band key, so it gathers with `take`, XORs in place and
+    counts in 16 bits whenever the filter is short enough."""
+    distance = np.zeros(len(left), dtype=np.uint16 if len(words) * 64 < 1 << 16 else np.int64)
     for column in words:
-        distance += np.bitwise_count(column[left] ^ column[right])
+        bits = column.take(left)
+        np.bitwise_xor(bits, column.take(right), out=bits)
+        distance += np.bitwise_count(bits)
     return distance
 
 
@@ -322,31 +330,35 @@ def _lsh_candidates(
     n = len(unit)
     keys, coarse, fine = _signatures(unit, params, seed)
 
-    def bands(first: int, stop: int) -> list[np.ndarray]:
+    def bands(first: int, stop: int) -> np.ndarray:
+        # Both filters are applied per band, before deduplication: the pairs a band yields are mostly
+        # far apart, and filtering them in the parallel part leaves a short list to sort. (The
+        # filters and the collision test commute, so this is the same set as filtering afterwards.)
         codes = []
         for band in range(first, stop):
             left, right = _bucket_pairs(keys[band])
-            near = _hamming(coarse, left, right) <= params.max_hamming[0]
+            near = np.flatnonzero(_hamming(coarse, left, right) <= params.max_hamming[0])
+            left, right = left[near], right[near]
+            near = np.flatnonzero(_hamming(fine, left, right) <= params.max_hamming[1])
             codes.append(left[near] * n + right[near])
-        return codes
+        return _distinct(np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64))
 
     # numpy releases the GIL in sorting, gathering and bitwise loops, so threads share the band work.
     # The split is fixed and the merge is a sort, so the result does not depend on `workers`.
     edges = np.linspace(0, params.bands, max(1, workers) + 1).astype(int)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         parts = list(pool.map(lambda k: bands(edges[k], edges[k + 1]), range(len(edges) - 1)))
-    codes = [chunk for part in parts for chunk in part]
-    merged = np.sort(np.concatenate(codes)) if codes else np.zeros(0, dtype=np.int64)
-    distinct = merged[np.concatenate(([True], merged[1:] != merged[:-1]))] if len(merged) else merged
-    left, right = distinct // n, distinct % n
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        near = _split_map(
-            pool, workers, lambda a, b: _hamming(fine, a, b) <= params.max_hamming[1], left, right
-        )
-        left, right = left[near], right[near]
+        distinct = _distinct(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+        left, right = distinct // n, distinct % n
         close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, a, b), left, right)
     close = close >= threshold - _FLOAT32_MARGIN
     return left[close], right[close], len(close)
+
+
+def _distinct(codes: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of an int64 array."""
+    codes = np.sort(codes)
+    return codes[np.concatenate(([True], codes[1:] != codes[:-1]))] if len(codes) else codes
 
 
 def _split_map(

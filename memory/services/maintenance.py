@@ -9,22 +9,27 @@ with a `*_run` event holding the counts. `dry_run` plans and reports without wri
 
 from __future__ import annotations
 
+import json
+from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.db import connection
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memory import sealing
 from memory.engine.maintenance import FactChange, MaintFact
-from memory.models import Fact, Link, Workspace
+from memory.models import Fact, FactTerm, Link, TermStat, Workspace
 from memory.services.mutation import mutate
 from memory.services.near_duplicates import index_facts, unindex_facts
 from memory.timestamps import from_ms, to_ms
 
 BATCH = 2000
 LINK_BATCH = 10000
+VALUES_ROWS = 500  # rows per `UPDATE … FROM (VALUES …)` statement
 _TIMESTAMP_FIELDS = {"valid_to", "valid_from"}
 _LIFECYCLE_EVENT = {"archived": "archived", "pruned": "pruned", "active": "restored"}
 
@@ -43,26 +48,62 @@ class RunReport:
                 "changes": self.changes, "links_added": self.links_added}  # fmt: skip
 
 
+_MAINT_COLUMNS = (
+    "memory_id", "segment", "tier", "importance", "decay_rate", "access_count", "last_accessed_at", "created_at",
+    "lifecycle", "status", "confidence", "subject_key", "source_type", "origin_key", "valid_to", "source_turn",
+    "valid_from", "sealed_content",
+)  # fmt: skip
+_MAINT_TIMES = ("last_accessed_at", "created_at", "valid_to", "valid_from")
+
+
 def maint_facts(workspace: Workspace, *, lifecycles: Sequence[str] | None = ("active",)) -> list[MaintFact]:
-    """The workspace's facts as maintenance records (content decrypted; shredded origins skipped)."""
+    """The workspace's facts as maintenance records (content decrypted; shredded origins skipped).
+
+    Reads only the columns the passes need and opens each origin's key once (`sealing.unsealer`),
+    so a fact costs one AES-GCM open and no model instance. On PostgreSQL the four timestamps come
+    as epoch microseconds (exact), which skips parsing 200,000 timestamps per 100,000 facts."""
     facts = Fact.objects.filter(workspace=workspace)
     if lifecycles is not None:
         facts = facts.filter(lifecycle__in=list(lifecycles))
+    columns: list[Any] = list(_MAINT_COLUMNS)
+    as_ms: Callable[[Any], int | float | None] = to_ms
+    if connection.vendor == "postgresql":
+        quote = connection.ops.quote_name
+        table = quote(Fact._meta.db_table)
+        facts = facts.annotate(**{
+            f"{name}_us": RawSQL(f"(EXTRACT(EPOCH FROM {table}.{quote(name)}) * 1000000)::bigint", ())
+            for name in _MAINT_TIMES
+        })  # fmt: skip
+        columns = [f"{name}_us" if name in _MAINT_TIMES else name for name in columns]
+        as_ms = _us_to_ms
+    openers: dict[str, Callable[[bytes], bytes] | None] = {}
     out = []
-    for fact in facts.order_by("pk").iterator(chunk_size=2000):
-        try:
-            content = fact.content
-        except sealing.KeyDestroyedError:
-            continue
+    for (memory_id, segment, tier, importance, decay_rate, access_count, last_accessed_at, created_at, lifecycle,
+         status, confidence, subject_key, source_type, origin_key, valid_to, source_turn, valid_from,
+         sealed) in facts.order_by("pk").values_list(*columns).iterator(chunk_size=5000):  # fmt: skip
+        if origin_key not in openers:
+            try:
+                openers[origin_key] = sealing.unsealer(workspace.pk, origin_key, "content")
+            except sealing.KeyDestroyedError:
+                openers[origin_key] = None
+        opener = openers[origin_key]
+        if opener is None:
+            continue  # the origin was shredded: its facts can no longer be read
         out.append(MaintFact(
-            memory_id=fact.memory_id, content=content, segment=fact.segment, tier=fact.tier,
-            importance=fact.importance, decay_rate=fact.decay_rate, access_count=fact.access_count,
-            last_accessed_at=int(to_ms(fact.last_accessed_at)), created_at=int(to_ms(fact.created_at)),
-            lifecycle=fact.lifecycle, status=fact.status, confidence=fact.confidence, subject_key=fact.subject_key,
-            source_type=fact.source_type, origin_key=fact.origin_key, valid_to=to_ms(fact.valid_to),
-            source_turn=fact.source_turn, valid_from=to_ms(fact.valid_from),
+            memory_id=memory_id, content=opener(sealed).decode("utf-8"), segment=segment, tier=tier,
+            importance=importance, decay_rate=decay_rate, access_count=access_count,
+            last_accessed_at=int(as_ms(last_accessed_at)), created_at=int(as_ms(created_at)), lifecycle=lifecycle,
+            status=status, confidence=confidence, subject_key=subject_key, source_type=source_type,
+            origin_key=origin_key, valid_to=as_ms(valid_to), source_turn=source_turn, valid_from=as_ms(valid_from),
         ))  # fmt: skip
     return out
+
+
+def _us_to_ms(micros: int | None) -> int | float | None:
+    """`to_ms` of a moment given as epoch microseconds: whole milliseconds as an int, else a float."""
+    if micros is None:
+        return None
+    return micros // 1000 if micros % 1000 == 0 else micros / 1000
 
 
 def apply_changes(
@@ -77,64 +118,161 @@ def apply_changes(
     skipped: list[str] = []
     for start in range(0, len(changes), BATCH):
         batch = changes[start : start + BATCH]
+        names = sorted({name for change in batch for name in (*change.before, *change.after)})
         with mutate(workspace, actor=actor, now=now) as m:
-            rows = {f.memory_id: f for f in Fact.objects.filter(workspace=workspace, memory_id__in=[c.memory_id for c in batch])}
-            left, returned, touched, fields = [], [], [], set()
+            # Only the columns the batch reads or writes, read under the workspace lock.
+            rows = {
+                memory_id: (pk, dict(zip(names, values, strict=True)))
+                for memory_id, pk, *values in Fact.objects.filter(
+                    workspace=workspace, memory_id__in={c.memory_id for c in batch}
+                ).values_list("memory_id", "pk", *names)
+            }
+            written: dict[int, dict[str, Any]] = {}
+            left: list[int] = []
+            returned: list[int] = []
             for change in batch:
-                fact = rows.get(change.memory_id)
-                if fact is None or not _unchanged(fact, change):
+                row = rows.get(change.memory_id)
+                if row is None or not _unchanged(row[1], change):
                     # Purged, or changed by a writer since the plan was made (a reinforcement, a
                     # feedback): the plan's values are stale, so this change is skipped, never forced.
                     skipped.append(change.memory_id)
                     continue
+                pk, current = row
+                values = written.setdefault(pk, {})
                 for name, value in change.after.items():
-                    setattr(fact, name, from_ms(value) if name in _TIMESTAMP_FIELDS else value)
-                fields.update(change.after)
+                    # Later changes of the same fact see (and overwrite) the earlier ones, as in order.
+                    current[name] = values[name] = from_ms(value) if name in _TIMESTAMP_FIELDS else value
                 if change.after.get("lifecycle") in ("archived", "pruned"):
-                    stamp = "archived_at" if change.after["lifecycle"] == "archived" else "pruned_at"
-                    setattr(fact, stamp, m.now)
-                    fields.add(stamp)
-                    left.append(fact.pk)
+                    values["archived_at" if change.after["lifecycle"] == "archived" else "pruned_at"] = m.now
+                    left.append(pk)
                 elif change.after.get("lifecycle") == "active":
-                    returned.append(fact)
-                touched.append(fact)
+                    returned.append(pk)
                 m.record((kind_of or _event_kind)(change), fact_ids=[change.memory_id],
                          reason=reason_of(change) if reason_of else "",
                          before=_jsonable(change.before), after=_jsonable(change.after))  # fmt: skip
-            # One UPDATE statement per batch instead of one per fact (a fact changed twice in a
-            # batch is one object here, so its last values win, as applying in order would).
-            if touched:
-                Fact.objects.bulk_update(list({id(f): f for f in touched}.values()), sorted(fields), batch_size=1000)
-            unindex_facts(left)
-            index_facts(returned)
+            _write_fields(workspace, written)
+            _unindex(left)
+            if returned:
+                objects = Fact.objects.in_bulk(returned)
+                index_facts([objects[pk] for pk in returned if pk in objects])
     _add_links(workspace, links, actor, now)
     return skipped
 
 
-def _unchanged(fact: Fact, change: FactChange) -> bool:
+def _unchanged(current: dict[str, Any], change: FactChange) -> bool:
     """Does the row still hold the values the plan saw? (Optimistic check under the workspace lock.)"""
     for name, value in change.before.items():
-        current = getattr(fact, name)
+        now_value = current[name]
         if name in _TIMESTAMP_FIELDS:
-            current = to_ms(current)
-        if isinstance(value, float) and isinstance(current, float):
-            if abs(value - current) > 1e-12:
+            now_value = to_ms(now_value)
+        if isinstance(value, float) and isinstance(now_value, float):
+            if abs(value - now_value) > 1e-12:
                 return False
-        elif current != value:
+        elif now_value != value:
             return False
     return True
+
+
+def _write_fields(workspace: Workspace, written: dict[int, dict[str, Any]]) -> None:
+    """Write each fact's new values: one UPDATE per group of facts given the same values (an archive
+    sets the same lifecycle, valid_to and stamp on every fact it touches), and one
+    `UPDATE … FROM (VALUES …)` per chunk for the facts whose values differ (merged metadata)."""
+    same: dict[tuple[tuple[str, Any], ...], list[int]] = defaultdict(list)
+    for pk, values in written.items():
+        if values:
+            same[tuple(sorted(values.items()))].append(pk)
+    scattered: dict[tuple[str, ...], list[tuple[int, dict[str, Any]]]] = defaultdict(list)
+    for items, pks in same.items():
+        if len(pks) > 1 or len(same) <= 8:
+            Fact.objects.filter(workspace=workspace, pk__in=pks).update(**dict(items))
+        else:
+            scattered[tuple(name for name, _ in items)] += [(pk, dict(items)) for pk in pks]
+    for names, rows in scattered.items():
+        if connection.vendor == "postgresql":
+            for start in range(0, len(rows), VALUES_ROWS):
+                _update_from_values(names, rows[start : start + VALUES_ROWS])
+        else:
+            updated = [Fact(pk=pk, workspace=workspace, **values) for pk, values in rows]
+            Fact.objects.bulk_update(updated, list(names), batch_size=VALUES_ROWS)
+
+
+def _update_from_values(names: Sequence[str], rows: Sequence[tuple[int, dict[str, Any]]]) -> None:
+    """One `UPDATE fact SET … FROM (VALUES (id, v1, …), …)` for rows that each carry their own values."""
+    quote = connection.ops.quote_name
+    fields = [Fact._meta.get_field(name) for name in names]
+    casts = ", ".join(["CAST(%s AS bigint)"] + [f"CAST(%s AS {f.cast_db_type(connection)})" for f in fields])
+    columns = ", ".join(quote(f.column) for f in fields)
+    assignments = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
+    params: list[Any] = []
+    for pk, values in rows:
+        params.append(pk)
+        params += [f.get_db_prep_save(values[f.name], connection) for f in fields]
+    table = quote(Fact._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET {assignments} FROM (VALUES {', '.join([f'({casts})'] * len(rows))}) "
+            f"AS v(id, {columns}) WHERE {table}.{quote(Fact._meta.pk.column)} = v.id",
+            params,
+        )
+
+
+def _unindex(fact_ids: list[int]) -> None:
+    """Drop the near-duplicate postings of facts that left the active set (`unindex_facts`).
+
+    On PostgreSQL one statement per batch deletes the postings and lowers each term's document
+    frequency by how many of them went, instead of reading every posting back into Python."""
+    if not fact_ids:
+        return
+    if connection.vendor != "postgresql":
+        unindex_facts(fact_ids)
+        return
+    quote = connection.ops.quote_name
+    terms, stats = quote(FactTerm._meta.db_table), quote(TermStat._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH gone AS (DELETE FROM {terms} WHERE fact_id = ANY(%s::bigint[]) "
+            f"RETURNING workspace_id, origin_key, trusted, term) "
+            f"INSERT INTO {stats} (workspace_id, origin_key, trusted, term, df) "
+            f"SELECT workspace_id, origin_key, trusted, term, -COUNT(*) FROM gone "
+            f"GROUP BY workspace_id, origin_key, trusted, term "
+            f"ON CONFLICT (workspace_id, origin_key, trusted, term) DO UPDATE SET df = {stats}.df + excluded.df",
+            [sorted(set(fact_ids))],
+        )
 
 
 def _add_links(workspace: Workspace, links: Sequence[tuple[str, str, str]], actor: str, now: datetime) -> None:
     for start in range(0, len(links), LINK_BATCH):
         batch = links[start : start + LINK_BATCH]
         with mutate(workspace, actor=actor, now=now) as m:
-            ids = {mid for src, _, dst in batch for mid in (src, dst)}
-            pks = dict(Fact.objects.filter(workspace=workspace, memory_id__in=list(ids)).values_list("memory_id", "pk"))
-            rows = [Link(workspace=workspace, from_fact_id=pks[src], to_fact_id=pks[dst], kind=kind, created_by=actor)
-                    for src, kind, dst in batch if src in pks and dst in pks]  # fmt: skip
-            Link.objects.bulk_create(rows, ignore_conflicts=True)
+            if connection.vendor == "postgresql":
+                _insert_links(workspace, batch, actor)
+            else:
+                ids = {mid for src, _, dst in batch for mid in (src, dst)}
+                pks = dict(Fact.objects.filter(workspace=workspace, memory_id__in=list(ids)).values_list("memory_id", "pk"))
+                rows = [Link(workspace=workspace, from_fact_id=pks[src], to_fact_id=pks[dst], kind=kind, created_by=actor)
+                        for src, kind, dst in batch if src in pks and dst in pks]  # fmt: skip
+                Link.objects.bulk_create(rows, ignore_conflicts=True)
             m.record("linked", fact_ids=sorted({src for src, _, _ in batch}), links=[list(link) for link in batch])
+
+
+def _insert_links(workspace: Workspace, batch: Sequence[tuple[str, str, str]], actor: str) -> None:
+    """`Link.objects.bulk_create(…, ignore_conflicts=True)` as one INSERT … SELECT: the endpoints are
+    resolved by a join (a link whose fact is gone is left out) and rows go in in the batch's order.
+    The batch travels as one JSON document, which psycopg sends far faster than three text arrays."""
+    quote = connection.ops.quote_name
+    links, facts = quote(Link._meta.db_table), quote(Fact._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {links} (workspace_id, from_fact_id, to_fact_id, dangling_target, kind, reason, strength, "
+            f"weight, position, created_by, created_at) "
+            f"SELECT %s, s.id, t.id, '', v.kind, '', NULL, 1.0, 0, %s, %s "
+            f"FROM (SELECT e->>0 AS src, e->>1 AS kind, e->>2 AS dst, ord "
+            f"      FROM json_array_elements(%s::json) WITH ORDINALITY AS x(e, ord)) AS v "
+            f"JOIN {facts} s ON s.workspace_id = %s AND s.memory_id = v.src "
+            f"JOIN {facts} t ON t.workspace_id = %s AND t.memory_id = v.dst "
+            f"ORDER BY v.ord ON CONFLICT DO NOTHING",
+            [workspace.pk, actor, timezone.now(), json.dumps(list(batch)), workspace.pk, workspace.pk],
+        )
 
 
 def _event_kind(change: FactChange) -> str:
@@ -219,7 +357,11 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
 
 
 def undo_dream(workspace: Workspace, run_id: str, *, actor: str = "undo") -> int:
-    """Reverse one dream run from its events: restore every changed field, remove the links it added."""
+    """Reverse one dream run from its events: restore every changed field, remove the links it added.
+
+    Events are replayed newest first, so a fact changed twice ends with the values it had before
+    the run. The replay happens in memory and is written set-based: one query per few thousand
+    links or facts, not one per event."""
     from memory.models import MemoryEvent
 
     events = list(MemoryEvent.objects.filter(workspace=workspace, actor__endswith=f":{run_id}").order_by("-revision", "-id"))
@@ -227,26 +369,59 @@ def undo_dream(workspace: Workspace, run_id: str, *, actor: str = "undo") -> int
         from memory.services.errors import NotFoundError
 
         raise NotFoundError(f"no dream run {run_id!r} in workspace {workspace.name!r}")
-    undone = 0
     with mutate(workspace, actor=actor) as m:
-        for event in events:
-            if event.kind == "linked":
-                for src, kind, dst in event.data.get("links", []):
-                    Link.objects.filter(workspace=workspace, from_fact__memory_id=src, kind=kind, to_fact__memory_id=dst).delete()
-            elif "before" in event.data and event.fact_ids:
-                fact = Fact.objects.filter(workspace=workspace, memory_id=event.fact_ids[0]).first()
-                if fact is None:
-                    continue
-                for name, value in event.data["before"].items():
-                    setattr(fact, name, from_ms(value) if name in _TIMESTAMP_FIELDS else value)
-                if event.data["before"].get("lifecycle") == "active":
-                    fact.archived_at = fact.pruned_at = None
-                fact.save()
-                undone += 1
+        added = [tuple(link) for e in events if e.kind == "linked" for link in e.data.get("links", [])]
+        _remove_links(workspace, added)
+        restores = [e for e in events if e.kind != "linked" and "before" in e.data and e.fact_ids]
+        pks = _fact_pks(workspace, {e.fact_ids[0] for e in restores})
+        written: dict[int, dict[str, Any]] = {}
+        undone = 0
+        for event in restores:
+            pk = pks.get(event.fact_ids[0])
+            if pk is None:
+                continue  # purged since the run
+            values = written.setdefault(pk, {})
+            for name, value in event.data["before"].items():
+                values[name] = from_ms(value) if name in _TIMESTAMP_FIELDS else value
+            if event.data["before"].get("lifecycle") == "active":
+                values["archived_at"] = values["pruned_at"] = None
+            undone += 1
+        _write_fields(workspace, written)
         m.record("restored", fact_ids=sorted({fid for e in events for fid in e.fact_ids}), reason=f"undo of dream run {run_id}",
                  run=run_id, changes=undone)  # fmt: skip
     index_facts(list(Fact.objects.filter(workspace=workspace, lifecycle="active", terms__isnull=True)))
     return undone
+
+
+_IN_CHUNK = 2000  # values per `__in` list (SQLite caps the parameters of one statement)
+
+
+def _fact_pks(workspace: Workspace, memory_ids) -> dict[str, int]:
+    """memory_id → pk for those of `memory_ids` that exist in the workspace."""
+    ids = sorted(memory_ids)
+    out: dict[str, int] = {}
+    for start in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[start : start + _IN_CHUNK]
+        found = Fact.objects.filter(workspace=workspace, memory_id__in=chunk)
+        out.update(found.values_list("memory_id", "pk"))
+    return out
+
+
+def _remove_links(workspace: Workspace, links: Sequence[tuple[str, str, str]]) -> None:
+    """Delete the stored links named `(from, kind, to)` by memory id (those whose facts still exist)."""
+    if not links:
+        return
+    pks = _fact_pks(workspace, {mid for src, _, dst in links for mid in (src, dst)})
+    wanted = {(pks[src], kind, pks[dst]) for src, kind, dst in links if src in pks and dst in pks}
+    sources = sorted({src for src, _, _ in wanted})
+    doomed = []
+    for start in range(0, len(sources), _IN_CHUNK):
+        stored = Link.objects.filter(workspace=workspace, from_fact_id__in=sources[start : start + _IN_CHUNK])
+        for pk, src, kind, dst in stored.values_list("pk", "from_fact_id", "kind", "to_fact_id"):
+            if (src, kind, dst) in wanted:
+                doomed.append(pk)
+    for start in range(0, len(doomed), _IN_CHUNK):
+        Link.objects.filter(pk__in=doomed[start : start + _IN_CHUNK]).delete()
 
 
 REVIEW_LIMIT = 50  # the strongest pairs per run: a review queue people can actually work through

@@ -1,0 +1,117 @@
+"""The dream's fast paths give exactly what the reference code gives (issue #6, a 100,000-fact dream).
+
+The batch HRR embedder must match `HrrEmbedder` to the last bit, the array form of the similar pairs
+must match `synonymy.similar_pairs`, and the LSH search must return exactly the pairs its definition
+names (a band collision, both Hamming filters, the float32 cosine) however it is computed.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from memory.bench.corpus import Corpus
+from memory.engine import similarity as S
+from memory.engine.dream import BatchHrrEmbedder, _similar_pairs, plan_dream
+from memory.engine.hrr import HrrEmbedder
+from memory.engine.synonymy import similar_pairs
+from tests.engine.maint_factory import DAY, NOW, fact
+
+ODD_TEXTS = [
+    "", "   ", "!!! ...", "I love jazz", "i LOVE jazz!", "tea tea tea tea", "The the THE", "a", "ab",
+    "Σίσυφος ΣΑΣ ὈΔΥΣΣΕΎΣ", "İstanbul ǅemal straße", "a_b c__d_", "日本語のテキストです", "emoji 😀 𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+    "x" * 1000, "42 is 4 2 and 4.2", "café CAFÉ cafe\u0301", "tab\tnew\nline",
+]  # fmt: skip
+
+
+def _corpus(count: int, seed: int = 11) -> list[str]:
+    return [f.content for f in Corpus(seed=seed).facts(count)]
+
+
+def _bits(matrix: np.ndarray) -> np.ndarray:
+    return matrix.view(np.uint32 if matrix.dtype == np.float32 else np.uint64)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_batch_embedder_matches_the_hrr_embedder_bit_for_bit(dtype):
+    rng = random.Random(5)
+    texts = _corpus(3000)
+    texts += ODD_TEXTS + [f"{rng.choice(texts)} {rng.choice(ODD_TEXTS)}" for _ in range(500)]
+    # A small CHUNK makes several blocks, as at 100,000 facts.
+    batch = BatchHrrEmbedder()
+    batch.CHUNK = 700
+    for sample in (texts, list(reversed(texts)), ODD_TEXTS, [""], ["only one text"]):
+        reference = HrrEmbedder().embed(sample, dtype=dtype)
+        assert np.array_equal(_bits(batch.embed(sample, dtype=dtype)), _bits(reference))
+    assert BatchHrrEmbedder().embed([]).shape == (0, 256)
+
+
+def _bucket(count: int, *, stored: bool = False) -> list:
+    rng = random.Random(3)
+    texts = _corpus(count, seed=13)
+    texts += [texts[k] for k in rng.sample(range(len(texts)), count // 10)]  # exact copies
+    vectors = HrrEmbedder().embed(texts, dtype=np.float64)
+    facts = []
+    for k, text in enumerate(texts):
+        embedding = None
+        if stored and k % 3 == 0:
+            embedding = vectors[k]
+        elif stored and k % 7 == 0:
+            embedding = np.resize(vectors[k], 64)  # another length: never pairs with the 256-d rows
+        facts.append(fact(f"f{k:05d}", text, "knowledge", embedding=embedding))
+    return sorted(facts, key=lambda f: f.memory_id)
+
+
+@pytest.mark.parametrize(("stored", "exact_limit"), [(False, 8192), (False, 0), (True, 0)])
+def test_the_array_form_of_the_similar_pairs_matches_synonymy_similar_pairs(stored, exact_limit):
+    bucket = _bucket(1500, stored=stored)
+    reference, reference_stats = similar_pairs(bucket, 0.6, None, exact_limit, 1e-3, S.DEFAULT_SEED, 2)
+    left, right, sims, stats = _similar_pairs(bucket, 0.6, None, exact_limit, 1e-3, S.DEFAULT_SEED, 2)
+    assert len(reference) > 100
+    assert [(a.memory_id, b.memory_id, sim) for a, b, sim in reference] == [
+        (bucket[i].memory_id, bucket[j].memory_id, sim)
+        for i, j, sim in zip(left.tolist(), right.tolist(), sims.tolist(), strict=True)
+    ]
+    assert stats == reference_stats
+
+
+def test_the_lsh_search_returns_exactly_the_pairs_its_definition_names():
+    """A band collision, both Hamming filters and the float32 bar, checked against every pair."""
+    rng = np.random.default_rng(2)
+    centres = rng.standard_normal((40, 48))
+    rows = centres[rng.integers(0, 40, 900)] + 0.35 * rng.standard_normal((900, 48))
+    unit = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+    threshold = 0.8
+    params = S.lsh_params(threshold, rows=8)
+    left, right, scored = S._lsh_candidates(unit, threshold, params, S.DEFAULT_SEED, workers=2)
+    keys, coarse, fine = S._signatures(unit, params, S.DEFAULT_SEED)
+    i, j = np.triu_indices(len(unit), 1)
+    collide = (keys[:, i] == keys[:, j]).any(axis=0)
+
+    def hamming(words):
+        return sum(np.bitwise_count(words[k, i] ^ words[k, j]).astype(np.int64) for k in range(len(words)))
+
+    passes = collide & (hamming(coarse) <= params.max_hamming[0]) & (hamming(fine) <= params.max_hamming[1])
+    cosines = np.einsum("ij,ij->i", unit[i], unit[j])
+    expected = passes & (cosines >= threshold - S._FLOAT32_MARGIN)
+    assert scored == int(passes.sum()) and expected.sum() > 200
+    assert np.array_equal(left, i[expected]) and np.array_equal(right, j[expected])
+    one_worker = S._lsh_candidates(unit, threshold, params, S.DEFAULT_SEED, workers=1)
+    assert np.array_equal(one_worker[0], left) and np.array_equal(one_worker[1], right)
+
+
+def test_a_dream_with_the_default_embedder_is_the_dream_with_the_hrr_embedder():
+    rng = random.Random(9)
+    texts = _corpus(2500, seed=21)
+    facts = [
+        fact(f"m{k:05d}", text, "knowledge", importance=rng.choice([0.3, 0.5, 0.7]),
+             subject_key=f"s{k % 40}" if k % 9 == 0 else None, access_count=rng.choice([0, 0, 1, 2]),
+             last_accessed_at=NOW - rng.randrange(400) * DAY, created_at=NOW - 400 * DAY)
+        for k, text in enumerate(texts + texts[:200])
+    ]  # fmt: skip
+    default = plan_dream(facts, [], NOW, exact_limit=0)
+    reference = plan_dream(facts, [], NOW, exact_limit=0, embedder=HrrEmbedder())
+    assert default.merges and default.relations and default.evictions and default.confirmations
+    assert default == reference
