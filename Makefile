@@ -28,6 +28,7 @@ run: install
 	$(BIN)/tideline serve
 
 test: install
+	$(BIN)/ruff check .
 	$(TEST_ENV) $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: install

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from memory.models import Fact, Link, MemoryEvent, Membership, Workspace
+from memory.models import Fact, Link, Membership, MemoryEvent, Workspace
 
 
 @admin.register(Workspace)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from django.http import Http404
 from django.core.exceptions import PermissionDenied
+from django.http import Http404
 
 from memory.models import Membership, Workspace
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
 from datetime import datetime
+from typing import Any
 
 from memory.engine import records as R
 from memory.models import Fact, Workspace
+from memory.services import embedding
+from memory.services import recall as recall_service
 from memory.services.interchange import export_facts
 from memory.services.policy import (  # noqa: F401 - re-exported for callers
     FactValidationError,
@@ -21,8 +23,6 @@ from memory.services.policy import (  # noqa: F401 - re-exported for callers
     UnworthyFactError,
     WriteGateError,
 )
-from memory.services import embedding
-from memory.services import recall as recall_service
 from memory.services.recall import RecallFilters, RecallHit
 from memory.services.workspaces import get_workspace
 from memory.services.writes import NewFact, WriteResult, write_fact

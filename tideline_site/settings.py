@@ -8,6 +8,7 @@ match another's.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from pathlib import Path
@@ -179,10 +180,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
-try:  # WhiteNoise warns on every start when the folder is missing
+with contextlib.suppress(OSError):  # WhiteNoise warns on every start when the folder is missing
     STATIC_ROOT.mkdir(parents=True, exist_ok=True)
-except OSError:
-    pass
 # Serve straight from static/ (no collectstatic step for the embedded console).
 WHITENOISE_USE_FINDERS = True
 

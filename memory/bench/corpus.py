@@ -12,8 +12,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-_ONSETS = "b c d f g h j k l m n p r s t v w z br ch cl dr fl gr kr pl pr sh st tr".split()
-_VOWELS = "a e i o u ai ea io ou".split()
+_ONSETS = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br", "ch", "cl", "dr", "fl", "gr", "kr", "pl", "pr", "sh", "st", "tr"]
+_VOWELS = ["a", "e", "i", "o", "u", "ai", "ea", "io", "ou"]
 _CODAS = ["", "", "n", "r", "l", "s", "m", "nd", "rt", "x"]
 
 TEMPLATES = {
@@ -57,7 +57,7 @@ class Corpus:
         self.rng = random.Random(seed)
         words = self._words(vocabulary)
         self.pools = {
-            "person": [f"{w.title()} {v.title()}" for w, v in zip(words[0::2], words[1::2])],
+            "person": [f"{w.title()} {v.title()}" for w, v in zip(words[0::2], words[1::2], strict=False)],
             "place": [w.title() + self.rng.choice(["", "ville", " Bay", "ford", "a"]) for w in words],
             "thing": words,
             "project": [f"{w} service" for w in words[: vocabulary // 4]],

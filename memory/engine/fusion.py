@@ -83,8 +83,8 @@ class FusionSettings:
 
     def __post_init__(self) -> None:
         if not (
-            0.0 <= self.ngram_weight
-            and 0.0 <= self.vector_weight
+            self.ngram_weight >= 0.0
+            and self.vector_weight >= 0.0
             and self.ngram_weight + self.vector_weight < 1.0
         ):
             raise ValueError("ngram_weight and vector_weight must be ≥ 0 and leave the lexical lane a share")

@@ -3,9 +3,10 @@
 import django.db.models.deletion
 import django.db.models.functions.text
 import django.db.models.lookups
-import memory.models
 from django.conf import settings
 from django.db import migrations, models
+
+import memory.models
 
 
 class Migration(migrations.Migration):

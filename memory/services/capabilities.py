@@ -22,8 +22,8 @@ from memory.engine import records as R
 from memory.engine.candidates import candidate_mask
 from memory.engine.graph_recall import recall_with_graph
 from memory.engine.hrr import cosine_many
-from memory.engine.recall import recall_hybrid, search
 from memory.engine.lanes import vector_lane
+from memory.engine.recall import recall_hybrid, search
 from memory.services import embedding
 from memory.services import recall as recall_service
 from memory.services.recall_index import registry

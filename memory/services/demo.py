@@ -193,7 +193,7 @@ def build_demo_records(anchor_ms: int) -> list[dict]:
     for project in PROJECTS:
         facts = [b.add(t.format(p=project), "project") for t in rng.sample(PROJECT_TEMPLATES, 4)]
         projects[project] = facts
-        for first, second in zip(facts, facts[1:]):
+        for first, second in zip(facts, facts[1:], strict=False):
             b.link(second, "part_of", first, f"both describe the {project}")
     knowledge = [b.add(text, "knowledge") for text in KNOWLEDGE]
     untrusted = [b.add(text, "knowledge", sourceType=source, importance=0.5) for source, text in TOOL_KNOWLEDGE]

@@ -171,7 +171,7 @@ def new_fact_from_record(record: X.InterchangeRecord):
         content=record.content, segment=record.segment, origin=record.origin, source_type=record.source_type,
         subject_key=record.subject_key, supersedes=tuple(record.supersedes), importance=record.importance,
         tier=record.tier, classification=record.classification, intent_scope=record.intent_scope,
-        metadata=record.metadata, links=tuple((l.kind, l.target, l.reason or "") for l in record.links),
+        metadata=record.metadata, links=tuple((link.kind, link.target, link.reason or "") for link in record.links),
         source_turn=record.source_turn, valid_from=from_ms(record.valid_from), valid_to=from_ms(record.valid_to),
         confidence=record.confidence, status=record.status, source_pointers=tuple(record.source_pointers),
         modality=record.modality, media_pointer=record.media_pointer, memory_id=record.memory_id,

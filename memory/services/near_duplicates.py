@@ -12,10 +12,9 @@ window, one origin and one trust class, then count the full overlap for those ca
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-from collections import Counter
 
 from django.db import connection
 from django.db.models import Count
@@ -98,7 +97,7 @@ def find_near_duplicates(
     if n == 0:
         return []  # Jaccard(∅, ∅) = 0: all-stopword texts never dedup (ENGINE-SPEC §2 step 6)
     overlap_needed, smallest, largest = _bounds(n)
-    hashes = dict(zip(tokens, sealing.term_hashes(workspace_id, origin_key, tokens)))
+    hashes = dict(zip(tokens, sealing.term_hashes(workspace_id, origin_key, tokens), strict=True))
     # The prefix is the rarest tokens: a token no active fact holds yet (df 0) rules everything out.
     df = dict(
         TermStat.objects.filter(

@@ -21,9 +21,8 @@ def get_workspace(name: str, *, create: bool = False, actor: str = "system") -> 
 
 
 def create_workspace(name: str, *, actor: str = "system") -> Workspace:
-    from django.core.validators import validate_slug
-
     from django.core.exceptions import ValidationError
+    from django.core.validators import validate_slug
 
     try:
         validate_slug(name)

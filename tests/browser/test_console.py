@@ -27,7 +27,7 @@ def test_filtering_facts_swaps_the_table_and_pushes_the_url(live_server, page):
     total = page.locator("#fact-table .muted").first.inner_text()
     page.select_option("select[name=segment]", "identity")
     page.wait_for_url("**segment=identity**")
-    page.wait_for_function("() => !document.querySelector('#fact-table .muted').innerText.startsWith('%s')" % total.split()[0])
+    page.wait_for_function(f"() => !document.querySelector('#fact-table .muted').innerText.startsWith('{total.split()[0]}')")
     segments = page.locator("#fact-table tbody tr td:nth-child(3)").all_inner_texts()
     assert segments and set(segments) == {"identity"}
     screenshot(page, "facts-filtered")

@@ -68,7 +68,7 @@ def test_jaccard_join_streams_the_same_pairs_block_by_block():
     streamed = sorted(
         (int(i), int(j))
         for block in iter_jaccard_pairs(sets, 0.3, block_rows=17)
-        for i, j in zip(block.i, block.j)
+        for i, j in zip(block.i, block.j, strict=True)
     )
     assert streamed == brute_jaccard(sets, 0.3)
 
@@ -151,5 +151,5 @@ def test_the_same_vectors_give_the_same_pairs_whatever_their_order():
     assert np.array_equal(first.score, again.score)
     order = np.random.default_rng(0).permutation(len(vectors))
     shuffled = cosine_pairs(vectors[order], 0.8, exact_limit=0)
-    mapped = {tuple(sorted((int(order[i]), int(order[j])))) for i, j in zip(shuffled.i, shuffled.j)}
+    mapped = {tuple(sorted((int(order[i]), int(order[j])))) for i, j in zip(shuffled.i, shuffled.j, strict=True)}
     assert mapped == set(zip(first.i.tolist(), first.j.tolist(), strict=True))

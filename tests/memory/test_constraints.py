@@ -13,9 +13,8 @@ pytestmark = pytest.mark.django_db
 
 
 def _refused(callable_):
-    with pytest.raises(IntegrityError):
-        with transaction.atomic():
-            callable_()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        callable_()
 
 
 def test_a_valid_fact_is_accepted(workspace):

@@ -39,9 +39,8 @@ def test_the_model_layer_refuses_to_delete_an_event(workspace):
 def test_postgresql_refuses_raw_update_and_delete_of_events(workspace):
     event = _event(workspace)
     for sql in ("UPDATE memory_memoryevent SET reason = 'x' WHERE id = %s", "DELETE FROM memory_memoryevent WHERE id = %s"):
-        with pytest.raises(DatabaseError, match="append-only"):
-            with transaction.atomic(), connection.cursor() as cursor:
-                cursor.execute(sql, [event.pk])
+        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql, [event.pk])
     assert MemoryEvent.objects.filter(pk=event.pk, reason="test").exists()
 
 
@@ -58,10 +57,9 @@ def test_each_mutation_bumps_the_revision_once_and_stamps_its_events(workspace):
 
 def test_a_failed_mutation_leaves_no_event_and_no_revision(workspace):
     start = Workspace.objects.get(pk=workspace.pk).revision
-    with pytest.raises(RuntimeError):
-        with mutate(workspace, actor="test") as m:
-            m.record("created", fact_ids=["a"])
-            raise RuntimeError("crash half-way")
+    with pytest.raises(RuntimeError), mutate(workspace, actor="test") as m:
+        m.record("created", fact_ids=["a"])
+        raise RuntimeError("crash half-way")
     assert Workspace.objects.get(pk=workspace.pk).revision == start
     assert not MemoryEvent.objects.filter(workspace=workspace, revision__gt=start).exists()
 

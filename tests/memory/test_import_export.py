@@ -65,7 +65,7 @@ def test_channel_peer_records_keep_their_origin_columns(workspace):
 
 def test_links_become_link_rows_including_forward_references(workspace):
     import_facts(workspace=workspace, lines=_lines(RECORDS), actor="test")
-    rows = {(l.from_fact.memory_id, l.kind, l.target_memory_id) for l in Link.objects.select_related("from_fact", "to_fact")}
+    rows = {(link.from_fact.memory_id, link.kind, link.target_memory_id) for link in Link.objects.select_related("from_fact", "to_fact")}
     assert rows == {
         ("mem_owner_1", "supports", "mem_legacy"),
         ("mem_owner_1", "relates", "mem_missing"),

@@ -18,11 +18,11 @@ from django.test import override_settings
 
 from memory import sealing
 from memory.checks import embedder_available
+from memory.engine import records as R
 from memory.models import FactVector, MemoryEvent
 from memory.services import embedding
 from memory.services.evaluation import GoldCase, GoldFact, GoldSet, run_eval
 from memory.services.recall_index import registry
-from memory.engine import records as R
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db

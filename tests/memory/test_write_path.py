@@ -32,7 +32,7 @@ def test_identity_write_gets_segment_defaults(tl):
     row = Fact.objects.get(memory_id=fact.id)
     assert (row.tier, row.importance, row.decay_rate, row.lifecycle, row.access_count) == ("permanent", 0.85, 0.01, "active", 0)
     assert fact.id.startswith("mem_")
-    assert [(l.kind, l.to_fact.memory_id, l.reason) for l in row.outbound_links.all()] == [("relates", other.id, "same workplace")]
+    assert [(link.kind, link.to_fact.memory_id, link.reason) for link in row.outbound_links.all()] == [("relates", other.id, "same workplace")]
 
 
 def test_importance_overrides_are_clamped(tl):

@@ -6,7 +6,19 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from memory.cli import adding, bench, common, demo, evaluating, exporting, importing, maintaining, recalling, reembedding, serve
+from memory.cli import (
+    adding,
+    bench,
+    common,
+    demo,
+    evaluating,
+    exporting,
+    importing,
+    maintaining,
+    recalling,
+    reembedding,
+    serve,
+)
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 
