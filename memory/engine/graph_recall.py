@@ -85,6 +85,33 @@ def build_graph(ids: Iterable[str], links: Iterable[Link]) -> Graph:
     return Graph(out, into)
 
 
+class _VisibleEdges:
+    """`Graph.out` or `Graph.into` seen through a visibility test: only edges between visible facts."""
+
+    def __init__(self, edges: dict[str, list[tuple[str, str]]], visible) -> None:
+        self._edges, self._visible = edges, visible
+
+    def get(self, memory_id: str, default=()):
+        if not self._visible(memory_id):
+            return default
+        return [(other, kind) for other, kind in self._edges.get(memory_id, ()) if self._visible(other)]
+
+
+class VisibleGraph:
+    """A graph over every link of a scope, restricted on the fly to the facts one recall may see.
+
+    The same neighbours, in the same order, as `build_graph` over only the visible facts and the links
+    between them, without filtering every link for every query."""
+
+    def __init__(self, graph: Graph, visible) -> None:
+        self._visible = visible
+        self.out = _VisibleEdges(graph.out, visible)
+        self.into = _VisibleEdges(graph.into, visible)
+
+    def __contains__(self, memory_id: str) -> bool:
+        return self._visible(memory_id)
+
+
 def neighbors(
     graph: Graph, memory_id: str, kinds: Sequence[str] | None = None, direction: str = "both"
 ) -> list[str]:
@@ -144,6 +171,7 @@ def recall_with_graph(
     force_walk: bool = False,
     embedder: Any = None,
     seed_hits: Sequence[Hit] | None = None,
+    graph: Graph | None = None,
 ) -> list[Hit]:
     """Hybrid recall, extended along links when the query or the seeds call for it.
 
@@ -166,16 +194,21 @@ def recall_with_graph(
         )
     if not seeds:
         return []
-    # Only links between two facts the caller may see take part: O(links), not O(facts).
+    # Only links between two facts the caller may see take part. With a prebuilt `graph` (all of the
+    # scope's links, built once per link change) visibility is checked per step of the walk, so a
+    # recall costs what the walk touches; without one the visible links are filtered here, O(links).
     visible = candidate_mask(cols, now, scope)
 
     def in_scope(memory_id: str) -> bool:
         row = cols.row_index.get(memory_id)
         return row is not None and bool(visible[row])
 
-    edges = [link for link in links if in_scope(link[0]) and in_scope(link[2])]
-    nodes = dict.fromkeys([hit.memory_id for hit in seeds] + [end for s, _, t in edges for end in (s, t)])
-    graph = build_graph(nodes, edges)
+    if graph is not None:
+        graph = VisibleGraph(graph, in_scope)
+    else:
+        edges = [link for link in links if in_scope(link[0]) and in_scope(link[2])]
+        nodes = dict.fromkeys([hit.memory_id for hit in seeds] + [end for s, _, t in edges for end in (s, t)])
+        graph = build_graph(nodes, edges)
     seed_ids = [hit.memory_id for hit in seeds[:seed_count]]
     linked_seeds = any(other in seed_ids for seed in seed_ids for other in neighbors(graph, seed))
     if not (force_walk or wants_walk(query) or linked_seeds):
@@ -190,7 +223,7 @@ def recall_with_graph(
     graph_order = sorted(range(len(reached)), key=lambda i: -weights[i])  # stable: BFS order on ties
     graph_rank = {reached[i][0]: pos + 1 for pos, i in enumerate(graph_order)}
     graph_weight = {mid: weight for (mid, _), weight in zip(reached, weights, strict=True)}
-    row_of = {mid: cols.row_index[mid] for mid in nodes}
+    row_of = {mid: cols.row_index[mid] for mid in dict.fromkeys([*(h.memory_id for h in seeds), *graph_rank])}
     if seed_hits is not None:
         lex_rank = {h.memory_id: position + 1 for position, h in enumerate(seeds)}
         vec_rank: dict[str, int] = {}

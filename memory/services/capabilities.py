@@ -58,7 +58,8 @@ def rank(capability: str, workspace, query: str, *, origin: Any, limit: int, now
         elif capability == "hybrid":
             hits = recall_hybrid(cols, query, now_ms, scope, limit=limit, embedder=registry.embedder)
         elif capability == "graph":
-            hits = recall_with_graph(cols, index.links, query, now_ms, scope, limit=limit, embedder=registry.embedder)
+            hits = recall_with_graph(cols, index.links, query, now_ms, scope, limit=limit, embedder=registry.embedder,
+                                     graph=registry.link_graph(index))  # fmt: skip
         else:
             return _vector_only(cols, query, now_ms, scope, limit)
     return [hit.memory_id for hit in hits]

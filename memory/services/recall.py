@@ -145,7 +145,8 @@ def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: 
     seeds = default_lane(view, query, now_ms, scope, limit=max(k, 2 * SEED_COUNT), **lane_args)
     if not seeds:
         return []
-    return recall_with_graph(view, index.links, query, now_ms, scope, limit=k, seed_count=SEED_COUNT, seed_hits=seeds)
+    return recall_with_graph(view, index.links, query, now_ms, scope, limit=k, seed_count=SEED_COUNT, seed_hits=seeds,
+                             graph=registry.link_graph(index))  # fmt: skip
 
 
 def _now_ms(filters: RecallFilters, now: datetime | None) -> int:

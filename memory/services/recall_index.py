@@ -91,6 +91,7 @@ class ScopeIndex:
     vectors: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
     learned: dict[str, Learned] = field(default_factory=dict)
     extra: Extra | None = None
+    link_graph: tuple | None = None  # (the `links` list it was built from, its Graph): see `link_graph()`
     lock: threading.RLock = field(default_factory=threading.RLock)
 
     @property
@@ -532,6 +533,20 @@ class IndexRegistry:
                 view.embedding_norms = np.linalg.norm(view.embeddings.astype(np.float64), axis=1)
                 index.vector_cols = view
             return index.vector_cols
+
+    @staticmethod
+    def link_graph(index: ScopeIndex):
+        """Adjacency of every link of the scope, built once per change of `index.links` (which is
+        replaced, never edited, when links change): recall's graph step then walks only what it
+        reaches instead of filtering every link per query (hundreds of ms at 250,000 links)."""
+        from memory.engine.graph_recall import build_graph
+
+        with index.lock:
+            cached = index.link_graph
+            if cached is None or cached[0] is not index.links:
+                ends = dict.fromkeys(end for source, _, target in index.links for end in (source, target))
+                index.link_graph = cached = (index.links, build_graph(ends, index.links))
+            return cached[1]
 
     @staticmethod
     def with_learned(index: ScopeIndex, view: FactColumns, fingerprint: str) -> FactColumns | None:

@@ -1,6 +1,8 @@
 """Link graph reading (ENGINE-SPEC §5.3) and graph-augmented recall (§3.7)."""
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memory.engine.graph_recall import build_graph, neighbors, recall_with_graph, spread, wants_walk
 from memory.engine.recall import FactColumns, FactRow, recall_hybrid
@@ -179,3 +181,39 @@ def test_zero_hops_returns_the_seed_and_an_unknown_seed_returns_nothing():
     graph = build_graph(["a", "b"], [("a", "relates", "b")])
     assert spread(graph, ["a"], max_hops=0) == {"a": 0}
     assert spread(graph, ["nope"]) == {}
+
+
+WORDS = ["maria", "church", "yoga", "dog", "paris", "piano", "garden", "tea"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    facts=st.lists(
+        st.tuples(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), st.sampled_from(["active", "archived"]),
+                  st.booleans()),
+        min_size=2, max_size=14,
+    ),
+    edges=st.lists(st.tuples(st.integers(0, 13), st.sampled_from(["relates_to", "supports", "supersedes"]),
+                             st.integers(0, 13)), max_size=40),
+    query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=2),
+    fan_out=st.integers(1, 4),
+)  # fmt: skip
+def test_a_prebuilt_scope_graph_walks_exactly_like_the_per_query_filtered_one(facts, edges, query, fan_out):
+    """The recall index keeps one graph of every link of a scope; restricting it on the fly to what a
+    recall may see (archived facts, other principals) must give the same hits as filtering the links."""
+    cols = FactColumns.from_rows([
+        FactRow(f"f{i}", " ".join(words), created_at=NOW - i, lifecycle=life, embedding=[0.0, 1.0],
+                origin=OWNER if mine else PEER)
+        for i, (words, life, mine) in enumerate(facts)
+    ])  # fmt: skip
+    links = [(f"f{a}", kind, f"f{b}") for a, kind, b in edges]
+    links += [(f"f{a}", "relates_to", "gone") for a, _, _ in edges[:2]]  # dangling: never walked
+    every = build_graph(dict.fromkeys(end for s, _, t in links for end in (s, t)), links)
+    text = " ".join(query)
+    for force in (True, False):
+        args = dict(limit=5, fan_out=fan_out, force_walk=force, embedder=Orthogonal())
+        plain = recall_with_graph(cols, links, text, NOW, OWNER, **args)
+        prebuilt = recall_with_graph(cols, links, text, NOW, OWNER, graph=every, **args)
+        assert [(h.memory_id, h.score, h.components) for h in prebuilt] == [
+            (h.memory_id, h.score, h.components) for h in plain
+        ]
