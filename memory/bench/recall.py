@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from memory.bench.corpus import Corpus
 from memory.bench.writes import LatencySummary
@@ -106,3 +106,18 @@ def _bm25s_reference(contents: list[str], queries: list[str]) -> LatencySummary 
         retriever.retrieve(tokens, k=min(10, len(contents)), show_progress=False)
         samples.append((time.perf_counter() - t0) * 1000)
     return LatencySummary.of(samples)
+
+
+def time_linked_recall(workspace: Workspace, count: int, seed: int) -> dict:
+    """Warm recall latency as `run_recall_bench` measures it, on the workspace as it is now (after the
+    dream has linked it), plus how many links the scope holds."""
+    index = registry.get(workspace, R.Origin.owner())
+    queries = queries_for([row.content for row in index.rows.values()], count, seed + 1)
+    for query in queries[:10]:  # the first recall after the dream syncs the index
+        recall_service.recall(workspace=workspace, query=query, origin="owner", k=10, reinforce=False)
+    samples = []
+    for query in queries:
+        started = time.perf_counter()
+        recall_service.recall(workspace=workspace, query=query, origin="owner", k=10, reinforce=False)
+        samples.append((time.perf_counter() - started) * 1000)
+    return {**asdict(LatencySummary.of(samples)), "links": len(index.links)}

@@ -19,6 +19,7 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
     assert row["recall"]["warm"]["count"] == 5 and row["recall"]["index_bytes_per_fact"] > 0
     assert row["recall"]["bm25s"]["count"] == 5
     assert set(row["maintenance"]) == {"dream_s", "gc_s", "graph_export_s"}
+    assert row["recall_linked"]["count"] == 5 and row["recall_linked"]["links"] >= 0
 
 
 def test_bench_refuses_bad_sizes(capsys):
