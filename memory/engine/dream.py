@@ -44,8 +44,14 @@ from memory.engine.maintenance import (
     merge_metadata,
     origin_order,
 )
-from memory.engine.similarity import DEFAULT_EXACT_LIMIT, DEFAULT_SEED, DEFAULT_TARGET_MISS, cosine_pairs
-from memory.engine.synonymy import RELATES_THRESHOLD, BucketStats, SynonymyEdge, synonymy_edges
+from memory.engine.similarity import DEFAULT_EXACT_LIMIT, DEFAULT_SEED, DEFAULT_TARGET_MISS
+from memory.engine.synonymy import (
+    RELATES_THRESHOLD,
+    BucketStats,
+    SynonymyEdge,
+    similar_pair_arrays,
+    synonymy_edges,
+)
 
 __all__ = ["DreamPlan", "SynonymyEdge", "merge_metadata", "plan_dream", "synonymy_edges"]
 
@@ -219,8 +225,8 @@ def plan_dream(
     stats: list[BucketStats] = []
     for key in origin_order(buckets):
         bucket = buckets[key]  # already in memory-id order, and a snapshot: keeper choices read it
-        left, right, sims, bucket_stats = _similar_pairs(
-            bucket, bar, embedder, exact_limit, target_miss, seed, workers
+        left, right, sims, bucket_stats = similar_pair_arrays(
+            bucket, bar, embedder or _BATCH_HRR, exact_limit, target_miss, seed, workers
         )
         stats.append(bucket_stats)
         ids = [f.memory_id for f in bucket]
@@ -298,65 +304,7 @@ def plan_dream(
     )
 
 
-# ------------------------------------------------------------------ similar pairs
-
-
-def _similar_pairs(
-    bucket: Sequence[MaintFact],
-    bar: float,
-    embedder: Any,
-    exact_limit: int,
-    target_miss: float,
-    seed: int,
-    workers: int,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, BucketStats]:
-    """`synonymy.similar_pairs` as arrays: bucket rows `i < j` with cosine ≥ bar, and the cosines.
-
-    Same pairs, same order (strongest first, ties to the rows, i.e. to the ids), same statistics;
-    arrays instead of a list of fact tuples, because a large origin has hundreds of thousands of pairs.
-    Stored embeddings are used, missing ones embedded from the content; vectors of different
-    lengths never pair.
-    """
-    vectors: list[Any] = [fact.embedding for fact in bucket]
-    missing = [k for k, vector in enumerate(vectors) if vector is None or len(vector) == 0]
-    groups: list[tuple[np.ndarray, np.ndarray]] = []
-    if missing:
-        embedded = (embedder or _BATCH_HRR).embed([bucket[k].content for k in missing])
-        if len(missing) == len(bucket) and isinstance(embedded, np.ndarray) and embedded.ndim == 2:
-            # The usual case from the database: nothing stored, one matrix, one vector length.
-            if len(bucket) >= 2:
-                groups.append((np.arange(len(bucket)), np.asarray(embedded, dtype=np.float64)))
-        else:
-            for k, vector in zip(missing, embedded, strict=True):
-                vectors[k] = vector
-    if not groups and len(bucket) >= 2:
-        by_length: dict[int, list[int]] = defaultdict(list)
-        for k, vector in enumerate(vectors):
-            by_length[len(vector)].append(k)
-        for rows in by_length.values():
-            if len(rows) >= 2:
-                groups.append((np.asarray(rows), np.asarray([vectors[k] for k in rows], dtype=np.float64)))
-    lefts, rights, scores = [], [], []
-    method, candidates, params = "exact", 0, None
-    for index, matrix in groups:
-        result = cosine_pairs(
-            matrix, bar, exact_limit=exact_limit, seed=seed, target_miss=target_miss, workers=workers
-        )
-        # Rows are in memory-id order and `result.i < result.j`, so the left row is the smaller id.
-        lefts.append(index[result.i])
-        rights.append(index[result.j])
-        scores.append(result.score)
-        candidates += result.candidates
-        if result.method == "lsh":
-            method, params = "lsh", result.lsh
-    if lefts:
-        left, right, sims = np.concatenate(lefts), np.concatenate(rights), np.concatenate(scores)
-    else:
-        left, right, sims = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
-    order = np.lexsort((right, left, -sims))
-    key = bucket[0].origin_key if bucket else ""
-    stats = BucketStats(key, len(bucket), method, candidates, len(order), params)
-    return left[order], right[order], sims[order], stats
+# ------------------------------------------------------------------ embedding a whole origin
 
 
 class BatchHrrEmbedder:

@@ -38,6 +38,64 @@ class BucketStats:
     lsh: LshParams | None
 
 
+def similar_pair_arrays(
+    bucket: Sequence[MaintFact],
+    bar: float,
+    embedder: Any,
+    exact_limit: int,
+    target_miss: float,
+    seed: int,
+    workers: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, BucketStats]:
+    """Bucket rows `i < j` whose vectors have cosine ≥ bar, and the cosines, strongest first.
+
+    Arrays, not fact tuples: a large origin has hundreds of thousands of pairs. Vectors are the
+    stored embeddings; a missing one is embedded from the content (`HrrEmbedder` unless another
+    embedder is given). Facts whose vectors differ in length never pair (their cosine is 0). Bucket
+    rows are in memory-id order, so ties in similarity fall to the ids.
+    """
+    vectors: list[Any] = [fact.embedding for fact in bucket]
+    missing = [k for k, vector in enumerate(vectors) if vector is None or len(vector) == 0]
+    groups: list[tuple[np.ndarray, np.ndarray]] = []
+    if missing:
+        embedded = (embedder or HrrEmbedder()).embed([bucket[k].content for k in missing])
+        if len(missing) == len(bucket) and isinstance(embedded, np.ndarray) and embedded.ndim == 2:
+            # The usual case from the database: nothing stored, one matrix, one vector length.
+            if len(bucket) >= 2:
+                groups.append((np.arange(len(bucket)), np.asarray(embedded, dtype=np.float64)))
+        else:
+            for k, vector in zip(missing, embedded, strict=True):
+                vectors[k] = vector
+    if not groups and len(bucket) >= 2:
+        by_length: dict[int, list[int]] = defaultdict(list)
+        for k, vector in enumerate(vectors):
+            by_length[len(vector)].append(k)
+        for rows in by_length.values():
+            if len(rows) >= 2:
+                groups.append((np.asarray(rows), np.asarray([vectors[k] for k in rows], dtype=np.float64)))
+    lefts, rights, scores = [], [], []
+    method, candidates, params = "exact", 0, None
+    for index, matrix in groups:
+        result = cosine_pairs(
+            matrix, bar, exact_limit=exact_limit, seed=seed, target_miss=target_miss, workers=workers
+        )
+        # `result.i < result.j` and the rows are ascending, so the left row is the smaller id.
+        lefts.append(index[result.i])
+        rights.append(index[result.j])
+        scores.append(result.score)
+        candidates += result.candidates
+        if result.method == "lsh":
+            method, params = "lsh", result.lsh
+    if lefts:
+        left, right, sims = np.concatenate(lefts), np.concatenate(rights), np.concatenate(scores)
+    else:
+        left, right, sims = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+    order = np.lexsort((right, left, -sims))
+    key = bucket[0].origin_key if bucket else ""
+    stats = BucketStats(key, len(bucket), method, candidates, len(order), params)
+    return left[order], right[order], sims[order], stats
+
+
 def similar_pairs(
     bucket: Sequence[MaintFact],
     bar: float,
@@ -47,39 +105,11 @@ def similar_pairs(
     seed: int,
     workers: int,
 ) -> tuple[list[tuple[MaintFact, MaintFact, float]], BucketStats]:
-    """Pairs (a, b, cosine) of one bucket with cosine ≥ bar, a.memory_id < b.memory_id, strongest first.
-
-    Vectors are the stored embeddings; a missing one is embedded from the content. Facts whose
-    vectors differ in length never pair (their cosine is 0). Ties in similarity fall to the ids.
-    """
-    vectors: list[Any] = [fact.embedding for fact in bucket]
-    missing = [k for k, vector in enumerate(vectors) if vector is None or len(vector) == 0]
-    if missing:
-        embedded = (embedder or HrrEmbedder()).embed([bucket[k].content for k in missing])
-        for k, vector in zip(missing, embedded, strict=True):
-            vectors[k] = vector
-    by_length: dict[int, list[int]] = defaultdict(list)
-    for k, vector in enumerate(vectors):
-        by_length[len(vector)].append(k)
-    found: list[tuple[int, int, float]] = []
-    method, candidates, params = "exact", 0, None
-    for rows in by_length.values():
-        if len(rows) < 2:
-            continue
-        result = cosine_pairs(
-            np.asarray([vectors[k] for k in rows], dtype=np.float64), bar,
-            exact_limit=exact_limit, seed=seed, target_miss=target_miss, workers=workers,
-        )  # fmt: skip
-        index = np.asarray(rows)
-        found += zip(index[result.i].tolist(), index[result.j].tolist(), result.score.tolist(), strict=True)
-        candidates += result.candidates
-        if result.method == "lsh":
-            method, params = "lsh", result.lsh
-    # Bucket rows are in memory-id order, so the smaller row index is the smaller id.
-    found.sort(key=lambda pair: (-pair[2], min(pair[0], pair[1]), max(pair[0], pair[1])))
-    pairs = [(bucket[min(i, j)], bucket[max(i, j)], sim) for i, j, sim in found]
-    key = bucket[0].origin_key if bucket else ""
-    return pairs, BucketStats(key, len(bucket), method, candidates, len(pairs), params)
+    """`similar_pair_arrays` as (a, b, cosine) fact tuples, a.memory_id < b.memory_id, strongest first."""
+    left, right, sims, stats = similar_pair_arrays(bucket, bar, embedder, exact_limit, target_miss, seed, workers)
+    rows = zip(left.tolist(), right.tolist(), sims.tolist(), strict=True)
+    pairs = [(bucket[i], bucket[j], sim) for i, j, sim in rows]
+    return pairs, stats
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The dream's fast paths give exactly what the reference code gives (issue #6, a 100,000-fact dream).
 
-The batch HRR embedder must match `HrrEmbedder` to the last bit, the array form of the similar pairs
-must match `synonymy.similar_pairs`, and the LSH search must return exactly the pairs its definition
+The batch HRR embedder must match `HrrEmbedder` to the last bit, the similar pairs must match their
+fact-tuple form and, where the search is exact, every pair at the bar, and the LSH search must return exactly the pairs its definition
 names (a band collision, both Hamming filters, the float32 cosine) however it is computed.
 """
 
@@ -14,9 +14,9 @@ import pytest
 
 from memory.bench.corpus import Corpus
 from memory.engine import similarity as S
-from memory.engine.dream import BatchHrrEmbedder, _similar_pairs, plan_dream
+from memory.engine.dream import BatchHrrEmbedder, plan_dream
 from memory.engine.hrr import HrrEmbedder
-from memory.engine.synonymy import similar_pairs
+from memory.engine.synonymy import similar_pair_arrays, similar_pairs
 from tests.engine.maint_factory import DAY, NOW, fact
 
 ODD_TEXTS = [
@@ -68,13 +68,22 @@ def _bucket(count: int, *, stored: bool = False) -> list:
 def test_the_array_form_of_the_similar_pairs_matches_synonymy_similar_pairs(stored, exact_limit):
     bucket = _bucket(1500, stored=stored)
     reference, reference_stats = similar_pairs(bucket, 0.6, None, exact_limit, 1e-3, S.DEFAULT_SEED, 2)
-    left, right, sims, stats = _similar_pairs(bucket, 0.6, None, exact_limit, 1e-3, S.DEFAULT_SEED, 2)
+    left, right, sims, stats = similar_pair_arrays(bucket, 0.6, None, exact_limit, 1e-3, S.DEFAULT_SEED, 2)
     assert len(reference) > 100
     assert [(a.memory_id, b.memory_id, sim) for a, b, sim in reference] == [
         (bucket[i].memory_id, bucket[j].memory_id, sim)
         for i, j, sim in zip(left.tolist(), right.tolist(), sims.tolist(), strict=True)
     ]
     assert stats == reference_stats
+    if exact_limit and not stored:  # exact search: every pair at the bar, checked against all pairs
+        unit = HrrEmbedder().embed([f.content for f in bucket], dtype=np.float64)
+        unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+        i, j = np.triu_indices(len(bucket), 1)
+        cosine = np.einsum("ij,ij->i", unit[i], unit[j])
+        found = set(zip(left.tolist(), right.tolist(), strict=True))
+        above, below = cosine >= 0.6 + 1e-9, cosine < 0.6 - 1e-9  # rounding decides the rest
+        assert set(zip(i[above].tolist(), j[above].tolist(), strict=True)) <= found
+        assert not found & set(zip(i[below].tolist(), j[below].tolist(), strict=True))
 
 
 def test_the_lsh_search_returns_exactly_the_pairs_its_definition_names():
