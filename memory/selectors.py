@@ -368,7 +368,7 @@ def recall_mode(workspace: Workspace, total: int) -> dict:
     embedder = embedding.resolve(embedding.CONFIGURED)
     if embedder is None:
         return {"configured": name, "available": not name}
-    done, _ = embedding.coverage(workspace, embedder.fingerprint)
+    done = embedding.embedded_count(workspace, embedder.fingerprint)
     return {"configured": name, "available": True, "fingerprint": embedder.fingerprint, "embedded": done,
             "missing": max(0, total - done)}  # fmt: skip
 

@@ -19,8 +19,8 @@ def run(options: dict) -> None:
     embedder = embedding.configured()
     if embedder is None:
         embedding.reembed(workspace, actor="cli:reembed")  # raises the "no embedder configured" error
-    done, total = embedding.coverage(workspace, embedder.fingerprint)
-    with progress_bar(total - done, f"embedding {workspace.name}") as bar:
+    pending = embedding.stale_facts(workspace, embedder.fingerprint).count()
+    with progress_bar(pending, f"embedding {workspace.name}") as bar:
         report = embedding.reembed(workspace, actor="cli:reembed", embedder=embedder, batch_size=options["batch"],
                                    progress=bar.update)  # fmt: skip
     emit(options, {"workspace": workspace.name, **report.to_dict()},

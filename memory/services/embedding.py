@@ -146,10 +146,9 @@ def stale_facts(workspace: Workspace, fingerprint: str):
     return Fact.objects.filter(workspace=workspace).exclude(pk__in=current)
 
 
-def coverage(workspace: Workspace, fingerprint: str) -> tuple[int, int]:
-    """(facts with a vector of this fingerprint, all facts) of a workspace."""
-    return (FactVector.objects.filter(workspace=workspace, fingerprint=fingerprint).count(),
-            Fact.objects.filter(workspace=workspace).count())  # fmt: skip
+def embedded_count(workspace: Workspace, fingerprint: str) -> int:
+    """How many facts of the workspace carry a vector of this fingerprint."""
+    return FactVector.objects.filter(workspace=workspace, fingerprint=fingerprint).count()
 
 
 def reembed(
