@@ -12,12 +12,12 @@ def embedder_available(app_configs, **kwargs):
     name = getattr(settings, "TIDELINE_EMBEDDER", "")
     if not name:
         return []
-    from memory.services.embedding import EmbedderNotAvailable, configured
+    from memory.services.embedding import configured
     from memory.services.errors import RequestError
 
     try:
         configured()
-    except (EmbedderNotAvailable, RequestError) as error:
+    except RequestError as error:  # an unknown name, or an embedder that cannot load
         return [checks.Error(f"TIDELINE_EMBEDDER={name!r} cannot be used: {error.message}",
                              hint="unset TIDELINE_EMBEDDER for model-free recall, or pip install '.[embed]'",
                              id="tideline.E001")]  # fmt: skip

@@ -76,7 +76,7 @@ def resolve(choice: Any) -> Any | None:
         return None
     try:
         return configured()
-    except (EmbedderNotAvailable, RequestError) as error:
+    except RequestError as error:  # EmbedderNotAvailable, or an unknown embedder name
         logger.warning("learned embedder unavailable, recall and writes stay model-free: %s", error.message)
         return None
 
