@@ -327,6 +327,26 @@ class Link(models.Model):
         return self.to_fact.memory_id if self.to_fact_id else self.dangling_target
 
 
+class KeyStoreBinding(models.Model):
+    """Which key store and master key this database's sealed data belongs to (at most one row).
+
+    Written when the first data key is made; `manage.py check`, `tideline serve` and every write
+    compare the running configuration with it and refuse a mismatch, so a wrong
+    `TIDELINE_KEYSTORE_DIR` or master key can never mint a second key for an existing origin.
+    Only fingerprints are stored: neither value reveals a key.
+    """
+
+    keystore_id = models.CharField(max_length=64, help_text="random id written into the key store when it was made")
+    master_fingerprint = models.CharField(max_length=64, help_text="keyed digest of the master key")
+    bound_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="keystore_binding_single_row")]
+
+    def __str__(self) -> str:
+        return f"key store {self.keystore_id[:8]}…"
+
+
 class FactVector(models.Model):
     """A fact's vector from the optional learned embedder, stamped with that embedder's fingerprint.
 
