@@ -9,7 +9,6 @@ abstention violations.
 """
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -24,8 +23,8 @@ from memory.engine.records import (
     origin_from_created_by,
 )
 from memory.engine.tokenize import jaccard, token_set
+from tests.datasets import GOLD_DIR
 
-GOLD_DIR = Path(__file__).resolve().parents[3] / "shared/data/tideline-gold"
 CLOCK = 0
 K = 3
 ROUNDING = 0.0005  # the README prints figures to three decimals

@@ -9,17 +9,15 @@ hybrid's recall@k, MRR and nDCG@k at k = 3, 5 and 10 (the README's figures), and
 all for an abstention case (the original returned something for 2 of hard's 4).
 """
 
-from pathlib import Path
 
 import pytest
 
 from memory.bench.locomo import evaluate_locomo, load_conversation, seed_conversation
 from memory.engine.metrics import evaluate
 from memory.engine.recall import recall
-
-DATA = Path(__file__).resolve().parents[3] / "shared/data"
-LOCOMO = DATA / "locomo-dev"
-GOLD = DATA / "tideline-gold"
+from tests.datasets import GOLD_DIR as GOLD
+from tests.datasets import LOCOMO_DIR as LOCOMO
+from tests.datasets import requires_locomo
 
 # The original hybrid's (recall@k, MRR, nDCG@k) per set, the same at k = 3, 5 and 10 (gold README;
 # hard's exact values from ENGINE-SPEC §8.6).
@@ -35,6 +33,7 @@ def locomo_default():
     return evaluate_locomo(sorted(LOCOMO.glob("*.json")), lane="default")
 
 
+@requires_locomo
 def test_the_default_recall_reaches_the_locomo_targets(locomo_default):
     report = locomo_default
     assert report.overall.n == 631
@@ -43,6 +42,7 @@ def test_the_default_recall_reaches_the_locomo_targets(locomo_default):
     assert report.seconds < 30
 
 
+@requires_locomo
 def test_the_default_recall_beats_the_originals_hybrid_in_every_category(locomo_default):
     hybrid = evaluate_locomo(sorted(LOCOMO.glob("*.json")), lane="hybrid")
     assert hybrid.overall.hit_at_10 == pytest.approx(0.721, abs=0.005)  # the README's 0.719 up to tie order

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -12,9 +11,9 @@ from memory.models import Fact, Workspace
 from memory.services.errors import RequestError
 from memory.services.evaluation import PLACEHOLDER, export_scaffold, load_gold, run_eval
 from memory.tideline import Tideline
+from tests.datasets import GOLD_DIR as GOLD
 
 pytestmark = pytest.mark.django_db
-GOLD = Path(__file__).resolve().parents[3] / "shared/data/tideline-gold"
 
 # The original engine's figures on the shared gold sets (their README): our parity floor.
 FLOOR = {"synthetic": (1.0, 1.0, 1.0, 0), "hard": (1.0, 0.969, 0.977, 2), "rich": (1.0, 1.0, 1.0, 0)}
