@@ -23,7 +23,7 @@ install: $(STAMP)
 
 run: install
 	$(BIN)/python manage.py migrate --noinput
-	$(BIN)/tideline demo
+	$(BIN)/tideline demo --if-embedded
 	$(BIN)/python manage.py setup_schedules
 	$(BIN)/tideline serve
 

@@ -137,6 +137,8 @@ class DemoResult:
     created: bool
     report: ImportReport | None
     users: tuple[tuple[str, str], ...]
+    # Demo users an older install had made staff or superuser, demoted by this load.
+    demoted: tuple[str, ...] = ()
 
 
 class _Builder:
@@ -263,31 +265,39 @@ def build_demo_records(anchor_ms: int) -> list[dict]:
 
 def load_demo(*, name: str = DEMO_WORKSPACE) -> DemoResult:
     """Create the demo workspace, its facts and its users; a second call changes nothing."""
-    users = _ensure_users(name)
+    users, demoted = _ensure_users(name)
     workspace = get_workspace(name, create=True, actor="demo")
     _ensure_memberships(workspace)
     if Fact.objects.filter(workspace=workspace).exists():
-        return DemoResult(workspace, False, None, users)
+        return DemoResult(workspace, False, None, users, demoted)
     anchor = to_ms(timezone.now().replace(minute=0, second=0, microsecond=0))
     import json
 
     lines = [json.dumps(record) for record in build_demo_records(int(anchor))]
     report = import_facts(workspace=workspace, lines=lines, actor="demo", strict=True, source_name="demo")
     workspace.refresh_from_db()
-    return DemoResult(workspace, True, report, users)
+    return DemoResult(workspace, True, report, users, demoted)
 
 
-def _ensure_users(name: str) -> tuple[tuple[str, str], ...]:
+def _ensure_users(name: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """Create the demo users; return their credentials and the names of any that had to be demoted.
+
+    Their password is published, so none of them may ever open Django's admin: an install from
+    before this rule made `demo-admin` a superuser, and loading the demo again takes that away.
+    """
     User = get_user_model()
+    demoted = []
     with transaction.atomic():
-        for username, role in DEMO_USERS:
+        for username, _role in DEMO_USERS:
             user, created = User.objects.get_or_create(username=username, defaults={"email": f"{username}@example.com"})
             if created:
                 user.set_password(DEMO_PASSWORD)
-                # The admin persona may also open Django's admin site.
-                user.is_staff = user.is_superuser = role == "admin"
                 user.save()
-    return tuple((username, DEMO_PASSWORD) for username, _ in DEMO_USERS)
+            elif user.is_staff or user.is_superuser:
+                user.is_staff = user.is_superuser = False
+                user.save(update_fields=["is_staff", "is_superuser"])
+                demoted.append(username)
+    return tuple((username, DEMO_PASSWORD) for username, _ in DEMO_USERS), tuple(demoted)
 
 
 def _ensure_memberships(workspace: Workspace) -> None:

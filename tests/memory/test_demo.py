@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 
 from memory.engine import records as R
 from memory.models import Fact, Link, Membership
@@ -76,3 +80,57 @@ def test_loading_twice_changes_nothing(demo):
 
 def test_the_demo_is_deterministic():
     assert build_demo_records(1_800_000_000_000) == build_demo_records(1_800_000_000_000)
+
+
+# ---------------------------------------------------------------- the published password (issue 11)
+
+
+def test_no_demo_user_is_staff_or_superuser(demo):
+    # Their password is in the README: none of them may open Django's admin.
+    for username, _role in DEMO_USERS:
+        user = get_user_model().objects.get(username=username)
+        assert not user.is_staff and not user.is_superuser, username
+
+
+def test_loading_again_demotes_a_demo_user_an_older_install_made_superuser(demo, settings, capsys):
+    settings.EMBEDDED = True
+    get_user_model().objects.filter(username="demo-admin").update(is_staff=True, is_superuser=True)
+    call_command("tideline", "demo")
+    out = capsys.readouterr().out
+    admin = get_user_model().objects.get(username="demo-admin")
+    assert not admin.is_staff and not admin.is_superuser
+    assert "demoted demo-admin" in out and "embedded default database" in out
+    assert Membership.objects.filter(user=admin, workspace=demo.workspace, role="admin").exists()
+
+
+def test_the_demo_refuses_a_server_database_unless_allowed(db, settings, capsys):
+    settings.EMBEDDED = False  # what DATABASE_URL=postgres://… makes it
+    with pytest.raises(SystemExit) as exit_:
+        call_command("tideline", "demo", "--json")
+    assert exit_.value.code == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["kind"] == "refused" and "--allow-server" in error["message"]
+    assert not Fact.objects.exists() and not get_user_model().objects.filter(username="demo-owner").exists()
+
+    call_command("tideline", "demo", "--allow-server", "--json")
+    assert json.loads(capsys.readouterr().out)["created"] is True
+    assert Fact.objects.filter(workspace__name="demo").count() == len(build_demo_records(0))
+
+
+def test_if_embedded_skips_a_server_database_with_a_message_and_exit_0(db, settings, capsys):
+    settings.EMBEDDED = False
+    call_command("tideline", "demo", "--if-embedded")
+    assert capsys.readouterr().out.startswith("skipped: DATABASE_URL names a server database")
+    call_command("tideline", "demo", "--if-embedded", "--json")
+    assert json.loads(capsys.readouterr().out)["skipped"] is True
+    assert not Fact.objects.exists()
+
+    settings.EMBEDDED = True
+    call_command("tideline", "demo", "--if-embedded", "--json")
+    assert json.loads(capsys.readouterr().out)["created"] is True
+
+
+def test_make_run_loads_the_demo_only_into_the_embedded_database():
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
+    demo_lines = [line.strip() for line in makefile.splitlines() if "tideline demo" in line]
+    assert demo_lines == ["$(BIN)/tideline demo --if-embedded"]
