@@ -24,7 +24,8 @@ Three refinements over the textbook rules, all general English rather than tuned
 words of three letters or fewer are left alone (stripping "bus" or "gas" only adds collisions); a
 final -us is not a plural ("campus", "status" keep their s); and a table maps common irregular verb
 forms and plurals to their base ("went" → "go", "children" → "child") before the rules run.
-Tokens with digits or non-ASCII letters are returned unchanged.
+Tokens with digits or non-ASCII letters, and tokens longer than any English word, are returned
+unchanged.
 
 Stems are index keys, not words: "happi" and "volunt" are fine as long as both sides agree.
 """
@@ -34,6 +35,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 _VOWELS = frozenset("aeiou")
+
+# Longer tokens are not stemmed but returned as they are. The longest word in major English
+# dictionaries has 45 letters ("pneumonoultramicroscopicsilicovolcanoconiosis"), so anything past
+# 64 is a code, a hash or a run of one letter, for which suffix rules mean nothing. Returning it
+# unchanged (rather than cutting it) keeps it an exact key: the index and a query stem with this
+# same function, so the two sides always agree. The cap also bounds the work per token.
+MAX_STEMMED_LENGTH = 64
 
 # Irregular forms → base form. Common English verbs whose past or participle shares no suffix with
 # the base, and irregular plurals. Words that are also frequent nouns or names with another sense
@@ -84,20 +92,45 @@ _STEP4 = (
 
 
 def _is_consonant(word: str, i: int) -> bool:
-    """A letter is a consonant unless it is a, e, i, o, u, or a y that follows a consonant."""
+    """A letter is a consonant unless it is a, e, i, o, u, or a y that follows a consonant.
+
+    Only a y depends on what precedes it, and only through the run of y's it ends: the run's first y
+    is a consonant at the start of the word or after a vowel, a vowel after a consonant, and the
+    rest alternate. So this walks back over the run once (no recursion: a token of a thousand y's
+    used to recurse a thousand deep and crash recall).
+    """
     char = word[i]
     if char in _VOWELS:
         return False
-    if char == "y":
-        return i == 0 or not _is_consonant(word, i - 1)
-    return True
+    if char != "y":
+        return True
+    start = i
+    while start > 0 and word[start - 1] == "y":
+        start -= 1
+    first_is_consonant = start == 0 or word[start - 1] in _VOWELS
+    return first_is_consonant == ((i - start) % 2 == 0)
+
+
+def _consonant_flags(word: str) -> list[bool]:
+    """`_is_consonant` of every position, in one pass (each y looks at the letter just before it)."""
+    flags: list[bool] = []
+    previous_consonant = False  # so that a y at the start is a consonant
+    for char in word:
+        if char in _VOWELS:
+            consonant = False
+        elif char == "y":
+            consonant = not previous_consonant
+        else:
+            consonant = True
+        flags.append(consonant)
+        previous_consonant = consonant
+    return flags
 
 
 def measure(stem: str) -> int:
     """m: how many times a run of vowels is followed by a consonant in `stem`."""
     m, previous_vowel = 0, False
-    for i in range(len(stem)):
-        consonant = _is_consonant(stem, i)
+    for consonant in _consonant_flags(stem):
         if consonant and previous_vowel:
             m += 1
         previous_vowel = not consonant
@@ -105,7 +138,7 @@ def measure(stem: str) -> int:
 
 
 def _has_vowel(stem: str) -> bool:
-    return any(not _is_consonant(stem, i) for i in range(len(stem)))
+    return not all(_consonant_flags(stem))
 
 
 def _ends_double_consonant(stem: str) -> bool:
@@ -191,13 +224,14 @@ def _step5(word: str) -> str:
 def stem(word: str) -> str:
     """The stem of one lowercase token (see the module docstring for the rules).
 
-    Irregular forms map to their base first; words of three letters or fewer, and tokens holding
-    anything but ASCII letters (numbers, other scripts), come back unchanged.
+    Irregular forms map to their base first; words of three letters or fewer or longer than
+    `MAX_STEMMED_LENGTH`, and tokens holding anything but ASCII letters (numbers, other scripts),
+    come back unchanged. Cost is linear in the word's length.
     """
     base = _IRREGULAR.get(word)
     if base is not None:
         return base
-    if len(word) <= 3 or not (word.isascii() and word.isalpha()):
+    if not 3 < len(word) <= MAX_STEMMED_LENGTH or not (word.isascii() and word.isalpha()):
         return word
     word = _step1(word)
     word = _replace(word, _STEP2, 0)

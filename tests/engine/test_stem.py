@@ -1,8 +1,12 @@
 """The rule-based English stemmer (memory/engine/stem.py) and the default lane's analyzer."""
 
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
 import pytest
 
-from memory.engine.stem import measure, stem, stem_all
+from memory.engine.stem import MAX_STEMMED_LENGTH, measure, stem, stem_all
 from memory.engine.tokenize import recall_terms, tokenize
 
 
@@ -88,6 +92,53 @@ def test_short_words_numbers_and_other_scripts_are_left_alone():
 
 def test_stem_all_keeps_order_and_duplicates():
     assert stem_all(["cats", "dogs", "cats"]) == ["cat", "dog", "cat"]
+
+
+# ---------------------------------------------------------------- bounded on any input
+
+REFERENCE = Path(__file__).parent / "data" / "stem_reference.tsv"
+
+
+def test_every_stem_of_the_recursive_implementation_is_kept():
+    """15,539 (word, stem) pairs recorded from the recursive stemmer this one replaced: the words of
+    the docs, code and gold set, every known suffix on sixty bases, random letter strings rich in y,
+    and runs and alternations of y up to 64 letters. Stems are index keys, so none may change."""
+    pairs = [line.split("\t") for line in REFERENCE.read_text().splitlines()]
+    changed = [(word, old, stem(word)) for word, old in pairs if stem(word) != old]
+    assert len(pairs) > 15_000 and changed == []
+
+
+@contextmanager
+def _recursion_limit(limit):
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(before)
+
+
+@pytest.mark.parametrize("letter", list("yabe"))
+def test_runs_of_one_letter_never_recurse(letter):
+    """A run of y's made the old consonant test recurse once per y: 1,000 of them crashed recall."""
+    stem.cache_clear()
+    with _recursion_limit(100):
+        for n in (MAX_STEMMED_LENGTH - 1, MAX_STEMMED_LENGTH, 1000, 100_000):
+            assert stem(letter * n).startswith(letter * min(n - 3, 40))
+            assert measure(letter * n) >= 0
+
+
+def test_the_measure_of_a_long_run_of_y_alternates_as_the_rule_says():
+    """y after a consonant is a vowel, so "yyyy" reads c v c v: one transition per pair after the first."""
+    with _recursion_limit(100):
+        assert measure("y" * 100_000) == 49_999
+        assert measure("a" + "y" * 100_000) == 50_000
+
+
+def test_tokens_longer_than_any_english_word_are_returned_unchanged():
+    word = "nationalization" * 5  # 75 letters; stemmed below the cap it would lose "ization"
+    assert stem(word) == word
+    assert stem(word[:MAX_STEMMED_LENGTH - 4] + "ness") != word[:MAX_STEMMED_LENGTH - 4] + "ness"
 
 
 # ---------------------------------------------------------------- the default lane's analyzer
