@@ -138,7 +138,7 @@ def test_the_measure_of_a_long_run_of_y_alternates_as_the_rule_says():
 def test_tokens_longer_than_any_english_word_are_returned_unchanged():
     word = "nationalization" * 5  # 75 letters; stemmed below the cap it would lose "ization"
     assert stem(word) == word
-    assert stem(word[:MAX_STEMMED_LENGTH - 4] + "ness") != word[:MAX_STEMMED_LENGTH - 4] + "ness"
+    assert stem(word[: MAX_STEMMED_LENGTH - 4] + "ness") != word[: MAX_STEMMED_LENGTH - 4] + "ness"
 
 
 # ---------------------------------------------------------------- the default lane's analyzer
