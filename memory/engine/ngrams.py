@@ -3,7 +3,8 @@
 Stemming joins regular inflections, but not "grandma" and "grandmother", "pup" and "puppy", or a
 typo such as "festval". Those still share most of their letters. Each word (recall tokens, so no
 stopwords) contributes its own feature `w:<word>` and every 3- and 4-character window of `^word$`,
-so a shared word counts for a lot and a shared word piece for a little.
+so a shared word counts for a lot and a shared word piece for a little. Words are cut to the recall
+indexes' `MAX_INDEX_TOKEN_LENGTH`, so a word brings at most ~260 features.
 
 Rules:
 
@@ -28,7 +29,7 @@ import numpy as np
 from scipy import sparse
 
 from memory.engine.bm25 import append_rows, major_runs
-from memory.engine.tokenize import tokenize
+from memory.engine.tokenize import capped, tokenize
 
 GRAM_SIZES = (3, 4)
 STATS_CACHE = 8  # candidate sets remembered (scopes and filtered views of one index)
@@ -46,7 +47,7 @@ def _word_features(word: str) -> list[str]:
 def gram_features(text: str) -> list[str]:
     """`w:<word>` and `g:<window>` for each recall token of the text, duplicates kept."""
     out: list[str] = []
-    for word in tokenize(text):
+    for word in capped(tokenize(text)):
         out.extend(_word_features(word))
     return out
 
@@ -71,7 +72,7 @@ class NgramIndex:
         doc_rows: list[int] = []
         doc_words: list[int] = []
         for row, text in enumerate(documents):
-            for word in tokenize(text):
+            for word in capped(tokenize(text)):
                 doc_words.append(word_index.setdefault(word, len(word_index)))
                 doc_rows.append(row)
         # A word seen before adds no feature: the vocabulary grows exactly as if every document

@@ -8,6 +8,8 @@ ENGINE-SPEC §3.1 and §1.11, plus Decision 14 (CJK and other space-less scripts
   for runs of Chinese, Japanese, Korean, Thai, Lao, Khmer or Myanmar text. Those scripts do not put
   spaces between words, so `tokenize` leaves a whole sentence as one token and a query can only match
   it by repeating the exact run; bigrams let "咖啡" find "用户喜欢咖啡".
+* `index_tokens` and `recall_terms` cut every token to `MAX_INDEX_TOKEN_LENGTH` characters (see there);
+  `tokenize` does not, since dedup decides with it whether a write is a new fact.
 * `recall_terms` is the analyzer of the default (fused) recall lane: `index_tokens` after English
   clitics are cut off, with every token reduced to its stem (`stem.py`), so "volunteered" finds
   "volunteers" and "Maria's" is the term "maria" alone.
@@ -54,6 +56,22 @@ _SPACELESS_RANGES = (
 )
 
 
+# The recall indexes keep only the first 128 characters of a token. Nothing a person searches for is
+# longer: words stop near 45 letters, and the longest common identifier, a SHA-512 digest in hex,
+# has 128. Past that a token is a run of one character or a blob (a fact can hold 1,000), and each
+# character would still cost the n-gram lane two features and every cache a longer key. Cutting
+# keeps such a fact findable by the same token (a query is cut the same way), where dropping the
+# token would make it unfindable; two blobs alike in their first 128 characters merely share a term.
+MAX_INDEX_TOKEN_LENGTH = 128
+
+
+def capped(tokens: list[str]) -> list[str]:
+    """`tokens` with each cut to `MAX_INDEX_TOKEN_LENGTH` characters (the same list when none is longer)."""
+    if max(map(len, tokens), default=0) <= MAX_INDEX_TOKEN_LENGTH:
+        return tokens
+    return [token[:MAX_INDEX_TOKEN_LENGTH] for token in tokens]
+
+
 def tokenize(text: str) -> list[str]:
     """Split text into lowercase word tokens, dropping the 41 stopwords (ENGINE-SPEC §3.1).
 
@@ -92,7 +110,8 @@ def _is_word_char(text: str, pos: int) -> bool:
 
 
 def index_tokens(text: str) -> list[str]:
-    """`tokenize(text)` followed by character bigrams of every space-less-script run (Decision 14).
+    """`tokenize(text)` followed by character bigrams of every space-less-script run (Decision 14),
+    each token cut to `MAX_INDEX_TOKEN_LENGTH` characters.
 
     A run of three or more characters adds each overlapping pair ("用户喜欢" adds 用户, 户喜, 喜欢).
     A run of one or two characters adds itself, unless it already stands alone as a token (so "部署"
@@ -100,7 +119,7 @@ def index_tokens(text: str) -> list[str]:
     characters are never emitted from longer runs: matching on one shared ideograph would make
     almost every query hit almost every document, which breaks abstention.
     """
-    tokens = tokenize(text)
+    tokens = capped(tokenize(text))
     lowered = text.lower()
     if lowered.isascii():
         return tokens

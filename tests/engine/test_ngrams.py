@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from memory.engine.ngrams import NgramIndex, gram_features
+from memory.engine.tokenize import MAX_INDEX_TOKEN_LENGTH
 
 DOCS = [
     "My grandmother lives in Sweden.",
@@ -66,3 +67,11 @@ def test_a_query_without_features_or_candidates_scores_nothing():
     assert not index.cosine("the of is", ALL).any()
     assert not index.cosine("puppy", np.zeros(len(DOCS), dtype=bool)).any()
     assert not NgramIndex([]).cosine("puppy", np.zeros(0, dtype=bool)).any()
+
+
+def test_a_word_brings_a_bounded_number_of_features_however_long():
+    """Words are cut to the recall cap: 1,000 letters give the features of the first 128, not 2,000."""
+    features = gram_features("y" * 1000)
+    assert len(features) == 1 + (MAX_INDEX_TOKEN_LENGTH + 2 - 2) + (MAX_INDEX_TOKEN_LENGTH + 2 - 3)
+    index = NgramIndex(["y" * 1000, "a plain fact"])
+    assert index.cosine("y" * 5000, np.ones(2, dtype=bool))[0] == pytest.approx(1.0)

@@ -1,6 +1,14 @@
 """The recall tokenizer (ENGINE-SPEC §3.1), the index analyzer (Decision 14) and token-set Jaccard (§1.11)."""
 
-from memory.engine.tokenize import STOPWORDS, index_tokens, jaccard, token_set, tokenize
+from memory.engine.tokenize import (
+    MAX_INDEX_TOKEN_LENGTH,
+    STOPWORDS,
+    index_tokens,
+    jaccard,
+    recall_terms,
+    token_set,
+    tokenize,
+)
 
 
 def test_tokenize_lowercases_and_splits_on_anything_that_is_not_a_letter_or_number():
@@ -88,3 +96,21 @@ def test_jaccard_is_intersection_over_union():
 def test_jaccard_of_two_empty_sets_is_zero_so_all_stopword_facts_never_dedup():
     assert jaccard(set(), set()) == 0.0
     assert jaccard(token_set("the of is"), token_set("it was a")) == 0.0
+
+
+# ---------------------------------------------------------------- degenerate tokens
+
+
+def test_the_recall_analyzers_cut_a_token_to_the_cap_and_a_query_is_cut_alike():
+    """A fact may be 1,000 characters of one letter: the index keeps the first 128 of it, and the
+    same run in a query is cut the same way, so the fact is still found by it."""
+    assert index_tokens("y" * 1000) == ["y" * MAX_INDEX_TOKEN_LENGTH]
+    assert recall_terms("note " + "y" * 1000) == ["note", "y" * MAX_INDEX_TOKEN_LENGTH]
+    assert index_tokens("喜" * 1000)[0] == "喜" * MAX_INDEX_TOKEN_LENGTH  # the run; its bigrams follow
+    assert index_tokens("喜" * 1000).count("喜喜") == 999
+
+
+def test_tokens_up_to_the_cap_are_kept_whole_and_dedup_sees_every_character():
+    digest = "ab" * 64  # a SHA-512 digest in hex is 128 characters: kept whole
+    assert index_tokens(f"key {digest}") == ["key", digest]
+    assert tokenize("x" * 1000) == ["x" * 1000]  # dedup must tell long blobs apart
