@@ -28,7 +28,7 @@ from memory.engine.scan import scan_for_threats
 from memory.models import Fact, Workspace
 from memory.services import embedding
 from memory.services.mutation import mutate
-from memory.services.recall_index import CLEARANCE, ScopeIndex, registry
+from memory.services.recall_index import CLEARANCE, RecallIndexUnavailable, ScopeIndex, registry  # noqa: F401
 from memory.timestamps import to_ms
 
 DEFAULT_K = 8
@@ -73,8 +73,11 @@ class RecallFilters:
 
 
 def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
-    """Engine columns narrowed by clearance, intent and point in time (a shallow copy; arrays shared)."""
-    cols, extra = index.cols, index.extra
+    """Engine columns narrowed by clearance, intent and point in time (a shallow copy; arrays shared).
+
+    None when the origin has no facts; `RecallIndexUnavailable` when a failed sync emptied the index
+    meanwhile (an emptied index must never read as "no facts"). Call under the index's lock."""
+    cols, extra = index.usable().cols, index.extra
     if cols is None:
         return None
     allowed = extra.clearance <= CLEARANCE.get(filters.clearance, 2)

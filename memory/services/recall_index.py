@@ -11,11 +11,17 @@ that cannot hold by appending (a fact was purged or shredded, or a new fact's pk
 known one) the columns are rebuilt from cached rows instead (tokens and vectors are not recomputed).
 Several processes therefore stay coherent through the revision counter alone. Indexes are evicted
 least recently used under a memory budget (`TIDELINE_RECALL_INDEX_BUDGET_MB`).
+
+A build or sync that fails part-way leaves no half-built index behind: the index is emptied, marked
+broken and dropped from the registry, and the failure is raised as `RecallIndexUnavailable`. The next
+recall builds again from the database. An index is never answered from after a failure, since an
+index missing its columns would answer "nothing relevant" where facts exist.
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
@@ -23,7 +29,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.db.models import Q
 
 from memory import sealing
@@ -32,7 +38,26 @@ from memory.engine.candidates import FactColumns, FactRow
 from memory.engine.hrr import HrrEmbedder
 from memory.engine.tokenize import index_tokens
 from memory.models import Fact, Link, MemoryEvent, Workspace
+from memory.services.errors import RequestError
+from memory.services.policy import TidelineError
 from memory.timestamps import to_ms
+
+logger = logging.getLogger(__name__)
+
+
+class RecallIndexUnavailable(RequestError):
+    """An origin's recall index could not be built or brought up to date, so recall refuses to answer."""
+
+    kind = "index_unavailable"
+
+    def __init__(self, cause: BaseException | None = None) -> None:
+        reason = f" ({type(cause).__name__})" if cause is not None else ""
+        super().__init__(
+            f"the recall index of this origin could not be built{reason}; nothing was recalled rather than a "
+            "partial answer. Try again; if it keeps failing, the server log has the cause.",
+            details={"cause": type(cause).__name__} if cause is not None else None,
+        )
+
 
 CLEARANCE = {"PUBLIC": 0, "INTERNAL": 1, "PII": 2}
 _FIELDS = (
@@ -93,6 +118,24 @@ class ScopeIndex:
     extra: Extra | None = None
     link_graph: tuple | None = None  # (the `links` list it was built from, its Graph): see `link_graph()`
     lock: threading.RLock = field(default_factory=threading.RLock)
+    # Set when a sync failed: the index was emptied and left the registry. A caller that fetched it
+    # before must not read it (`usable`), and the registry's next `get` starts a fresh one.
+    broken: bool = False
+
+    def usable(self) -> ScopeIndex:
+        """This index, unless a failed sync emptied it (then `RecallIndexUnavailable`). Call under `lock`."""
+        if self.broken:
+            raise RecallIndexUnavailable()
+        return self
+
+    def forget(self) -> None:
+        """Drop every derived structure (kept in step with the fields above) and mark the index broken."""
+        self.revision, self.born, self.rows, self.meta = -1, None, {}, {}
+        self.links, self.link_groups, self.links_into, self.stored_links = [], {}, {}, []
+        self.supersedes_links, self.supersedes_dangling = [], set()
+        self.cols = self.vector_cols = self.extra = self.link_graph = None
+        self.vectors, self.learned = {}, {}
+        self.broken = True
 
     @property
     def size_bytes(self) -> int:
@@ -171,9 +214,26 @@ class IndexRegistry:
                 index = self._indexes[key] = ScopeIndex(workspace_id, origin.key)
             self._indexes.move_to_end(key)
         with index.lock:
-            self._sync(index)
+            index.usable()  # a concurrent sync failed after we fetched it; the next call builds anew
+            try:
+                self._sync(index)
+            except BaseException as error:
+                self._discard(key, index)
+                # Already typed (a refused request, a sealing policy) or not ours to name (the database,
+                # an interrupt): raised as it is. Anything else is a fault in building the index.
+                if isinstance(error, (RequestError, TidelineError, DatabaseError)) or not isinstance(error, Exception):
+                    raise
+                logger.exception("recall index of workspace %s, origin %s failed to build", workspace_id, origin.key)
+                raise RecallIndexUnavailable(error) from error
         self._evict()
         return index
+
+    def _discard(self, key: tuple[int, str], index: ScopeIndex) -> None:
+        """Empty a failed index and take it out of the registry, so the next `get` builds afresh."""
+        index.forget()
+        with self._lock:
+            if self._indexes.get(key) is index:
+                del self._indexes[key]
 
     def clear(self) -> None:
         with self._lock:
@@ -524,7 +584,7 @@ class IndexRegistry:
     def with_vectors(self, index: ScopeIndex) -> FactColumns | None:
         """The index's columns with HRR vectors (for the hybrid, vector and graph capabilities)."""
         with index.lock:
-            if index.cols is None:
+            if index.usable().cols is None:
                 return None
             if index.vector_cols is None:
                 view = copy.copy(index.cols)
@@ -542,7 +602,7 @@ class IndexRegistry:
         from memory.engine.graph_recall import build_graph
 
         with index.lock:
-            cached = index.link_graph
+            cached = index.usable().link_graph
             if cached is None or cached[0] is not index.links:
                 ends = dict.fromkeys(end for source, _, target in index.links for end in (source, target))
                 index.link_graph = cached = (index.links, build_graph(ends, index.links))
@@ -647,7 +707,11 @@ class _Lazy:
         if self._target is None:
             with self._lock:
                 if self._target is None:
-                    self._target = self._factory()
+                    try:
+                        self._target = self._factory()
+                    except Exception as error:  # nothing is kept: the next access builds again
+                        logger.exception("a lazily built recall structure failed")
+                        raise RecallIndexUnavailable(error) from error
         return getattr(self._target, name)
 
 
