@@ -74,10 +74,14 @@ def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
     data = form.cleaned_data if form.is_valid() else {}
     facts = selectors.filtered_facts(ws, data)
     searching = bool(data.get("q"))
+    recall_error = None
     if searching:
         # Recall ranks at most 200 hits: they are paged in memory, by number, with an exact count.
-        hits = recall_service.recall(workspace=ws, query=data["q"], origin=data.get("origin") or R.Origin.owner(),
-                                     k=200, reinforce=False)  # fmt: skip
+        try:
+            hits = recall_service.recall(workspace=ws, query=data["q"], origin=data.get("origin") or R.Origin.owner(),
+                                         k=200, reinforce=False)  # fmt: skip
+        except (TidelineError, RequestError) as error:  # e.g. an index that failed to build: say so, never "no match"
+            hits, recall_error = [], error.message
         scores = {hit.id: hit.score for hit in hits}
         ranked = sorted(facts.filter(memory_id__in=list(scores)), key=lambda f: -scores[f.memory_id])
         page = Paginator(ranked, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -88,7 +92,7 @@ def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
         page = selectors.fact_page(facts, data.get("sort") or "-created", request.GET)
         pager = _seeking(request, page)
     context = {"workspace": ws, "form": form, "page": page, "pager": pager, "searching": searching,
-               "origins": selectors.origins_of(ws)}  # fmt: skip
+               "origins": selectors.origins_of(ws), "recall_error": recall_error}  # fmt: skip
     template = "memory/fact_list.html" + ("#fact-table" if wants_partial(request) else "")
     return render(request, template, context)
 
@@ -197,15 +201,20 @@ def decay_curve(fact: Fact, weeks: int = 12) -> dict:
 def recall_playground(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
     form = PlaygroundForm(request.GET or None, initial={"origin": "owner", "k": 8, "clearance": "PII", "max_chars": 1200})
-    hits, block = None, None
+    hits, block, recall_error = None, None, None
     if request.GET and form.is_valid():
         data = form.cleaned_data
         filters = recall_service.RecallFilters(clearance=data["clearance"], as_of=data.get("as_of"))
-        hits = recall_service.explain(workspace=ws, query=data["q"], origin=data["origin"], k=data["k"], filters=filters)
-        if data.get("as_of") is None:
-            block = recall_service.context(workspace=ws, query=data["q"], origin=data["origin"], k=data["k"],
-                                           max_chars=data["max_chars"], filters=filters)  # fmt: skip
-    context = {"workspace": ws, "form": form, "hits": hits, "block": block, "origins": selectors.origins_of(ws)}
+        try:
+            hits = recall_service.explain(workspace=ws, query=data["q"], origin=data["origin"], k=data["k"],
+                                          filters=filters)  # fmt: skip
+            if data.get("as_of") is None:
+                block = recall_service.context(workspace=ws, query=data["q"], origin=data["origin"], k=data["k"],
+                                               max_chars=data["max_chars"], filters=filters)  # fmt: skip
+        except (TidelineError, RequestError) as error:  # e.g. an index that failed to build: say so, never "nothing"
+            hits, block, recall_error = None, None, error.message
+    context = {"workspace": ws, "form": form, "hits": hits, "block": block, "origins": selectors.origins_of(ws),
+               "recall_error": recall_error}  # fmt: skip
     template = "memory/recall_playground.html" + ("#recall-results" if wants_partial(request) else "")
     return render(request, template, context)
 
