@@ -286,8 +286,28 @@ class Fact(models.Model):
             self._dirty_payload = False
 
 
+REASON_UNREADABLE = "(reason unreadable: the origin's key was destroyed)"
+
+
+class LinkQuerySet(models.QuerySet):
+    def bulk_create(self, objs, *args: Any, **kwargs: Any):
+        # `SealedField.pre_save` would seal each row on its own, fetching its from_fact's origin
+        # with one query per row; sealing the batch first costs one query for all of them.
+        objs = list(objs)
+        Link.seal_reasons(objs)
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class Link(models.Model):
-    """A typed, directed edge between two facts of one workspace (ENGINE-SPEC §5.1)."""
+    """A typed, directed edge between two facts of one workspace (ENGINE-SPEC §5.1).
+
+    The reason is free text a writer supplied ("vegetarian vs a meat sandwich"), so it is content:
+    it is sealed like the fact's own content and dies with a crypto-shred. It is sealed under the
+    origin of `from_fact`, because a link belongs to its source's record (it is exported on that
+    fact's line and was written with it). A link may point at a fact of another origin (writers
+    and imports name any fact of the workspace by id); its reason still follows its source, so
+    shredding the target's origin leaves the source's own words readable and vice versa.
+    """
 
     workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="links")
     from_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="outbound_links")
@@ -296,7 +316,8 @@ class Link(models.Model):
     # record round-trips; readers skip it like the original does (ENGINE-SPEC §6.1).
     dangling_target = models.CharField(max_length=128, blank=True, default="")
     kind = models.CharField(max_length=16, choices=_choices(R.LINK_KINDS))
-    reason = models.CharField(max_length=1000, blank=True, default="")
+    # The link's reason, sealed under the origin of `from_fact` (see `reason`); NULL when there is none.
+    sealed_reason = SealedField(null=True, blank=True)
     strength = models.PositiveSmallIntegerField(null=True, blank=True)
     weight = models.FloatField(default=1.0)
     position = models.PositiveIntegerField(default=0, help_text="order within the fact's links")
@@ -319,12 +340,82 @@ class Link(models.Model):
         ]
         indexes = [models.Index(fields=["workspace", "kind"], name="link_kind_idx")]
 
+    objects = LinkQuerySet.as_manager()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._plain_reason: str | None = None
+        self._dirty_reason = False
+        super().__init__(*args, **kwargs)
+
     def __str__(self) -> str:
         return f"{self.from_fact_id} -{self.kind}-> {self.to_fact_id or self.dangling_target}"
 
     @property
     def target_memory_id(self) -> str:
         return self.to_fact.memory_id if self.to_fact_id else self.dangling_target
+
+    @property
+    def origin_key(self) -> str:
+        """The origin the reason is sealed under: the source fact's."""
+        return self.from_fact.origin_key
+
+    @property
+    def reason(self) -> str:
+        """The plaintext reason ("" when none; a placeholder once the origin's key was destroyed)."""
+        if self._plain_reason is None:
+            if not self.sealed_reason:
+                return ""
+            try:
+                raw = sealing.unseal(self.workspace_id, self.origin_key, LINK_REASON_FIELD, self.sealed_reason)
+            except sealing.KeyDestroyedError:
+                return REASON_UNREADABLE
+            self._plain_reason = raw.decode("utf-8")
+        return self._plain_reason
+
+    @reason.setter
+    def reason(self, value: str | None) -> None:
+        self._plain_reason = value or ""
+        self._dirty_reason = True
+
+    def seal_pending(self, origin_key: str | None = None) -> None:
+        """Encrypt a reason set since the last save (called by SealedField.pre_save and bulk paths)."""
+        if not self._dirty_reason:
+            return
+        text = self._plain_reason or ""
+        self.sealed_reason = (
+            seal_link_reason(self.workspace_id, origin_key or self.origin_key, text) if text else None
+        )
+        self._dirty_reason = False
+
+    @classmethod
+    def seal_reasons(cls, links: list[Link]) -> None:
+        """Seal the pending reasons of many links with one query for their sources' origins."""
+        pending = [link for link in links if link._dirty_reason and link._plain_reason]
+        origins = dict(
+            Fact.objects.filter(pk__in={link.from_fact_id for link in pending}).values_list("pk", "origin_key")
+        ) if pending else {}  # fmt: skip
+        for link in links:
+            link.seal_pending(origins.get(link.from_fact_id))
+
+
+LINK_REASON_FIELD = "link_reason"
+
+
+def seal_link_reason(workspace_id: int, origin_key: str, reason: str) -> bytes:
+    """A link reason sealed under its source's origin key, which must already exist: the source
+    fact was sealed under it first, so a missing key means a shredded origin, never a new one."""
+    sealing.keyring.data_key(workspace_id, origin_key, create=False)
+    return sealing.seal(workspace_id, origin_key, LINK_REASON_FIELD, reason.encode("utf-8"))
+
+
+def link_reason_opener(workspace_id: int, origin_key: str, *, unreadable: str | None = REASON_UNREADABLE):
+    """`bytes | None -> str | None` for many reasons of one origin (one key lookup): None when there
+    is no reason, `unreadable` when the origin's key was destroyed."""
+    try:
+        open_one = sealing.unsealer(workspace_id, origin_key, LINK_REASON_FIELD)
+    except sealing.KeyDestroyedError:
+        return lambda sealed: unreadable if sealed else None
+    return lambda sealed: open_one(sealed).decode("utf-8") if sealed else None
 
 
 class KeyStoreBinding(models.Model):

@@ -17,6 +17,35 @@ def _private_keystore(tmp_path_factory):
     yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _flush_may_empty_the_event_log():
+    # A transactional test ends with Django's flush: one TRUNCATE of every table, which the event
+    # log refuses on PostgreSQL (migration 0007) unless the session sets
+    # `tideline.allow_event_truncate`. Only that flush gets the setting, so every test itself runs
+    # against the production refusal.
+    from django.db import connections
+    from django.test import TransactionTestCase
+
+    original = TransactionTestCase._fixture_teardown
+
+    def teardown(self):
+        postgres = [connections[alias] for alias in self._databases_names(include_mirrors=False)
+                    if connections[alias].vendor == "postgresql"]  # fmt: skip
+        for conn in postgres:
+            with conn.cursor() as cursor:
+                cursor.execute("SET tideline.allow_event_truncate = 'on'")
+        try:
+            original(self)
+        finally:
+            for conn in postgres:
+                with conn.cursor() as cursor:
+                    cursor.execute("RESET tideline.allow_event_truncate")
+
+    TransactionTestCase._fixture_teardown = teardown
+    yield
+    TransactionTestCase._fixture_teardown = original
+
+
 @pytest.fixture
 def workspace(db):
     from memory.services.workspaces import create_workspace

@@ -10,7 +10,7 @@ from django.db import IntegrityError, connection, transaction
 
 from memory.engine import interchange as X
 from memory.engine import records as R
-from memory.models import Fact, FactTerm, Link, TermStat, Workspace
+from memory.models import Fact, FactTerm, Link, TermStat, Workspace, link_reason_opener
 from memory.services import embedding
 from memory.services.errors import RequestError
 from memory.services.mutation import mutate
@@ -344,10 +344,16 @@ def _render_batch(facts: list[Fact]) -> Iterator[dict]:
     rows = (
         Link.objects.filter(from_fact_id__in=[fact.pk for fact in facts])
         .order_by("from_fact_id", "position", "pk")
-        .values_list("from_fact_id", "kind", "to_fact__memory_id", "dangling_target", "reason", "strength")
+        .values_list("from_fact_id", "kind", "to_fact__memory_id", "dangling_target", "sealed_reason", "strength")
     )
-    for from_pk, kind, target, dangling, reason, strength in rows:
-        links.setdefault(from_pk, []).append(X.InterchangeLink(kind, target or dangling, reason or None, strength))
+    # A reason is sealed under its source fact's origin: one key lookup per origin in the batch.
+    origin_of = {fact.pk: fact.origin_key for fact in facts}
+    # (A shredded origin's facts cannot be exported at all; its reasons never become a placeholder.)
+    workspace_id = facts[0].workspace_id
+    openers = {key: link_reason_opener(workspace_id, key, unreadable=None) for key in set(origin_of.values())}
+    for from_pk, kind, target, dangling, sealed_reason, strength in rows:
+        reason = openers[origin_of[from_pk]](sealed_reason)
+        links.setdefault(from_pk, []).append(X.InterchangeLink(kind, target or dangling, reason, strength))
     for fact in facts:
         yield X.render_record(record_from_fact(fact, links.get(fact.pk, [])))
 

@@ -258,14 +258,15 @@ def _add_links(workspace: Workspace, links: Sequence[tuple[str, str, str]], acto
 def _insert_links(workspace: Workspace, batch: Sequence[tuple[str, str, str]], actor: str) -> None:
     """`Link.objects.bulk_create(…, ignore_conflicts=True)` as one INSERT … SELECT: the endpoints are
     resolved by a join (a link whose fact is gone is left out) and rows go in in the batch's order.
+    Planned links carry no reason, so there is nothing to seal (`sealed_reason` stays NULL).
     The batch travels as one JSON document, which psycopg sends far faster than three text arrays."""
     quote = connection.ops.quote_name
     links, facts = quote(Link._meta.db_table), quote(Fact._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {links} (workspace_id, from_fact_id, to_fact_id, dangling_target, kind, reason, strength, "
-            f"weight, position, created_by, created_at) "
-            f"SELECT %s, s.id, t.id, '', v.kind, '', NULL, 1.0, 0, %s, %s "
+            f"INSERT INTO {links} (workspace_id, from_fact_id, to_fact_id, dangling_target, kind, sealed_reason, "
+            f"strength, weight, position, created_by, created_at) "
+            f"SELECT %s, s.id, t.id, '', v.kind, NULL, NULL, 1.0, 0, %s, %s "
             f"FROM (SELECT e->>0 AS src, e->>1 AS kind, e->>2 AS dst, ord "
             f"      FROM json_array_elements(%s::json) WITH ORDINALITY AS x(e, ord)) AS v "
             f"JOIN {facts} s ON s.workspace_id = %s AND s.memory_id = v.src "
