@@ -8,6 +8,8 @@ match another's.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import os
 import secrets
@@ -77,6 +79,23 @@ def sqlite_database(path: Path) -> dict:
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         },
     }
+
+
+def master_key_from(value: str) -> str:
+    """TIDELINE_MASTER_KEY must be base64 of exactly 32 bytes: a typo is refused at start-up, before
+    anything is sealed or a data key wrapped under it. The message never repeats the value."""
+    value = value.strip()
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raw = None
+    if raw is None or len(raw) != 32:
+        found = "is not valid base64" if raw is None else f"decodes to {len(raw)} bytes"
+        raise ImproperlyConfigured(
+            f"TIDELINE_MASTER_KEY {found}; it must be base64 of exactly 32 random bytes "
+            "(make one with: openssl rand -base64 32)"
+        )
+    return value
 
 
 def generated_secret(path: Path, make) -> str:
@@ -240,6 +259,7 @@ if not TIDELINE_MASTER_KEY:
     else:
         raise ImproperlyConfigured("TIDELINE_MASTER_KEY is required when DATABASE_URL is set and DEBUG is off")
 
+TIDELINE_MASTER_KEY = master_key_from(TIDELINE_MASTER_KEY)
 # Wrapped per-origin data keys live here, outside the database, so that destroying one (crypto-shred)
 # also makes every database backup's copy of that origin's facts unreadable.
 TIDELINE_KEYSTORE_DIR = Path(os.environ.get("TIDELINE_KEYSTORE_DIR", VAR_DIR / "keystore"))
