@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from memory.engine import records as R
+from memory.engine import validation as V
+from memory.engine.gate import FactValidationError
 
 # The original writer's key order; keys a later mutation added come at the end in any order.
 KEY_ORDER = (
@@ -26,6 +30,9 @@ KEY_ORDER = (
 COLUMN_KEYS = frozenset(KEY_ORDER) - {"embedding"}
 # Keys storage always has a value for; when a line lacks one we fill it in and remember that.
 DEFAULTED_KEYS = ("segment", "tier", "importance", "decayRate", "accessCount", "lastAccessedAt", "createdAt", "lifecycle")
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 class InterchangeError(ValueError):
@@ -74,8 +81,16 @@ class InterchangeRecord:
     intent_scope: str | None = None
 
 
-def decode_line(line: str) -> dict | None:
-    """Decode one line; None for a blank line. Raises InterchangeError for anything unusable."""
+def decode_line(line: str | bytes) -> dict | None:
+    """Decode one line; None for a blank line. Raises InterchangeError for anything unusable.
+
+    A line may arrive as bytes (standard input, a file read as bytes), so one line that is not
+    UTF-8 is refused on its own instead of refusing the whole file."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InterchangeError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     text = line.strip()
     if not text:
         return None
@@ -83,19 +98,43 @@ def decode_line(line: str) -> dict | None:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InterchangeError(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    except RecursionError as exc:
+        raise InterchangeError("JSON nested too deeply") from exc
+    except ValueError as exc:  # e.g. an integer literal longer than Python converts
+        raise InterchangeError(f"not usable JSON ({exc})") from exc
     if not isinstance(obj, dict):
         raise InterchangeError(f"expected a JSON object, got {type(obj).__name__}")
+    if _holds_lone_surrogate(obj):
+        # JSON can spell one (\\ud800) but no UTF-8 file or database can hold it: export would fail.
+        raise InterchangeError("holds an unpaired surrogate escape (not valid Unicode text)")
     return obj
+
+
+def _holds_lone_surrogate(obj: Any) -> bool:
+    """True if any string (key or value) anywhere in the decoded object has an unpaired surrogate."""
+    pending = [obj]
+    while pending:  # iterative: json.loads accepts nesting deeper than a recursive walk would
+        item = pending.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 def _number(obj: dict, key: str, *, low: float | None = None, high: float | None = None) -> float | int | None:
     if key not in obj or obj[key] is None:
         return None
     value = obj[key]
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise InterchangeError(f"{key} must be a number, got {value!r}")
+    # An int is exact (json gives arbitrarily large ones, which math.isfinite cannot convert).
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
+        raise InterchangeError(f"{key} must be a number, got {R.shown(value)}")
     if (low is not None and value < low) or (high is not None and value > high):
-        raise InterchangeError(f"{key} must be between {low} and {high}, got {value!r}")
+        raise InterchangeError(f"{key} must be between {low} and {high}, got {R.shown(value)}")
     return value
 
 
@@ -104,7 +143,7 @@ def _choice(obj: dict, key: str, allowed: tuple[str, ...]) -> str | None:
         return None
     value = obj[key]
     if value not in allowed:
-        raise InterchangeError(f"unknown {key} {value!r} (expected one of: {', '.join(allowed)})")
+        raise InterchangeError(f"unknown {key} {R.shown(value)} (expected one of: {', '.join(allowed)})")
     return value
 
 
@@ -137,7 +176,7 @@ def _links(obj: dict) -> list[InterchangeLink]:
             raise InterchangeError(f"links[{index}] needs a string target")
         kind = item.get("kind")
         if kind not in R.LINK_KINDS:
-            raise InterchangeError(f"links[{index}] has unknown kind {kind!r}")
+            raise InterchangeError(f"links[{index}] has unknown kind {R.shown(kind)}")
         reason = item.get("reason")
         if reason is not None and not isinstance(reason, str):
             raise InterchangeError(f"links[{index}].reason must be a string")
@@ -148,13 +187,33 @@ def _links(obj: dict) -> list[InterchangeLink]:
     return out
 
 
-def parse_record(obj: dict) -> InterchangeRecord:
-    """Validate one facts.jsonl record. Fail closed: unknown segments and source types are refused."""
+def parse_record(obj: dict, *, now_ms: float | None = None) -> InterchangeRecord:
+    """Validate one facts.jsonl record. Fail closed: unknown segments and source types are refused.
+
+    Every field also passes the write path's own rules (`memory.engine.validation`): ranges, id
+    shape, column lengths, characters; `now_ms` (default: the wall clock) bounds `createdAt`."""
+    record = _parse(obj)
+    try:
+        record.content = V.check_fields(
+            content=record.content, source_type=record.source_type, origin=record.origin,
+            memory_id=record.memory_id, subject_key=record.subject_key, intent_scope=record.intent_scope,
+            source_turn=record.source_turn, media_pointer=record.media_pointer,
+            source_pointers=record.source_pointers, supersedes=record.supersedes,
+            links=[(link.kind, link.target, link.reason) for link in record.links],
+            importance=record.importance, confidence=record.confidence, decay_rate=record.decay_rate,
+            access_count=record.access_count, created_at_ms=record.created_at,
+            last_accessed_at_ms=record.last_accessed_at, valid_from_ms=record.valid_from,
+            valid_to_ms=record.valid_to, now_ms=time.time() * 1000 if now_ms is None else now_ms,
+        )  # fmt: skip
+    except FactValidationError as exc:
+        raise InterchangeError(exc.message) from exc
+    return record
+
+
+def _parse(obj: dict) -> InterchangeRecord:
     memory_id, content = obj.get("memoryId"), obj.get("content")
     if not isinstance(memory_id, str) or not memory_id.strip():
         raise InterchangeError("memoryId must be a non-empty string")
-    if len(memory_id) > 128:
-        raise InterchangeError("memoryId is longer than 128 characters")
     if not isinstance(content, str) or not content.strip():
         raise InterchangeError("content must be a non-empty string")
     if len(content) > R.MAX_FACT_CONTENT_CHARS:

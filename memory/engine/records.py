@@ -210,6 +210,45 @@ class OriginError(ValueError):
     pass
 
 
+def shown(value: Any, limit: int = 60) -> str:
+    """A value as an error message quotes it: repr (so control characters show escaped), cut short."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# Column limits of the origin columns (memory/models.py): each part, and the bucket key built from them.
+MAX_ORIGIN_PART_CHARS = 200
+MAX_ORIGIN_KEY_CHARS = 900
+# An origin is a privacy boundary shown to people: a part may not hide what it is. Control characters,
+# bidirectional overrides/isolates and zero-width characters (Unicode categories Cc and Cf), line and
+# paragraph separators and lone surrogates (which no database can store as UTF-8) are refused.
+_HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def check_origin(origin: Origin) -> Origin:
+    """Refuse an origin whose parts could not be stored or could masquerade as another; return it."""
+    import unicodedata
+
+    if origin.kind not in ("owner", "channel"):
+        raise OriginError(f"origin kind must be 'owner' or 'channel', got {origin.kind!r}")
+    if origin.is_owner:
+        return origin
+    for name, part in (("channel", origin.channel_id), ("conversation", origin.conversation_id),
+                       ("session", origin.session_key), ("account", origin.account_id)):  # fmt: skip
+        if not isinstance(part, str):
+            raise OriginError(f"origin {name} must be text")
+        if len(part) > MAX_ORIGIN_PART_CHARS:
+            raise OriginError(f"origin {name} is {len(part)} characters; the limit is {MAX_ORIGIN_PART_CHARS}")
+        hidden = next((ch for ch in part if unicodedata.category(ch) in _HIDDEN_CATEGORIES), None)
+        if hidden is not None:
+            raise OriginError(
+                f"origin {name} contains the invisible or control character U+{ord(hidden):04X}; origin ids must be visible text"
+            )
+    if len(origin.key) > MAX_ORIGIN_KEY_CHARS:
+        raise OriginError(f"origin is too long ({len(origin.key)} characters as a key; the limit is {MAX_ORIGIN_KEY_CHARS})")
+    return origin
+
+
 def parse_origin(value: Origin | str | dict | None) -> Origin:
     """Accept an Origin, `"owner"`, `"channel:CHANNEL/CONVERSATION/SESSION[@ACCOUNT]"` or a createdBy dict.
 
@@ -228,15 +267,15 @@ def parse_origin(value: Origin | str | dict | None) -> Origin:
     if text == "owner":
         return Origin.owner()
     if not text.startswith("channel:"):
-        raise OriginError(f"unknown origin {value!r}: use 'owner' or 'channel:CHANNEL/CONVERSATION/SESSION'")
+        raise OriginError(f"unknown origin {shown(value)}: use 'owner' or 'channel:CHANNEL/CONVERSATION/SESSION'")
     rest = text[len("channel:") :]
     account = ""
     if "@" in rest:
         rest, account = rest.rsplit("@", 1)
     parts = rest.split("/")
     if len(parts) != 3 or not all(parts):
-        raise OriginError(f"channel origin {value!r} needs exactly CHANNEL/CONVERSATION/SESSION, none empty")
-    return Origin("channel", parts[0], parts[1], parts[2], account)
+        raise OriginError(f"channel origin {shown(value)} needs exactly CHANNEL/CONVERSATION/SESSION, none empty")
+    return check_origin(Origin("channel", parts[0], parts[1], parts[2], account))
 
 
 def origin_from_created_by(created_by: Any) -> Origin:
@@ -249,7 +288,7 @@ def origin_from_created_by(created_by: Any) -> Origin:
     if kind == "owner":
         return Origin.owner()
     if kind != "channel":
-        raise OriginError(f"createdBy.kind must be 'owner' or 'channel', got {kind!r}")
+        raise OriginError(f"createdBy.kind must be 'owner' or 'channel', got {shown(kind)}")
     fields = {}
     for name in ("channelId", "conversationId", "sessionKey", "accountId"):
         part = created_by.get(name, "")
@@ -258,8 +297,8 @@ def origin_from_created_by(created_by: Any) -> Origin:
         if not isinstance(part, str):
             raise OriginError(f"createdBy.{name} must be a string")
         fields[name] = part
-    return Origin(
-        "channel", fields["channelId"], fields["conversationId"], fields["sessionKey"], fields["accountId"]
+    return check_origin(
+        Origin("channel", fields["channelId"], fields["conversationId"], fields["sessionKey"], fields["accountId"])
     )
 
 

@@ -10,17 +10,20 @@ and length, never the content itself.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from memory import sealing
 from memory.engine import records as R
+from memory.engine import validation as V
 from memory.engine.tokenize import jaccard, token_set
 from memory.models import Fact, Link
 from memory.services import embedding, policy
 from memory.services.mutation import Mutation, mutate
 from memory.services.near_duplicates import find_near_duplicates, index_facts, unindex_facts
+from memory.timestamps import to_ms
 
 Error = policy.TidelineError
 
@@ -86,24 +89,52 @@ def write_fact(*, workspace, new: NewFact, actor: str, now: datetime | None = No
 
 
 def _record_refusal(m: Mutation, new: NewFact, error: Error) -> None:
+    # The refused request may hold anything (a NUL, an id with '/', a 10,000-character segment): the
+    # event keeps only what is known to be storable, and never mints a data key for a bad origin.
     content = new.content if isinstance(new.content, str) else ""
-    origin = new.origin if isinstance(new.origin, R.Origin) else R.Origin.owner()
+    origin = new.origin if isinstance(new.origin, R.Origin) and _valid_origin(new.origin) else None
+    hmac = None
+    if content and origin is not None and not V.UNSTORABLE.search(content):
+        hmac = sealing.content_hash(m.workspace.pk, origin.key, R.normalize_for_hash(content))
     m.record(
         "blocked",
-        fact_ids=[new.memory_id] if new.memory_id else [],
+        fact_ids=[new.memory_id] if V.is_memory_id(new.memory_id) else [],
         reason=error.message,
         refusal=error.kind,
         rules=list(error.rules),
-        segment=new.segment if isinstance(new.segment, str) else None,
-        source_type=new.source_type,
-        origin=origin.key,
+        segment=_known(new.segment, R.SEGMENTS),
+        source_type=_known(new.source_type, R.SOURCE_TYPES),
+        origin=origin.key if origin is not None else "(invalid)",
         content_length=len(content),
-        content_hmac=sealing.content_hash(m.workspace.pk, origin.key, R.normalize_for_hash(content)) if content else None,
+        content_hmac=hmac,
     )
+
+
+def _valid_origin(origin: R.Origin) -> bool:
+    try:
+        R.check_origin(origin)
+    except R.OriginError:
+        return False
+    return True
+
+
+def _known(value: Any, allowed: tuple[str, ...]) -> str | None:
+    """A vocabulary value as is; anything else as a short escaped quote (safe in any JSON column)."""
+    if value is None or value in allowed:
+        return value
+    return R.shown(value, 40)
 
 
 def _write(m: Mutation, new: NewFact, embedder: Any = embedding.CONFIGURED) -> WriteResult:
     content = policy.validate(new)
+    content = V.check_fields(
+        content=content, source_type=new.source_type, origin=new.origin, memory_id=new.memory_id,
+        subject_key=new.subject_key, intent_scope=new.intent_scope, source_turn=new.source_turn,
+        media_pointer=new.media_pointer, source_pointers=new.source_pointers, supersedes=new.supersedes,
+        links=new.links, importance=new.importance, confidence=new.confidence,
+        created_at_ms=to_ms(new.created_at or m.now), valid_from_ms=to_ms(new.valid_from),
+        valid_to_ms=to_ms(new.valid_to), now_ms=time.time() * 1000,
+    ).strip()  # fmt: skip
     policy.check_worthiness(new, content)
     workspace, origin = m.workspace, new.origin
     trusted = not R.is_untrusted_source(new.source_type)

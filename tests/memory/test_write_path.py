@@ -35,10 +35,13 @@ def test_identity_write_gets_segment_defaults(tl):
     assert [(link.kind, link.to_fact.memory_id, link.reason) for link in row.outbound_links.all()] == [("relates", other.id, "same workplace")]
 
 
-def test_importance_overrides_are_clamped(tl):
-    """A2: importance 5 ⇒ 1.0 and −1 ⇒ 0.0 for a trusted writer."""
-    assert tl.add("I want daily standups kept short.", segment="preference", importance=5).importance == 1.0
-    assert tl.add("Release notes go out every Tuesday.", segment="project", importance=-1).importance == 0.0
+def test_importance_outside_0_to_1_is_refused_not_clamped(tl):
+    """A2 clamped importance 5 to 1.0 and −1 to 0.0; issue 11 refuses such nonsense at the write path."""
+    for claim in (5, -1, 1.0001, float("nan"), float("inf")):
+        with pytest.raises(FactValidationError, match="importance"):
+            tl.add("I want daily standups kept short.", segment="preference", importance=claim)
+    assert tl.add("Release notes go out every Tuesday.", segment="project", importance=1).importance == 1.0
+    assert not Fact.objects.filter(content_length=len("I want daily standups kept short.")).exists()
 
 
 def test_a_trusted_writer_may_write_protected_segments_and_supersede_owner_facts(tl):
