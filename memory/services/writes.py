@@ -62,7 +62,7 @@ class NewFact:
 @dataclass
 class WriteResult:
     fact: Fact
-    outcome: str  # "created" | "reinforced" | "confined"
+    outcome: str  # "created" | "reinforced" | "confined" | "unchanged" (a repeated correction)
     superseded: list[str] = field(default_factory=list)
     review_item_id: int | None = None
 
