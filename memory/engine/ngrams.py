@@ -29,7 +29,7 @@ import numpy as np
 from scipy import sparse
 
 from memory.engine.bm25 import append_rows, major_runs
-from memory.engine.tokenize import capped, tokenize
+from memory.engine.tokenize import capped_tokens
 
 GRAM_SIZES = (3, 4)
 STATS_CACHE = 8  # candidate sets remembered (scopes and filtered views of one index)
@@ -47,7 +47,7 @@ def _word_features(word: str) -> list[str]:
 def gram_features(text: str) -> list[str]:
     """`w:<word>` and `g:<window>` for each recall token of the text, duplicates kept."""
     out: list[str] = []
-    for word in capped(tokenize(text)):
+    for word in capped_tokens(text):
         out.extend(_word_features(word))
     return out
 
@@ -72,7 +72,7 @@ class NgramIndex:
         doc_rows: list[int] = []
         doc_words: list[int] = []
         for row, text in enumerate(documents):
-            for word in capped(tokenize(text)):
+            for word in capped_tokens(text):
                 doc_words.append(word_index.setdefault(word, len(word_index)))
                 doc_rows.append(row)
         # A word seen before adds no feature: the vocabulary grows exactly as if every document

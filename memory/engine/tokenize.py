@@ -65,9 +65,12 @@ _SPACELESS_RANGES = (
 MAX_INDEX_TOKEN_LENGTH = 128
 
 
-def capped(tokens: list[str]) -> list[str]:
-    """`tokens` with each cut to `MAX_INDEX_TOKEN_LENGTH` characters (the same list when none is longer)."""
-    if max(map(len, tokens), default=0) <= MAX_INDEX_TOKEN_LENGTH:
+def capped_tokens(text: str) -> list[str]:
+    """`tokenize(text)` with each token cut to `MAX_INDEX_TOKEN_LENGTH` characters."""
+    lowered = text.lower()  # as `tokenize` does (lowercasing can lengthen a text: "İ" becomes two)
+    tokens = [tok for tok in _SEPARATORS.split(lowered) if tok and tok not in STOPWORDS]
+    # Most facts are shorter than the cap, so none of their tokens can pass it: no per-token check.
+    if len(lowered) <= MAX_INDEX_TOKEN_LENGTH or max(map(len, tokens), default=0) <= MAX_INDEX_TOKEN_LENGTH:
         return tokens
     return [token[:MAX_INDEX_TOKEN_LENGTH] for token in tokens]
 
@@ -119,7 +122,7 @@ def index_tokens(text: str) -> list[str]:
     characters are never emitted from longer runs: matching on one shared ideograph would make
     almost every query hit almost every document, which breaks abstention.
     """
-    tokens = capped(tokenize(text))
+    tokens = capped_tokens(text)
     lowered = text.lower()
     if lowered.isascii():
         return tokens
