@@ -1,13 +1,13 @@
-"""`tideline import FILE --workspace W [--create] [--strict]`"""
+"""`tideline import FILE --workspace W [--create] [--strict] [--gate]`: exits 2 when any line was refused."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from memory.cli.common import emit, progress_bar
+from memory.cli.common import CliExit, emit, progress_bar
 from memory.services.errors import RequestError
-from memory.services.interchange import import_facts
+from memory.services.interchange import REPORTED_REFUSALS, import_facts
 from memory.services.workspaces import get_workspace
 
 HELP = "import a facts.jsonl file (the original engine's format)"
@@ -24,30 +24,39 @@ def add_arguments(parser) -> None:
 
 def run(options: dict) -> None:
     workspace = get_workspace(options["workspace"], create=options["create"], actor="cli")
+    # Lines are read as bytes and decoded one by one, so a line that is not UTF-8 is refused on its
+    # own (and only \n, \r\n or \r end a line, never a U+2028 inside a JSON string).
     if options["file"] == "-":
-        lines, total, source = sys.stdin.readlines(), None, "stdin"
-        total = len(lines)
+        lines, source = sys.stdin.buffer.read().splitlines(), "stdin"
     else:
         path = Path(options["file"])
         if not path.is_file():
             raise RequestError(f"no such file: {path}", kind="not_found")
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError as exc:
-            raise RequestError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})", kind="invalid_input") from exc
-        total, source = len(lines), path.name
-    with progress_bar(total, "importing") as bar:
+        lines, source = path.read_bytes().splitlines(), path.name
+    with progress_bar(len(lines), "importing") as bar:
         report = import_facts(
             workspace=workspace, lines=lines, actor="cli:import", strict=options["strict"], gate=options["gate"],
             source_name=source, progress=bar.update,
         )  # fmt: skip
     human = [f"imported {report.imported} fact(s) and {report.links} link(s) into {workspace.name}"]
+    if report.skipped:
+        human.append(f"skipped {report.skipped} fact(s) already present (their links ensured)")
+    if report.links_resolved:
+        human.append(f"resolved {report.links_resolved} link(s) whose target is now present")
     if report.gated:
         human.append(f"through the write path: {report.reinforced} reinforced an existing fact, "
                      f"{report.confined} held for review")
     if report.dangling_links:
         human.append(f"kept {report.dangling_links} link(s) whose target is not in the workspace")
+    payload = report.to_dict()
     if report.refused:
         human.append(f"refused {len(report.refused)} line(s):")
-        human += [f"  line {r.line}: {r.reason}" for r in report.refused[:50]]
-    emit(options, report.to_dict(), "\n".join(human))
+        human += [f"  line {r.line}: {r.reason}" for r in report.refused[:REPORTED_REFUSALS]]
+        if len(report.refused) > REPORTED_REFUSALS:
+            human.append(f"  … and {len(report.refused) - REPORTED_REFUSALS} more")
+        message = f"{len(report.refused)} line(s) refused; the other lines were imported"
+        payload["error"] = {"kind": "refused_lines", "message": message}
+    emit(options, payload, "\n".join(human))
+    if report.refused:
+        # Some lines were not imported: exit 2 like any refusal, so scripts notice.
+        raise CliExit(2)

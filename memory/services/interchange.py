@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 
-from django.db import IntegrityError, connection, transaction
+from django.db import DataError, IntegrityError, connection, transaction
 
+from memory import sealing
 from memory.engine import interchange as X
 from memory.engine import records as R
+from memory.engine import validation as V
 from memory.models import Fact, FactTerm, Link, TermStat, Workspace, link_reason_opener
 from memory.services import embedding
 from memory.services.errors import RequestError
@@ -19,6 +22,8 @@ from memory.timestamps import from_ms, to_ms
 
 BATCH_SIZE = 500
 ANALYZE_AFTER = 1000
+# How many refusals a report lists (it always counts them all).
+REPORTED_REFUSALS = 100
 
 
 @dataclass
@@ -33,16 +38,19 @@ class ImportReport:
     workspace: str
     lines: int = 0
     imported: int = 0
+    skipped: int = 0  # already present with the same content: kept as is, links ensured
     gated: bool = False
     reinforced: int = 0
     confined: int = 0
-    links: int = 0
+    links: int = 0  # links created by this run
+    links_resolved: int = 0  # dangling links whose target this run brought in (or found present)
     dangling_links: int = 0
     refused: list[LineRefusal] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         out = asdict(self)
         out["refused_count"] = len(self.refused)
+        out["refused"] = out["refused"][:REPORTED_REFUSALS]
         return out
 
 
@@ -52,14 +60,14 @@ Progress = Callable[[int], None]
 def import_facts(
     *,
     workspace: Workspace,
-    lines: Iterable[str],
+    lines: Iterable[str | bytes],
     actor: str,
     strict: bool = False,
     gate: bool = False,
     source_name: str = "",
     progress: Progress | None = None,
 ) -> ImportReport:
-    """Import facts.jsonl lines into `workspace`.
+    """Import facts.jsonl lines into `workspace`; safe to run again, and to resume after a crash.
 
     Every line is validated first; a bad line is refused with its number and reason and the rest
     imports. With `strict`, any refusal refuses the whole file and nothing is written. Facts are
@@ -67,12 +75,19 @@ def import_facts(
     after all facts exist, so a link may point forward in the file. A link to an id that is not in
     the workspace is kept as a dangling link, so the record still round-trips.
 
+    A line whose memoryId is already in the workspace with the same record (see `_same_record`) is
+    skipped, but its links are ensured: missing ones are created and dangling ones whose target now
+    exists are resolved. So re-running a file that was cut off (killed, crashed, lost connection)
+    finishes it, and re-running a complete one changes nothing. A line whose id exists with a
+    different record is refused.
+
     With `gate`, every record instead goes through the full write path (worthiness, provenance
     gate, threat scan, dedup, slots), one write each, and refusals are reported per line.
     """
     report = ImportReport(workspace=workspace.name, gated=gate)
     parsed: list[tuple[int, X.InterchangeRecord]] = []
     seen: set[str] = set()
+    now_ms = time.time() * 1000
     for number, line in enumerate(lines, start=1):
         report.lines = number
         obj = None
@@ -80,10 +95,11 @@ def import_facts(
             obj = X.decode_line(line)
             if obj is None:
                 continue
-            record = X.parse_record(obj)
+            record = X.parse_record(obj, now_ms=now_ms)
         except X.InterchangeError as exc:
             memory_id = obj.get("memoryId") if isinstance(obj, dict) else None
-            report.refused.append(LineRefusal(number, str(exc), memory_id if isinstance(memory_id, str) else None))
+            shown = memory_id if V.is_memory_id(memory_id) else None
+            report.refused.append(LineRefusal(number, str(exc), shown))
             continue
         if record.memory_id in seen:
             report.refused.append(LineRefusal(number, "duplicate memoryId earlier in the file", record.memory_id))
@@ -91,27 +107,23 @@ def import_facts(
         seen.add(record.memory_id)
         parsed.append((number, record))
 
-    existing = _existing_ids(workspace, [record.memory_id for _, record in parsed])
-    if existing:
-        kept = []
-        for number, record in parsed:
-            if record.memory_id in existing:
-                report.refused.append(LineRefusal(number, "memoryId already exists in the workspace", record.memory_id))
-            else:
-                kept.append((number, record))
-        parsed = kept
+    parsed, present = _split_present(workspace, parsed, report)
+    report.skipped = len(present)
     report.refused.sort(key=lambda refusal: refusal.line)
 
     if strict and report.refused:
         raise RequestError(
             f"{len(report.refused)} line(s) refused; nothing was imported (strict mode)",
             kind="invalid_input",
-            details=[asdict(refusal) for refusal in report.refused],
+            details=[asdict(refusal) for refusal in report.refused[:REPORTED_REFUSALS]],
         )
+    if progress and present:
+        progress(len(present))
 
     if gate:
         with transaction.atomic() if strict else nullcontext():
             _import_gated(workspace, parsed, actor, report, strict, progress)
+            _import_links(workspace, [], present, actor, report)
         report.refused.sort(key=lambda refusal: refusal.line)
         return report
 
@@ -121,11 +133,52 @@ def import_facts(
             _import_batch(workspace, batch, actor, source_name, report)
             if progress:
                 progress(len(batch))
-        _import_links(workspace, [record for _, record in parsed], actor, report)
+        _import_links(workspace, [record for _, record in parsed], present, actor, report)
     report.refused.sort(key=lambda refusal: refusal.line)
     if report.imported >= ANALYZE_AFTER:
         refresh_planner_statistics()
     return report
+
+
+def _split_present(workspace, parsed, report) -> tuple[list, list[X.InterchangeRecord]]:
+    """Set aside lines whose id is already stored: the same record is skipped, another one refused."""
+    stored = _existing_facts(workspace, [record.memory_id for _, record in parsed])
+    if not stored:
+        return parsed, []
+    fresh, present = [], []
+    for number, record in parsed:
+        fact = stored.get(record.memory_id)
+        if fact is None:
+            fresh.append((number, record))
+            continue
+        difference = _same_record(fact, record)
+        if difference is None:
+            present.append(record)
+        else:
+            report.refused.append(LineRefusal(number, f"memoryId already exists in the workspace with {difference}",
+                                              record.memory_id))  # fmt: skip
+    return fresh, present
+
+
+def _same_record(fact: Fact, record: X.InterchangeRecord) -> str | None:
+    """None if the stored fact is this line's record, else what differs.
+
+    "The same" is the same statement by the same writer at the same moment: origin, content (up to
+    surrounding whitespace, which the write path trims) and createdAt. Everything else (lifecycle,
+    counters, importance, status, segment) may have moved on since the first import through recall,
+    feedback, decay or the dream; the stored fact is the newer truth and is never overwritten.
+    """
+    if fact.origin_key != record.origin.key:
+        return "another origin"
+    if fact.created_at != from_ms(record.created_at):
+        return "another createdAt"
+    try:
+        content = fact.content
+    except sealing.KeyDestroyedError:
+        return "content that was shredded"
+    if content.strip() != record.content.strip():
+        return "different content"
+    return None
 
 
 def refresh_planner_statistics() -> None:
@@ -179,11 +232,11 @@ def new_fact_from_record(record: X.InterchangeRecord):
     )  # fmt: skip
 
 
-def _existing_ids(workspace: Workspace, memory_ids: list[str]) -> set[str]:
-    found: set[str] = set()
+def _existing_facts(workspace: Workspace, memory_ids: list[str]) -> dict[str, Fact]:
+    found: dict[str, Fact] = {}
     for start in range(0, len(memory_ids), 1000):
         chunk = memory_ids[start : start + 1000]
-        found.update(Fact.objects.filter(workspace=workspace, memory_id__in=chunk).values_list("memory_id", flat=True))
+        found.update((fact.memory_id, fact) for fact in Fact.objects.filter(workspace=workspace, memory_id__in=chunk))
     return found
 
 
@@ -195,7 +248,7 @@ def _import_batch(workspace, batch, actor, source_name, report) -> None:
             embedding.embed_new(created)
             m.record("imported", fact_ids=[r.memory_id for _, r in batch], source=source_name, count=len(batch))
         report.imported += len(batch)
-    except IntegrityError:
+    except (IntegrityError, DataError):  # validation should have caught it; find the line anyway
         if len(batch) == 1:
             number, record = batch[0]
             report.refused.append(LineRefusal(number, "rejected by a database constraint", record.memory_id))
@@ -239,17 +292,28 @@ def fact_from_record(workspace: Workspace, record: X.InterchangeRecord, actor: s
     )
 
 
-def _import_links(workspace: Workspace, records: list[X.InterchangeRecord], actor: str, report: ImportReport) -> None:
-    wanted = [record for record in records if record.links]
+def _import_links(workspace: Workspace, imported: list[X.InterchangeRecord], present: list[X.InterchangeRecord],
+                  actor: str, report: ImportReport) -> None:
+    """Create the links of newly imported records, and ensure those of records already present.
+
+    First every dangling link in the workspace whose target this run imported is resolved. Then each
+    record's links are compared with what is stored (only for records already present: new ones have
+    none yet): a missing link is created, a stored dangling one whose target exists now is resolved.
+    """
+    _resolve_dangling(workspace, {record.memory_id for record in imported}, actor, report)
+    wanted = [record for record in imported + present if record.links]
     if not wanted:
         return
     ids = {record.memory_id for record in wanted} | {link.target for record in wanted for link in record.links}
     pk_by_memory_id = _pks(workspace, ids)
+    stored = _stored_links([pk_by_memory_id[r.memory_id] for r in present if r.links and r.memory_id in pk_by_memory_id])
     rows: list[Link] = []
+    resolve: list[Link] = []
     for record in wanted:
         from_pk = pk_by_memory_id.get(record.memory_id)
         if from_pk is None:
             continue  # its line was refused
+        existing = stored.get(from_pk, {})
         seen = set()
         for position, link in enumerate(record.links):
             to_pk = pk_by_memory_id.get(link.target)
@@ -257,6 +321,12 @@ def _import_links(workspace: Workspace, records: list[X.InterchangeRecord], acto
             if identity in seen:
                 continue  # the original tolerates repeats; storage keeps one per (from, to, kind)
             seen.add(identity)
+            if identity in existing:
+                continue
+            dangling_pk = existing.get((link.target, link.kind)) if to_pk else None
+            if dangling_pk is not None:
+                resolve.append(Link(pk=dangling_pk, to_fact_id=to_pk, dangling_target=""))
+                continue
             rows.append(
                 Link(
                     workspace=workspace,
@@ -270,6 +340,7 @@ def _import_links(workspace: Workspace, records: list[X.InterchangeRecord], acto
                     created_by=actor,
                 )
             )
+    _apply_resolutions(workspace, resolve, actor, report)
     for start in range(0, len(rows), 2000):
         chunk = rows[start : start + 2000]
         with mutate(workspace, actor=actor) as m:
@@ -277,6 +348,67 @@ def _import_links(workspace: Workspace, records: list[X.InterchangeRecord], acto
             m.record("linked", count=len(chunk), dangling=sum(1 for row in chunk if not row.to_fact_id))
     report.links = sum(1 for row in rows if row.to_fact_id)
     report.dangling_links = sum(1 for row in rows if not row.to_fact_id)
+
+
+def _stored_links(from_pks: list[int]) -> dict[int, dict[tuple, int | None]]:
+    """For each source fact: {(to_pk, kind): None} for resolved links, {(dangling target, kind): pk} for dangling."""
+    out: dict[int, dict[tuple, int | None]] = {}
+    for start in range(0, len(from_pks), 1000):
+        rows = Link.objects.filter(from_fact_id__in=from_pks[start : start + 1000]).values_list(
+            "pk", "from_fact_id", "to_fact_id", "dangling_target", "kind"
+        )
+        for pk, from_pk, to_pk, dangling, kind in rows:
+            out.setdefault(from_pk, {})[(to_pk, kind) if to_pk else (dangling, kind)] = None if to_pk else pk
+    return out
+
+
+def _resolve_dangling(workspace: Workspace, new_ids: set[str], actor: str, report: ImportReport) -> None:
+    """Point dangling links at facts this run imported (a resumed import, or a second file)."""
+    if not new_ids:
+        return
+    candidates = [
+        (pk, target, from_pk, kind)
+        for pk, target, from_pk, kind in Link.objects.filter(workspace=workspace, to_fact__isnull=True)
+        .values_list("pk", "dangling_target", "from_fact_id", "kind")
+        .iterator(chunk_size=2000)
+        if target in new_ids
+    ]
+    if not candidates:
+        return
+    pk_by_memory_id = _pks(workspace, {target for _, target, _, _ in candidates})
+    resolve = [Link(pk=pk, to_fact_id=pk_by_memory_id[target], dangling_target="")
+               for pk, target, _, _ in candidates if target in pk_by_memory_id]  # fmt: skip
+    _apply_resolutions(workspace, resolve, actor, report)
+
+
+def _apply_resolutions(workspace: Workspace, resolve: list[Link], actor: str, report: ImportReport) -> None:
+    """Give dangling links their target, one mutation per thousand, unless that would duplicate a link."""
+    if not resolve:
+        return
+    source = {}  # dangling link pk -> (from pk, kind)
+    for start in range(0, len(resolve), 1000):
+        chunk = [link.pk for link in resolve[start : start + 1000]]
+        source.update((pk, (from_pk, kind)) for pk, from_pk, kind in
+                      Link.objects.filter(pk__in=chunk).values_list("pk", "from_fact_id", "kind"))  # fmt: skip
+    twins = set()  # (from pk, to pk, kind) already linked: resolving would break one-link-per-kind
+    for start in range(0, len(resolve), 1000):
+        chunk = resolve[start : start + 1000]
+        twins.update(Link.objects.filter(from_fact_id__in={source[link.pk][0] for link in chunk},
+                                         to_fact_id__in={link.to_fact_id for link in chunk})
+                     .values_list("from_fact_id", "to_fact_id", "kind"))  # fmt: skip
+    todo, keys = [], set()
+    for link in resolve:
+        from_pk, kind = source[link.pk]
+        key = (from_pk, link.to_fact_id, kind)
+        if key not in twins and key not in keys:
+            keys.add(key)
+            todo.append(link)
+    for start in range(0, len(todo), 1000):
+        chunk = todo[start : start + 1000]
+        with mutate(workspace, actor=actor) as m:
+            Link.objects.bulk_update(chunk, ["to_fact", "dangling_target"])
+            m.record("linked", count=0, dangling=0, resolved=len(chunk))
+    report.links_resolved += len(todo)
 
 
 def _pks(workspace: Workspace, memory_ids: set[str]) -> dict[str, int]:

@@ -90,11 +90,12 @@ def test_strict_mode_is_all_or_nothing(workspace):
     assert not Fact.objects.filter(workspace=workspace).exists()
 
 
-def test_importing_the_same_file_twice_refuses_existing_ids_and_adds_nothing(workspace):
+def test_importing_the_same_file_twice_skips_present_records_and_adds_nothing(workspace):
     import_facts(workspace=workspace, lines=_lines(RECORDS), actor="test")
+    links_before = Link.objects.count()
     again = import_facts(workspace=workspace, lines=_lines(RECORDS), actor="test")
-    assert again.imported == 0 and {r.reason for r in again.refused} == {"memoryId already exists in the workspace"}
-    assert Fact.objects.filter(workspace=workspace).count() == 3
+    assert (again.imported, again.skipped, again.links, again.refused) == (0, 3, 0, [])
+    assert Fact.objects.filter(workspace=workspace).count() == 3 and Link.objects.count() == links_before
 
 
 def test_import_writes_events_without_fact_content(workspace):
@@ -138,7 +139,9 @@ def test_cli_json_errors_exit_2_with_a_kind_and_message(workspace, tmp_path, cap
 def test_cli_reports_refused_lines_in_plain_text(workspace, tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"memoryId": "a", "content": "fine text"}\nnot json\n')
-    call_command("tideline", "import", str(bad), "--workspace", "acme")
+    with pytest.raises(SystemExit) as exit_:
+        call_command("tideline", "import", str(bad), "--workspace", "acme")
+    assert exit_.value.code == 2
     out = capsys.readouterr().out
     assert "imported 1 fact(s)" in out and "line 2: not valid JSON" in out
 
