@@ -132,7 +132,9 @@ def _write(m: Mutation, new: NewFact, embedder: Any = embedding.CONFIGURED) -> W
         subject_key=new.subject_key, intent_scope=new.intent_scope, source_turn=new.source_turn,
         media_pointer=new.media_pointer, source_pointers=new.source_pointers, supersedes=new.supersedes,
         links=new.links, importance=new.importance, confidence=new.confidence,
-        created_at_ms=to_ms(new.created_at or m.now), valid_from_ms=to_ms(new.valid_from),
+        # A record's own createdAt must not lie in the future; the store clock (`now`) is the caller's
+        # to inject (tests and replays move it), so it is not judged here.
+        created_at_ms=to_ms(new.created_at), valid_from_ms=to_ms(new.valid_from),
         valid_to_ms=to_ms(new.valid_to), now_ms=time.time() * 1000,
     ).strip()  # fmt: skip
     policy.check_worthiness(new, content)

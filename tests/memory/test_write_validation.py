@@ -121,14 +121,19 @@ def test_a_refused_write_with_hostile_values_still_leaves_its_blocked_event(tl):
     assert event.data["segment"] == "'proj\\x00ect'" and "\x00" not in json.dumps(event.data)
 
 
-def test_a_write_clock_far_in_the_future_is_refused(tl):
+def test_a_written_record_created_in_the_future_is_refused(workspace):
     from datetime import timedelta
 
     from django.utils import timezone
 
-    with pytest.raises(FactValidationError, match="future"):
-        tl.add("The billing pipeline runs nightly at two.", segment="project", now=timezone.now() + timedelta(days=30))
-    tl.add("The billing pipeline runs nightly at two.", segment="project", now=timezone.now() + timedelta(hours=12))
+    from memory.services.writes import NewFact, write_fact
+
+    ahead = NewFact(content="The billing pipeline runs nightly at two.", segment="project", memory_id="m-future",
+                    created_at=timezone.now() + timedelta(days=30))  # fmt: skip
+    with pytest.raises(FactValidationError, match="createdAt .* is more than a day in the future"):
+        write_fact(workspace=workspace, new=ahead, actor="test")
+    ahead.created_at = timezone.now() + timedelta(hours=12)  # clock skew is tolerated
+    assert write_fact(workspace=workspace, new=ahead, actor="test").fact.memory_id == "m-future"
 
 
 @pytest.mark.parametrize("source", ["tool_output", "retrieved_document", "compaction", "extraction"])
