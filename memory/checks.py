@@ -22,3 +22,23 @@ def embedder_available(app_configs, **kwargs):
                              hint="unset TIDELINE_EMBEDDER for model-free recall, or pip install '.[embed]'",
                              id="tideline.E001")]  # fmt: skip
     return []
+
+
+@checks.register()
+def key_store_matches_the_database(app_configs, **kwargs):
+    """The key store and master key must be the ones this database's sealed data belongs to."""
+    from django.db import DatabaseError
+
+    from memory.services import key_binding
+
+    try:
+        if not key_binding.binding_table_ready():
+            return []  # not migrated yet: nothing is sealed, nothing to compare
+        problem = key_binding.problem()
+    except DatabaseError:
+        return []  # an unreachable database is reported by whatever uses it, not by this check
+    if problem is None:
+        return []
+    return [checks.Error(f"{problem}; recall and writes are refused until this is fixed",
+                         hint=key_binding.RECOVERY.replace("; nothing was written", ""),
+                         id="tideline.E002")]  # fmt: skip

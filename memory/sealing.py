@@ -10,6 +10,11 @@ origin's facts unreadable in the live database and in every backup alike.
 The key store is one small file per origin key, created atomically (link-if-absent) so concurrent
 processes agree on a single key. Unwrapped keys are cached per process and re-validated against the
 key file every few seconds, so a shred in one process reaches every other one quickly.
+
+The database is bound to one key store and master key (`memory.services.key_binding`): a missing key
+file is only reported as destroyed once the key store is known to be the right one, and a key is
+never made for an origin that already has sealed facts, so a wrong `TIDELINE_KEYSTORE_DIR` or master
+key is refused instead of quietly hiding facts or minting a second key.
 """
 
 from __future__ import annotations
@@ -28,13 +33,26 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.conf import settings
 
+from memory.services.errors import RequestError
+
 SEAL_VERSION = b"\x01"
 NONCE_BYTES = 12
 CACHE_TTL_SECONDS = 2.0
 
 
-class KeyStoreMismatchError(RuntimeError):
-    """The key store and the master key do not belong together (a configuration error)."""
+class KeyStoreMismatchError(RequestError):
+    """The key store or the master key is not the one this database's sealed data belongs to.
+
+    A configuration error, never a property of the data: nothing is written while it stands, and
+    pointing the settings back at the right key store and master key makes everything readable."""
+
+    kind = "key_store_mismatch"
+
+
+class KeyMissingError(KeyStoreMismatchError):
+    """An origin has sealed data but its data key is not in the key store: a new key would orphan it."""
+
+    kind = "key_missing"
 
 
 class KeyDestroyedError(Exception):
@@ -73,6 +91,10 @@ class Keyring:
         return Path(settings.TIDELINE_KEYSTORE_DIR) / key_file_name(workspace_id, origin_key)
 
     def data_key(self, workspace_id: int, origin_key: str, *, create: bool = True) -> DataKey:
+        """The origin's data key. `create=True` (writes) may make it, after checking that the key
+        store and master key are this database's and that the origin has no sealed data yet."""
+        if create:
+            _binding().verify(bind=True)  # a dict lookup while a recent verification stands
         # Hot path (unsealing a whole index): a dict lookup, no hashing or path building.
         fast_key = (str(settings.TIDELINE_KEYSTORE_DIR), workspace_id, origin_key)
         now = time.monotonic()
@@ -85,15 +107,34 @@ class Keyring:
         if cached and now - cached[1] < CACHE_TTL_SECONDS:
             self._fast[fast_key] = cached
             return cached[0]
+        if not path.exists():
+            self._refuse_missing(workspace_id, origin_key, create=create)
         with self._lock:
             if not path.exists():
-                if not create:
+                if not create:  # destroyed since the check above
                     self._cache.pop(cache_key, None)
                     raise KeyDestroyedError(f"no data key for origin {origin_key!r} in workspace {workspace_id}")
                 self._create(path, workspace_id, origin_key)
             key = self._unwrap(path, workspace_id, origin_key)
             self._cache[cache_key] = self._fast[fast_key] = (key, now)
             return key
+
+    def _refuse_missing(self, workspace_id: int, origin_key: str, *, create: bool) -> None:
+        """No key file: raise unless a new key may be made. A key that is merely absent from a wrong
+        key store must not read as destroyed (recall would quietly return nothing), and a new key
+        for an origin with sealed data would leave that data unreadable for good."""
+        binding = _binding()
+        binding.verify(bind=create)
+        if not create:
+            with self._lock:
+                self._cache.pop((str(self._path(workspace_id, origin_key)), workspace_id, origin_key), None)
+            raise KeyDestroyedError(f"no data key for origin {origin_key!r} in workspace {workspace_id}")
+        if binding.has_sealed_data(workspace_id, origin_key):
+            raise KeyMissingError(
+                f"origin {origin_key!r} of workspace {workspace_id} has sealed facts but its data key is not in "
+                f"{settings.TIDELINE_KEYSTORE_DIR} (destroyed, or the key file was lost); Tideline will not make a "
+                "second key for it: restore the key file from the key store's backup, or purge the origin's facts",
+            )
 
     def destroy(self, workspace_id: int, origin_key: str) -> bool:
         """Overwrite and delete the origin's key file. Returns False when there was none."""
@@ -114,10 +155,21 @@ class Keyring:
     def exists(self, workspace_id: int, origin_key: str) -> bool:
         return self._path(workspace_id, origin_key).exists()
 
+    def opens(self, workspace_id: int, origin_key: str) -> bool:
+        """Whether the origin's key file is here and unwraps (KeyStoreMismatchError when the master
+        key is not the one it was wrapped with). Reads the file; never creates or caches a key."""
+        path = self._path(workspace_id, origin_key)
+        try:
+            self._unwrap(path, workspace_id, origin_key)
+        except KeyDestroyedError:
+            return False
+        return True
+
     def forget_cache(self) -> None:
         with self._lock:
             self._cache.clear()
             self._fast.clear()
+        _binding().forget()
 
     def _aad(self, workspace_id: int, origin_key: str) -> bytes:
         return f"tideline-key|{workspace_id}|{origin_key}".encode()
@@ -157,6 +209,13 @@ class Keyring:
 
 
 keyring = Keyring()
+
+
+def _binding():
+    # Imported on first use: the binding reads models, which import this module.
+    from memory.services import key_binding
+
+    return key_binding
 
 
 def _aad(workspace_id: int, origin_key: str, field: str) -> bytes:

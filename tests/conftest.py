@@ -61,6 +61,16 @@ def other_workspace(db):
 
 
 @pytest.fixture(autouse=True)
+def _fresh_key_store_binding():
+    # The binding row rolls back with each test; a verification cached by the previous test must not
+    # stand in for it (each test's first write binds its own database to the session key store).
+    from memory.services import key_binding
+
+    key_binding.forget()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _fresh_recall_indexes():
     # Recall indexes live in the process: a test must never see another test's (rolled-back) memory.
     from memory.services.recall_index import registry

@@ -150,6 +150,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memory.middleware.KeyStoreMismatchMiddleware",
 ]
 
 ROOT_URLCONF = "tideline_site.urls"

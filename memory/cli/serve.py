@@ -10,6 +10,7 @@ import time
 
 from django.conf import settings
 
+from memory.services import key_binding
 from memory.services.demo import DEMO_PASSWORD, DEMO_USERS
 
 HELP = "run the web console and the django-q2 worker together"
@@ -26,6 +27,10 @@ def _interrupt(signum, frame):
 
 
 def run(options: dict) -> None:
+    # Refuse to start on a key store or master key that is not this database's (KeyStoreMismatchError
+    # is a RequestError: one line, exit 2). Binds a database that has no binding yet.
+    if key_binding.binding_table_ready():
+        key_binding.verify(bind=True)
     # Started from a script or a service manager, SIGINT may arrive ignored; Ctrl-C and SIGTERM
     # must still stop both processes cleanly.
     signal.signal(signal.SIGINT, _interrupt)

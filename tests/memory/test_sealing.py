@@ -10,11 +10,12 @@ import threading
 
 import pytest
 from cryptography.exceptions import InvalidTag
-from django.db import connection
+from django.db import connection, connections
 
 from memory import sealing
 from memory.engine import records as R
 from memory.models import Fact
+from memory.services import key_binding
 from memory.services.interchange import import_facts
 from tests.factories import make_fact
 
@@ -101,13 +102,23 @@ def test_the_same_content_hashes_differently_per_origin_but_equally_within_one(w
     assert a.content_hash == b.content_hash != c.content_hash
 
 
-def test_concurrent_processes_agree_on_one_data_key(tmp_path, settings):
+@pytest.mark.django_db
+def test_concurrent_processes_agree_on_one_data_key(tmp_path, settings, monkeypatch):
     settings.TIDELINE_KEYSTORE_DIR = tmp_path
+    monkeypatch.setattr(sealing, "CACHE_TTL_SECONDS", 60.0)
+    key_binding.verify(bind=True)  # bound once here; each thread still checks for sealed data
     rings = [sealing.Keyring() for _ in range(8)]
     macs: list[bytes] = []
-    threads = [threading.Thread(target=lambda r=ring: macs.append(r.data_key(7, "owner").mac_key)) for ring in rings]
+
+    def make_key(ring: sealing.Keyring) -> None:
+        try:
+            macs.append(ring.data_key(7, "owner").mac_key)
+        finally:
+            connections.close_all()  # each thread checked for sealed data on its own connection
+
+    threads = [threading.Thread(target=make_key, args=(ring,)) for ring in rings]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert len(set(macs)) == 1 and len(list(tmp_path.iterdir())) == 1
+    assert len(set(macs)) == 1 and len(list(tmp_path.glob("*.key"))) == 1
