@@ -13,6 +13,7 @@ import binascii
 import contextlib
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
@@ -136,6 +137,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "django_q",
+    "axes",
     "memory",
     "governance",
 ]
@@ -151,6 +153,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memory.middleware.KeyStoreMismatchMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a lockout into its page
 ]
 
 ROOT_URLCONF = "tideline_site.urls"
@@ -219,6 +222,20 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
+
+# Login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins, that username from that
+# address is locked out for the cool-off time and sees registration/locked_out.html (429). Other
+# users, and the same user from elsewhere, can still log in; a successful login resets the count.
+AUTHENTICATION_BACKENDS = [
+    "tideline_site.throttling.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("TIDELINE_LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("TIDELINE_LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "tideline_site.throttling.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "tideline_site.throttling.client_ip"
 
 LOGGING = {
     "version": 1,
