@@ -40,5 +40,5 @@ def key_store_matches_the_database(app_configs, **kwargs):
     if problem is None:
         return []
     return [checks.Error(f"{problem}; recall and writes are refused until this is fixed",
-                         hint=key_binding.RECOVERY.replace("; nothing was written", ""),
+                         hint=key_binding.RECOVERY,
                          id="tideline.E002")]  # fmt: skip

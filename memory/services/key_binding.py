@@ -34,7 +34,7 @@ ID_FILE = "keystore.id"
 FINGERPRINT_LABEL = b"tideline key store binding: master key fingerprint v1"
 RECOVERY = (
     "point TIDELINE_KEYSTORE_DIR at this database's key store and set TIDELINE_MASTER_KEY to the key it was "
-    "made with (restore them from backup if need be); nothing was written"
+    "made with (restore them from backup if need be)"
 )
 
 _verified: dict[tuple[str, str], tuple[bool, float]] = {}  # (key store, master key) -> (bound, when)
@@ -92,16 +92,16 @@ def verify(*, bind: bool) -> None:
     seen = _verified.get(cache_key)
     if seen and (seen[0] or not bind) and time.monotonic() - seen[1] < sealing.CACHE_TTL_SECONDS:
         return
-    problem, bound = _check(bind=bind)
-    if problem:
-        raise sealing.KeyStoreMismatchError(f"{problem}: {RECOVERY}")
+    refusal, bound = _check(bind=bind)
+    if refusal:
+        raise sealing.KeyStoreMismatchError(f"{refusal}: {RECOVERY}; nothing was written")
     with _lock:
         _verified[cache_key] = (bound, time.monotonic())
 
 
-def problem(*, bind: bool = False) -> str | None:
-    """Why the running key store / master key must not be used with this database, or None."""
-    return _check(bind=bind)[0]
+def problem() -> str | None:
+    """Why the running key store / master key must not be used with this database, or None (never writes)."""
+    return _check(bind=False)[0]
 
 
 def _check(*, bind: bool) -> tuple[str | None, bool]:
@@ -109,9 +109,9 @@ def _check(*, bind: bool) -> tuple[str | None, bool]:
     directory, fingerprint = keystore_dir(), master_fingerprint()
     record = KeyStoreBinding.objects.filter(pk=1).first()
     if record is None:
-        problem = _unbound_problem(directory)
-        if problem or not bind:
-            return problem, False
+        refusal = _unbound_problem(directory)
+        if refusal or not bind:
+            return refusal, False
         record, _ = KeyStoreBinding.objects.get_or_create(
             pk=1, defaults={"keystore_id": ensure_keystore_id(directory), "master_fingerprint": fingerprint}
         )  # a concurrent binder may have won: then its record is compared like any other
