@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from django.db.models import Q, QuerySet
 
@@ -39,7 +39,7 @@ def filtered_facts(workspace: Workspace, data: dict) -> QuerySet[Fact]:
     # index serves them and the planner can estimate them.
     if data.get("created_from"):
         facts = facts.filter(created_at__gte=_day_start(data["created_from"]))
-    if data.get("created_to"):
+    if data.get("created_to") and data["created_to"] < date.max:  # up to 9999-12-31 is no bound at all
         facts = facts.filter(created_at__lt=_day_start(data["created_to"] + timedelta(days=1)))
     return facts.order_by(*SORTS.get(data.get("sort") or "-created", SORTS["-created"]))
 
@@ -142,10 +142,7 @@ def fact_page(facts: QuerySet[Fact], sort: str, params) -> FactPage:
     before = decode_cursor(params.get("before", ""), sort) if params.get("before") and after is None else None
     number = None
     if after is None and before is None and params.get("page"):
-        try:
-            number = max(1, int(params.get("page")))
-        except (TypeError, ValueError):
-            number = 1
+        number = page_number(params.get("page"))
     if before is not None:
         # Walk backwards from the cursor in reverse order, then turn the rows round.
         rows = list(_seek(facts, field, *before, below=not descending).reverse()[: PAGE_SIZE + 1])
@@ -179,6 +176,20 @@ def fact_page(facts: QuerySet[Fact], sort: str, params) -> FactPage:
         page.number = number
         page.num_pages = -(-total.value // PAGE_SIZE) if total.exact else None
     return page
+
+
+# No workspace has a billion pages; a bigger number (up to 64 bits and beyond) would overflow the
+# database's OFFSET, so it is read as "past the end", which shows the first page.
+MAX_PAGE = 10**9
+
+
+def page_number(text) -> int:
+    """The page a `page=` parameter asks for: 1 for anything that is not a sensible positive number."""
+    try:
+        number = int(str(text).strip())
+    except (TypeError, ValueError):
+        return 1
+    return number if 1 <= number <= MAX_PAGE else 1
 
 
 def count_facts(facts: QuerySet[Fact]) -> FactCount:
@@ -219,6 +230,14 @@ def _day_start(day):
     from django.utils import timezone
 
     return timezone.make_aware(datetime.combine(day, datetime.min.time()), timezone.get_current_timezone())
+
+
+def fact_or_none(workspace: Workspace, memory_id: str) -> Fact | None:
+    """The workspace's fact with this id, or None. An id no fact can have (a NUL, which PostgreSQL
+    refuses in text, or longer than the column) is not looked up at all."""
+    if not memory_id or "\x00" in memory_id or len(memory_id) > Fact._meta.get_field("memory_id").max_length:
+        return None
+    return Fact.objects.filter(workspace=workspace, memory_id=memory_id).first()
 
 
 def origins_of(workspace: Workspace) -> list[R.Origin]:

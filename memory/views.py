@@ -13,7 +13,7 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -139,11 +139,11 @@ def _seeking(request: HttpRequest, page: selectors.FactPage) -> dict:
 @login_required
 def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
-    fact = get_object_or_404(Fact, workspace=ws, memory_id=memory_id)
+    fact = _fact_or_404(ws, memory_id)
     outbound = fact.outbound_links.select_related("to_fact").order_by("position", "pk")
     inbound = fact.inbound_links.select_related("from_fact").order_by("pk")
     events = selectors.filtered_events(ws, {"fact": memory_id})[:200]
-    query = request.GET.get("q", "").strip()[:500]
+    query = request.GET.get("q", "").replace("\x00", "").strip()[:500]
     explanation = None
     if query:
         hits = recall_service.explain(workspace=ws, query=query, origin=fact.origin, k=50)
@@ -154,6 +154,13 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
                "query": query, "explanation": explanation, "curve": curve, "visible": visible,
                "can_curate": bool(roles_in(request.user, ws) & set(CURATORS))}  # fmt: skip
     return render(request, "memory/fact_detail.html", context)
+
+
+def _fact_or_404(ws: Workspace, memory_id: str) -> Fact:
+    fact = selectors.fact_or_none(ws, memory_id)
+    if fact is None:
+        raise Http404("no such fact")
+    return fact
 
 
 def _visible_at(fact: Fact, text: str) -> dict | None:
@@ -324,7 +331,7 @@ def _graph_page(ws: Workspace) -> dict:
 @login_required
 def fact_panel(request: HttpRequest, workspace: str, memory_id: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
-    fact = get_object_or_404(Fact, workspace=ws, memory_id=memory_id)
+    fact = _fact_or_404(ws, memory_id)
     links = fact.outbound_links.select_related("to_fact").order_by("position", "pk")[:20]
     return render(request, "memory/_fact_panel.html", {"workspace": ws, "fact": fact, "links": links})
 
@@ -336,7 +343,7 @@ CURATORS = ("owner", "admin")
 @login_required
 def fact_action(request: HttpRequest, workspace: str, memory_id: str, action: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace, roles=CURATORS)
-    fact = get_object_or_404(Fact, workspace=ws, memory_id=memory_id)
+    fact = _fact_or_404(ws, memory_id)
     actor = f"user:{request.user.username}"
     try:
         if action in ("up", "down"):
@@ -367,7 +374,7 @@ def fact_bulk(request: HttpRequest, workspace: str) -> HttpResponse:
     """Two steps: the selection is shown back for confirmation; only a confirmed POST changes facts."""
     ws = get_workspace_for_user(request, workspace, roles=CURATORS)
     action = request.POST.get("action", "")
-    ids = list(dict.fromkeys(request.POST.getlist("ids")))[:500]
+    ids = [i for i in dict.fromkeys(request.POST.getlist("ids")) if "\x00" not in i and len(i) <= 128][:500]
     if action not in BULK_ACTIONS or not ids:
         messages.error(request, "Choose at least one fact and an action.")
         return redirect("memory:fact-list", ws.name)

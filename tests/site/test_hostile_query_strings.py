@@ -1,0 +1,171 @@
+"""No query string, path segment or form value makes the console answer 500.
+
+The page list is read from the URLconf, so a page added later is swept too (the test fails until
+its path arguments are known here). Every parameter any page reads, and a few none does, gets every
+hostile value: numbers beyond 64 bits, garbage keyset cursors, NUL bytes (PostgreSQL refuses them
+in text), malformed dates, unknown choices, huge k, invalid UTF-8 and very long strings.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import URLPattern, URLResolver, get_resolver
+
+from memory.models import Membership
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+
+# Raw (already URL-encoded) values, so invalid percent-encodings and bytes reach the server as sent.
+HOSTILE = [
+    "", "%00", "a%00b", "99999999999999999999999", "-99999999999999999999999", "-1", "0", "1e309", "NaN",
+    "0x10", "1.5", "%FF%FE", "%ED%A0%80", "'%3B--", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "x" * 5000,
+    "2026-13-45", "2026-02-30T25:61", "10000-01-01", "0001-01-01", "9999-12-31", "9999-12-31T23:59",
+    "0001-01-01T00:00", "_", "1_", "abc_def", "1e400_1", "99999999999999999999999_99999999999999999999999",
+    "nan_1", "-0.5_3", "channel:", "channel:a/b", "channel:%00/b/c", "owner%00", "%E2%80%AE", "%F0%9F%92%A9",
+    "json", "graphml", "csv", "jsonl", "[]", "..%2F..%2Fetc%2Fpasswd",
+]  # fmt: skip
+# What each page reads from its query string (its form's fields and the parameters the view reads
+# itself); every page also gets a few parameters no page reads. A page missing here fails the test.
+FACT_FILTERS = ["q", "segment", "tier", "lifecycle", "origin", "source_type", "trust", "classification",
+                "subject_key", "created_from", "created_to", "sort"]  # fmt: skip
+READS = {
+    "home": [], "workspace-overview": [], "fact-bulk": [], "fact-action": [], "fact-panel": [],
+    "fact-list": [*FACT_FILTERS, "page", "after", "before"],
+    "fact-detail": ["q", "at"],
+    "memory-graph": ["format"],
+    "recall-playground": ["q", "origin", "k", "as_of", "clearance", "max_chars"],
+    "event-list": ["kind", "actor", "fact", "date_from", "date_to", "format", "page"],
+    "login": ["next"], "logout": ["next"],
+}  # fmt: skip
+UNREAD = ["zz", "page", "id[]"]
+# Hostile path segments for each kind of path argument, besides the real value.
+PATH_VALUES = {
+    "workspace": ["nope", "a" * 300],
+    "memory_id": ["mem_nope", "a%00b", "%00", "x" * 5000, "%ED%A0%80", "%E2%80%AE", "mem_1%20OR%201=1"],
+    "action": ["up", "nope", "%00"],
+}
+
+
+def console_patterns() -> list[tuple[str, str]]:
+    """(name, route) of every console URL: the whole URLconf except Django's admin."""
+    found = []
+
+    def walk(patterns, prefix=""):
+        for entry in patterns:
+            if isinstance(entry, URLResolver):
+                if entry.app_name == "admin":
+                    continue
+                walk(entry.url_patterns, prefix + str(entry.pattern))
+            elif isinstance(entry, URLPattern):
+                namespace = ""
+                found.append((f"{namespace}{entry.name}", prefix + str(entry.pattern)))
+
+    walk(get_resolver().url_patterns)
+    return found
+
+
+def fill(route: str, values: dict[str, str]) -> str:
+    """The route with its `<converter:name>` parts replaced by (URL-encoded) values."""
+    import re
+
+    def replace(match):
+        name = match.group(2)
+        if name not in values:
+            raise AssertionError(f"the sweep does not know the path argument {name!r} of {route!r}: add it")
+        return values[name]
+
+    return "/" + re.sub(r"<(?:(\w+):)?(\w+)>", replace, route)
+
+
+@pytest.fixture
+def world(workspace):
+    memory = Tideline(workspace)
+    fact = memory.add("I live in Porto and walk by the river.", segment="identity")
+    memory.add("Lisbon trains leave every hour.", segment="knowledge",
+               origin="channel:slack/general/s1", source_type="tool_output")  # fmt: skip
+    memory.recall("Porto")
+    users = {}
+    for role in ("owner", "approver", "admin"):
+        user = get_user_model().objects.create_user(f"{role}-sweeper", password="pw-12345-x")
+        Membership.objects.create(user=user, workspace=workspace, role=role)
+        users[role] = user
+    return workspace, fact, users
+
+
+def urls_for(workspace, fact) -> list[tuple[str, str, bool]]:
+    """(page name, URL, whether the path holds the real values) for every console page."""
+    real = {"workspace": workspace.name, "memory_id": quote(fact.id), "action": "up"}
+    urls = []
+    for name, route in console_patterns():
+        urls.append((name, fill(route, real), True))
+        for argument, values in PATH_VALUES.items():
+            if f":{argument}>" in route or f"<{argument}>" in route:
+                urls += [(name, fill(route, real | {argument: value}), False) for value in values]
+    return urls
+
+
+def assert_no_server_error(client, url: str) -> None:
+    response = client.get(url)
+    if hasattr(response, "streaming_content"):
+        b"".join(response.streaming_content)  # a streamed body fails while it is read
+    assert response.status_code < 500, f"{url[:300]} answered {response.status_code}"
+
+
+def test_the_sweep_knows_every_console_page():
+    names = {name for name, _ in console_patterns()}
+    assert names == set(READS), "a console page was added or renamed: list what it reads in READS"
+
+
+def test_no_parameter_value_makes_a_page_fail(client, world):
+    workspace, fact, users = world
+    client.force_login(users["owner"])
+    for name, url, real_path in urls_for(workspace, fact):
+        if not real_path:  # the hostile part is in the path itself
+            for query in ("", "?q=%00&page=99999999999999999999999", "?format=graphml&at=%00"):
+                assert_no_server_error(client, url + query)
+            continue
+        for param in READS[name] + UNREAD:
+            for value in HOSTILE:
+                assert_no_server_error(client, f"{url}?{param}={value}")
+
+
+@pytest.mark.parametrize("role", ["approver", "admin"])
+def test_no_combination_of_values_makes_a_page_fail_for_any_role(client, world, role):
+    workspace, fact, users = world
+    client.force_login(users[role])
+    for name, url, real_path in urls_for(workspace, fact):
+        if not real_path:
+            continue
+        for value in HOSTILE:
+            assert_no_server_error(client, url + "?" + "&".join(f"{p}={value}" for p in READS[name] + UNREAD))
+    # Valid filters mixed with one hostile paging parameter each.
+    base = f"/w/{workspace.name}/facts/?sort=importance&origin=owner"
+    for param in ("page", "after", "before"):
+        for value in HOSTILE:
+            assert_no_server_error(client, f"{base}&{param}={value}")
+            assert_no_server_error(client, f"{base}&q=porto&{param}={value}")
+
+
+def test_anonymous_visitors_never_see_a_server_error(client, world):
+    workspace, fact, _ = world
+    for _name, url, _real in urls_for(workspace, fact):
+        for value in ("%00", "99999999999999999999999", "%ED%A0%80"):
+            assert_no_server_error(client, f"{url}?next={value}&page={value}")
+
+
+def test_a_page_number_beyond_64_bits_shows_the_first_page(client, world):
+    workspace, _, users = world
+    client.force_login(users["owner"])
+    response = client.get(f"/w/{workspace.name}/facts/?page=99999999999999999999999")
+    assert response.status_code == 200 and "Porto" in response.content.decode()
+
+
+def test_an_id_with_a_nul_byte_is_not_found(client, world):
+    workspace, fact, users = world
+    client.force_login(users["owner"])
+    for path in (f"/w/{workspace.name}/facts/{quote(fact.id)}%00/", f"/w/{workspace.name}/facts/%00/panel/"):
+        assert client.get(path).status_code == 404
