@@ -151,8 +151,10 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "memory.middleware.KeyStoreMismatchMiddleware",
+    "tideline_site.middleware.ReadOnlyDatabaseMiddleware",  # a read-only database: a 503 page, not a 500
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a lockout into its page
 ]
 
