@@ -171,14 +171,9 @@ class Keyring:
             self._fast.clear()
         _binding().forget()
 
-    def _aad(self, workspace_id: int, origin_key: str) -> bytes:
-        return f"tideline-key|{workspace_id}|{origin_key}".encode()
-
     def _create(self, path: Path, workspace_id: int, origin_key: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        nonce = os.urandom(NONCE_BYTES)
-        wrapped = AESGCM(_master_key()).encrypt(nonce, os.urandom(32), self._aad(workspace_id, origin_key))
-        body = json.dumps({"v": 1, "wrapped": base64.b64encode(nonce + wrapped).decode()})
+        body = wrapped_key_file(_master_key(), os.urandom(32), workspace_id, origin_key)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
@@ -194,11 +189,9 @@ class Keyring:
 
     def _unwrap(self, path: Path, workspace_id: int, origin_key: str) -> DataKey:
         try:
-            blob = base64.b64decode(json.loads(path.read_text())["wrapped"])
+            raw = unwrap_key_file(_master_key(), path, workspace_id, origin_key)
         except FileNotFoundError as exc:
             raise KeyDestroyedError(f"data key for origin {origin_key!r} was destroyed") from exc
-        try:
-            raw = AESGCM(_master_key()).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], self._aad(workspace_id, origin_key))
         except InvalidTag as exc:
             raise KeyStoreMismatchError(
                 f"the key file {path.name} in {path.parent} was not wrapped with this TIDELINE_MASTER_KEY: "
@@ -209,6 +202,26 @@ class Keyring:
 
 
 keyring = Keyring()
+
+
+def _wrapping_aad(workspace_id: int, origin_key: str) -> bytes:
+    # A wrapped key opens only as the key of the origin it was made for.
+    return f"tideline-key|{workspace_id}|{origin_key}".encode()
+
+
+def wrapped_key_file(master: bytes, raw_key: bytes, workspace_id: int, origin_key: str) -> str:
+    """The key file's body: `raw_key` wrapped with AES-256-GCM under the master key `master`."""
+    nonce = os.urandom(NONCE_BYTES)
+    wrapped = AESGCM(master).encrypt(nonce, raw_key, _wrapping_aad(workspace_id, origin_key))
+    return json.dumps({"v": 1, "wrapped": base64.b64encode(nonce + wrapped).decode()})
+
+
+def unwrap_key_file(master: bytes, path: Path, workspace_id: int, origin_key: str) -> bytes:
+    """The raw data key in the key file at `path` (FileNotFoundError; InvalidTag under another master key)."""
+    blob = base64.b64decode(json.loads(path.read_text())["wrapped"])
+    return AESGCM(master).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], _wrapping_aad(workspace_id, origin_key))
+
+
 
 
 def _binding():
