@@ -17,6 +17,7 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -138,6 +139,7 @@ INSTALLED_APPS = [
     "template_partials",
     "django_q",
     "axes",
+    "csp",
     "memory",
     "governance",
 ]
@@ -224,6 +226,26 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp): everything from the console's own origin. Scripts come only
+# from static files (templates carry no inline <script> or on…= handlers; static/js/console.js does
+# that work), and styles only from app.css and the admin's stylesheets: the Memory Graph's swatches
+# are SVG fill attributes, and htmx is told not to inject its indicator <style> (base.html), so no
+# 'unsafe-inline' is needed anywhere. Sigma draws with WebGL on canvases it styles through the
+# CSSOM, which style-src does not govern, and runs no workers. `data:` images: the blank favicon.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "connect-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 # Login throttling (django-axes): after AXES_FAILURE_LIMIT failed logins, that username from that
 # address is locked out for the cool-off time and sees registration/locked_out.html (429). Other
