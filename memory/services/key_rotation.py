@@ -87,7 +87,7 @@ def status() -> KeyStoreStatus:
     return KeyStoreStatus(
         keystore_dir=str(directory),
         bound=KeyStoreBinding.objects.filter(pk=1).exists(),
-        problem=key_binding.problem(bind=False),
+        problem=key_binding.problem(),
         key_files=len(files),
         origins_with_facts=len(known),
         origins_without_key=len(set(known) - files),
@@ -118,16 +118,16 @@ def rotate_master(new_master: bytes, *, progress: Callable[[int], None] | None =
 
     The running configuration must be this database's key store and master key; other processes
     must be stopped (they would fail closed on a re-wrapped file, never read wrong data)."""
+    old_master = sealing._master_key()
+    if hmac.compare_digest(old_master, new_master):
+        raise RequestError("the new master key is the one in use; nothing to rotate", kind="validation")
     fingerprint = hmac.new(new_master, key_binding.FINGERPRINT_LABEL, hashlib.sha256).hexdigest()
     record = KeyStoreBinding.objects.filter(pk=1).first()
     if record and record.master_fingerprint == fingerprint:
         return RotationReport()  # finished before, up to the new key being put in place
-    problem = key_binding.problem(bind=False)
+    problem = key_binding.problem()
     if problem:
         raise sealing.KeyStoreMismatchError(f"{problem}: {key_binding.RECOVERY}")
-    old_master = sealing._master_key()
-    if hmac.compare_digest(old_master, new_master):
-        raise RequestError("the new master key is the one in use; nothing to rotate", kind="validation")
     directory = key_binding.keystore_dir()
     known = _origins_by_file()
     report = RotationReport()
