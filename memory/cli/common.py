@@ -60,3 +60,63 @@ def origin_option(value: str | None) -> R.Origin | None:
         return R.parse_origin(value)
     except R.OriginError as exc:
         raise RequestError(str(exc), kind="validation") from exc
+
+
+# ---------------------------------------------------------------- --json and the environment
+
+
+def wants_json(argv) -> bool:
+    """Whether the command line asks for JSON: `--json` or an abbreviation argparse would accept."""
+    for token in argv:
+        if token == "--":
+            return False  # what follows is positional text, not options
+        if len(token) >= 3 and "--json".startswith(token):
+            return True
+    return False
+
+
+def print_error(as_json: bool, kind: str, message: str) -> None:
+    """One error line on stderr, or the `{"error": …}` document on stdout with --json."""
+    if as_json:
+        sys.stdout.write(json.dumps({"error": {"kind": kind, "message": message}}, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    else:
+        sys.stderr.write(f"error: {message}\n")
+
+
+class EnvironmentProblem(RequestError):
+    """The machine, not the request, is wrong: the database or a folder cannot be used as configured."""
+
+    kind = "environment"
+
+
+def environment_problem(error: BaseException) -> EnvironmentProblem | None:
+    """A one-line explanation of an error that comes from the deployment (database, folders), or None
+    when the error is not one (a bug keeps its traceback)."""
+    from django.conf import settings
+    from django.db import InternalError, OperationalError, ProgrammingError
+
+    from tideline_site.middleware import is_read_only_error
+
+    database = settings.DATABASES["default"]
+    where = database.get("NAME") if database["ENGINE"].endswith("sqlite3") else f"PostgreSQL database {database.get('NAME')!r}"
+    text = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if isinstance(error, BrokenPipeError):
+        return None  # the reader went away: the console script handles it quietly
+    if is_read_only_error(error):
+        return EnvironmentProblem(f"the database is read-only ({where}): Tideline needs to write to it; "
+                                  f"check its permissions or the server's settings")  # fmt: skip
+    if isinstance(error, OperationalError | ProgrammingError) and (
+        "no such table" in text or ("relation" in text and "does not exist" in text)
+    ):
+        return EnvironmentProblem(f"the database is not migrated ({text}): run `python manage.py migrate`")
+    if isinstance(error, OperationalError) and "unable to open database file" in text:
+        return EnvironmentProblem(f"cannot open the database file {where}: its folder is missing or not writable")
+    if isinstance(error, OperationalError | InternalError):
+        return EnvironmentProblem(f"cannot use the database ({where}): {text}")
+    if isinstance(error, OSError):
+        path = f" {error.filename}" if error.filename else ""
+        reason = error.strerror or text
+        return EnvironmentProblem(f"cannot use{path}: {reason} (check TIDELINE_VAR_DIR, TIDELINE_KEYSTORE_DIR "
+                                  f"and the paths given on the command line)")  # fmt: skip
+    return None

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from memory.cli.common import emit
 from memory.services import maintenance
+from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
 
 HELP = {
@@ -13,17 +16,29 @@ HELP = {
 }
 
 
-def add_arguments(parser) -> None:
+# A dream run id as the dream reports it (12 hex digits). Undo finds a run's events by this suffix of
+# their actor, so anything looser (an empty string, a user name) must never reach it.
+RUN_ID = re.compile(r"[0-9a-f]{12}")
+
+
+def add_arguments(parser, verb: str) -> None:
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--dry-run", action="store_true", help="report what would change, change nothing")
-    parser.add_argument("--undo", metavar="RUN", help="dream only: undo the dream run with this id")
+    if verb == "dream":
+        parser.add_argument("--undo", metavar="RUN", help="undo the dream run with this id (its report's `run`)")
 
 
 def run(options: dict) -> None:
-    workspace = get_workspace(options["workspace"])
     verb = options["subcommand"]
+    undo = options.get("undo")
+    if undo is not None and not RUN_ID.fullmatch(undo):
+        raise RequestError(f"--undo needs a dream run id (12 hex digits, the `run` of a dream's report), got {undo!r}",
+                           kind="validation")  # fmt: skip
+    if undo is not None and options["dry_run"]:
+        raise RequestError("--undo cannot be combined with --dry-run", kind="validation")
+    workspace = get_workspace(options["workspace"])
     actor = f"cli:{verb}"
-    if verb == "dream" and options.get("undo"):
+    if undo is not None:
         undone = maintenance.undo_dream(workspace, options["undo"], actor=actor)
         emit(options, {"workspace": workspace.name, "undone_run": options["undo"], "changes": undone},
              f"undid dream run {options['undo']} on {workspace.name}: {undone} change(s) reverted")  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memory.cli.common import emit
+from memory.cli.common import emit, origin_option
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
 from memory.tideline import Tideline
@@ -13,16 +13,20 @@ HELP = {"recall": "recall facts for a query (hybrid BM25 + vectors + links)",
         "context": "recall packed into a prompt-ready block", "explain": "recall with every score component"}  # fmt: skip
 
 
-def add_arguments(parser) -> None:
+def add_arguments(parser, verb: str) -> None:
     parser.add_argument("query")
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--origin", default="owner", help="owner or channel:CHANNEL/CONVERSATION/SESSION")
     parser.add_argument("--k", type=int, default=8, help="how many facts (1–100)")
-    parser.add_argument("--as-of", help="ISO time: what recall would have returned then")
     parser.add_argument("--clearance", default="PII", choices=["PUBLIC", "INTERNAL", "PII"])
     parser.add_argument("--intent", help="only facts for this intent (and unscoped ones)")
-    parser.add_argument("--max-chars", type=int, default=1200, help="context budget (context only)")
-    parser.add_argument("--no-reinforce", action="store_true", help="do not count this recall as a use")
+    # Each verb takes only the options it honours: an ignored option would be a silent surprise.
+    if verb in ("recall", "explain"):
+        parser.add_argument("--as-of", help="ISO time: what recall would have returned then")
+    if verb == "context":
+        parser.add_argument("--max-chars", type=int, default=1200, help="context budget in characters")
+    if verb == "recall":
+        parser.add_argument("--no-reinforce", action="store_true", help="do not count this recall as a use")
 
 
 def _as_of(value: str | None) -> datetime | None:
@@ -42,8 +46,12 @@ def run(options: dict) -> None:
     verb = options["subcommand"]
     if not 1 <= options["k"] <= 100:
         raise RequestError("--k must be between 1 and 100", kind="validation")
+    # A malformed origin is refused like `add` refuses it (a well-formed peer nobody wrote as sees nothing).
+    origin = origin_option(options["origin"])
+    if verb == "context" and options["max_chars"] < 1:
+        raise RequestError("--max-chars must be at least 1", kind="validation")
     memory = Tideline(get_workspace(options["workspace"]), actor=f"cli:{verb}")
-    common = {"origin": options["origin"], "clearance": options["clearance"], "intent": options["intent"]}
+    common = {"origin": origin, "clearance": options["clearance"], "intent": options["intent"]}
     if verb == "context":
         block = memory.context(options["query"], max_chars=options["max_chars"], k=options["k"], **common)
         emit(options, {"context": block, "max_chars": options["max_chars"]}, block or "(nothing relevant)")
@@ -53,6 +61,6 @@ def run(options: dict) -> None:
         hits = memory.explain(options["query"], k=options["k"], as_of=as_of, **common)
     else:
         hits = memory.recall(options["query"], k=options["k"], as_of=as_of,
-                             reinforce=not options["no_reinforce"], **common)  # fmt: skip
+                             reinforce=not options.get("no_reinforce"), **common)  # fmt: skip
     lines = [f"{i + 1:>2}. {h.score:8.4f}  [{h.segment}] {h.content}  ({h.id})" for i, h in enumerate(hits)]
     emit(options, {"query": options["query"], "hits": [h.to_dict() for h in hits]}, "\n".join(lines) or "(nothing relevant)")

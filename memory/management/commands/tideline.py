@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 
-from django.core.management.base import BaseCommand
+from django.core import checks
+from django.core.management.base import BaseCommand, CommandParser
 
 from memory.cli import (
     adding,
@@ -14,6 +16,7 @@ from memory.cli import (
     evaluating,
     exporting,
     importing,
+    keys,
     maintaining,
     recalling,
     reembedding,
@@ -22,27 +25,71 @@ from memory.cli import (
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 
-SUBCOMMANDS = {"add": adding, "recall": recalling, "context": recalling, "explain": recalling, "import": importing, "export": exporting, "demo": demo, "serve": serve, "bench": bench, "eval": evaluating, "gc": maintaining, "dream": maintaining, "contradictions": maintaining, "reembed": reembedding}
+SUBCOMMANDS = {"add": adding, "recall": recalling, "context": recalling, "explain": recalling, "import": importing, "export": exporting, "demo": demo, "serve": serve, "bench": bench, "eval": evaluating, "gc": maintaining, "dream": maintaining, "contradictions": maintaining, "reembed": reembedding, "keys": keys}
+
+
+class UsageAwareParser(CommandParser):
+    """argparse answers a usage error with text on stderr; a caller that asked for --json gets the
+    `{"error": {"kind": "usage", …}}` document on stdout instead (same exit code, 2)."""
+
+    json_errors = False  # set by Command.run_from_argv from the real command line
+
+    def error(self, message):
+        if self.called_from_command_line and UsageAwareParser.json_errors:
+            common.print_error(True, "usage", f"{message} (see `{self.prog} --help`)")
+            sys.exit(2)
+        super().error(message)
 
 
 class Command(BaseCommand):
     help = "Tideline: long-term memory for AI agents. Run `tideline SUBCOMMAND --help` for details."
 
+    def run_from_argv(self, argv) -> None:
+        UsageAwareParser.json_errors = common.wants_json(argv[2:])
+        super().run_from_argv(argv)
+
     def add_arguments(self, parser) -> None:
+        # BaseCommand builds a CommandParser before calling this; its subparsers take the parser's own
+        # class, so switching the class here makes every level answer usage errors the same way.
+        parser.__class__ = UsageAwareParser
+        # The console script runs as `tideline tideline …` underneath; its usage shows `tideline …`.
+        parser.prog = parser.prog.replace("tideline tideline", "tideline")
         sub = parser.add_subparsers(dest="subcommand", required=True, metavar="SUBCOMMAND")
         for name, module in SUBCOMMANDS.items():
             text = module.HELP[name] if isinstance(module.HELP, dict) else module.HELP
             child = sub.add_parser(name, help=text, description=text)
-            module.add_arguments(child)
+            # Modules that serve several subcommands give each only the options it uses, so an
+            # option of one (`dream --undo`) is refused by another (`gc --undo`).
+            if "verb" in inspect.signature(module.add_arguments).parameters:
+                module.add_arguments(child, verb=name)
+            else:
+                module.add_arguments(child)
             child.add_argument("--json", action="store_true", help="print one JSON document (errors exit 2)")
 
-    def handle(self, *args, **options) -> None:
-        module = SUBCOMMANDS[options["subcommand"]]
+    def check(self, *args, **kwargs) -> None:
+        # Django prints failed system checks as a multi-line report and exits 1; a broken deployment
+        # (e.g. a key store that is not this database's) is one line and exit 2 here, like every refusal.
+        problems = [e for e in checks.run_checks(include_deployment_checks=False) if not e.is_silenced()]
+        serious = [e for e in problems if e.is_serious()]
+        for warning in (e for e in problems if not e.is_serious()):
+            sys.stderr.write(f"warning: {warning.msg} ({warning.id})\n")
+        if serious:
+            raise common.EnvironmentProblem("; ".join(f"{e.msg} ({e.id})" for e in serious), kind="configuration")
+
+    def execute(self, *args, **options):
         try:
             try:
-                module.run(options)
+                return super().execute(*args, **options)
             except (RequestError, TidelineError) as error:
                 common.fail(options, error)
+            except Exception as error:
+                problem = common.environment_problem(error)
+                if problem is None:
+                    raise
+                common.fail(options, problem)
         except common.CliExit as exit_:
             sys.stdout.flush()
             sys.exit(exit_.code)
+
+    def handle(self, *args, **options) -> None:
+        SUBCOMMANDS[options["subcommand"]].run(options)
