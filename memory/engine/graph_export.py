@@ -33,6 +33,7 @@ RECENT_MS = 7 * DAY_MS
 _MOVE_TOLERANCE = 1e-10
 _WHITESPACE = re.compile(r"\s+")
 _OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e]")
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -353,8 +354,12 @@ def to_graphml(export: GraphExport) -> str:
     Parallel links of different kinds between two facts are kept (a multigraph keyed by kind). The
     stats are graph attributes; the cluster list is a JSON string attribute (GraphML has no lists).
     """
-    # ASCII with character references for the rest, as ElementTree writes it by default.
-    text = "\n".join(_graphml_lines(export)).encode("ascii", "xmlcharrefreplace").decode("ascii")
+    # Characters XML 1.0 forbids even as references (C0 controls but tab, newline and CR; U+FFFE,
+    # U+FFFF; lone surrogates) would make the whole file unreadable: each becomes U+FFFD, so a reader
+    # sees that something was there. Then ASCII with character references for the rest, as
+    # ElementTree writes it by default.
+    text = _NOT_XML.sub("\ufffd", "\n".join(_graphml_lines(export)))
+    text = text.encode("ascii", "xmlcharrefreplace").decode("ascii")
     # Any other line break in a value (a subject key with a CR, say) becomes a newline, as it did when
     # the document came from `generate_graphml`, which yields the lines of the document.
     return "\n".join(text.splitlines()) if _OTHER_LINE_BREAKS.search(text) else text
