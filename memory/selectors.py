@@ -409,6 +409,8 @@ def graph_payload(export) -> dict:
     the kind's strength (edges, `kind_strength`) in the browser."""
     import math
 
+    from memory.templatetags.reveal import reveal_text  # labels are drawn as text: invisible characters shown
+
     golden = math.pi * (3 - math.sqrt(5))
     members: dict[str, list] = {}
     for node in export.nodes:
@@ -435,7 +437,7 @@ def graph_payload(export) -> dict:
         for i, node in enumerate(group):
             r = math.sqrt(i + 0.5) * 1.1
             columns["id"].append(node.id)
-            columns["label"].append(node.label)
+            columns["label"].append(reveal_text(node.label))
             columns["x"].append(round(cx + r * math.cos(i * golden), 2))
             columns["y"].append(round(cy + r * math.sin(i * golden), 2))
             columns["size"].append(round(3 + 6 * node.importance, 1))
@@ -448,7 +450,7 @@ def graph_payload(export) -> dict:
     edges: list[int] = []
     for e in export.edges:
         edges += (position[e.source], position[e.target], kind_index[e.kind])
-    clusters = [{"id": c.id, "label": c.label, "size": c.size, "representative": c.representative,
+    clusters = [{"id": c.id, "label": reveal_text(c.label), "size": c.size, "representative": c.representative,
                  "color": color_of[c.id]} for c in drawn]  # fmt: skip
     stats = export.stats
     data = {"nodes": columns, "edges": edges, "segments": segments, "kinds": kinds,
