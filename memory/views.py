@@ -220,7 +220,7 @@ def recall_playground(request: HttpRequest, workspace: str) -> HttpResponse:
                                                max_chars=data["max_chars"], filters=filters)  # fmt: skip
         except (TidelineError, RequestError) as error:  # e.g. an index that failed to build: say so, never "nothing"
             hits, block, recall_error = None, None, error.message
-    context = {"workspace": ws, "form": form, "hits": hits, "block": block, "origins": selectors.origins_of(ws),
+    context = {"workspace": ws, "form": form, "hits": hits, "context_block": block, "origins": selectors.origins_of(ws),
                "recall_error": recall_error}  # fmt: skip
     template = "memory/recall_playground.html" + ("#recall-results" if wants_partial(request) else "")
     return render(request, template, context)

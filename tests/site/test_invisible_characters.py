@@ -83,3 +83,11 @@ def test_the_graph_drawing_data_carries_marked_labels(client, workspace, trick):
     data = json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])
     labels = " ".join(data["nodes"]["label"]) + " ".join(c["label"] for c in data["clusters"])
     assert "\u202e" not in labels and "⟦U+202E⟧" in labels
+
+
+def test_the_playground_context_block_is_the_packed_text(client, workspace, trick):
+    # (Inside {% block %} a variable named `block` is the template block: the page once showed its repr.)
+    url = reverse("memory:recall-playground", args=[workspace.name]) + "?q=invoice&origin=owner&k=8&clearance=PII&max_chars=1200"
+    html = client.get(url).content.decode()
+    block = html[html.index('<pre class="context">') : html.index("</pre>", html.index('<pre class="context">'))]
+    assert "Invoices are paid on Fridays." in block and "Block Node" not in html
