@@ -21,17 +21,17 @@ document.addEventListener("securitypolicyviolation", (e) => {
 
 @pytest.fixture
 def watched(page):
-    console_errors = []
+    console_errors, script_errors = [], []
     page.add_init_script(RECORD_VIOLATIONS)
     page.on("console", lambda msg: console_errors.append(msg.text) if msg.type == "error" else None)
-    page.on("pageerror", lambda error: console_errors.append(str(error)))
+    page.on("pageerror", lambda error: script_errors.append(str(error)))  # an uncaught exception
 
     def violations():
         found = page.evaluate("() => window.__cspViolations || []")
         return found + [text for text in console_errors if "Content Security Policy" in text or "Content-Security-Policy" in text]
 
     page.violations = violations
-    page.console_errors = console_errors
+    page.script_errors = script_errors
     return page
 
 
@@ -85,7 +85,7 @@ def test_every_console_page_loads_and_works_without_csp_violations(live_server, 
     assert page.url.endswith(f"/w/demo/facts/{first}/")
 
     assert page.violations() == []
-    assert page.console_errors == []
+    assert page.script_errors == []
 
     # The recorder does see a violation: inline styles injected now are refused and reported.
     page.evaluate("""() => document.body.insertAdjacentHTML("beforeend", '<b style="color: red">x</b>')""")
