@@ -16,7 +16,7 @@ from memory.services.errors import RequestError
 
 HELP = "load the demo workspace and demo users (safe to run again)"
 
-NOT_EMBEDDED = "DATABASE_URL names a server database, not the embedded default"
+NOT_EMBEDDED = "DATABASE_URL names a server database"
 
 
 def add_arguments(parser) -> None:
@@ -34,7 +34,7 @@ def run(options: dict) -> None:
         if options.get("if_embedded"):
             emit(options, {"skipped": True, "reason": f"{NOT_EMBEDDED}; {hint}"}, f"skipped: {NOT_EMBEDDED}; {hint}")
             return
-        raise RequestError(f"the demo loads only into the embedded default database: {NOT_EMBEDDED}; {hint}",
+        raise RequestError(f"the demo loads only into the embedded default database, and {NOT_EMBEDDED}; {hint}",
                            kind="refused")  # fmt: skip
     result = load_demo(name=options["workspace"])
     workspace = result.workspace
