@@ -356,7 +356,10 @@ def fact_action(request: HttpRequest, workspace: str, memory_id: str, action: st
         elif action == "correct":
             text = request.POST.get("content", "").strip()
             result = curation.correct_fact(workspace=ws, memory_id=fact.memory_id, content=text, actor=actor)
-            messages.success(request, "Correction stored; it supersedes the old fact.")
+            if result.outcome == "unchanged":  # the same correction again (a double click, a re-sent form)
+                messages.info(request, "This correction was already stored; nothing changed.")
+            else:
+                messages.success(request, "Correction stored; it supersedes the old fact.")
             return redirect("memory:fact-detail", ws.name, result.fact.memory_id)
         else:
             raise Http404("unknown action")

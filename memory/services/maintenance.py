@@ -10,6 +10,7 @@ with a `*_run` event holding the counts. `dry_run` plans and reports without wri
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -357,6 +358,9 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
     return report
 
 
+DREAM_RUN_ID = re.compile(r"[0-9a-f]{12}")
+
+
 def undo_dream(workspace: Workspace, run_id: str, *, actor: str = "undo") -> int:
     """Reverse one dream run from its events: restore every changed field, remove the links it added.
 
@@ -364,11 +368,13 @@ def undo_dream(workspace: Workspace, run_id: str, *, actor: str = "undo") -> int
     the run. The replay happens in memory and is written set-based: one query per few thousand
     links or facts, not one per event."""
     from memory.models import MemoryEvent
+    from memory.services.errors import NotFoundError, RequestError
 
+    # A run id is 12 hex digits (see run_dream); anything else could match other actors' events.
+    if not DREAM_RUN_ID.fullmatch(run_id or ""):
+        raise RequestError(f"{run_id!r} is not a dream run id (12 hex digits, as `dream` printed it)", kind="validation")
     events = list(MemoryEvent.objects.filter(workspace=workspace, actor__endswith=f":{run_id}").order_by("-revision", "-id"))
-    if not events:
-        from memory.services.errors import NotFoundError
-
+    if not any(e.kind == "dream_run" and e.data.get("run") == run_id for e in events):
         raise NotFoundError(f"no dream run {run_id!r} in workspace {workspace.name!r}")
     with mutate(workspace, actor=actor) as m:
         added = [tuple(link) for e in events if e.kind == "linked" for link in e.data.get("links", [])]

@@ -62,8 +62,11 @@ def test_the_console_turns_a_double_submit_into_one_fact_and_explains_a_second_c
     client.force_login(owner)
     url = f"/w/{workspace.name}/facts/{old.id}/correct/"
     first = client.post(url, {"content": NEW})
+    assert "Correction stored" in client.get(first["Location"]).content.decode()
     second = client.post(url, {"content": NEW})
     assert first["Location"] == second["Location"] and len(_successors(workspace, old.id)) == 1
+    said = client.get(second["Location"]).content.decode()
+    assert "already stored; nothing changed" in said and "Correction stored" not in said
     page = client.post(url, {"content": "I eat anything."}, follow=True).content.decode()
     assert "already superseded by" in page and len(_successors(workspace, old.id)) == 1
 

@@ -147,3 +147,17 @@ def test_graph_export_of_the_demo_opens_in_networkx_with_the_same_counts(tmp_pat
     call_command("tideline", "export", "--workspace", "demo", "--format", "graph-json")
     exported = json.loads(capsys.readouterr().out)
     assert {"nodes", "edges", "clusters", "stats"} <= set(exported)
+
+
+def test_undo_only_accepts_a_real_dream_run_id_and_never_replays_other_actors_events(workspace):
+    """An actor such as `user:0123456789ab` ends like a run id; undo must not treat its events as a run."""
+    from memory.services.errors import NotFoundError, RequestError
+    from memory.services.maintenance import undo_dream
+
+    Tideline(workspace, actor="user:0123456789ab").add("I prefer tea in the morning.", segment="preference")
+    for bogus in ("", "ab", "0123456789AB", "../0123456789ab"):
+        with pytest.raises(RequestError, match="not a dream run id"):
+            undo_dream(workspace, bogus)
+    with pytest.raises(NotFoundError):
+        undo_dream(workspace, "0123456789ab")
+    assert Fact.objects.get(workspace=workspace).lifecycle == "active"
