@@ -37,10 +37,11 @@ def read_only_database():
         transaction.set_rollback(True)
 
 
-def test_logging_in_on_a_read_only_database_shows_a_503_page(client, owner):
+@pytest.mark.parametrize("password", ["pw-olga-123", "a wrong password"])  # a failure is recorded by axes: a write
+def test_logging_in_on_a_read_only_database_shows_a_503_page(client, owner, password):
     client.raise_request_exception = False
     with read_only_database():
-        response = client.post("/login/", {"username": "olga", "password": "pw-olga-123"})
+        response = client.post("/login/", {"username": "olga", "password": password})
     page = response.content.decode()
     assert response.status_code == 503, page[:500]
     assert "Temporarily unavailable" in page and "read-only" in page
