@@ -207,7 +207,10 @@ def decay_curve(fact: Fact, weeks: int = 12) -> dict:
 @vary_on_headers("HX-Request")
 def recall_playground(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
-    form = PlaygroundForm(request.GET or None, initial={"origin": "owner", "k": 8, "clearance": "PII", "max_chars": 1200})
+    defaults = {"origin": "owner", "k": 8, "clearance": "PII", "max_chars": 1200}
+    # A shared link may carry only the query (`?q=…`), and a cleared field means "the default".
+    asked = {**defaults, **{key: value for key, value in request.GET.items() if value.strip()}} if request.GET else None
+    form = PlaygroundForm(asked, initial=defaults)
     hits, block, recall_error = None, None, None
     if request.GET and form.is_valid():
         data = form.cleaned_data

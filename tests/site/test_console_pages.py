@@ -87,6 +87,14 @@ def test_the_playground_breaks_scores_down_and_packs_context(client, owner, work
     assert "short replies" in peer
 
 
+def test_a_playground_link_with_only_a_query_uses_the_defaults(client, owner, workspace):
+    client.force_login(owner)
+    for params in ({"q": "vegetarian diet"}, {"q": "vegetarian diet", "k": "", "clearance": "", "max_chars": " "}):
+        body = client.get(_url("recall-playground", workspace), params).content.decode()
+        assert "This field is required" not in body
+        assert "vegetarian" in body and "Context block" in body
+
+
 @pytest.mark.parametrize("name,args", [("fact-list", ()), ("recall-playground", ()), ("fact-detail", ("mem_x",))])
 def test_outsiders_get_404_and_anonymous_visitors_the_login_page(client, outsider, workspace, name, args):
     assert client.get(_url(name, workspace, *args)).status_code == 302
