@@ -1,32 +1,29 @@
-"""A database that refuses writes (a read-only file, a replica, `default_transaction_read_only`) shows
-a "temporarily unavailable" page, not a 500: logging in alone writes `last_login` and the session."""
+"""Failures of the deployment, not of the request, become a 503 page instead of a 500.
+
+Two such states: the database refuses writes (a read-only file, a replica,
+`default_transaction_read_only`; logging in alone writes `last_login` and the session), and the key
+store or master key is not the one this database's sealed data belongs to. Both are logged in full
+for the operator; the page says what happened without paths or settings, and that nothing was lost.
+"""
 
 from __future__ import annotations
 
 import logging
 
-from django.db import DatabaseError
 from django.shortcuts import render
+
+from memory import sealing
+from memory.services.errors import is_read_only_error
 
 logger = logging.getLogger(__name__)
 
-# PostgreSQL's SQLSTATE for "cannot execute … in a read-only transaction".
-READ_ONLY_SQLSTATE = "25006"
-READ_ONLY_PHRASES = ("readonly database", "read-only database", "read-only transaction", "read only transaction")
+KEY_STORE_MESSAGE = (
+    "This server's key store or master key does not match its database, so memory can be neither read "
+    "nor written. Nothing was changed. An administrator can see the cause with `manage.py check`."
+)
 
 
-def is_read_only_error(error: BaseException) -> bool:
-    """Whether a database error says the database accepts no writes (SQLite or PostgreSQL)."""
-    if not isinstance(error, DatabaseError):
-        return False
-    cause = error.__cause__
-    if getattr(cause, "sqlstate", None) == READ_ONLY_SQLSTATE or getattr(cause, "pgcode", None) == READ_ONLY_SQLSTATE:
-        return True
-    text = str(error).lower()
-    return any(phrase in text for phrase in READ_ONLY_PHRASES)
-
-
-class ReadOnlyDatabaseMiddleware:
+class ServiceUnavailableMiddleware:
     def __init__(self, get_response) -> None:
         self.get_response = get_response
 
@@ -34,9 +31,13 @@ class ReadOnlyDatabaseMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if not is_read_only_error(exception):
-            return None
-        logger.error("the database refused a write (read-only): %s", exception)
-        response = render(request, "503.html", status=503)
-        response["Retry-After"] = "300"
-        return response
+        if isinstance(exception, sealing.KeyStoreMismatchError):
+            logger.error("refused a console request: %s", exception.message)
+            context = {"title": "Memory is unavailable", "message": KEY_STORE_MESSAGE}
+            return render(request, "error.html", context, status=503)
+        if is_read_only_error(exception):
+            logger.error("the database refused a write (read-only): %s", exception)
+            response = render(request, "503.html", status=503)
+            response["Retry-After"] = "300"
+            return response
+        return None

@@ -155,8 +155,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "memory.middleware.KeyStoreMismatchMiddleware",
-    "tideline_site.middleware.ReadOnlyDatabaseMiddleware",  # a read-only database: a 503 page, not a 500
+    # A read-only database or a key store that is not this database's: a 503 page, not a 500.
+    "tideline_site.middleware.ServiceUnavailableMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes asks: turns a lockout into its page
 ]
 

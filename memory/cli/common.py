@@ -96,7 +96,7 @@ def environment_problem(error: BaseException) -> EnvironmentProblem | None:
     from django.conf import settings
     from django.db import InternalError, OperationalError, ProgrammingError
 
-    from tideline_site.middleware import is_read_only_error
+    from memory.services.errors import is_read_only_error
 
     database = settings.DATABASES["default"]
     where = database.get("NAME") if database["ENGINE"].endswith("sqlite3") else f"PostgreSQL database {database.get('NAME')!r}"

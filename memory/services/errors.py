@@ -26,3 +26,22 @@ class RequestError(Exception):
 
 class NotFoundError(RequestError):
     kind = "not_found"
+
+
+# PostgreSQL's SQLSTATE for "cannot execute … in a read-only transaction".
+READ_ONLY_SQLSTATE = "25006"
+READ_ONLY_PHRASES = ("readonly database", "read-only database", "read-only transaction", "read only transaction")
+
+
+def is_read_only_error(error: BaseException) -> bool:
+    """Whether a database error says the database accepts no writes (SQLite or PostgreSQL): a
+    deployment state (a replica, a read-only file, maintenance), not a bug, for every interface."""
+    from django.db import DatabaseError
+
+    if not isinstance(error, DatabaseError):
+        return False
+    cause = error.__cause__
+    if getattr(cause, "sqlstate", None) == READ_ONLY_SQLSTATE or getattr(cause, "pgcode", None) == READ_ONLY_SQLSTATE:
+        return True
+    text = str(error).lower()
+    return any(phrase in text for phrase in READ_ONLY_PHRASES)

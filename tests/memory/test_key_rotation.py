@@ -12,26 +12,17 @@ from memory import sealing
 from memory.models import KeyStoreBinding
 from memory.services import key_binding, key_rotation
 from memory.services.errors import RequestError
-from memory.services.recall_index import registry
 from memory.tideline import Tideline
+from tests.keystores import use_key_store
 
 PEER = "channel:slack/team/s1"
 NEW_RAW = b"a brand-new master key: 32 bytes"
 NEW_KEY = base64.b64encode(NEW_RAW).decode()
 
 
-def _use(settings, *, keystore=None, master_key=None) -> None:
-    if keystore is not None:
-        settings.TIDELINE_KEYSTORE_DIR = keystore
-    if master_key is not None:
-        settings.TIDELINE_MASTER_KEY = master_key
-    sealing.keyring.forget_cache()
-    registry.clear()
-
-
 @pytest.fixture
 def store(settings, tmp_path):
-    _use(settings, keystore=tmp_path / "keys")
+    use_key_store(settings, keystore=tmp_path / "keys")
     return tmp_path / "keys"
 
 
@@ -53,13 +44,13 @@ def test_after_a_rotation_everything_reads_under_the_new_key_and_nothing_under_t
     assert report.rewrapped == 2 and report.already_rotated == 0 and report.retired == []
 
     old_key = settings.TIDELINE_MASTER_KEY
-    _use(settings, master_key=NEW_KEY)
+    use_key_store(settings, master_key=NEW_KEY)
     assert key_binding.problem() is None
     assert _contents(workspace) == before
     assert [h.content for h in written.recall("vegetarian diet")][:1] == ["I keep a strict vegetarian diet."]
     written.add("I cycle to work.", segment="preference")  # writes carry on under the new key
 
-    _use(settings, master_key=old_key)
+    use_key_store(settings, master_key=old_key)
     assert "TIDELINE_MASTER_KEY" in key_binding.problem()
     with pytest.raises(sealing.KeyStoreMismatchError):
         written.add("Another fact under the old key.", segment="knowledge")
@@ -91,7 +82,7 @@ def test_rotation_refuses_the_same_key_a_malformed_key_and_a_mismatched_configur
         with pytest.raises(RequestError, match="32 random bytes") as refused:
             key_rotation.parse_master_key(bad)
         assert bad not in refused.value.message
-    _use(settings, keystore=tmp_path / "elsewhere")
+    use_key_store(settings, keystore=tmp_path / "elsewhere")
     with pytest.raises(sealing.KeyStoreMismatchError):
         key_rotation.rotate_master(NEW_RAW)
 

@@ -15,21 +15,11 @@ from memory import sealing
 from memory.engine import records as R
 from memory.models import Fact, KeyStoreBinding
 from memory.services import key_binding
-from memory.services.recall_index import registry
 from memory.tideline import Tideline
+from tests.keystores import use_key_store
 
 PEER = "channel:slack/team/s1"
 OTHER_MASTER_KEY = base64.b64encode(b"another master key, 32 bytes ok!").decode()
-
-
-def _use(settings, *, keystore=None, master_key=None) -> None:
-    """Point the running configuration somewhere else, as a restarted process would see it."""
-    if keystore is not None:
-        settings.TIDELINE_KEYSTORE_DIR = keystore
-    if master_key is not None:
-        settings.TIDELINE_MASTER_KEY = master_key
-    sealing.keyring.forget_cache()
-    registry.clear()
 
 
 def _key_files(directory) -> list:
@@ -40,7 +30,7 @@ def _key_files(directory) -> list:
 def right(settings, tmp_path):
     """A private key store holding the keys of two origins with facts (owner and a peer)."""
     store = tmp_path / "right"
-    _use(settings, keystore=store)
+    use_key_store(settings, keystore=store)
     return store
 
 
@@ -66,7 +56,7 @@ def test_an_empty_key_store_refuses_writes_and_recall_and_the_right_one_still_re
     keys_before = _key_files(right)
     empty = tmp_path / "empty"
     empty.mkdir()
-    _use(settings, keystore=empty)
+    use_key_store(settings, keystore=empty)
     with pytest.raises(sealing.KeyStoreMismatchError, match="not the key store"):
         written.add("I cycle to work.", segment="preference")
     with pytest.raises(sealing.KeyStoreMismatchError):
@@ -77,7 +67,7 @@ def test_an_empty_key_store_refuses_writes_and_recall_and_the_right_one_still_re
         written.recall("short replies", origin=PEER)
     assert _key_files(empty) == [] and Fact.objects.count() == 2
 
-    _use(settings, keystore=right)  # nothing was damaged: every fact reads on the right key store
+    use_key_store(settings, keystore=right)  # nothing was damaged: every fact reads on the right key store
     assert _key_files(right) == keys_before
     assert [hit.content for hit in written.recall("vegetarian diet")] == ["I keep a strict vegetarian diet."]
     assert [hit.content for hit in written.recall("short replies", origin=PEER)] == ["The peer likes short replies."]
@@ -89,7 +79,7 @@ def test_an_empty_key_store_refuses_writes_and_recall_and_the_right_one_still_re
 
 def test_a_wrong_master_key_refuses_a_write_to_a_new_origin_without_making_a_key(settings, right, written):
     keys_before = _key_files(right)
-    _use(settings, master_key=OTHER_MASTER_KEY)
+    use_key_store(settings, master_key=OTHER_MASTER_KEY)
     with pytest.raises(sealing.KeyStoreMismatchError, match="TIDELINE_MASTER_KEY"):
         written.add("A brand new channel says hello.", segment="preference", origin="channel:mail/inbox/s9")
     assert _key_files(right) == keys_before
@@ -98,7 +88,7 @@ def test_a_wrong_master_key_refuses_a_write_to_a_new_origin_without_making_a_key
 
 
 def test_the_cli_reports_the_mismatch_as_json_with_exit_code_2(settings, tmp_path, right, written, capsys):
-    _use(settings, keystore=tmp_path / "elsewhere")
+    use_key_store(settings, keystore=tmp_path / "elsewhere")
     for args in (["add", "I cycle to work.", "--segment", "preference"], ["recall", "vegetarian"]):
         with pytest.raises(SystemExit) as exit_:
             call_command("tideline", *args, "--workspace", written.workspace.name, "--json")
@@ -110,10 +100,10 @@ def test_the_cli_reports_the_mismatch_as_json_with_exit_code_2(settings, tmp_pat
 
 def test_manage_py_check_reports_the_mismatch(settings, tmp_path, right, written):
     call_command("check")  # the right configuration passes
-    _use(settings, keystore=tmp_path / "elsewhere")
+    use_key_store(settings, keystore=tmp_path / "elsewhere")
     with pytest.raises(SystemCheckError, match="tideline.E002"):
         call_command("check")
-    _use(settings, keystore=right, master_key=OTHER_MASTER_KEY)
+    use_key_store(settings, keystore=right, master_key=OTHER_MASTER_KEY)
     with pytest.raises(SystemCheckError, match="TIDELINE_MASTER_KEY"):
         call_command("check")
 
@@ -125,7 +115,7 @@ def test_serve_refuses_to_start_with_one_line_and_exit_2(settings, tmp_path, rig
         raise AssertionError("serve started a server on a mismatched key store")
 
     monkeypatch.setattr(serve.subprocess, "Popen", no_server)
-    _use(settings, keystore=tmp_path / "elsewhere")
+    use_key_store(settings, keystore=tmp_path / "elsewhere")
     with pytest.raises(SystemExit) as exit_:
         call_command("tideline", "serve")
     assert exit_.value.code == 2
@@ -138,17 +128,17 @@ def test_a_database_from_before_the_binding_is_bound_only_on_its_own_key_store(s
     KeyStoreBinding.objects.all().delete()  # as it was before the binding existed
     (right / key_binding.ID_FILE).unlink()
     empty = tmp_path / "empty"
-    _use(settings, keystore=empty)
+    use_key_store(settings, keystore=empty)
     with pytest.raises(SystemCheckError, match="none of their data keys"):
         call_command("check")
     with pytest.raises(sealing.KeyStoreMismatchError):
         written.add("I cycle to work.", segment="preference")
     assert not KeyStoreBinding.objects.exists() and not empty.exists()
-    _use(settings, keystore=right, master_key=OTHER_MASTER_KEY)
+    use_key_store(settings, keystore=right, master_key=OTHER_MASTER_KEY)
     with pytest.raises(sealing.KeyStoreMismatchError, match="does not open"):
         written.add("I cycle to work.", segment="preference")
     assert not KeyStoreBinding.objects.exists()
-    _use(settings, keystore=right, master_key=master_key)
+    use_key_store(settings, keystore=right, master_key=master_key)
     written.add("I cycle to work.", segment="preference")
     assert KeyStoreBinding.objects.get().keystore_id == (right / key_binding.ID_FILE).read_text().strip()
 
@@ -156,7 +146,7 @@ def test_a_database_from_before_the_binding_is_bound_only_on_its_own_key_store(s
 def test_a_key_is_never_made_for_an_origin_that_still_has_sealed_facts(settings, right, written, workspace):
     peer = R.parse_origin(PEER)
     assert sealing.keyring.destroy(workspace.pk, peer.key)  # crypto-shred
-    _use(settings)
+    use_key_store(settings)
     with pytest.raises(sealing.KeyMissingError, match="has sealed facts"):
         written.add("The peer is in Lisbon.", segment="preference", origin=PEER)
     assert not sealing.keyring.exists(workspace.pk, peer.key)
@@ -179,7 +169,7 @@ def test_processes_making_a_key_store_id_at_once_agree_on_one(tmp_path):
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="concurrent binders need a server database")
 def test_concurrent_first_writes_bind_once(settings, tmp_path, workspace):
-    _use(settings, keystore=tmp_path / "store")
+    use_key_store(settings, keystore=tmp_path / "store")
     start, errors = threading.Barrier(8), []
 
     def first_write(index: int) -> None:
@@ -236,7 +226,7 @@ def test_the_console_shows_an_error_page_not_a_500(settings, tmp_path, right, wr
 
     fact = Fact.objects.get(origin_key="owner")
     client.force_login(owner)
-    _use(settings, keystore=tmp_path / "elsewhere")
+    use_key_store(settings, keystore=tmp_path / "elsewhere")
     response = client.get(reverse("memory:fact-detail", args=[workspace.name, fact.memory_id]))
     assert response.status_code == 503
     body = response.content.decode()
@@ -245,5 +235,5 @@ def test_the_console_shows_an_error_page_not_a_500(settings, tmp_path, right, wr
     response = client.get(reverse("memory:recall-playground", args=[workspace.name]), {"q": "vegetarian", "k": 8,
                           "clearance": "PII", "max_chars": 1200, "origin": "owner"})  # fmt: skip
     assert response.status_code == 200 and "not the key store" in response.content.decode()
-    _use(settings, keystore=right)
+    use_key_store(settings, keystore=right)
     assert client.get(reverse("memory:fact-detail", args=[workspace.name, fact.memory_id])).status_code == 200

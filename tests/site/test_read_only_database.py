@@ -57,7 +57,7 @@ def test_pages_that_only_read_still_work_on_a_read_only_database(client, owner, 
 def test_other_database_errors_are_not_disguised_as_read_only():
     from django.db import IntegrityError, OperationalError
 
-    from tideline_site.middleware import is_read_only_error
+    from memory.services.errors import is_read_only_error
 
     assert is_read_only_error(OperationalError("attempt to write a readonly database"))
     assert not is_read_only_error(IntegrityError("UNIQUE constraint failed: memory_fact.memory_id"))
