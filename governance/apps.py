@@ -10,5 +10,9 @@ class GovernanceConfig(AppConfig):
         from django_q.models import Schedule
 
         from governance.schedules import refuse_disallowed_schedule
+        from governance.services.held_writes import open_held_write_review
+        from memory.signals import write_held
 
         pre_save.connect(refuse_disallowed_schedule, sender=Schedule, dispatch_uid="tideline-schedule-allow-list")
+        # Memory announces held writes; governance keeps the review queue (memory never imports governance).
+        write_held.connect(open_held_write_review, dispatch_uid="tideline-held-write-review")

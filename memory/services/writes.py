@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memory import sealing
+from memory import sealing, signals
 from memory.engine import records as R
 from memory.engine import validation as V
 from memory.engine.tokenize import jaccard, token_set
@@ -178,7 +178,7 @@ def _write(m: Mutation, new: NewFact, embedder: Any = embedding.CONFIGURED) -> W
     review_item_id = None
     if confined and decision.contradicts:
         held_by = next(h for h in holders if h.memory_id == decision.contradicts[0])
-        review_item_id = _open_review(m, fact, held_by, decision.reason)
+        review_item_id = _announce_hold(m, fact, held_by, decision.reason)
     m.record(
         "created", fact_ids=[fact.memory_id], segment=fact.segment, source_type=fact.source_type,
         targets=list(new.supersedes) + [p.memory_id for p in slot_archived], links=links,
@@ -318,11 +318,8 @@ def _links(m: Mutation, fact: Fact, new: NewFact, slot_archived: list[Fact]) -> 
     return described
 
 
-def _open_review(m: Mutation, fact: Fact, held_by: Fact, reason: str) -> int:
-    from governance.models import ReviewItem
-
-    item, _ = ReviewItem.objects.get_or_create(
-        workspace=m.workspace, kind="quarantine", fact=fact, other_fact=held_by, status="open",
-        defaults={"reason": reason, "details": {"subject_key": fact.subject_key, "source_type": fact.source_type}},
-    )  # fmt: skip
-    return item.pk
+def _announce_hold(m: Mutation, fact: Fact, held_by: Fact, reason: str) -> int | None:
+    """Tell whoever follows held writes (governance opens a review item); its id, if one was opened."""
+    responses = signals.write_held.send(sender=Fact, workspace=m.workspace, fact=fact, held_by=held_by,
+                                        reason=reason, mutation=m)  # fmt: skip
+    return signals.first_id(responses)

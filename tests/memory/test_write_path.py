@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from governance.models import ReviewItem
 from memory.models import Fact, Link, MemoryEvent
 from memory.tideline import (
     FactValidationError,
@@ -248,15 +247,14 @@ def test_a_peers_slot_write_never_archives_the_owners_value(tl, workspace):
     assert Fact.objects.get(memory_id=owner.id).lifecycle == "active"
 
 
-def test_an_untrusted_slot_write_is_confined_and_opens_a_review_item(tl, workspace):
-    """C26 and Decision 5."""
+def test_an_untrusted_slot_write_is_confined_and_held_for_review(tl, workspace):
+    """C26 and Decision 5 (the review item it opens: tests/governance/services/test_held_writes.py)."""
     owner = tl.add("I live in Porto.", segment="identity", subject_key="home_city")
     tool = tl.add("The user lives in Madrid now.", segment="knowledge", subject_key="home_city", source_type="tool_output")
     assert Fact.objects.get(memory_id=owner.id).lifecycle == "active"
     assert list(_active(workspace, subject_key="home_city").values_list("memory_id", flat=True)) == [owner.id]
     assert (tool.outcome, tool.status) == ("confined", "disputed")
-    item = ReviewItem.objects.get(pk=tool.review_item_id)
-    assert (item.kind, item.fact.memory_id, item.other_fact.memory_id, item.status) == ("quarantine", tool.id, owner.id, "open")
+    assert tool.review_item_id is not None
 
 
 def test_dedup_never_crosses_origins(tl, workspace):

@@ -1,0 +1,1 @@
+"""Governance services: each runs inside memory's `mutate()` so its change has an event and a revision."""

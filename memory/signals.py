@@ -1,0 +1,20 @@
+"""Hooks other apps use to follow memory without memory knowing them (ARCHITECTURE.md §1).
+
+`write_held` is sent inside the write's mutation (same transaction, workspace lock held) when an
+untrusted write is confined because a trusted value holds its slot. Keyword arguments:
+`workspace`, `fact` (the held fact), `held_by` (the fact holding the slot), `reason` (the gate's
+wording) and `mutation` (its `actor`, `now` and `record()`). A receiver that opens a review item
+returns that item's id; the write reports the first id returned. A receiver that raises rolls the
+write back, so a hold is never stored without whatever its receivers keep about it.
+"""
+
+from __future__ import annotations
+
+from django.dispatch import Signal
+
+write_held = Signal()
+
+
+def first_id(responses: list[tuple[object, object]]) -> int | None:
+    """The first integer a receiver returned (a review item's id), if any."""
+    return next((value for _, value in responses if isinstance(value, int) and not isinstance(value, bool)), None)
