@@ -16,9 +16,6 @@ def run_gc_everywhere() -> list[dict]:
 
 
 def run_dream_everywhere() -> list[dict]:
-    """Nightly: the dream, then contradiction detection, for every workspace."""
-    out = []
-    for workspace in Workspace.objects.all():
-        out.append(maintenance.run_dream(workspace, actor="task:dream").to_dict())
-        out.append(maintenance.find_contradictions(workspace, actor="task:contradictions").to_dict())
-    return out
+    """The dream for every workspace (the nightly schedule runs governance's `run_nightly_everywhere`,
+    which adds contradiction detection after it)."""
+    return [maintenance.run_dream(workspace, actor="task:dream").to_dict() for workspace in Workspace.objects.all()]

@@ -1,4 +1,4 @@
-"""`tideline gc|dream|contradictions --workspace W [--dry-run]` and `tideline dream --undo RUN`."""
+"""`tideline gc|dream --workspace W [--dry-run]` and `tideline dream --undo RUN`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from memory.services.workspaces import get_workspace
 HELP = {
     "gc": "decay GC: archive or prune facts whose effective score fell below the thresholds",
     "dream": "the nightly dream: confirm, consolidate, relate, evict (reversible with --undo RUN)",
-    "contradictions": "find contradicting facts and open a review item for each new pair",
 }
 
 
@@ -43,7 +42,7 @@ def run(options: dict) -> None:
         emit(options, {"workspace": workspace.name, "undone_run": options["undo"], "changes": undone},
              f"undid dream run {options['undo']} on {workspace.name}: {undone} change(s) reverted")  # fmt: skip
         return
-    passes = {"gc": maintenance.run_gc, "dream": maintenance.run_dream, "contradictions": maintenance.find_contradictions}
+    passes = {"gc": maintenance.run_gc, "dream": maintenance.run_dream}
     report = passes[verb](workspace, dry_run=options["dry_run"], actor=actor)
     counts = ", ".join(f"{name} {value}" for name, value in report.counts.items())
     emit(options, report.to_dict(), f"{verb} on {workspace.name}{' (dry run)' if report.dry_run else ''}: {counts}")

@@ -1,4 +1,4 @@
-"""Maintenance passes (decay GC, the dream, contradictions) applied to the database in batches.
+"""Maintenance passes (decay GC, the dream) applied to the database in batches.
 
 The engine plans (`memory.engine.decay_gc`, `dream`, …): pure functions over `MaintFact`s that return
 field changes and links to add. This module loads the facts, asks for the plan, and applies it in
@@ -429,39 +429,6 @@ def _remove_links(workspace: Workspace, links: Sequence[tuple[str, str, str]]) -
                 doomed.append(pk)
     for start in range(0, len(doomed), _IN_CHUNK):
         Link.objects.filter(pk__in=doomed[start : start + _IN_CHUNK]).delete()
-
-
-REVIEW_LIMIT = 50  # the strongest pairs per run: a review queue people can actually work through
-
-
-def find_contradictions(workspace: Workspace, *, actor: str = "contradictions", dry_run: bool = False,
-                        limit: int = REVIEW_LIMIT) -> RunReport:  # fmt: skip
-    """Surface contradictions (ENGINE-SPEC §4.3) as review items: the strongest `limit` pairs per run,
-    one item per pair, never twice across runs (a dismissed pair stays dismissed)."""
-    from governance.models import ReviewItem
-    from memory.engine.contradictions import find_contradictions as detect
-
-    report_data = detect(maint_facts(workspace), limit=limit)
-    report = RunReport("contradictions", workspace.name, dry_run, {"found": report_data.found, "opened": 0})
-    if dry_run or not report_data.items:
-        return report
-    pks = dict(Fact.objects.filter(workspace=workspace, memory_id__in={i.a for i in report_data.items} | {i.b for i in report_data.items})
-               .values_list("memory_id", "pk"))  # fmt: skip
-    seen = set(ReviewItem.objects.filter(workspace=workspace, kind="contradiction").values_list("fact_id", "other_fact_id"))
-    with mutate(workspace, actor=actor) as m:
-        for item in report_data.items:
-            pair = (pks[item.a], pks[item.b])
-            if pair in seen or pair[::-1] in seen:
-                continue
-            review = ReviewItem.objects.create(
-                workspace=workspace, kind="contradiction", fact_id=pair[0], other_fact_id=pair[1],
-                reason=f"same {item.segment} facts share words (overlap {item.overlap:.2f}) but diverge ({item.divergence:.2f})",
-                details={"score": item.score, "basis": item.basis},
-            )  # fmt: skip
-            seen.add(pair)
-            report.counts["opened"] += 1
-            m.record("linked", fact_ids=[item.a, item.b], reason="contradiction review opened", review_item=review.pk)
-    return report
 
 
 def export_graph(workspace: Workspace, *, max_nodes: int | None = None, now: datetime | None = None):

@@ -117,21 +117,6 @@ def test_dream_results_are_identical_on_two_runs_over_the_same_data(workspace):
     assert first == second
 
 
-def test_contradictions_open_review_items_once(workspace):
-    """H77 through the service: the newer fact is `a`; a second run opens nothing new."""
-    from governance.models import ReviewItem
-    from memory.services.maintenance import find_contradictions
-
-    tl = Tideline(workspace)
-    old = tl.add("I live in Hyderabad", segment="identity")
-    new = tl.add("I live in Bangalore now", segment="identity")
-    tl.add("I like filter coffee.", segment="preference")
-    assert find_contradictions(workspace).counts["opened"] == 1
-    item = ReviewItem.objects.get(workspace=workspace, kind="contradiction")
-    assert (item.fact.memory_id, item.other_fact.memory_id) == (new.id, old.id)
-    assert find_contradictions(workspace).counts["opened"] == 0
-
-
 def test_graph_export_of_the_demo_opens_in_networkx_with_the_same_counts(tmp_path, capsys):
     import networkx as nx
 

@@ -22,7 +22,8 @@ def _next(hour: int | None) -> timezone.datetime:
 SCHEDULES = [
     # name, function, repeat, first run at hour (None: next hour)
     ("decay GC (hourly, every workspace)", "memory.tasks.run_gc_everywhere", Schedule.HOURLY, None),
-    ("dream and contradictions (nightly at 03:00 UTC, every workspace)", "memory.tasks.run_dream_everywhere",
+    # One task runs the dream and then contradiction detection, so their order holds (governance/tasks.py).
+    ("dream and contradictions (nightly at 03:00 UTC, every workspace)", "governance.tasks.run_nightly_everywhere",
      Schedule.DAILY, 3),
 ]  # fmt: skip
 

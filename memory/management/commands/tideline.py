@@ -2,30 +2,40 @@
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import inspect
 import sys
+from functools import cache
+from types import ModuleType
 
+from django.apps import apps
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandParser
 
-from memory.cli import (
-    adding,
-    bench,
-    common,
-    demo,
-    evaluating,
-    exporting,
-    importing,
-    keys,
-    maintaining,
-    recalling,
-    reembedding,
-    serve,
-)
+from memory.cli import common
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 
-SUBCOMMANDS = {"add": adding, "recall": recalling, "context": recalling, "explain": recalling, "import": importing, "export": exporting, "demo": demo, "serve": serve, "bench": bench, "eval": evaluating, "gc": maintaining, "dream": maintaining, "contradictions": maintaining, "reembed": reembedding, "keys": keys}
+
+@cache
+def subcommands() -> dict[str, ModuleType]:
+    """Every installed app's `cli.SUBCOMMANDS`, in INSTALLED_APPS order (memory names no other app)."""
+    found: dict[str, ModuleType] = {}
+    owners: dict[str, str] = {}
+    for config in apps.get_app_configs():
+        package = f"{config.name}.cli"
+        try:
+            if importlib.util.find_spec(package) is None:
+                continue
+        except ModuleNotFoundError:  # the app is a plain module, so it has no `cli` package
+            continue
+        for name, dotted in getattr(importlib.import_module(package), "SUBCOMMANDS", {}).items():
+            if name in found:
+                raise ImproperlyConfigured(f"`tideline {name}` is declared by both {owners[name]} and {config.name}")
+            found[name], owners[name] = importlib.import_module(dotted), config.name
+    return found
 
 
 class UsageAwareParser(CommandParser):
@@ -55,7 +65,7 @@ class Command(BaseCommand):
         # The console script runs as `tideline tideline …` underneath; its usage shows `tideline …`.
         parser.prog = parser.prog.replace("tideline tideline", "tideline")
         sub = parser.add_subparsers(dest="subcommand", required=True, metavar="SUBCOMMAND")
-        for name, module in SUBCOMMANDS.items():
+        for name, module in subcommands().items():
             text = module.HELP[name] if isinstance(module.HELP, dict) else module.HELP
             child = sub.add_parser(name, help=text, description=text)
             # Modules that serve several subcommands give each only the options it uses, so an
@@ -92,4 +102,4 @@ class Command(BaseCommand):
             sys.exit(exit_.code)
 
     def handle(self, *args, **options) -> None:
-        SUBCOMMANDS[options["subcommand"]].run(options)
+        subcommands()[options["subcommand"]].run(options)

@@ -1,0 +1,7 @@
+"""Governance's `tideline` subcommands, found by the command's registry (memory/management/commands/tideline.py).
+
+Values are dotted module paths, imported only once Django is set up; each module offers `HELP`,
+`add_arguments(parser)` (or `add_arguments(parser, verb=…)`) and `run(options)`.
+"""
+
+SUBCOMMANDS = {"contradictions": "governance.cli.contradictions"}

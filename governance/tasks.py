@@ -1,0 +1,28 @@
+"""django-q2 entry points of governance: importable functions that call its services.
+
+The schedule allow-list (governance/schedules.py) allows every public function defined here.
+"""
+
+from __future__ import annotations
+
+from governance.services import contradictions
+from memory.models import Workspace
+from memory.services import maintenance
+
+
+def find_contradictions_everywhere() -> list[dict]:
+    """Contradiction detection for every workspace (opens review items for new pairs only)."""
+    return [contradictions.find_contradictions(workspace, actor="task:contradictions").to_dict()
+            for workspace in Workspace.objects.all()]  # fmt: skip
+
+
+def run_nightly_everywhere() -> list[dict]:
+    """Nightly, per workspace: the dream, then contradiction detection over what the dream left.
+
+    One task rather than two schedules, so the order holds whatever the workers do; both passes are
+    idempotent (a second dream over the same data changes nothing, a pair is never opened twice)."""
+    out = []
+    for workspace in Workspace.objects.all():
+        out.append(maintenance.run_dream(workspace, actor="task:dream").to_dict())
+        out.append(contradictions.find_contradictions(workspace, actor="task:contradictions").to_dict())
+    return out

@@ -1,0 +1,54 @@
+"""Contradiction candidates become review items once (governance/services/contradictions.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.models import ReviewItem
+from governance.services.contradictions import find_contradictions
+from memory.models import MemoryEvent
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+
+
+def _plant(workspace):
+    tl = Tideline(workspace)
+    old = tl.add("I live in Hyderabad", segment="identity")
+    new = tl.add("I live in Bangalore now", segment="identity")
+    tl.add("I like filter coffee.", segment="preference")
+    return old, new
+
+
+def test_contradictions_open_review_items_once(workspace):
+    """H77 through the service: the newer fact is `a`; a second run opens nothing new."""
+    old, new = _plant(workspace)
+    assert find_contradictions(workspace).counts["opened"] == 1
+    item = ReviewItem.objects.get(workspace=workspace, kind="contradiction")
+    assert (item.fact.memory_id, item.other_fact.memory_id) == (new.id, old.id)
+    assert set(item.details) == {"score", "basis"} and item.reason.startswith("same identity facts share words")
+    assert find_contradictions(workspace).counts["opened"] == 0
+
+
+def test_each_opened_item_has_its_event(workspace):
+    old, new = _plant(workspace)
+    find_contradictions(workspace, actor="reviewer-bot")
+    [event] = MemoryEvent.objects.filter(workspace=workspace, kind="linked", actor="reviewer-bot")
+    assert event.fact_ids == [new.id, old.id] and event.data["review_item"] == ReviewItem.objects.get().pk
+
+
+def test_a_dismissed_pair_is_never_reopened(workspace):
+    _plant(workspace)
+    find_contradictions(workspace)
+    ReviewItem.objects.update(status="dismissed")
+    assert find_contradictions(workspace).counts == {"found": 1, "opened": 0}
+
+
+def test_a_dry_run_counts_and_changes_nothing(workspace):
+    _plant(workspace)
+    workspace.refresh_from_db()
+    revision = workspace.revision
+    report = find_contradictions(workspace, dry_run=True)
+    workspace.refresh_from_db()
+    assert report.counts == {"found": 1, "opened": 0} and report.dry_run
+    assert workspace.revision == revision and not ReviewItem.objects.exists()

@@ -1,0 +1,55 @@
+"""Governance's scheduled work: the nightly dream-then-contradictions pass, declared once."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django_q.models import Schedule
+
+from governance import tasks
+from governance.models import ReviewItem
+from governance.schedules import allowed_task_functions
+from memory.models import MemoryEvent
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+NIGHTLY = "dream and contradictions (nightly at 03:00 UTC, every workspace)"
+
+
+def _plant(workspace):
+    tl = Tideline(workspace)
+    tl.add("I live in Hyderabad", segment="identity")
+    tl.add("I live in Bangalore now", segment="identity")
+
+
+def test_the_nightly_pass_dreams_then_opens_contradictions_once(workspace):
+    _plant(workspace)
+    first = tasks.run_nightly_everywhere()
+    assert [r["kind"] for r in first] == ["dream", "contradictions"]
+    assert first[1]["counts"]["opened"] == 1
+    runs = MemoryEvent.objects.filter(workspace=workspace, kind__in=["dream_run", "linked"]).order_by("revision")
+    assert [(e.kind, e.actor) for e in runs][-1] == ("linked", "task:contradictions")
+    assert tasks.run_nightly_everywhere()[1]["counts"]["opened"] == 0
+    assert ReviewItem.objects.filter(workspace=workspace).count() == 1
+
+
+def test_contradictions_everywhere_covers_every_workspace(workspace, other_workspace):
+    _plant(workspace)
+    _plant(other_workspace)
+    reports = tasks.find_contradictions_everywhere()
+    assert sorted(r["workspace"] for r in reports) == sorted([workspace.name, other_workspace.name])
+    assert all(r["counts"]["opened"] == 1 for r in reports)
+
+
+def test_governance_tasks_are_allowed_schedule_functions():
+    assert {"governance.tasks.run_nightly_everywhere", "governance.tasks.find_contradictions_everywhere"} <= allowed_task_functions()
+
+
+def test_setup_schedules_runs_the_nightly_pass_from_governance_and_upgrades_an_old_schedule():
+    # An install from before the governance app scheduled the dream alone under the same name.
+    Schedule.objects.create(name=NIGHTLY, func="memory.tasks.run_dream_everywhere", schedule_type=Schedule.DAILY)
+    call_command("setup_schedules")
+    call_command("setup_schedules")
+    nightly = Schedule.objects.get(name=NIGHTLY)
+    assert (nightly.func, nightly.schedule_type) == ("governance.tasks.run_nightly_everywhere", Schedule.DAILY)
+    assert Schedule.objects.count() == 2
