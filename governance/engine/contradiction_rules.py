@@ -1,0 +1,393 @@
+"""Model-free contradiction detection: which pairs of facts of one origin cannot both be true.
+
+Two facts are worth a reviewer's time only when they say the same thing about the same subject and
+differ in exactly one place that cannot hold twice. So every rule here first requires a shared
+frame: after dropping stop words, both facts' content words (stemmed) line up, and the divergence is
+localised in one slot. "I owe Priya a reply about the invoice" / "… about the contract" share a
+frame but differ in a common noun: two tasks, both can be true. What counts as a conflict:
+
+* slot: both facts carry the same subject key and say different things;
+* negation: one fact negates the other ("I speak Spanish" / "I don't speak Spanish");
+* antonym: the slot holds opposite words from a small general table (love/hate, allowed/forbidden);
+* value: the slot holds two different numbers, times, years, weekdays, months, colours or
+  identifiers, or two proper nouns in a frame that holds one value ("I live in Porto" / "… Lisbon"),
+  but not after a verb that takes many objects ("I visited Rome" / "I visited Florence");
+* swap: the same words with the two sides of a comparison swapped ("prefers email over calls").
+
+A divergence inside the subject ("The invoice for March was paid" / "… for April …") names two
+subjects, not two values, and is skipped. A pair whose trust differs says so in its reason.
+
+Candidates are never all pairs: facts are grouped by origin, then paired within a subject key and by
+the Jaccard join over content words (words held by very many facts are left out of the join).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from memory.engine.jaccard_join import iter_jaccard_pairs
+from memory.engine.stem import stem
+
+# Candidate generation: the Jaccard bar over content words, how many facts a word may appear in
+# before it is too common to pair on, and how many facts of one subject key are compared at most.
+JOIN_THRESHOLD = 0.25
+MAX_POSTINGS = 200
+MAX_SUBJECT_BLOCK = 50
+
+
+@dataclass(frozen=True)
+class FactRecord:
+    """What the detector needs to know about one active fact."""
+
+    id: str
+    content: str
+    segment: str = ""
+    origin_key: str = ""
+    subject_key: str = ""
+    trusted: bool = True
+    created_ms: int = 0
+    vector: Sequence[float] | None = None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A pair that looks contradictory: `a` is the older fact, `b` the newer."""
+
+    a: str
+    b: str
+    kind: str
+    confidence: float
+    reason: str
+    trust_mismatch: bool = False
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What `judge` found for two texts."""
+
+    kind: str
+    confidence: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Detection:
+    candidates: list[Candidate]
+    pairs_scored: int
+
+
+# ---------------------------------------------------------------------------------------------- words
+
+_WORD = re.compile(r"\d+(?:[:.]\d+)?\s?[ap]\.?m\b\.?|[A-Za-z0-9]+(?:[:.][0-9]+)*(?:['’][A-Za-z]+)?", re.I)
+# Phrases that mean one word, rewritten before splitting.
+_PHRASES = (
+    (re.compile(r"\bcan(?:no|['’])t\s+stand\b", re.I), "hate"),
+    (re.compile(r"\bno longer\b", re.I), "not"),
+    (re.compile(r"\bcannot\b", re.I), "can not"),
+    (re.compile(r"\bwon['’]t\b", re.I), "will not"),
+    (re.compile(r"\bcan['’]t\b", re.I), "can not"),
+    (re.compile(r"n['’]t\b", re.I), " not"),
+)
+
+
+def _wordset(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+_CLITIC = re.compile(r"['’](?:s|m|re|ve|d|ll)$", re.I)
+
+NEGATIONS = _wordset("not no never none nothing nobody neither nor without quit stopped")
+# Function words, be/have/do forms and modals: they carry no subject and no value.
+STOP = _wordset("""a an the and or but of to in on at by for from with about as into onto than then that this these
+    those it its i me my mine we us our you your he him his she her they them their there here
+    am is are was were be been being have has had having do does did doing will would shall should
+    can could may might must also just so too very really quite""")
+# Degree, frequency and time-of-utterance words: they qualify a fact without changing what it says.
+SOFT = _wordset("""still already anymore ever now currently today completely fully totally absolutely any all some
+    usually often always generally actually definitely every much bit""")
+
+_NUMBER_WORDS = _wordset("""zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred
+    thousand million first second third fourth fifth sixth seventh eighth ninth tenth ground
+    dozen half""")
+_WEEKDAYS = _wordset("monday tuesday wednesday thursday friday saturday sunday")
+_MONTHS = _wordset("january february march april may june july august september october november december")
+_COLOURS = _wordset("red blue green yellow purple orange black white grey gray pink brown silver gold")
+_FREQUENCIES = _wordset("daily weekly monthly yearly hourly nightly annually")
+
+# Pairs of words that cannot describe the same slot at once. General English, kept small on purpose.
+_ANTONYM_WORDS = """
+like dislike | love hate | like hate | enjoy hate | love dislike | allowed forbidden | allowed banned |
+permitted forbidden | allowed prohibited | enabled disabled | on off | open closed | include exclude |
+included excluded | accept refuse | accept reject | early late | morning evening | morning night |
+day night | older younger | elder younger | left right | single married | single engaged |
+home office | alone with | true false | yes no | increase decrease | above below | before after |
+first last | win lose | pass fail | online offline | public private | hot cold | warm cold |
+cheap expensive | big small | large small | high low | fast slow | full empty | light dark |
+possible impossible | legal illegal | safe unsafe | healthy unhealthy | vegetarian meat |
+vegetarian steak | vegetarian chicken | vegetarian beef | vegetarian pork | vegan meat | vegan steak |
+vegan chicken | vegan beef | vegan cheese | free costs | free paid | open 24 | stay move | tabs spaces |
+agree disagree | present absent | alive dead | employed unemployed | sober drunk | awake asleep
+"""
+ANTONYMS = frozenset(
+    frozenset((stem(x), stem(y)))
+    for pair in _ANTONYM_WORDS.split("|")
+    if pair.strip()
+    for x, y in [pair.split()]
+)
+
+# Verbs that take many objects at once: two different objects are two facts, not a conflict.
+_ADDITIVE = frozenset(
+    stem(word)
+    for word in _wordset("""like love enjoy hate dislike visit visited follow speak use recommend recommended read
+    buy bought plant planted meet met call called own owe need ask send sent discuss discussed mention
+    review remind know play watch listen drink cook learn study try see saw want miss miss collect
+    support teach taught sell sold""")
+)
+# Words that say the slot holds one value at a time.
+_SINGLE_VALUED = frozenset(
+    stem(word)
+    for word in _wordset("""am is are was were be live lives lived work works born move moving moved written
+    prefer prefers favourite favorite main only leave leaves expire expires end ends start starts
+    begin opens closes cost costs weigh join joined married manager name password""")
+)
+# Words that say the slot holds exactly one choice, whatever kind of word fills it.
+_EXCLUSIVE = frozenset(
+    stem(word) for word in _wordset("prefer prefers preferred favourite favorite only main")
+)
+_COPULA = _wordset("am is are was were")
+_COMPARATORS = _wordset("over than rather")
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    words: tuple[str, ...]  # every word, lowercased, contractions expanded
+    content: tuple[str, ...]  # stems of the content words, in order
+    surface: tuple[str, ...]  # the content words as written, aligned with `content`
+    proper: tuple[bool, ...]  # whether each content word is written as a name
+    before_verb: tuple[bool, ...]  # whether each content word sits before the first be-verb
+    negated: bool
+    has_copula: bool
+
+
+def parse(text: str) -> _Parsed:
+    for pattern, replacement in _PHRASES:
+        text = pattern.sub(replacement, text)
+    raw = [re.sub(r"[\s.]", "", _CLITIC.sub("", token)) for token in _WORD.findall(text)]
+    words = tuple(token.lower() for token in raw)
+    negations = 0
+    content, surface, proper, before = [], [], [], []
+    seen_verb = False
+    for position, (word, written) in enumerate(zip(words, raw, strict=True)):
+        if word in _COPULA:
+            seen_verb = True
+        if word in NEGATIONS:
+            negations += 1
+            continue
+        is_month = word == "may" and position > 0 and written[:1].isupper()  # the month, not the modal
+        if (word in STOP or word in SOFT) and not is_month:
+            continue
+        content.append(word if _has_digit(word) else stem(word))
+        surface.append(word)
+        proper.append(position > 0 and written[:1].isupper())
+        before.append(not seen_verb)
+    copula = any(word in _COPULA for word in words)
+    return _Parsed(
+        words, tuple(content), tuple(surface), tuple(proper), tuple(before), negations % 2 == 1, copula
+    )
+
+
+def _has_digit(word: str) -> bool:
+    return any(char.isdigit() for char in word)
+
+
+def _value_class(word: str) -> str | None:
+    """The kind of value a word names, if it names one that a slot holds only once."""
+    if re.fullmatch(r"\d+(?:[:.]\d+)?(?:am|pm)?", word):
+        if ":" in word or word.endswith(("am", "pm")):
+            return "time"
+        if re.fullmatch(r"(?:19|20)\d\d", word):
+            return "year"
+        return "number"
+    if re.fullmatch(r"\d+(?:st|nd|rd|th)", word) or word in _NUMBER_WORDS:
+        return "number"
+    if _has_digit(word):
+        return "identifier"
+    if word in _WEEKDAYS or word.rstrip("s") in _WEEKDAYS:
+        return "weekday"
+    if word in _MONTHS:
+        return "month"
+    if word in _COLOURS:
+        return "colour"
+    if word in _FREQUENCIES:
+        return "frequency"
+    return None
+
+
+# -------------------------------------------------------------------------------------------- judging
+
+
+def judge(a_text: str, b_text: str, a_subject: str = "", b_subject: str = "") -> Verdict | None:
+    """Why two facts cannot both be true, or None when they can (or when nothing says they cannot)."""
+    if a_text.strip().lower() == b_text.strip().lower():
+        return None
+    a, b = parse(a_text), parse(b_text)
+    if a_subject and a_subject == b_subject:
+        found = _frame_verdict(a, b)
+        detail = f"; {found.reason}" if found else ""
+        return Verdict(
+            "slot", 0.9 if found else 0.75, f"same subject key '{a_subject}', different values{detail}"
+        )
+    return _frame_verdict(a, b)
+
+
+def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
+    shared = len(set(a.content) & set(b.content))
+    if shared == 0:
+        return None
+    blocks = _diff(a.content, b.content)
+    replaced = [block for block in blocks if block[1] and block[3]]
+    one_sided = sum(len(block[1]) + len(block[3]) for block in blocks if not (block[1] and block[3]))
+    overlap = shared / len(set(a.content) | set(b.content))
+    topic = _topic(a, b)
+
+    if a.negated != b.negated:
+        if not replaced and one_sided <= (2 if shared >= 3 else 1):
+            positive, negative = (b, a) if a.negated else (a, b)
+            return Verdict(
+                "negation",
+                round(0.7 + 0.25 * overlap, 3),
+                f"same subject {topic}; '{_words(positive)}' vs '{_words(negative)}' (negated)",
+            )
+        return None  # opposite polarity plus another change: too loose to call
+
+    if _same_bag_swapped(a, b):
+        return Verdict("swap", 0.75, f"same subject {topic}; the two sides of the comparison are swapped")
+
+    if len(replaced) != 1 or one_sided > 0:
+        return None
+    _, left, _, right = replaced[0]
+    if len(left) > 2 or len(right) > 2 or len(left) == len(right) == 2:
+        return None  # a long divergence, or two words changed side by side: two slots differ, not one
+    if any(a.before_verb[i] for i in left) and a.has_copula and b.has_copula:
+        return None  # the divergence names a different subject ("the invoice for March / April")
+    left_surface = [a.surface[i] for i in left]
+    right_surface = [b.surface[i] for i in right]
+    left_stems = {a.content[i] for i in left}
+    right_stems = {b.content[i] for i in right}
+    shown = f"'{' '.join(left_surface)}' vs '{' '.join(right_surface)}'"
+
+    if any(frozenset((x, y)) in ANTONYMS for x in left_stems for y in right_stems):
+        return Verdict("antonym", round(0.7 + 0.25 * overlap, 3), f"same subject {topic}; {shown}")
+
+    classes_left = {_value_class(word) for word in left_surface} - {None}
+    classes_right = {_value_class(word) for word in right_surface} - {None}
+    common = classes_left & classes_right
+    if common:
+        kind = sorted(common)[0]
+        label = {"number": "numbers", "time": "times", "year": "years", "weekday": "weekdays",
+                 "month": "months", "colour": "colours", "identifier": "values",
+                 "frequency": "frequencies"}[kind]  # fmt: skip
+        return Verdict(
+            "value", round(0.65 + 0.3 * overlap, 3), f"same subject {topic}; {label} differ: {shown}"
+        )
+
+    frame = set(a.content) & set(b.content)
+    if frame & _EXCLUSIVE and len(left) == len(right) == 1:
+        return Verdict(
+            "value", round(0.55 + 0.3 * overlap, 3), f"same subject {topic}; the one choice differs: {shown}"
+        )
+    names = all(a.proper[i] for i in left) and all(b.proper[i] for i in right)
+    if names and not (frame & _ADDITIVE) and (frame & _SINGLE_VALUED or a.has_copula and b.has_copula):
+        return Verdict(
+            "value", round(0.55 + 0.3 * overlap, 3), f"same subject {topic}; names differ: {shown}"
+        )
+    return None
+
+
+def _diff(left: Sequence[str], right: Sequence[str]) -> list[tuple[str, list[int], str, list[int]]]:
+    """The non-equal blocks of aligning two stem sequences, as index lists into each side."""
+    matcher = SequenceMatcher(a=list(left), b=list(right), autojunk=False)
+    return [
+        (tag, list(range(i1, i2)), tag, list(range(j1, j2)))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _same_bag_swapped(a: _Parsed, b: _Parsed) -> bool:
+    return (
+        len(a.content) >= 3
+        and sorted(a.content) == sorted(b.content)
+        and a.content != b.content
+        and any(word in _COMPARATORS for word in a.words)
+    )
+
+
+def _topic(a: _Parsed, b: _Parsed) -> str:
+    shared = [word for word, token in zip(a.surface, a.content, strict=True) if token in set(b.content)]
+    return "'" + " ".join(shared[:5]) + "'"
+
+
+def _words(parsed: _Parsed) -> str:
+    return " ".join(parsed.surface)
+
+
+# ------------------------------------------------------------------------------------------ detection
+
+
+def find_candidates(records: Iterable[FactRecord], *, limit: int | None = None) -> Detection:
+    """Contradiction candidates among active facts, best first, never across origins."""
+    by_origin: dict[str, list[FactRecord]] = defaultdict(list)
+    for record in records:
+        by_origin[record.origin_key].append(record)
+    found: list[Candidate] = []
+    scored = 0
+    for group in by_origin.values():
+        parsed = [parse(record.content) for record in group]
+        pairs = _candidate_pairs(group, parsed)
+        scored += len(pairs)
+        for i, j in pairs:
+            candidate = _score(group[i], group[j])
+            if candidate is not None:
+                found.append(candidate)
+    found.sort(key=lambda c: (-c.confidence, c.a, c.b))
+    return Detection(found if limit is None else found[:limit], scored)
+
+
+def _candidate_pairs(group: Sequence[FactRecord], parsed: Sequence[_Parsed]) -> set[tuple[int, int]]:
+    pairs: set[tuple[int, int]] = set()
+    by_subject: dict[str, list[int]] = defaultdict(list)
+    for index, record in enumerate(group):
+        if record.subject_key:
+            by_subject[record.subject_key].append(index)
+    for members in by_subject.values():
+        # The newest facts of a key are the ones a reviewer can still act on.
+        members = sorted(members, key=lambda k: group[k].created_ms)[-MAX_SUBJECT_BLOCK:]
+        pairs.update((x, y) for n, x in enumerate(members) for y in members[n + 1 :])
+    frequency: dict[str, int] = defaultdict(int)
+    sets = [frozenset(p.content) for p in parsed]
+    for tokens in sets:
+        for token in tokens:
+            frequency[token] += 1
+    joinable = [frozenset(t for t in tokens if frequency[t] <= MAX_POSTINGS) for tokens in sets]
+    for block in iter_jaccard_pairs(joinable, JOIN_THRESHOLD):
+        pairs.update(zip(block.i.tolist(), block.j.tolist(), strict=True))
+    return {(min(i, j), max(i, j)) for i, j in pairs}
+
+
+def _score(x: FactRecord, y: FactRecord) -> Candidate | None:
+    older, newer = (x, y) if (x.created_ms, x.id) <= (y.created_ms, y.id) else (y, x)
+    verdict = judge(older.content, newer.content, older.subject_key, newer.subject_key)
+    if verdict is None:
+        return None
+    mismatch = older.trusted != newer.trusted
+    reason = verdict.reason
+    if mismatch:
+        untrusted = older if not older.trusted else newer
+        reason += f"; untrusted source disagrees with a trusted one ({untrusted.id} is untrusted)"
+    return Candidate(older.id, newer.id, verdict.kind, verdict.confidence, reason, mismatch)
