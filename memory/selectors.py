@@ -323,7 +323,6 @@ def dashboard(workspace: Workspace) -> dict:
     from django.db.models.functions import Mod, TruncWeek
     from django.utils import timezone
 
-    from governance.models import ReviewItem
     from memory.engine.decay import effective_score
     from memory.models import MemoryEvent
     from memory.timestamps import to_ms
@@ -370,7 +369,6 @@ def dashboard(workspace: Workspace) -> dict:
         "per_week": _bars([(week.strftime("%Y-%m-%d"), n) for week, n in weekly]),
         "score_histogram": histogram,
         "decaying_soon": sum(bar["n"] for bar in histogram[:2]) if histogram else 0,
-        "open_reviews": ReviewItem.objects.filter(workspace=workspace, status="open").count(),
         "maintenance_runs": MemoryEvent.objects.filter(workspace=workspace, kind__in=["dream_run", "gc_run", "retention_run"]).order_by("-revision")[:5],
         "recent_events": MemoryEvent.objects.filter(workspace=workspace).order_by("-revision", "-id")[:10],
         "recall_mode": recall_mode(workspace, total),

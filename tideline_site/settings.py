@@ -177,6 +177,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "memory.context_processors.workspaces",
+                "governance.context_processors.review_queue",
             ],
         },
     }

@@ -1,0 +1,28 @@
+"""Template context for workspace pages: how many review items wait in the current workspace."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from django.http import HttpRequest
+
+from governance.selectors import open_review_count
+from memory.models import Workspace
+
+
+def review_queue(request: HttpRequest) -> dict:
+    """`open_review_count` on pages under /w/<workspace>/ for a member of it (0 for anyone else).
+
+    It is a callable the template calls only if it shows the figure (once, then remembered), so pages
+    that do not show it cost no query."""
+    user = getattr(request, "user", None)
+    name = getattr(getattr(request, "resolver_match", None), "kwargs", {}).get("workspace")
+    if user is None or not user.is_authenticated or not name:
+        return {}
+
+    @cache
+    def count() -> int:
+        workspace = Workspace.objects.filter(name=name, memberships__user=user).distinct().first()
+        return open_review_count(workspace) if workspace is not None else 0
+
+    return {"open_review_count": count}
