@@ -37,6 +37,9 @@ from memory.engine.stem import stem
 JOIN_THRESHOLD = 0.25
 MAX_POSTINGS = 200
 MAX_SUBJECT_BLOCK = 50
+# Facts that share a word this rare are paired even below the Jaccard bar: "I dislike spicy food" and
+# "I love spicy piri-piri chicken" share one word of six, and that word is what they are about.
+RARE_WORD_POSTINGS = 32
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,27 @@ ANTONYMS = frozenset(
     for x, y in [pair.split()]
 )
 
+# Words general enough that any more specific object falls under them ("spicy food" ⊇ "spicy chicken").
+_GENERIC = frozenset(
+    stem(word) for word in _wordset("food foods thing things stuff anything everything drink drinks people")
+)
+# Classes and some of their members: "never on weekends" covers Saturday, "no meat" covers chicken.
+_CLASS_MEMBERS = {
+    "weekend": "saturday sunday",
+    "weekday": "monday tuesday wednesday thursday friday",
+    "meat": "chicken beef pork steak bacon lamb ham sausage",
+    "alcohol": "wine beer whisky vodka gin rum cocktail",
+    "caffeine": "coffee espresso tea cola",
+    "dairy": "milk cheese butter yogurt cream",
+    "sugar": "cake candy chocolate dessert sweets",
+    "pet": "dog cat hamster rabbit parrot",
+}
+_MEMBERS = {
+    stem(name): frozenset(stem(member) for member in members.split())
+    for name, members in _CLASS_MEMBERS.items()
+}
+_MEMBERS.update({stem(name + "s"): frozenset(_MEMBERS[stem(name)]) for name in _CLASS_MEMBERS})
+
 # Verbs that take many objects at once: two different objects are two facts, not a conflict.
 _ADDITIVE = frozenset(
     stem(word)
@@ -172,6 +196,8 @@ class _Parsed:
     before_verb: tuple[bool, ...]  # whether each content word sits before the first be-verb
     negated: bool
     has_copula: bool
+    denied: tuple[str, ...] = ()  # the word right after each "no" ("has no caching layer" → caching)
+    subject: tuple[str, ...] = ()  # content words before the first negation
 
 
 def parse(text: str) -> _Parsed:
@@ -182,23 +208,34 @@ def parse(text: str) -> _Parsed:
     negations = 0
     content, surface, proper, before = [], [], [], []
     seen_verb = False
+    denied: list[str] = []
+    subject: list[str] = []
+    expect_denied = False
     for position, (word, written) in enumerate(zip(words, raw, strict=True)):
         if word in _COPULA:
             seen_verb = True
         if word in NEGATIONS:
             negations += 1
+            expect_denied = word == "no"
             continue
         is_month = word == "may" and position > 0 and written[:1].isupper()  # the month, not the modal
         if (word in STOP or word in SOFT) and not is_month:
             continue
-        content.append(word if _has_digit(word) else stem(word))
+        token = word if _has_digit(word) else stem(word)
+        if expect_denied:
+            denied.append(token)
+            expect_denied = False
+        if not negations:
+            subject.append(token)
+        content.append(token)
         surface.append(word)
         proper.append(position > 0 and written[:1].isupper())
         before.append(not seen_verb)
     copula = any(word in _COPULA for word in words)
     return _Parsed(
-        words, tuple(content), tuple(surface), tuple(proper), tuple(before), negations % 2 == 1, copula
-    )
+        words, tuple(content), tuple(surface), tuple(proper), tuple(before), negations % 2 == 1, copula,
+        tuple(denied), tuple(subject),
+    )  # fmt: skip
 
 
 def _has_digit(word: str) -> bool:
@@ -256,17 +293,27 @@ def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
     topic = _topic(a, b)
 
     if a.negated != b.negated:
-        if not replaced and one_sided <= (2 if shared >= 3 else 1):
-            positive, negative = (b, a) if a.negated else (a, b)
-            return Verdict(
-                "negation",
-                round(0.7 + 0.25 * overlap, 3),
-                f"same subject {topic}; '{_words(positive)}' vs '{_words(negative)}' (negated)",
-            )
+        positive, negative = (b, a) if a.negated else (a, b)
+        shown = f"'{_words(positive)}' vs '{_words(negative)}' (negated)"
+        # The negated side may speak of a whole class the positive side names one member of.
+        general = [block for block in replaced if _specialises(block, negative is a, a, b)]
+        if len(general) == len(replaced) and one_sided <= (2 if shared >= 3 else 1):
+            return Verdict("negation", round(0.7 + 0.25 * overlap, 3), f"same subject {topic}; {shown}")
+        if _denied_thing_present(negative, positive):
+            return Verdict("negation", round(0.6 + 0.2 * overlap, 3), f"same subject {topic}; {shown}")
         return None  # opposite polarity plus another change: too loose to call
 
     if _same_bag_swapped(a, b):
         return Verdict("swap", 0.75, f"same subject {topic}; the two sides of the comparison are swapped")
+
+    opposed = [block for block in replaced if _opposes(block, a, b)]
+    if len(opposed) == 1 and one_sided == 0:
+        rest = [block for block in replaced if block is not opposed[0]]
+        if all(_specialises(block, True, a, b) or _specialises(block, False, a, b) for block in rest):
+            _, left, _, right = opposed[0]
+            shown = f"'{' '.join(a.surface[i] for i in left)}' vs '{' '.join(b.surface[i] for i in right)}'"
+            confidence = round(0.7 + 0.25 * overlap - 0.05 * len(rest), 3)
+            return Verdict("antonym", confidence, f"same subject {topic}; {shown}")
 
     if len(replaced) != 1 or one_sided > 0:
         return None
@@ -307,6 +354,34 @@ def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
             "value", round(0.55 + 0.3 * overlap, 3), f"same subject {topic}; names differ: {shown}"
         )
     return None
+
+
+def _opposes(block: tuple, a: _Parsed, b: _Parsed) -> bool:
+    _, left, _, right = block
+    if len(left) > 2 or len(right) > 2 or len(left) == len(right) == 2:
+        return False  # two words changed side by side: two slots differ, not one
+    return any(frozenset((a.content[i], b.content[j])) in ANTONYMS for i in left for j in right)
+
+
+def _specialises(block: tuple, a_is_general: bool, a: _Parsed, b: _Parsed) -> bool:
+    """Whether one side of a replaced block is a generic word or a class the other side names a member of."""
+    _, left, _, right = block
+    general, specific = (left, right) if a_is_general else (right, left)
+    general_side, specific_side = (a, b) if a_is_general else (b, a)
+    if len(general) != 1 or len(specific) > 3:
+        return False
+    word = general_side.content[general[0]]
+    members = {specific_side.content[k] for k in specific}
+    return word in _GENERIC or bool(members & _MEMBERS.get(word, frozenset()))
+
+
+def _denied_thing_present(negative: _Parsed, positive: _Parsed) -> bool:
+    """ "S has no X …" against a fact about S doing or having X: the thing denied is asserted."""
+    return (
+        bool(negative.denied)
+        and all(head in positive.content for head in negative.denied)
+        and set(negative.subject) <= set(positive.content)
+    )
 
 
 def _diff(left: Sequence[str], right: Sequence[str]) -> list[tuple[str, list[int], str, list[int]]]:
@@ -377,6 +452,13 @@ def _candidate_pairs(group: Sequence[FactRecord], parsed: Sequence[_Parsed]) -> 
     joinable = [frozenset(t for t in tokens if frequency[t] <= MAX_POSTINGS) for tokens in sets]
     for block in iter_jaccard_pairs(joinable, JOIN_THRESHOLD):
         pairs.update(zip(block.i.tolist(), block.j.tolist(), strict=True))
+    postings: dict[str, list[int]] = defaultdict(list)
+    for index, tokens in enumerate(sets):
+        for token in tokens:
+            if 1 < frequency[token] <= RARE_WORD_POSTINGS:
+                postings[token].append(index)
+    for members in postings.values():
+        pairs.update((x, y) for n, x in enumerate(members) for y in members[n + 1 :])
     return {(min(i, j), max(i, j)) for i, j in pairs}
 
 
