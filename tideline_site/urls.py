@@ -7,6 +7,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("", include("memory.urls")),
+    path("", include("governance.urls")),
 ]
 
 handler404 = "tideline_site.errors.not_found"
