@@ -44,7 +44,11 @@ RARE_WORD_POSTINGS = 32
 
 @dataclass(frozen=True)
 class FactRecord:
-    """What the detector needs to know about one active fact."""
+    """What the detector needs to know about one active fact.
+
+    `vector` is carried for callers that hold the learned embedder's vectors; the model-free rules
+    here decide on words alone and do not read it.
+    """
 
     id: str
     content: str
@@ -58,7 +62,11 @@ class FactRecord:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A pair that looks contradictory: `a` is the older fact, `b` the newer."""
+    """A pair that looks contradictory: `a` is the older fact, `b` the newer.
+
+    `kind` is the rule that fired: "slot", "negation", "antonym", "value" or "swap". `reason` names
+    the shared subject and what diverges; `trust_mismatch` says one side came from an untrusted source.
+    """
 
     a: str
     b: str
