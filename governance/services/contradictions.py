@@ -1,15 +1,17 @@
-"""Contradiction candidates become review items (ENGINE-SPEC §4.3).
+"""Contradiction candidates become review items (ENGINE-SPEC §4.3, issue 12).
 
-Memory's engine finds the pairs (`memory.engine.contradictions`) over memory's maintenance read
-(`maint_facts`); this service keeps the review queue: the strongest `limit` pairs per run, one item
-per pair, never twice across runs (a dismissed pair stays dismissed), all in one mutation with a
-`linked` event per opened item.
+Governance's own detector (`governance.engine.contradiction_rules`: a pair must share its frame and
+diverge in one slot — negation, antonym, another number, date, place or name, the same subject key)
+judges the active facts of memory's maintenance read (`maint_facts`), never across origins. This
+service keeps the review queue: the strongest `limit` pairs per run, one item per pair, never twice
+across runs (a dismissed pair stays dismissed), all in one mutation with a `linked` event per item.
 """
 
 from __future__ import annotations
 
+from governance.engine.contradiction_rules import FactRecord, find_candidates
 from governance.models import ReviewItem
-from memory.engine.contradictions import find_contradictions as detect
+from memory.engine import records as R
 from memory.models import Fact, Workspace
 from memory.services.maintenance import RunReport, maint_facts
 from memory.services.mutation import mutate
@@ -20,24 +22,37 @@ REVIEW_LIMIT = 50  # the strongest pairs per run: a review queue people can actu
 def find_contradictions(workspace: Workspace, *, actor: str = "contradictions", dry_run: bool = False,
                         limit: int = REVIEW_LIMIT) -> RunReport:  # fmt: skip
     """Open a review item for each new contradicting pair; `dry_run` counts without writing."""
-    report_data = detect(maint_facts(workspace), limit=limit)
-    report = RunReport("contradictions", workspace.name, dry_run, {"found": report_data.found, "opened": 0})
-    if dry_run or not report_data.items:
+    records = [
+        FactRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
+                   subject_key=f.subject_key or "", trusted=f.source_type not in R.UNTRUSTED_SOURCE_TYPES,
+                   created_ms=int(f.created_at))
+        for f in maint_facts(workspace)
+    ]  # fmt: skip
+    found = find_candidates(records).candidates
+    report = RunReport("contradictions", workspace.name, dry_run, {"found": len(found), "opened": 0})
+    if dry_run or not found:
         return report
-    ids = {i.a for i in report_data.items} | {i.b for i in report_data.items}
-    pks = dict(Fact.objects.filter(workspace=workspace, memory_id__in=ids).values_list("memory_id", "pk"))
+    ids = sorted({c.a for c in found} | {c.b for c in found})
+    pks: dict[str, int] = {}
+    for start in range(0, len(ids), 2000):
+        chunk = ids[start : start + 2000]
+        pks.update(Fact.objects.filter(workspace=workspace, memory_id__in=chunk).values_list("memory_id", "pk"))
     seen = set(ReviewItem.objects.filter(workspace=workspace, kind="contradiction").values_list("fact_id", "other_fact_id"))
     with mutate(workspace, actor=actor) as m:
-        for item in report_data.items:
-            pair = (pks[item.a], pks[item.b])
+        for candidate in found:
+            if report.counts["opened"] >= limit:  # the run's cap counts new items: old ones never crowd out new
+                break
+            pair = (pks[candidate.b], pks[candidate.a])  # the newer fact is the one under review
             if pair in seen or pair[::-1] in seen:
                 continue
             review = ReviewItem.objects.create(
                 workspace=workspace, kind="contradiction", fact_id=pair[0], other_fact_id=pair[1],
-                reason=f"same {item.segment} facts share words (overlap {item.overlap:.2f}) but diverge ({item.divergence:.2f})",
-                details={"score": item.score, "basis": item.basis},
+                reason=candidate.reason[:1000],
+                details={"score": round(candidate.confidence, 4), "signal": candidate.kind,
+                         "trust_mismatch": candidate.trust_mismatch},
             )  # fmt: skip
             seen.add(pair)
             report.counts["opened"] += 1
-            m.record("linked", fact_ids=[item.a, item.b], reason="contradiction review opened", review_item=review.pk)
+            m.record("linked", fact_ids=[candidate.b, candidate.a], reason="contradiction review opened",
+                     review_item=review.pk)  # fmt: skip
     return report

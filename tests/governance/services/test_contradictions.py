@@ -26,8 +26,30 @@ def test_contradictions_open_review_items_once(workspace):
     assert find_contradictions(workspace).counts["opened"] == 1
     item = ReviewItem.objects.get(workspace=workspace, kind="contradiction")
     assert (item.fact.memory_id, item.other_fact.memory_id) == (new.id, old.id)
-    assert set(item.details) == {"score", "basis"} and item.reason.startswith("same identity facts share words")
+    assert set(item.details) == {"score", "signal", "trust_mismatch"} and 0 < item.details["score"] <= 1
+    assert "hyderabad" in item.reason.lower() and "bangalore" in item.reason.lower()  # names what diverges
     assert find_contradictions(workspace).counts["opened"] == 0
+
+
+def test_compatible_facts_that_share_words_open_nothing(workspace):
+    """The old token rule opened pairs like these: two different tasks can both be true."""
+    tl = Tideline(workspace)
+    tl.add("I owe Priya a reply about the driver app API.", segment="context")
+    tl.add("I owe Priya a reply about the routing service.", segment="context")
+    tl.add("I like tea in the morning.", segment="preference")
+    tl.add("I like coffee in the afternoon.", segment="preference")
+    assert find_contradictions(workspace).counts == {"found": 0, "opened": 0}
+
+
+def test_pairs_opened_before_do_not_use_up_a_runs_cap(workspace):
+    tl = Tideline(workspace)
+    tl.add("I live in Hyderabad", segment="identity")
+    tl.add("I live in Bangalore now", segment="identity")
+    assert find_contradictions(workspace, limit=1).counts["opened"] == 1
+    tl.add("My flight to Oslo leaves on Tuesday.", segment="context")
+    tl.add("My flight to Oslo leaves on Friday.", segment="context")
+    assert find_contradictions(workspace, limit=1).counts["opened"] == 1
+    assert ReviewItem.objects.filter(workspace=workspace, kind="contradiction").count() == 2
 
 
 def test_each_opened_item_has_its_event(workspace):
