@@ -280,7 +280,10 @@ def judge(a_text: str, b_text: str, a_subject: str = "", b_subject: str = "") ->
     """Why two facts cannot both be true, or None when they can (or when nothing says they cannot)."""
     if a_text.strip().lower() == b_text.strip().lower():
         return None
-    a, b = parse(a_text), parse(b_text)
+    return _judge_parsed(parse(a_text), parse(b_text), a_subject, b_subject)
+
+
+def _judge_parsed(a: _Parsed, b: _Parsed, a_subject: str, b_subject: str) -> Verdict | None:
     if a_subject and a_subject == b_subject:
         found = _frame_verdict(a, b)
         detail = f"; {found.reason}" if found else ""
@@ -434,8 +437,8 @@ def find_candidates(records: Iterable[FactRecord], *, limit: int | None = None) 
         parsed = [parse(record.content) for record in group]
         pairs = _candidate_pairs(group, parsed)
         scored += len(pairs)
-        for i, j in pairs:
-            candidate = _score(group[i], group[j])
+        for i, j in pairs:  # each fact is parsed once, not once per pair it is in
+            candidate = _score(group[i], group[j], parsed[i], parsed[j])
             if candidate is not None:
                 found.append(candidate)
     found.sort(key=lambda c: (-c.confidence, c.a, c.b))
@@ -470,9 +473,11 @@ def _candidate_pairs(group: Sequence[FactRecord], parsed: Sequence[_Parsed]) -> 
     return {(min(i, j), max(i, j)) for i, j in pairs}
 
 
-def _score(x: FactRecord, y: FactRecord) -> Candidate | None:
-    older, newer = (x, y) if (x.created_ms, x.id) <= (y.created_ms, y.id) else (y, x)
-    verdict = judge(older.content, newer.content, older.subject_key, newer.subject_key)
+def _score(x: FactRecord, y: FactRecord, px: _Parsed, py: _Parsed) -> Candidate | None:
+    (older, p_old), (newer, p_new) = sorted(((x, px), (y, py)), key=lambda pair: (pair[0].created_ms, pair[0].id))
+    if older.content.strip().lower() == newer.content.strip().lower():
+        return None
+    verdict = _judge_parsed(p_old, p_new, older.subject_key, newer.subject_key)
     if verdict is None:
         return None
     mismatch = older.trusted != newer.trusted
