@@ -1,6 +1,6 @@
 """Precision and recall of the model-free contradiction detector on the hand-labelled pair set.
 
-    python -m governance.bench.contradictions [--json] [--data PATH] [--demo]
+    python -m governance.bench.contradictions [--json] [--data PATH] [--demo] [--scale N]
 
 The set is split deterministically into two halves by line number (pairs of lines alternate:
 lines 0-1 go to the development half, 2-3 to the held-out half, and so on, so each half gets
@@ -8,7 +8,8 @@ contradictions and their near-miss neighbours alike). The rules were developed l
 development half only; the held-out half is the honest number.
 
 `--demo` also runs the detector over the demo workspace's active facts (built in memory, no database)
-and prints the pairs it would open.
+and prints the pairs it would open. `--scale N` times the detector over N facts of the maintenance
+benchmark's synthetic corpus (template-heavy: a worst case for candidate pairs).
 """
 
 from __future__ import annotations
@@ -114,6 +115,27 @@ def demo_records() -> list[FactRecord]:
     return records
 
 
+def time_at_scale(count: int) -> dict:
+    """The detector over `count` facts of the maintenance bench corpus: pairs scored, candidates, seconds."""
+    import time
+
+    from memory.bench.maintenance import synthesize
+    from memory.engine.records import is_untrusted_source
+
+    facts, _, _ = synthesize(count)
+    records = [
+        FactRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
+                   subject_key=f.subject_key or "", trusted=not is_untrusted_source(f.source_type),
+                   created_ms=int(f.created_at))
+        for f in facts
+    ]  # fmt: skip
+    started = time.perf_counter()
+    detection = find_candidates(records)
+    seconds = time.perf_counter() - started
+    return {"facts": count, "pairs_scored": detection.pairs_scored, "candidates": len(detection.candidates),
+            "seconds": round(seconds, 2)}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m governance.bench.contradictions", description=__doc__)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -121,8 +143,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--demo", action="store_true", help="also list the pairs opened on the demo workspace"
     )
+    parser.add_argument("--scale", type=int, metavar="N", help="also time the detector over N synthetic facts")
     args = parser.parse_args(argv)
     result = evaluate(args.data)
+    scale = time_at_scale(args.scale) if args.scale else None
     opened = []
     if args.demo:
         records = demo_records()
@@ -134,13 +158,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(
             json.dumps(
-                {"halves": {k: v.as_dict() for k, v in result.items()}, "demo_opened": opened}, indent=2
+                {"halves": {k: v.as_dict() for k, v in result.items()}, "demo_opened": opened, "scale": scale},
+                indent=2,
             )
         )
         return 0
     for name, s in result.items():
         print(f"{name:12} pairs {s.pairs:3}  precision {s.precision:.3f}  recall {s.recall:.3f}  f1 {s.f1:.3f}  "
               f"TP {s.true_positives} FP {s.false_positives} FN {s.false_negatives} TN {s.true_negatives}")  # fmt: skip
+    if scale:
+        print(f"\nscale: {scale['facts']:,} facts, {scale['pairs_scored']:,} pairs scored, "
+              f"{scale['candidates']:,} candidates in {scale['seconds']:.1f} s")  # fmt: skip
     if args.demo:
         print(f"\ndemo: {len(opened)} pairs opened")
         for c in opened:
