@@ -150,6 +150,7 @@ ANTONYMS = frozenset(
     if pair.strip()
     for x, y in [pair.split()]
 )
+_ANTONYM_STEMS = frozenset(word for pair in ANTONYMS for word in pair)
 
 # Words general enough that any more specific object falls under them ("spicy food" ⊇ "spicy chicken").
 _GENERIC = frozenset(
@@ -297,6 +298,8 @@ def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
     shared = len(set(a.content) & set(b.content))
     if shared == 0:
         return None
+    if a.negated == b.negated and not _may_differ_in_one_slot(a.content, b.content):
+        return None  # no verdict below can hold: skip the alignment (most candidate pairs end here)
     blocks = _diff(a.content, b.content)
     replaced = [block for block in blocks if block[1] and block[3]]
     one_sided = sum(len(block[1]) + len(block[3]) for block in blocks if not (block[1] and block[3]))
@@ -365,6 +368,27 @@ def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
             "value", round(0.55 + 0.3 * overlap, 3), f"same subject {topic}; names differ: {shown}"
         )
     return None
+
+
+def _may_differ_in_one_slot(left: Sequence[str], right: Sequence[str]) -> bool:
+    """A necessary condition for every verdict of two facts of the same polarity, cheap to test.
+
+    A swap needs the same words; an antonym needs an opposed pair of words; every other verdict
+    needs the sequences to be equal but for one replaced block of at most two words, so their common
+    prefix and suffix must together cover all but two words of the longer one."""
+    if sorted(left) == sorted(right):
+        return True
+    opposable = _ANTONYM_STEMS.intersection(left)
+    if opposable and any(frozenset((x, y)) in ANTONYMS for x in opposable for y in _ANTONYM_STEMS.intersection(right)):
+        return True
+    longest, shortest = max(len(left), len(right)), min(len(left), len(right))
+    prefix = 0
+    while prefix < shortest and left[prefix] == right[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < shortest - prefix and left[-1 - suffix] == right[-1 - suffix]:
+        suffix += 1
+    return prefix + suffix >= longest - 2
 
 
 def _opposes(block: tuple, a: _Parsed, b: _Parsed) -> bool:
