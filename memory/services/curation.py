@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.db import transaction
+from django.utils.dateparse import parse_datetime
 
 from memory.engine import records as R
 from memory.models import Fact, Link, Workspace
 from memory.services.errors import RequestError
-from memory.services.mutation import mutate
+from memory.services.mutation import Mutation, mutate
 from memory.services.near_duplicates import index_facts, unindex_facts
 from memory.services.policy import TidelineError
 from memory.services.writes import NewFact, WriteResult, write_fact
@@ -85,3 +86,79 @@ def successor_of(fact: Fact) -> Fact | None:
     named = Fact.objects.filter(workspace_id=fact.workspace_id, origin_key=fact.origin_key,
                                 supersedes__icontains=f'"{fact.memory_id}"').order_by("-created_at", "-pk")  # fmt: skip
     return next((other for other in named if fact.memory_id in (other.supersedes or [])), None)
+
+
+# ---------------------------------------------------------------- review verdicts' primitives
+# A reviewer's verdict (governance) changes facts and links inside the caller's one mutation, so
+# the change, its events and the review item's new status commit together. States travel as
+# plain JSON (ISO timestamps) so an event can carry them and an undo can put them back exactly.
+
+REVIEW_STATE_FIELDS = ("lifecycle", "status", "valid_to", "archived_at")
+
+
+def fact_states(workspace: Workspace, memory_ids: Sequence[str]) -> dict[str, dict]:
+    """The reviewable state of each fact (lifecycle, status, valid_to, archived_at), JSON-ready."""
+    rows = Fact.objects.filter(workspace=workspace, memory_id__in=list(memory_ids)).values("memory_id", *REVIEW_STATE_FIELDS)
+    return {row.pop("memory_id"): {k: _iso(v) for k, v in row.items()} for row in rows}
+
+
+def set_fact_states(m: Mutation, states: dict[str, dict], *, reason: str) -> None:
+    """Write each fact's state (a subset of REVIEW_STATE_FIELDS) in mutation `m`, with an event per fact
+    carrying before and after; facts leaving or rejoining the active set are (un)indexed."""
+    facts = {f.memory_id: f for f in Fact.objects.filter(workspace=m.workspace, memory_id__in=list(states))}
+    left, returned = [], []
+    for memory_id, after in states.items():
+        fact = facts.get(memory_id)
+        if fact is None:
+            raise RequestError(f"no fact {memory_id!r}", kind="not_found")
+        before = {name: _iso(getattr(fact, name)) for name in after}
+        for name, value in after.items():
+            setattr(fact, name, parse_datetime(value) if value and name in ("valid_to", "archived_at") else value)
+        fact.save(update_fields=list(after))
+        if before.get("lifecycle") == "active" and fact.lifecycle != "active":
+            left.append(fact.pk)
+            kind = "archived"
+        elif before.get("lifecycle", "active") != "active" and fact.lifecycle == "active":
+            returned.append(fact)
+            kind = "restored"
+        else:
+            kind = "confirmed" if fact.status == "asserted" else "invalidated"
+        m.record(kind, fact_ids=[memory_id], reason=reason, before=before, after=dict(after))
+    unindex_facts(left)
+    index_facts(returned)
+
+
+def add_fact_links(m: Mutation, links: Sequence[tuple[str, str, str, str]]) -> list[list[str]]:
+    """Add links `(from, kind, to, note)` in mutation `m`; returns `[from, kind, to]` of those that were
+    new (an existing link is left alone, so removing what this returned undoes exactly this call)."""
+    ids = {mid for src, _, dst, _ in links for mid in (src, dst)}
+    facts = {f.memory_id: f for f in Fact.objects.filter(workspace=m.workspace, memory_id__in=list(ids))}
+    added = []
+    for src, kind, dst, note in links:
+        if src not in facts or dst not in facts:
+            raise RequestError(f"cannot link {src} to {dst}: a fact is missing", kind="not_found")
+        if Link.objects.filter(from_fact=facts[src], to_fact=facts[dst], kind=kind).exists():
+            continue
+        link = Link(workspace=m.workspace, from_fact=facts[src], to_fact=facts[dst], kind=kind, created_by=m.actor)
+        if note:
+            link.reason = note
+        link.save()
+        added.append([src, kind, dst])
+    if added:
+        m.record("linked", fact_ids=sorted({src for src, _, _ in added}), links=added)
+    return added
+
+
+def remove_fact_links(m: Mutation, links: Sequence[Sequence[str]]) -> int:
+    """Delete the links `(from, kind, to)` in mutation `m`; returns how many were there."""
+    removed = 0
+    for src, kind, dst in links:
+        removed += Link.objects.filter(workspace=m.workspace, from_fact__memory_id=src, kind=kind,
+                                       to_fact__memory_id=dst).delete()[0]  # fmt: skip
+    if removed:
+        m.record("linked", fact_ids=sorted({src for src, _, _ in links}), removed=[list(link) for link in links])
+    return removed
+
+
+def _iso(value):
+    return value.isoformat() if hasattr(value, "isoformat") else value

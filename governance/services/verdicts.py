@@ -1,0 +1,103 @@
+"""A reviewer's verdict on a review item, and its undo: each one mutation with one event (issue 12).
+
+The rules live in `governance.engine.verdicts`; the fact and link changes go through memory's
+public primitives (`memory.services.curation`). The item keeps what the verdict changed
+(`details["decision"]`: each fact's state before and after, the links it added), so an undo puts
+back exactly that, and refuses when a fact changed after the verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from governance.engine.verdicts import ItemFacts, VerdictRefused, check_undo, plan_verdict
+from governance.models import ReviewItem
+from memory.models import Workspace
+from memory.services.curation import add_fact_links, fact_states, remove_fact_links, set_fact_states
+from memory.services.errors import NotFoundError, RequestError
+from memory.services.mutation import mutate
+
+# Memory's event kinds (the log filters by them); every review event also carries `review_item`.
+EVENT_KIND = {"supersede": "superseded", "coexist": "linked", "block": "archived", "dismiss": "confirmed"}
+DECISION_KEYS = ("verdict", "verdict_reason", "decided_by", "decision")
+
+
+def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: str, reason: str = "",
+           expected: dict[str, dict] | None = None, user=None) -> ReviewItem:  # fmt: skip
+    """Apply `verdict` to item `item_id`. `expected` is the facts' state as the reviewer saw it
+    (memory_id -> fields, as `fact_states` returns them): when it differs now, nothing changes."""
+    with mutate(workspace, actor=actor) as m:
+        item = _locked_item(workspace, item_id)
+        ids = [item.fact.memory_id, item.other_fact.memory_id]
+        states = fact_states(workspace, ids)
+        _check_expected(states, expected)
+        facts = ItemFacts(kind=item.kind, status=item.status, fact_id=ids[0], other_id=ids[1],
+                          fact_lifecycle=states[ids[0]]["lifecycle"], other_lifecycle=states[ids[1]]["lifecycle"],
+                          fact_status=states[ids[0]]["status"])  # fmt: skip
+        try:
+            plan = plan_verdict(facts, verdict, note=reason, now=m.now.isoformat())
+        except VerdictRefused as refused:
+            raise RequestError(refused.message, kind=refused.kind) from None
+        why = f"review #{item.pk}: {verdict}" + (f" ({reason})" if reason else "")
+        set_fact_states(m, plan.states, reason=why)
+        added = add_fact_links(m, plan.links)
+        now_states = fact_states(workspace, list(plan.states))
+        decision = {
+            "before": {mid: {name: states[mid][name] for name in fields} for mid, fields in plan.states.items()},
+            "after": {mid: {name: now_states[mid][name] for name in fields} for mid, fields in plan.states.items()},
+            "links_added": added,
+        }
+        item.status = plan.item_status
+        item.resolved_at = m.now
+        item.resolved_by = user
+        item.details = {**item.details, "verdict": verdict, "verdict_reason": reason, "decided_by": actor,
+                        "decision": decision}  # fmt: skip
+        item.save(update_fields=["status", "resolved_at", "resolved_by", "details"])
+        m.record(EVENT_KIND[verdict], fact_ids=ids, reason=reason, review_item=item.pk, review_action="decided",
+                 verdict=verdict, reviewer=actor, **decision)  # fmt: skip
+    return item
+
+
+def undo(workspace: Workspace, item_id: int, *, actor: str) -> ReviewItem:
+    """Put the facts, links and item back as they were before the item's verdict."""
+    with mutate(workspace, actor=actor) as m:
+        item = _locked_item(workspace, item_id)
+        decision = item.details.get("decision")
+        try:
+            check_undo(item.status, decision, fact_states(workspace, list((decision or {}).get("after", {}))))
+        except VerdictRefused as refused:
+            raise RequestError(refused.message, kind=refused.kind) from None
+        verdict = item.details.get("verdict")
+        set_fact_states(m, decision["before"], reason=f"review #{item.pk}: undo of {verdict}")
+        remove_fact_links(m, decision["links_added"])
+        item.status = ReviewItem.Status.OPEN
+        item.resolved_at = None
+        item.resolved_by = None
+        item.details = {k: v for k, v in item.details.items() if k not in DECISION_KEYS}
+        item.save(update_fields=["status", "resolved_at", "resolved_by", "details"])
+        m.record("restored", fact_ids=[item.fact.memory_id, item.other_fact.memory_id], reason=f"undo of {verdict}",
+                 review_item=item.pk, review_action="undone", verdict=verdict, reviewer=actor,
+                 restored=decision["before"], links_removed=decision["links_added"])  # fmt: skip
+    return item
+
+
+def _locked_item(workspace: Workspace, item_id: Any) -> ReviewItem:
+    """The item, read under the workspace lock `mutate()` holds, so a double submit sees the first."""
+    try:
+        pk = int(item_id)
+    except (TypeError, ValueError):
+        raise NotFoundError(f"no review item {item_id!r} in workspace {workspace.name!r}") from None
+    item = ReviewItem.objects.select_related("fact", "other_fact").filter(workspace=workspace, pk=pk).first()
+    if item is None:
+        raise NotFoundError(f"no review item {item_id!r} in workspace {workspace.name!r}")
+    if item.other_fact is None:
+        raise RequestError(f"review item {pk} has lost the fact it was compared with; nothing to decide", kind="conflict")
+    return item
+
+
+def _check_expected(states: dict[str, dict], expected: dict[str, dict] | None) -> None:
+    for memory_id, fields in (expected or {}).items():
+        now = states.get(memory_id)
+        if now is None or any(now.get(name) != value for name, value in fields.items()):
+            raise RequestError(f"{memory_id} changed since this item was shown; reload it and decide again "
+                               "(nothing was changed)", kind="conflict")  # fmt: skip
