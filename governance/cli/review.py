@@ -1,0 +1,109 @@
+"""`tideline review list|show|decide|undo` — the review queue from the command line (issue 12).
+
+One positional action (not nested subparsers, which would lose the shared --json flag). The
+verdicts themselves are `governance.services.verdicts`; this module only parses and prints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from governance.engine.verdicts import VERDICTS
+from governance.models import ReviewItem
+from governance.services.verdicts import decide, undo
+from memory.cli.common import emit
+from memory.models import Fact
+from memory.services.errors import NotFoundError, RequestError
+from memory.services.workspaces import get_workspace
+
+HELP = "list review items, show one, or decide one (supersede, coexist, block, dismiss) or undo its verdict"
+ACTOR = "cli:review"
+LIST_LIMIT = 200
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("action", choices=("list", "show", "decide", "undo"))
+    parser.add_argument("item", nargs="?", help="show/decide/undo: the review item's id")
+    parser.add_argument("verdict", nargs="?", help=f"decide: one of {', '.join(VERDICTS)}")
+    parser.add_argument("--workspace", required=True)
+    parser.add_argument("--kind", choices=[k for k, _ in ReviewItem.Kind.choices], help="list: only this kind")
+    parser.add_argument("--status", choices=[s for s, _ in ReviewItem.Status.choices], help="list: only this status")
+    parser.add_argument("--reason", default="", help="decide: why (kept with the verdict and its event)")
+
+
+def run(options: dict) -> None:
+    workspace = get_workspace(options["workspace"])
+    action = options["action"]
+    if action == "list":
+        _list(options, workspace)
+        return
+    if not options.get("item"):
+        raise RequestError(f"review {action} needs the item's id", kind="usage")
+    if action == "show":
+        item = _item(workspace, options["item"])
+        emit(options, item_dict(item, with_facts=True), _describe(item, with_facts=True))
+    elif action == "decide":
+        if not options.get("verdict"):
+            raise RequestError(f"review decide needs a verdict: one of {', '.join(VERDICTS)}", kind="usage")
+        item = decide(workspace, options["item"], options["verdict"], actor=ACTOR, reason=options["reason"])
+        emit(options, item_dict(item), f"review #{item.pk}: {options['verdict']} -> {item.status}")
+    else:
+        item = undo(workspace, options["item"], actor=ACTOR)
+        emit(options, item_dict(item), f"review #{item.pk}: verdict undone, open again")
+
+
+def _list(options: dict, workspace) -> None:
+    items = ReviewItem.objects.filter(workspace=workspace).select_related("fact", "other_fact")
+    if options.get("kind"):
+        items = items.filter(kind=options["kind"])
+    if options.get("status"):
+        items = items.filter(status=options["status"])
+    total = items.count()
+    shown = list(items[:LIST_LIMIT])
+    lines = [f"{total} review item(s) on {workspace.name}" + (f", newest {LIST_LIMIT} shown" if total > LIST_LIMIT else "")]
+    lines += [_describe(item) for item in shown]
+    emit(options, {"workspace": workspace.name, "total": total, "items": [item_dict(i) for i in shown]}, "\n".join(lines))
+
+
+def _item(workspace, item_id: Any) -> ReviewItem:
+    item = None
+    if str(item_id).isdigit():
+        item = ReviewItem.objects.select_related("fact", "other_fact").filter(workspace=workspace, pk=int(item_id)).first()
+    if item is None:
+        raise NotFoundError(f"no review item {item_id!r} in workspace {workspace.name!r}")
+    return item
+
+
+def _fact_dict(fact: Fact | None) -> dict[str, Any] | None:
+    if fact is None:
+        return None
+    return {"id": fact.memory_id, "content": fact.content, "segment": fact.segment, "origin": fact.origin_key,
+            "source_type": fact.source_type, "lifecycle": fact.lifecycle, "status": fact.status,
+            "created_at": fact.created_at.isoformat(), "valid_to": fact.valid_to.isoformat() if fact.valid_to else None}  # fmt: skip
+
+
+def item_dict(item: ReviewItem, *, with_facts: bool = False) -> dict[str, Any]:
+    """An item as JSON; `with_facts` adds both facts' content (show), the list names them by id."""
+    out: dict[str, Any] = {
+        "id": item.pk, "kind": item.kind, "status": item.status, "reason": item.reason,
+        "created_at": item.created_at.isoformat(), "resolved_at": item.resolved_at.isoformat() if item.resolved_at else None,
+        "verdict": item.details.get("verdict"), "fact_id": item.fact.memory_id,
+        "other_fact_id": item.other_fact.memory_id if item.other_fact else None,
+    }  # fmt: skip
+    if with_facts:
+        out["details"] = item.details
+        out["fact"], out["other_fact"] = _fact_dict(item.fact), _fact_dict(item.other_fact)
+    return out
+
+
+def _describe(item: ReviewItem, *, with_facts: bool = False) -> str:
+    verdict = f" ({item.details['verdict']})" if item.details.get("verdict") else ""
+    head = f"#{item.pk} {item.kind} {item.status}{verdict}: {item.reason}"
+    if not with_facts:
+        return head
+    lines = [head]
+    for label, fact in (("under review", item.fact), ("conflicts with", item.other_fact)):
+        if fact is not None:
+            lines.append(f"  {label}: {fact.memory_id} [{fact.segment}, {fact.source_type or 'owner'}, "
+                         f"{fact.lifecycle}] {fact.content}")  # fmt: skip
+    return "\n".join(lines)
