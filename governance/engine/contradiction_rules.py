@@ -207,6 +207,7 @@ class _Parsed:
     has_copula: bool
     denied: tuple[str, ...] = ()  # the word right after each "no" ("has no caching layer" → caching)
     subject: tuple[str, ...] = ()  # content words before the first negation
+    bag: frozenset[str] = frozenset()  # `content` as a set, made once: every pair a fact is in needs it
 
 
 def parse(text: str) -> _Parsed:
@@ -243,7 +244,7 @@ def parse(text: str) -> _Parsed:
     copula = any(word in _COPULA for word in words)
     return _Parsed(
         words, tuple(content), tuple(surface), tuple(proper), tuple(before), negations % 2 == 1, copula,
-        tuple(denied), tuple(subject),
+        tuple(denied), tuple(subject), frozenset(content),
     )  # fmt: skip
 
 
@@ -295,7 +296,7 @@ def _judge_parsed(a: _Parsed, b: _Parsed, a_subject: str, b_subject: str) -> Ver
 
 
 def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
-    shared = len(set(a.content) & set(b.content))
+    shared = len(a.bag & b.bag)
     if shared == 0:
         return None
     if a.negated == b.negated and not _may_differ_in_one_slot(a.content, b.content):
@@ -303,7 +304,7 @@ def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
     blocks = _diff(a.content, b.content)
     replaced = [block for block in blocks if block[1] and block[3]]
     one_sided = sum(len(block[1]) + len(block[3]) for block in blocks if not (block[1] and block[3]))
-    overlap = shared / len(set(a.content) | set(b.content))
+    overlap = shared / len(a.bag | b.bag)
     topic = _topic(a, b)
 
     if a.negated != b.negated:
@@ -357,7 +358,7 @@ def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
             "value", round(0.65 + 0.3 * overlap, 3), f"same subject {topic}; {label} differ: {shown}"
         )
 
-    frame = set(a.content) & set(b.content)
+    frame = a.bag & b.bag
     if frame & _EXCLUSIVE and len(left) == len(right) == 1:
         return Verdict(
             "value", round(0.55 + 0.3 * overlap, 3), f"same subject {topic}; the one choice differs: {shown}"
@@ -415,7 +416,7 @@ def _denied_thing_present(negative: _Parsed, positive: _Parsed) -> bool:
     return (
         bool(negative.denied)
         and all(head in positive.content for head in negative.denied)
-        and set(negative.subject) <= set(positive.content)
+        and set(negative.subject) <= positive.bag
     )
 
 
@@ -439,7 +440,7 @@ def _same_bag_swapped(a: _Parsed, b: _Parsed) -> bool:
 
 
 def _topic(a: _Parsed, b: _Parsed) -> str:
-    shared = [word for word, token in zip(a.surface, a.content, strict=True) if token in set(b.content)]
+    shared = [word for word, token in zip(a.surface, a.content, strict=True) if token in b.bag]
     return "'" + " ".join(shared[:5]) + "'"
 
 
