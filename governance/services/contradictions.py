@@ -38,12 +38,16 @@ def find_contradictions(workspace: Workspace, *, actor: str = "contradictions", 
         chunk = ids[start : start + 2000]
         pks.update(Fact.objects.filter(workspace=workspace, memory_id__in=chunk).values_list("memory_id", "pk"))
     seen = set(ReviewItem.objects.filter(workspace=workspace, kind="contradiction").values_list("fact_id", "other_fact_id"))
+    # A blocked fact written again (a new fact, the same words) against the same fact is not reopened.
+    blocked = set(ReviewItem.objects.filter(workspace=workspace, kind="contradiction", details__verdict="block")
+                  .values_list("fact__content_hash", "other_fact_id"))  # fmt: skip
+    hashes = dict(Fact.objects.filter(pk__in=[pks[c.b] for c in found]).values_list("pk", "content_hash")) if blocked else {}
     with mutate(workspace, actor=actor) as m:
         for candidate in found:
             if report.counts["opened"] >= limit:  # the run's cap counts new items: old ones never crowd out new
                 break
             pair = (pks[candidate.b], pks[candidate.a])  # the newer fact is the one under review
-            if pair in seen or pair[::-1] in seen:
+            if pair in seen or pair[::-1] in seen or (hashes.get(pair[0]), pair[1]) in blocked:
                 continue
             review = ReviewItem.objects.create(
                 workspace=workspace, kind="contradiction", fact_id=pair[0], other_fact_id=pair[1],

@@ -190,3 +190,12 @@ def test_undo_refuses_when_a_fact_changed_after_the_verdict(workspace):
         undo(workspace, item.pk, actor="cli:review")
     item.refresh_from_db()
     assert item.status == "resolved"
+
+
+def test_a_blocked_fact_written_again_is_not_reopened(workspace):
+    item, new, old = _contradiction(workspace)
+    decide(workspace, item.pk, "block", actor="cli:review")
+    again = Tideline(workspace).add("I live in Bangalore now", segment="identity")
+    assert again.id != new
+    assert find_contradictions(workspace).counts["opened"] == 0
+    assert ReviewItem.objects.filter(workspace=workspace, status="open").count() == 0
