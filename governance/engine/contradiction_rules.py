@@ -299,7 +299,7 @@ def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
     shared = len(a.bag & b.bag)
     if shared == 0:
         return None
-    if a.negated == b.negated and not _may_differ_in_one_slot(a.content, b.content):
+    if a.negated == b.negated and not _may_differ_in_one_slot(a, b):
         return None  # no verdict below can hold: skip the alignment (most candidate pairs end here)
     blocks = _diff(a.content, b.content)
     replaced = [block for block in blocks if block[1] and block[3]]
@@ -371,16 +371,17 @@ def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
     return None
 
 
-def _may_differ_in_one_slot(left: Sequence[str], right: Sequence[str]) -> bool:
+def _may_differ_in_one_slot(a: _Parsed, b: _Parsed) -> bool:
     """A necessary condition for every verdict of two facts of the same polarity, cheap to test.
 
     A swap needs the same words; an antonym needs an opposed pair of words; every other verdict
     needs the sequences to be equal but for one replaced block of at most two words, so their common
     prefix and suffix must together cover all but two words of the longer one."""
-    if sorted(left) == sorted(right):
+    left, right = a.content, b.content
+    if a.bag == b.bag and sorted(left) == sorted(right):
         return True
-    opposable = _ANTONYM_STEMS.intersection(left)
-    if opposable and any(frozenset((x, y)) in ANTONYMS for x in opposable for y in _ANTONYM_STEMS.intersection(right)):
+    opposable = _ANTONYM_STEMS & a.bag
+    if opposable and any(frozenset((x, y)) in ANTONYMS for x in opposable for y in _ANTONYM_STEMS & b.bag):
         return True
     longest, shortest = max(len(left), len(right)), min(len(left), len(right))
     prefix = 0
@@ -499,7 +500,7 @@ def _candidate_pairs(group: Sequence[FactRecord], parsed: Sequence[_Parsed]) -> 
 
 
 def _score(x: FactRecord, y: FactRecord, px: _Parsed, py: _Parsed) -> Candidate | None:
-    (older, p_old), (newer, p_new) = sorted(((x, px), (y, py)), key=lambda pair: (pair[0].created_ms, pair[0].id))
+    (older, p_old), (newer, p_new) = ((x, px), (y, py)) if (x.created_ms, x.id) <= (y.created_ms, y.id) else ((y, py), (x, px))
     if older.content.strip().lower() == newer.content.strip().lower():
         return None
     verdict = _judge_parsed(p_old, p_new, older.subject_key, newer.subject_key)
