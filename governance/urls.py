@@ -1,9 +1,14 @@
-"""Governance's console pages, under the console's /w/<workspace>/ prefix (the review queue comes next)."""
+"""Governance's console pages, under the console's /w/<workspace>/ prefix."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import path
+
+from governance import views
 
 app_name = "governance"
 
-urlpatterns: list[URLPattern] = []
+urlpatterns = [
+    path("w/<slug:workspace>/review/", views.review_list, name="review-list"),
+    path("w/<slug:workspace>/review/<str:item_id>/", views.review_detail, name="review-detail"),
+]

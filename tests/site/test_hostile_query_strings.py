@@ -14,7 +14,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from memory.models import Membership
+from governance.models import ReviewItem
+from memory.models import Fact, Membership
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -39,6 +40,7 @@ READS = {
     "memory-graph": ["format"],
     "recall-playground": ["q", "origin", "k", "as_of", "clearance", "max_chars"],
     "event-list": ["kind", "actor", "fact", "date_from", "date_to", "format", "page"],
+    "review-list": ["kind", "status", "origin", "age", "q", "sort", "page"], "review-detail": [],
     "login": ["next"], "logout": ["next"],
 }  # fmt: skip
 UNREAD = ["zz", "page", "id[]"]
@@ -47,6 +49,7 @@ PATH_VALUES = {
     "workspace": ["nope", "a" * 300],
     "memory_id": ["mem_nope", "a%00b", "%00", "x" * 5000, "%ED%A0%80", "%E2%80%AE", "mem_1%20OR%201=1"],
     "action": ["up", "nope", "%00"],
+    "item_id": ["0", "-1", "nope", "%00", "9" * 40],
 }
 
 
@@ -88,6 +91,9 @@ def world(workspace):
     memory.add("Lisbon trains leave every hour.", segment="knowledge",
                origin="channel:slack/general/s1", source_type="tool_output")  # fmt: skip
     memory.recall("Porto")
+    other = memory.add("I live in Lisbon.", segment="identity")
+    ReviewItem.objects.create(workspace=workspace, kind="contradiction", fact=Fact.objects.get(memory_id=fact.id),
+                              other_fact=Fact.objects.get(memory_id=other.id), reason="two cities", details={"score": 0.8})
     users = {}
     for role in ("owner", "approver", "admin"):
         user = get_user_model().objects.create_user(f"{role}-sweeper", password="pw-12345-x")
@@ -98,7 +104,8 @@ def world(workspace):
 
 def urls_for(workspace, fact) -> list[tuple[str, str, bool]]:
     """(page name, URL, whether the path holds the real values) for every console page."""
-    real = {"workspace": workspace.name, "memory_id": quote(fact.id), "action": "up"}
+    item = ReviewItem.objects.filter(workspace=workspace).first()
+    real = {"workspace": workspace.name, "memory_id": quote(fact.id), "action": "up", "item_id": str(item.pk)}
     urls = []
     for name, route in console_patterns():
         urls.append((name, fill(route, real), True))

@@ -6,19 +6,25 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 
-from memory.models import Membership
+from governance.models import ReviewItem
+from memory.models import Fact, Membership
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
 URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{fact}/panel/", "/w/{ws}/graph/", "/w/{ws}/recall/?q=porto",
-        "/w/{ws}/events/", "/w/{ws}/events/?format=csv"]  # fmt: skip
+        "/w/{ws}/events/", "/w/{ws}/events/?format=csv", "/w/{ws}/review/", "/w/{ws}/review/?q=porto&kind=contradiction",
+        "/w/{ws}/review/{item}/"]  # fmt: skip
 PERSONAS = {"anonymous": None, "outsider": "owner@other", "owner": "owner", "approver": "approver", "admin": "admin"}
 EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
 
 
 @pytest.fixture
 def world(workspace, other_workspace):
-    fact = Tideline(workspace).add("I live in Porto.", segment="identity")
+    memory = Tideline(workspace)
+    fact = memory.add("I live in Porto.", segment="identity")
+    other = memory.add("I live in Lisbon.", segment="identity")
+    item = ReviewItem.objects.create(workspace=workspace, kind="contradiction", reason="two cities",
+                                     fact=Fact.objects.get(memory_id=fact.id), other_fact=Fact.objects.get(memory_id=other.id))
     users = {}
     for persona, role in PERSONAS.items():
         if role is None:
@@ -27,22 +33,22 @@ def world(workspace, other_workspace):
         target, role = (other_workspace, "owner") if role == "owner@other" else (workspace, role)
         Membership.objects.create(user=user, workspace=target, role=role)
         users[persona] = user
-    return workspace, fact, users
+    return workspace, fact, users, item
 
 
 @pytest.mark.parametrize("persona", list(PERSONAS))
 @pytest.mark.parametrize("url", URLS)
 def test_permission_matrix(client, world, persona, url):
-    workspace, fact, users = world
+    workspace, fact, users, item = world
     if persona in users:
         client.force_login(users[persona])
-    response = client.get(url.format(ws=workspace.name, fact=fact.id))
+    response = client.get(url.format(ws=workspace.name, fact=fact.id, item=item.pk))
     assert response.status_code == EXPECTED[persona]
     if persona == "anonymous":
         assert response["Location"].startswith("/login/")
 
 
 def test_an_unknown_workspace_is_404_for_everyone_signed_in(client, world):
-    _, _, users = world
+    _, _, users, _ = world
     client.force_login(users["owner"])
     assert client.get("/w/nope/").status_code == 404
