@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from governance.models import ReviewItem
+from memory.models import Fact
 from memory.services.demo import load_demo
 from tests.browser.test_console import _login
 
@@ -40,8 +42,12 @@ def test_every_console_page_loads_and_works_without_csp_violations(live_server, 
     load_demo()
     _login(page, live_server)
     first = "mem_demo_0002"
+    facts = Fact.objects.filter(workspace__name="demo").order_by("memory_id")[:2]
+    item = ReviewItem.objects.create(workspace=facts[0].workspace, kind="contradiction", fact=facts[0],
+                                     other_fact=facts[1], reason="a test pair", details={"score": 0.7})  # fmt: skip
     pages = ["/", "/w/demo/", "/w/demo/facts/", f"/w/demo/facts/{first}/",
-             "/w/demo/recall/?q=where+do+I+live", "/w/demo/events/", "/w/demo/graph/"]  # fmt: skip
+             "/w/demo/recall/?q=where+do+I+live", "/w/demo/events/", "/w/demo/review/?status=any&q=a",
+             f"/w/demo/review/{item.pk}/", "/w/demo/graph/"]  # fmt: skip
     for url in pages:
         response = page.goto(live_server.url + url)
         assert response.status == 200, url
