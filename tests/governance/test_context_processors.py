@@ -30,15 +30,17 @@ def test_the_dashboard_counts_the_workspaces_open_items_only(client, owner, work
     _items(workspace, ["open", "open", "resolved", "dismissed"])
     _items(other_workspace, ["open"])
     client.force_login(owner)
-    assert "· 2 open review items</p>" in _dashboard(client, workspace)
+    page = _dashboard(client, workspace)
+    assert "2 open review items</a></p>" in page
+    assert f'<a href="{reverse("governance:review-list", args=[workspace.name])}">2 open review items' in page  # it leads there
 
 
 def test_one_item_is_singular_and_none_is_zero(client, owner, workspace):
     client.force_login(owner)
     make_fact(workspace, "I keep a strict vegetarian diet.")
-    assert "· 0 open review items</p>" in _dashboard(client, workspace)
+    assert "0 open review items</a></p>" in _dashboard(client, workspace)
     _items(workspace, ["open"])
-    assert "· 1 open review item</p>" in _dashboard(client, workspace)
+    assert "1 open review item</a></p>" in _dashboard(client, workspace)
 
 
 def _request(rf, user, **kwargs):
