@@ -11,4 +11,5 @@ app_name = "governance"
 urlpatterns = [
     path("w/<slug:workspace>/review/", views.review_list, name="review-list"),
     path("w/<slug:workspace>/review/<str:item_id>/", views.review_detail, name="review-detail"),
+    path("w/<slug:workspace>/review/<str:item_id>/decide/", views.review_decide, name="review-decide"),
 ]

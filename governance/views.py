@@ -1,18 +1,26 @@
-"""Governance's console pages: thin views over `governance.selectors` (reads only, so far)."""
+"""Governance's console pages: thin views over `governance.selectors`, and verdicts through its services."""
 
 from __future__ import annotations
 
+import json
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from governance import selectors
+from governance.engine.verdicts import VERDICTS_BY_KIND, may_decide
 from governance.forms import KIND_LABELS, ReviewFilterForm
-from memory.permissions import get_workspace_for_user
+from governance.services import verdicts
+from memory.permissions import get_workspace_for_user, roles_in
 from memory.selectors import page_number
+from memory.services.curation import fact_states
+from memory.services.errors import RequestError
 from tideline_site.htmx import wants_partial
 
 
@@ -69,9 +77,65 @@ def review_detail(request: HttpRequest, workspace: str, item_id: str) -> HttpRes
         raise Http404("no such review item")
     sides = [_side("Fact under review", item.fact), _side("Other fact", item.other_fact)]
     details = {key: value for key, value in item.details.items() if key not in ("score", "signal")}
+    details = {key: value for key, value in details.items() if key not in _VERDICT_KEYS}
+    if "trust_mismatch" in details:  # a flag for code; people read what it means
+        details["trust"] = ("an untrusted source disagrees with a trusted one" if details.pop("trust_mismatch")
+                            else "both sides have the same trust")  # fmt: skip
+    ids = [f.memory_id for f in (item.fact, item.other_fact) if f is not None]
     context = {"workspace": ws, "item": item, "sides": sides, "kind_label": KIND_LABELS.get(item.kind, item.kind),
-               "score": item.details.get("score"), "signal": item.details.get("signal"), "details": details}  # fmt: skip
+               "score": item.details.get("score"), "signal": item.details.get("signal"), "details": details,
+               "can_decide": may_decide(roles_in(request.user, ws), item.kind),
+               "verdicts": [(v, _VERDICT_HELP[v]) for v in VERDICTS_BY_KIND.get(item.kind, ())],
+               "verdict": item.details.get("verdict"), "verdict_reason": item.details.get("verdict_reason"),
+               # What the reviewer saw: a verdict on facts that changed since is refused, not applied.
+               "seen": json.dumps(fact_states(ws, ids), sort_keys=True)}  # fmt: skip
     return render(request, "governance/review_detail.html", context)
+
+
+_VERDICT_KEYS = ("verdict", "verdict_reason", "decided_by", "decision")
+_VERDICT_HELP = {
+    "supersede": "the fact under review wins; the other is archived and linked as superseded",
+    "coexist": "both can be true (different scope or time); they are linked and never reopened",
+    "block": "reject the fact under review: it is archived and not reopened by the same words",
+    "dismiss": "not a real conflict; nothing changes",
+}
+
+
+@require_POST
+@login_required
+def review_decide(request: HttpRequest, workspace: str, item_id: str) -> HttpResponse:
+    """One verdict (or the undo of one) from the item page; every outcome is a message, never a 500."""
+    ws = get_workspace_for_user(request, workspace)
+    item = selectors.review_item_or_none(ws, item_id)
+    if item is None:
+        raise Http404("no such review item")
+    if not may_decide(roles_in(request.user, ws), item.kind):
+        raise PermissionDenied("owners and admins decide review items")
+    actor, action = f"user:{request.user.get_username()}", request.POST.get("verdict", "")
+    try:
+        if action == "undo":
+            verdicts.undo(ws, item.pk, actor=actor)
+            messages.success(request, "Verdict undone: both facts are as they were, and the item is open again.")
+        else:
+            verdicts.decide(ws, item.pk, action, actor=actor, user=request.user,
+                            reason=request.POST.get("reason", "").strip()[:1000], expected=_seen(request))  # fmt: skip
+            messages.success(request, f"Decided: {action}.")
+    except RequestError as error:
+        messages.error(request, error.message)
+    return redirect("governance:review-detail", ws.name, item.pk)
+
+
+def _seen(request: HttpRequest) -> dict | None:
+    try:
+        seen = json.loads(request.POST.get("seen") or "null")
+    except ValueError:
+        seen = None
+    if seen is not None and not (isinstance(seen, dict) and all(isinstance(v, dict) for v in seen.values())):
+        seen = None
+    if seen is None:
+        raise RequestError("the form was incomplete; reload the item and decide again (nothing was changed)",
+                           kind="validation")  # fmt: skip
+    return seen
 
 
 def _side(title: str, fact) -> dict:
