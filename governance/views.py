@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -22,6 +23,7 @@ from memory.selectors import page_number
 from memory.services.curation import fact_states
 from memory.services.errors import RequestError
 from tideline_site.htmx import wants_partial
+from tideline_site.paging import numbered_pager, page_link
 
 
 @require_GET
@@ -37,44 +39,23 @@ def review_list(request: HttpRequest, workspace: str) -> HttpResponse:
         items, truncated = selectors.search_items(items, data["q"])
     page = Paginator(items, selectors.QUEUE_PAGE_SIZE).get_page(page_number(request.GET.get("page")))
     counts = selectors.open_counts_by_kind(ws)
+    total = f"{page.paginator.count:,} item{pluralize(page.paginator.count)}"
     tabs = [{"kind": "", "label": "all", "count": sum(counts.values())}]
     tabs += [{"kind": kind, "label": KIND_LABELS[kind], "count": n} for kind, n in counts.items()]
     for tab in tabs:
-        tab["url"] = _link(request, kind=tab["kind"] or None, page=None)
+        tab["url"] = page_link(request, kind=tab["kind"] or None, page=None)
     context = {"workspace": ws, "form": form, "page": page, "tabs": tabs, "kind": data.get("kind", ""),
                "truncated": truncated, "search_cap": selectors.SEARCH_CAP, "kind_labels": KIND_LABELS,
-               "origins": selectors.queue_origins(ws), "pager": _pager(request, page)}  # fmt: skip
+               "origins": selectors.queue_origins(ws), "pager": numbered_pager(request, page, total)}  # fmt: skip
     template = "governance/review_list.html" + ("#review-table" if wants_partial(request) else "")
     return render(request, template, context)
-
-
-def _link(request: HttpRequest, **changes) -> str:
-    """This page's URL with some query parameters changed (None removes one)."""
-    params = request.GET.copy()
-    for key, value in changes.items():
-        params.pop(key, None)
-        if value is not None:
-            params[key] = value
-    return request.path + (f"?{params.urlencode()}" if params else "")
-
-
-def _pager(request: HttpRequest, page) -> dict:
-    count = page.paginator.count
-    return {
-        "total": f"{count:,} item{'' if count == 1 else 's'}",
-        "previous": _link(request, page=page.previous_page_number()) if page.has_previous() else None,
-        "next": _link(request, page=page.next_page_number()) if page.has_next() else None,
-        "position": f"Page {page.number} of {page.paginator.num_pages}",
-    }
 
 
 @require_GET
 @login_required
 def review_detail(request: HttpRequest, workspace: str, item_id: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
-    item = selectors.review_item_or_none(ws, item_id)
-    if item is None:
-        raise Http404("no such review item")
+    item = _item_or_404(ws, item_id)
     sides = [_side("Fact under review", item.fact), _side("Other fact", item.other_fact)]
     details = {key: value for key, value in item.details.items() if key not in ("score", "signal")}
     details = {key: value for key, value in details.items() if key not in _VERDICT_KEYS}
@@ -106,9 +87,7 @@ _VERDICT_HELP = {
 def review_decide(request: HttpRequest, workspace: str, item_id: str) -> HttpResponse:
     """One verdict (or the undo of one) from the item page; every outcome is a message, never a 500."""
     ws = get_workspace_for_user(request, workspace)
-    item = selectors.review_item_or_none(ws, item_id)
-    if item is None:
-        raise Http404("no such review item")
+    item = _item_or_404(ws, item_id)
     if not may_decide(roles_in(request.user, ws), item.kind):
         raise PermissionDenied("owners and admins decide review items")
     actor, action = f"user:{request.user.get_username()}", request.POST.get("verdict", "")
@@ -136,6 +115,13 @@ def _seen(request: HttpRequest) -> dict | None:
         raise RequestError("the form was incomplete; reload the item and decide again (nothing was changed)",
                            kind="validation")  # fmt: skip
     return seen
+
+
+def _item_or_404(ws, item_id: str):
+    item = selectors.review_item_or_none(ws, item_id)
+    if item is None:
+        raise Http404("no such review item")
+    return item
 
 
 def _side(title: str, fact) -> dict:

@@ -31,6 +31,7 @@ from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 from memory.timestamps import to_ms
 from tideline_site.htmx import wants_partial
+from tideline_site.paging import numbered_pager, page_link
 
 
 @require_GET
@@ -87,7 +88,7 @@ def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
         page = Paginator(ranked, PAGE_SIZE).get_page(request.GET.get("page"))
         for fact in page.object_list:
             fact.search_score = scores.get(fact.memory_id)
-        pager = _numbered(request, page)
+        pager = numbered_pager(request, page, selectors.FactCount(page.paginator.count).label)
     else:
         page = selectors.fact_page(facts, data.get("sort") or "-created", request.GET)
         pager = _seeking(request, page)
@@ -95,26 +96,6 @@ def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
                "origins": selectors.origins_of(ws), "recall_error": recall_error}  # fmt: skip
     template = "memory/fact_list.html" + ("#fact-table" if wants_partial(request) else "")
     return render(request, template, context)
-
-
-def _link(request: HttpRequest, **changes) -> str:
-    """This page's URL with some query parameters changed (None removes one)."""
-    params = request.GET.copy()
-    for key, value in changes.items():
-        params.pop(key, None)
-        if value is not None:
-            params[key] = value
-    return request.path + (f"?{params.urlencode()}" if params else "")
-
-
-def _numbered(request: HttpRequest, page) -> dict:
-    """Pager links and labels for a Django `Page` (search results)."""
-    return {
-        "total": selectors.FactCount(page.paginator.count).label,
-        "previous": _link(request, page=page.previous_page_number()) if page.has_previous() else None,
-        "next": _link(request, page=page.next_page_number()) if page.has_next() else None,
-        "position": f"Page {page.number} of {page.paginator.num_pages}",
-    }
 
 
 def _seeking(request: HttpRequest, page: selectors.FactPage) -> dict:
@@ -128,9 +109,9 @@ def _seeking(request: HttpRequest, page: selectors.FactPage) -> dict:
         position = "First page" if not page.has_previous else ""
     return {
         "total": page.total.label,
-        "previous": _link(request, **(paging | {"before": page.previous_cursor})) if page.previous_cursor else None,
-        "next": _link(request, **(paging | {"after": page.next_cursor})) if page.next_cursor else None,
-        "first": _link(request, **paging) if page.has_previous else None,
+        "previous": page_link(request, **(paging | {"before": page.previous_cursor})) if page.previous_cursor else None,
+        "next": page_link(request, **(paging | {"after": page.next_cursor})) if page.next_cursor else None,
+        "first": page_link(request, **paging) if page.has_previous else None,
         "position": position,
     }
 
