@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from django import forms
 
-# The model's quarantine kind is shown as "held write", the name for it.
-KIND_LABELS = {"contradiction": "contradiction", "quarantine": "held write"}
+from governance.models import ReviewItem
+
+# The model's labels ("held write" for the quarantine kind, the name for it).
+KIND_LABELS = dict(ReviewItem.Kind.choices)
 
 
 class ReviewFilterForm(forms.Form):
@@ -13,7 +15,8 @@ class ReviewFilterForm(forms.Form):
 
     kind = forms.ChoiceField(required=False, choices=[("", "any"), *KIND_LABELS.items()])
     status = forms.ChoiceField(required=False, choices=[("open", "open"), ("resolved", "resolved"),
-                                                        ("dismissed", "dismissed"), ("any", "any")])  # fmt: skip
+                                                        ("dismissed", "dismissed"), ("closed", "closed"),
+                                                        ("any", "any")])  # fmt: skip
     origin = forms.CharField(required=False, max_length=900)
     age = forms.IntegerField(required=False, min_value=0, max_value=36_500, label="Older than (days)")
     q = forms.CharField(required=False, max_length=500, strip=True)

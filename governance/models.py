@@ -14,19 +14,26 @@ class ReviewItem(models.Model):
 
     class Kind(models.TextChoices):
         CONTRADICTION = "contradiction", "contradiction"
-        QUARANTINE = "quarantine", "quarantined write"
+        QUARANTINE = "quarantine", "held write"
+        PROMOTION = "promotion", "durable promotion"
 
     class Status(models.TextChoices):
         OPEN = "open"
         RESOLVED = "resolved"
         DISMISSED = "dismissed"
+        # A fact it names was deleted (purged, shredded): nothing is left to decide.
+        CLOSED = "closed"
 
     workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="review_items")
     kind = models.CharField(max_length=16, choices=Kind.choices)
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.OPEN)
-    # The fact under review and the fact it conflicts with (e.g. the trusted value of its slot).
-    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="+")
-    other_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="+", null=True, blank=True)
+    # The fact under review and the fact it conflicts with (e.g. the trusted value of its slot, or
+    # the fact a held correction would replace). Deleting a fact never deletes its items: they are
+    # closed with a reason, and keep the memory ids they named.
+    fact = models.ForeignKey(Fact, on_delete=models.SET_NULL, related_name="+", null=True, blank=True)
+    other_fact = models.ForeignKey(Fact, on_delete=models.SET_NULL, related_name="+", null=True, blank=True)
+    fact_memory_id = models.CharField(max_length=128, blank=True, default="")
+    other_memory_id = models.CharField(max_length=128, blank=True, default="")
     reason = models.CharField(max_length=1000)
     details = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -36,8 +43,8 @@ class ReviewItem(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         constraints = [
-            models.CheckConstraint(condition=Q(kind__in=["contradiction", "quarantine"]), name="review_kind_valid"),
-            models.CheckConstraint(condition=Q(status__in=["open", "resolved", "dismissed"]), name="review_status_valid"),
+            models.CheckConstraint(condition=Q(kind__in=["contradiction", "quarantine", "promotion"]), name="review_kind_valid"),
+            models.CheckConstraint(condition=Q(status__in=["open", "resolved", "dismissed", "closed"]), name="review_status_valid"),
             # One open item per question: a second run or a repeated write never duplicates it.
             models.UniqueConstraint(
                 fields=["workspace", "kind", "fact", "other_fact"],
@@ -46,6 +53,14 @@ class ReviewItem(models.Model):
             ),
         ]
         indexes = [models.Index(fields=["workspace", "status", "kind"], name="review_queue_idx")]
+
+    def save(self, *args, **kwargs):
+        # The ids outlive the rows: a closed item still says which facts it was about.
+        if self.fact_id and not self.fact_memory_id:
+            self.fact_memory_id = self.fact.memory_id
+        if self.other_fact_id and not self.other_memory_id:
+            self.other_memory_id = self.other_fact.memory_id
+        super().save(*args, **kwargs)
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.status})"

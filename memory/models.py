@@ -35,6 +35,11 @@ class Workspace(models.Model):
     name = models.SlugField(max_length=64, unique=True)
     revision = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Review settings (seed 004's operator queue). Durable promotions: a permanent-tier write from a
+    # non-owner origin, a PII write from a channel peer, or a peer's correction is held for an approver.
+    hold_durable_promotions = models.BooleanField(default=True)
+    # An untrusted write the gate confined (kept, down-weighted) is held for review too.
+    hold_confined_writes = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["name"]
@@ -98,6 +103,10 @@ class Fact(models.Model):
     lifecycle = models.CharField(max_length=16, choices=_choices(R.LIFECYCLES), default="active")
     archived_at = models.DateTimeField(null=True, blank=True)
     pruned_at = models.DateTimeField(null=True, blank=True)
+    # A write held for review: when it was held, and when a verdict admitted it (null while held, or
+    # when it was blocked). Point-in-time recall sees a held fact only from `admitted_at` on.
+    held_at = models.DateTimeField(null=True, blank=True)
+    admitted_at = models.DateTimeField(null=True, blank=True)
 
     # Origin (createdBy) as columns; `origin_key` is the bucket every cross-fact operation groups by.
     origin_kind = models.CharField(max_length=8, choices=OriginKind.choices, default=OriginKind.OWNER)
@@ -520,6 +529,8 @@ class MemoryEvent(models.Model):
         REINFORCED = "reinforced"
         SUPERSEDED = "superseded"
         CONFINED = "confined"
+        HELD = "held"
+        REVIEWED = "reviewed"
         BLOCKED = "blocked"
         FEEDBACK = "feedback"
         INVALIDATED = "invalidated"

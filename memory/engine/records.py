@@ -16,7 +16,8 @@ from typing import Any
 
 SEGMENTS = ("identity", "correction", "relationship", "preference", "project", "knowledge", "context")
 TIERS = ("short", "long", "permanent")
-LIFECYCLES = ("active", "archived", "pruned")
+# `held`: written but waiting for a reviewer's verdict; invisible to recall until admitted (issue 12).
+LIFECYCLES = ("active", "archived", "pruned", "held")
 STATUSES = ("asserted", "provisional", "confirmed", "disputed", "retracted")
 SOURCE_TYPES = (
     "user_instruction",

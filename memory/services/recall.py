@@ -89,6 +89,7 @@ def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
     if filters.as_of is not None:
         # Live at T: written by T and not yet archived or pruned at T (validity is checked at T too).
         live = (cols.created_at <= now_ms) & ~(extra.archived_at <= now_ms) & ~(extra.pruned_at <= now_ms)
+        live &= ~(extra.visible_from > now_ms)  # a held write was not recallable before its admission
         lifecycle = np.where(live, "active", "archived").astype("<U8")
     if filters.as_of is None and allowed.all():
         return cols

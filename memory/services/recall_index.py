@@ -65,7 +65,7 @@ _FIELDS = (
     "importance", "decay_rate", "access_count", "last_accessed_at", "created_at", "lifecycle", "valid_to",
     "confidence", "status", "source_type", "classification", "intent_scope", "archived_at", "pruned_at",
     "modality", "media_pointer", "subject_key", "supersedes", "origin_kind", "channel_id", "conversation_id",
-    "session_key", "account_id",
+    "session_key", "account_id", "held_at", "admitted_at",
 )  # fmt: skip
 
 
@@ -79,6 +79,8 @@ class Extra:
     unscoped: np.ndarray  # intent_scope == "" (kept as booleans: comparing objects per query is slow)
     archived_at: np.ndarray
     pruned_at: np.ndarray
+    # A held write is recallable from its admission on (inf while held or once blocked; nan if never held).
+    visible_from: np.ndarray
     modality: list
     media_pointer: list
 
@@ -186,7 +188,7 @@ _FIELD_AT = {name: i for i, name in enumerate(_FIELDS)}
 def _row_of(values: tuple, content: str, embedding) -> FactRow:
     (_, memory_id, _, _, _, _, segment, tier, importance, decay_rate, access_count, last_accessed_at, created_at,
      lifecycle, valid_to, confidence, status, source_type, _, _, _, _, _, _, _, _, origin_kind, channel_id,
-     conversation_id, session_key, account_id) = values  # the order of _FIELDS
+     conversation_id, session_key, account_id, _, _) = values  # the order of _FIELDS
     return FactRow(
         memory_id=memory_id, content=content, segment=segment, created_at=to_ms(created_at), importance=importance,
         tier=tier, decay_rate=decay_rate, access_count=access_count, last_accessed_at=to_ms(last_accessed_at),
@@ -335,6 +337,7 @@ class IndexRegistry:
                 "pk": values[at["pk"]], "clearance": CLEARANCE.get(values[at["classification"]], 1),
                 "intent_scope": values[at["intent_scope"]] or "", "archived_at": to_ms(values[at["archived_at"]]),
                 "pruned_at": to_ms(values[at["pruned_at"]]), "modality": values[at["modality"]],
+                "visible_from": _visible_from(values[at["held_at"]], values[at["admitted_at"]]),
                 "media_pointer": values[at["media_pointer"]], "supersedes": values[at["supersedes"]] or [],
             }  # fmt: skip
         return new_ids
@@ -549,6 +552,7 @@ class IndexRegistry:
             unscoped=np.concatenate((extra.unscoped, tail.unscoped)),
             archived_at=np.concatenate((extra.archived_at, tail.archived_at)),
             pruned_at=np.concatenate((extra.pruned_at, tail.pruned_at)),
+            visible_from=np.concatenate((extra.visible_from, tail.visible_from)),
             modality=extra.modality + tail.modality,
             media_pointer=extra.media_pointer + tail.media_pointer,
         )
@@ -631,6 +635,7 @@ class IndexRegistry:
             unscoped=np.array([not m["intent_scope"] for m in meta], dtype=bool),
             archived_at=ms("archived_at"),
             pruned_at=ms("pruned_at"),
+            visible_from=ms("visible_from"),
             modality=[m["modality"] for m in meta],
             media_pointer=[m["media_pointer"] for m in meta],
         )
@@ -657,6 +662,7 @@ class IndexRegistry:
             index.extra.unscoped[i] = not meta["intent_scope"]
             index.extra.archived_at[i] = np.nan if meta["archived_at"] is None else meta["archived_at"]
             index.extra.pruned_at[i] = np.nan if meta["pruned_at"] is None else meta["pruned_at"]
+            index.extra.visible_from[i] = np.nan if meta["visible_from"] is None else meta["visible_from"]
 
     def note_access(self, index: ScopeIndex, memory_ids: list[str], now_ms: int) -> None:
         """Reflect this process's own recall reinforcement without waiting for a revision."""
@@ -669,6 +675,14 @@ class IndexRegistry:
                 index.cols.last_accessed_at[i] = now_ms
                 row = index.rows[memory_id]
                 index.rows[memory_id] = replace(row, access_count=row.access_count + 1, last_accessed_at=now_ms)
+
+
+def _visible_from(held_at, admitted_at) -> float | None:
+    """From when a fact may be recalled at all: always (None) unless it was held for review; then
+    from its admission, or never while it is held or after it was blocked."""
+    if held_at is None:
+        return None
+    return to_ms(admitted_at) if admitted_at is not None else float("inf")
 
 
 def _revision_of(workspace_id: int):

@@ -90,7 +90,7 @@ def test_counts_per_kind_are_of_open_items_whatever_the_filter(client, owner, wo
     _item(other_workspace, "e")
     client.force_login(owner)
     tabs = {tab["label"]: tab["count"] for tab in _list(client, workspace, status="resolved").context["tabs"]}
-    assert tabs == {"all": 3, "contradiction": 2, "held write": 1}
+    assert tabs == {"all": 3, "contradiction": 2, "held write": 1, "durable promotion": 0}
 
 
 def test_pages_of_25_and_hostile_page_values_fall_back_to_the_first(client, owner, workspace):
