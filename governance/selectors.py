@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from django.db.models import Count, F, Q, QuerySet
+from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 
 from governance.models import ReviewItem
-from memory.models import Workspace
+from memory import selectors as memory_selectors
+from memory.engine import records as R
+from memory.models import Fact, Link, Workspace
+from memory.services.curation import successor_of
 
 
 def open_review_items(workspace: Workspace) -> QuerySet[ReviewItem]:
@@ -86,7 +92,94 @@ def search_items(items: QuerySet[ReviewItem], text: str) -> tuple[list[ReviewIte
 
 def queue_origins(workspace: Workspace) -> list[str]:
     """The origin keys of the facts under review, for the origin filter."""
-    keys = set(ReviewItem.objects.filter(workspace=workspace).values_list("fact__origin_key", flat=True))
+    keys = set(ReviewItem.objects.filter(workspace=workspace, fact__isnull=False)
+               .values_list("fact__origin_key", flat=True))  # fmt: skip
     keys |= set(ReviewItem.objects.filter(workspace=workspace, other_fact__isnull=False)
                 .values_list("other_fact__origin_key", flat=True))  # fmt: skip
-    return sorted(keys)
+    return sorted(keys)  # (an item whose fact was deleted names no origin)
+
+
+# ---------------------------------------------------------------- one item's page
+EVENTS_PER_FACT = 20
+LINKS_PER_FACT = 50
+DETAIL_VALUE_CHARS = 300
+# Details the page shows in its own places (the summary, the verdict); every other key is listed as is.
+SHOWN_DETAILS = ("score", "signal", "verdict", "verdict_reason", "decided_by", "decision", "closed_reason")
+
+
+def item_sides(workspace: Workspace, item: ReviewItem) -> list[dict]:
+    """The columns of an item's page: the fact under review and, when the item has one, the other fact.
+
+    Each side carries its fact (None once deleted, with the memory id the item kept), its links
+    both ways, its newest events, what it superseded and what superseded it. A constant number of
+    queries per side, whatever the workspace holds.
+    """
+    sides = [_side(workspace, "Fact under review", item.fact, item.fact_memory_id)]
+    if item.other_fact is not None or item.other_memory_id:
+        sides.append(_side(workspace, "Other fact", item.other_fact, item.other_memory_id))
+    _resolve_superseded(workspace, sides)
+    return sides
+
+
+def _side(workspace: Workspace, title: str, fact: Fact | None, kept_id: str) -> dict:
+    memory_id = fact.memory_id if fact is not None else kept_id
+    side = {"title": title, "fact": fact, "memory_id": memory_id, "links": [], "more_links": False,
+            "events": [], "more_events": False, "events_url": "", "superseded": [], "superseded_by": None}  # fmt: skip
+    if memory_id:
+        # A deleted fact's events stay in the log: they say what happened to it.
+        side["events"], side["more_events"] = memory_selectors.events_of_fact(workspace, memory_id,
+                                                                             limit=EVENTS_PER_FACT)  # fmt: skip
+        side["events_url"] = (reverse("memory:event-list", args=[workspace.name]) + "?"
+                              + urlencode({"fact": memory_id}))  # fmt: skip
+    if fact is None:
+        return side
+    links = list(Link.objects.filter(Q(from_fact=fact) | Q(to_fact=fact)).select_related("from_fact", "to_fact")
+                 .order_by("kind", "pk")[: LINKS_PER_FACT + 1])  # fmt: skip
+    side["more_links"] = len(links) > LINKS_PER_FACT
+    for link in links[:LINKS_PER_FACT]:
+        outbound = link.from_fact_id == fact.pk
+        side["links"].append({"arrow": "→" if outbound else "←", "kind": link.kind, "link": link,
+                              "other": link.to_fact if outbound else link.from_fact,
+                              "other_id": (link.to_fact.memory_id if link.to_fact_id else link.dangling_target)
+                              if outbound else link.from_fact.memory_id})  # fmt: skip
+    side["superseded_by"] = successor_of(fact)
+    return side
+
+
+def _resolve_superseded(workspace: Workspace, sides: list[dict]) -> None:
+    """What each fact replaced: targets of its transition links (supersedes, transition, corrects) and
+    the ids its `supersedes` list names, resolved to facts in one query for both sides."""
+    facts = [side["fact"] for side in sides if side["fact"] is not None]
+    if not facts:
+        return
+    named: dict[int, dict[str, str]] = {fact.pk: {} for fact in facts}
+    transitions = Link.objects.filter(from_fact__in=facts, kind__in=R.TRANSITION_KINDS).order_by("pk")
+    for from_pk, kind, to_id, dangling in transitions.values_list("from_fact_id", "kind", "to_fact__memory_id",
+                                                                  "dangling_target")[:200]:  # fmt: skip
+        named[from_pk].setdefault(to_id or dangling, kind)
+    for fact in facts:
+        for memory_id in (fact.supersedes or [])[:50]:
+            named[fact.pk].setdefault(str(memory_id), "named in supersedes")
+    wanted = {memory_id for ids in named.values() for memory_id in ids}
+    found = {f.memory_id: f for f in Fact.objects.filter(workspace=workspace, memory_id__in=wanted)}
+    for side in sides:
+        if side["fact"] is not None:
+            side["superseded"] = [{"memory_id": memory_id, "how": how, "fact": found.get(memory_id)}
+                                  for memory_id, how in named[side["fact"].pk].items()]  # fmt: skip
+
+
+def detail_rows(details: dict) -> list[tuple[str, str]]:
+    """The item's details the page has no place for, as (key, text) rows: new detectors' details
+    show up without a template change. Non-text values are JSON; long values are cut."""
+    rows = []
+    for key, value in (details or {}).items():
+        if key in SHOWN_DETAILS:
+            continue
+        if key == "trust_mismatch":  # a flag for code; people read what it means
+            key, value = "trust", ("an untrusted source disagrees with a trusted one" if value
+                                   else "both sides have the same trust")  # fmt: skip
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+        if len(text) > DETAIL_VALUE_CHARS:
+            text = text[: DETAIL_VALUE_CHARS - 1] + "…"
+        rows.append((str(key).replace("_", " "), text))
+    return rows

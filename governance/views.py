@@ -56,15 +56,12 @@ def review_list(request: HttpRequest, workspace: str) -> HttpResponse:
 def review_detail(request: HttpRequest, workspace: str, item_id: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
     item = _item_or_404(ws, item_id)
-    sides = [_side("Fact under review", item.fact), _side("Other fact", item.other_fact)]
-    details = {key: value for key, value in item.details.items() if key not in ("score", "signal")}
-    details = {key: value for key, value in details.items() if key not in _VERDICT_KEYS}
-    if "trust_mismatch" in details:  # a flag for code; people read what it means
-        details["trust"] = ("an untrusted source disagrees with a trusted one" if details.pop("trust_mismatch")
-                            else "both sides have the same trust")  # fmt: skip
+    sides = selectors.item_sides(ws, item)
+    details = selectors.detail_rows(item.details)
     ids = [f.memory_id for f in (item.fact, item.other_fact) if f is not None]
     context = {"workspace": ws, "item": item, "sides": sides, "kind_label": KIND_LABELS.get(item.kind, item.kind),
                "score": item.details.get("score"), "signal": item.details.get("signal"), "details": details,
+               "closed_reason": item.details.get("closed_reason"),
                "can_decide": may_decide(roles_in(request.user, ws), item.kind),
                "verdicts": [(v, _VERDICT_HELP[v]) for v in VERDICTS_BY_KIND.get(item.kind, ())],
                "verdict": item.details.get("verdict"), "verdict_reason": item.details.get("verdict_reason"),
@@ -73,7 +70,6 @@ def review_detail(request: HttpRequest, workspace: str, item_id: str) -> HttpRes
     return render(request, "governance/review_detail.html", context)
 
 
-_VERDICT_KEYS = ("verdict", "verdict_reason", "decided_by", "decision")
 _VERDICT_HELP = {
     "supersede": "the fact under review wins; the other is archived and linked as superseded",
     "coexist": "both can be true (different scope or time); they are linked and never reopened",
@@ -123,11 +119,3 @@ def _item_or_404(ws, item_id: str):
         raise Http404("no such review item")
     return item
 
-
-def _side(title: str, fact) -> dict:
-    """One column of the item page: the fact (or None when it is gone) and its links both ways."""
-    if fact is None:
-        return {"title": title, "fact": None, "links": []}
-    outbound = [("→", link.kind, link.to_fact, link) for link in fact.outbound_links.select_related("to_fact")]
-    inbound = [("←", link.kind, link.from_fact, link) for link in fact.inbound_links.select_related("from_fact")]
-    return {"title": title, "fact": fact, "links": outbound + inbound}

@@ -305,6 +305,26 @@ def filtered_events(workspace: Workspace, data: dict):
     return events.order_by("-revision", "-id")
 
 
+def events_of_fact(workspace: Workspace, memory_id: str, *, limit: int = 20) -> tuple[list, bool]:
+    """The newest `limit` events naming the fact (newest first), and whether older ones exist.
+
+    PostgreSQL matches the JSON list exactly (`@>`). SQLite has no JSON containment in the ORM: a
+    text match on the quoted id narrows the rows and an exact check in Python keeps only events
+    that name this very id (the text match ignores case), reading a bounded number of candidates.
+    """
+    from django.db import connection
+
+    from memory.models import MemoryEvent
+
+    events = MemoryEvent.objects.filter(workspace=workspace).order_by("-revision", "-id")
+    if connection.vendor == "postgresql":
+        found = list(events.filter(fact_ids__contains=[memory_id])[: limit + 1])
+    else:
+        candidates = events.filter(fact_ids__icontains=f'"{memory_id}"')[: 4 * (limit + 1)]
+        found = [event for event in candidates if memory_id in event.fact_ids][: limit + 1]
+    return found[:limit], len(found) > limit
+
+
 def _bars(rows: list[tuple[str, int]]) -> list[dict]:
     top = max((n for _, n in rows), default=0) or 1
     return [{"label": label, "n": n, "pct": round(100 * n / top, 1)} for label, n in rows]

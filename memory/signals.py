@@ -14,6 +14,13 @@ from django.dispatch import Signal
 
 write_held = Signal()
 
+# Sent by `memory.services.deletion.delete_facts` inside the deleting mutation, after the fact rows
+# are gone (purged, shredded or otherwise hard-deleted). Keyword arguments: `workspace`,
+# `memory_ids` (the ids actually deleted), `kind` ("purged", "shredded", ...), `reason` (in words,
+# may be empty) and `mutation` (to record events in the same revision). A receiver that raises rolls
+# the deletion back, so nobody following memory is left pointing at a fact that silently vanished.
+facts_deleted = Signal()
+
 
 def first_id(responses: list[tuple[object, object]]) -> int | None:
     """The first integer a receiver returned (a review item's id), if any."""
