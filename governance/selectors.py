@@ -72,7 +72,8 @@ def filtered_review_items(workspace: Workspace, data: dict) -> QuerySet[ReviewIt
 
 
 def search_items(items: QuerySet[ReviewItem], text: str) -> tuple[list[ReviewItem], bool]:
-    """Items whose fact or other fact contains `text` (case-insensitive), in the queryset's order.
+    """Items whose fact or other fact contains `text` (case-insensitive) or is the fact with that
+    memory id, in the queryset's order.
 
     Content is sealed at rest, so the match runs here over the decrypted facts. A substring match
     (not recall) because a reviewer searches for words they saw: recall ranks by meaning, caps its
@@ -85,7 +86,8 @@ def search_items(items: QuerySet[ReviewItem], text: str) -> tuple[list[ReviewIte
         if count >= SEARCH_CAP:
             return matches, True
         facts = [fact for fact in (item.fact, item.other_fact) if fact is not None and fact.is_readable]
-        if any(needle in fact.content.casefold() for fact in facts):
+        named = needle in (item.fact_memory_id.casefold(), item.other_memory_id.casefold())  # the inspector's link
+        if named or any(needle in fact.content.casefold() for fact in facts):
             matches.append(item)
     return matches, False
 
@@ -114,14 +116,15 @@ def item_sides(workspace: Workspace, item: ReviewItem) -> list[dict]:
     both ways, its newest events, what it superseded and what superseded it. A constant number of
     queries per side, whatever the workspace holds.
     """
-    sides = [_side(workspace, "Fact under review", item.fact, item.fact_memory_id)]
+    pair = {item.fact_memory_id, item.other_memory_id} - {""}
+    sides = [_side(workspace, "Fact under review", item.fact, item.fact_memory_id, pair)]
     if item.other_fact is not None or item.other_memory_id:
-        sides.append(_side(workspace, "Other fact", item.other_fact, item.other_memory_id))
+        sides.append(_side(workspace, "Other fact", item.other_fact, item.other_memory_id, pair))
     _resolve_superseded(workspace, sides)
     return sides
 
 
-def _side(workspace: Workspace, title: str, fact: Fact | None, kept_id: str) -> dict:
+def _side(workspace: Workspace, title: str, fact: Fact | None, kept_id: str, pair: set[str]) -> dict:
     memory_id = fact.memory_id if fact is not None else kept_id
     side = {"title": title, "fact": fact, "memory_id": memory_id, "links": [], "more_links": False,
             "events": [], "more_events": False, "events_url": "", "superseded": [], "superseded_by": None}  # fmt: skip
@@ -138,10 +141,10 @@ def _side(workspace: Workspace, title: str, fact: Fact | None, kept_id: str) -> 
     side["more_links"] = len(links) > LINKS_PER_FACT
     for link in links[:LINKS_PER_FACT]:
         outbound = link.from_fact_id == fact.pk
-        side["links"].append({"arrow": "→" if outbound else "←", "kind": link.kind, "link": link,
-                              "other": link.to_fact if outbound else link.from_fact,
-                              "other_id": (link.to_fact.memory_id if link.to_fact_id else link.dangling_target)
-                              if outbound else link.from_fact.memory_id})  # fmt: skip
+        other = link.to_fact if outbound else link.from_fact
+        other_id = other.memory_id if other is not None else link.dangling_target
+        side["links"].append({"arrow": "→" if outbound else "←", "kind": link.kind, "link": link, "other": other,
+                              "other_id": other_id, "in_item": other_id in pair and other_id != memory_id})  # fmt: skip
     side["superseded_by"] = successor_of(fact)
     return side
 
@@ -168,9 +171,9 @@ def _resolve_superseded(workspace: Workspace, sides: list[dict]) -> None:
                                   for memory_id, how in named[side["fact"].pk].items()]  # fmt: skip
 
 
-def detail_rows(details: dict) -> list[tuple[str, str]]:
-    """The item's details the page has no place for, as (key, text) rows: new detectors' details
-    show up without a template change. Non-text values are JSON; long values are cut."""
+def detail_rows(details: dict) -> list[dict]:
+    """The item's details the page has no place for, as rows of `key`, `text` and `code` (JSON shown
+    as code): new detectors' details show up without a template change. Long values are cut."""
     rows = []
     for key, value in (details or {}).items():
         if key in SHOWN_DETAILS:
@@ -178,8 +181,21 @@ def detail_rows(details: dict) -> list[tuple[str, str]]:
         if key == "trust_mismatch":  # a flag for code; people read what it means
             key, value = "trust", ("an untrusted source disagrees with a trusted one" if value
                                    else "both sides have the same trust")  # fmt: skip
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+        text, code = _detail_text(value)
         if len(text) > DETAIL_VALUE_CHARS:
             text = text[: DETAIL_VALUE_CHARS - 1] + "…"
-        rows.append((str(key).replace("_", " "), text))
+        rows.append({"key": str(key).replace("_", " "), "text": text, "code": code})
     return rows
+
+
+def _detail_text(value) -> tuple[str, bool]:
+    """Words for flat values (a list of names reads as a list); JSON for anything nested."""
+    if value is None or value == "" or value == []:
+        return "—", False
+    if isinstance(value, bool):
+        return ("yes" if value else "no"), False
+    if isinstance(value, str | int | float):
+        return str(value), False
+    if isinstance(value, list) and all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+        return ", ".join(str(v) for v in value), False
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str), True

@@ -10,6 +10,7 @@ app_name = "governance"
 
 urlpatterns = [
     path("w/<slug:workspace>/review/", views.review_list, name="review-list"),
+    path("w/<slug:workspace>/review/settings/", views.review_settings, name="review-settings"),
     path("w/<slug:workspace>/review/<str:item_id>/", views.review_detail, name="review-detail"),
     path("w/<slug:workspace>/review/<str:item_id>/decide/", views.review_decide, name="review-decide"),
 ]

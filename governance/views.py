@@ -22,8 +22,13 @@ from memory.permissions import get_workspace_for_user, roles_in
 from memory.selectors import page_number
 from memory.services.curation import fact_states
 from memory.services.errors import RequestError
+from memory.services.workspaces import REVIEW_SETTINGS, set_review_settings
 from tideline_site.htmx import wants_partial
 from tideline_site.paging import numbered_pager, page_link
+
+# Who may decide each kind, in words (the rule itself is governance.engine.verdicts.DECIDERS_BY_KIND).
+DECIDERS_LABEL = {"contradiction": "owners and admins", "quarantine": "owners and admins",
+                  "promotion": "approvers and admins"}
 
 
 @require_GET
@@ -63,6 +68,9 @@ def review_detail(request: HttpRequest, workspace: str, item_id: str) -> HttpRes
                "score": item.details.get("score"), "signal": item.details.get("signal"), "details": details,
                "closed_reason": item.details.get("closed_reason"),
                "can_decide": may_decide(roles_in(request.user, ws), item.kind),
+               "deciders": DECIDERS_LABEL[item.kind],
+               "is_author": item.kind == "promotion" and item.fact is not None
+               and item.fact.written_by == f"user:{request.user.get_username()}",
                "verdicts": [(v, _VERDICT_HELP[v]) for v in VERDICTS_BY_KIND.get(item.kind, ())],
                "verdict": item.details.get("verdict"), "verdict_reason": item.details.get("verdict_reason"),
                # What the reviewer saw: a verdict on facts that changed since is refused, not applied.
@@ -74,7 +82,8 @@ _VERDICT_HELP = {
     "supersede": "the fact under review wins; the other is archived and linked as superseded",
     "coexist": "both can be true (different scope or time); they are linked and never reopened",
     "block": "reject the fact under review: it is archived and not reopened by the same words",
-    "dismiss": "not a real conflict; nothing changes",
+    "dismiss": "not a real conflict; nothing changes (a held write is let into recall)",
+    "approve": "let the held write into recall; what it corrects is archived and linked as superseded",
 }
 
 
@@ -85,7 +94,7 @@ def review_decide(request: HttpRequest, workspace: str, item_id: str) -> HttpRes
     ws = get_workspace_for_user(request, workspace)
     item = _item_or_404(ws, item_id)
     if not may_decide(roles_in(request.user, ws), item.kind):
-        raise PermissionDenied("owners and admins decide review items")
+        raise PermissionDenied(f"{DECIDERS_LABEL[item.kind]} decide {KIND_LABELS[item.kind]} items")
     actor, action = f"user:{request.user.get_username()}", request.POST.get("verdict", "")
     try:
         if action == "undo":
@@ -119,3 +128,21 @@ def _item_or_404(ws, item_id: str):
         raise Http404("no such review item")
     return item
 
+
+
+@login_required
+def review_settings(request: HttpRequest, workspace: str) -> HttpResponse:
+    """What the write path holds for review in this workspace; admins change it (an event records it)."""
+    ws = get_workspace_for_user(request, workspace)
+    can_change = "admin" in roles_in(request.user, ws)
+    if request.method == "POST":
+        if not can_change:
+            raise PermissionDenied("admins change the review settings")
+        wanted = {name: request.POST.get(name) == "on" for name in REVIEW_SETTINGS}
+        changed = set_review_settings(ws, actor=f"user:{request.user.get_username()}", **wanted)
+        messages.success(request, f"Saved: {len(changed)} setting{pluralize(len(changed))} changed." if changed
+                         else "Nothing changed.")  # fmt: skip
+        return redirect("governance:review-settings", ws.name)
+    settings_rows = [{"name": name, "help": words, "on": getattr(ws, name)} for name, words in REVIEW_SETTINGS.items()]
+    return render(request, "governance/review_settings.html",
+                  {"workspace": ws, "settings_rows": settings_rows, "can_change": can_change})  # fmt: skip

@@ -57,7 +57,8 @@ class PlaygroundForm(forms.Form):
 
 class EventFilterForm(forms.Form):
     kind = forms.ChoiceField(required=False, choices=[("", "any")] + [(k, k) for k in (
-        "created", "reinforced", "superseded", "confined", "blocked", "feedback", "invalidated", "confirmed",
+        "created", "reinforced", "superseded", "confined", "held", "reviewed", "blocked", "feedback", "invalidated",
+        "confirmed",
         "evicted", "archived", "restored", "pruned", "purged", "shredded", "linked", "imported", "dream_run",
         "gc_run", "retention_run", "proposal", "workspace_created")])  # fmt: skip
     actor = forms.CharField(required=False, max_length=200)

@@ -549,6 +549,7 @@ class MemoryEvent(models.Model):
         PROPOSAL = "proposal"
         REEMBEDDED = "reembedded"
         WORKSPACE_CREATED = "workspace_created"
+        SETTINGS_CHANGED = "settings_changed"
 
     workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="events")
     revision = models.BigIntegerField()

@@ -1,11 +1,13 @@
 """Hooks other apps use to follow memory without memory knowing them (ARCHITECTURE.md §1).
 
-`write_held` is sent inside the write's mutation (same transaction, workspace lock held) when an
-untrusted write is confined because a trusted value holds its slot. Keyword arguments:
-`workspace`, `fact` (the held fact), `held_by` (the fact holding the slot), `reason` (the gate's
-wording) and `mutation` (its `actor`, `now` and `record()`). A receiver that opens a review item
-returns that item's id; the write reports the first id returned. A receiver that raises rolls the
-write back, so a hold is never stored without whatever its receivers keep about it.
+`write_held` is sent inside the write's mutation (same transaction, workspace lock held) when a write
+is held for review (`memory.engine.holds`): stored with lifecycle `held`, out of recall until a
+verdict admits it. Keyword arguments: `workspace`, `fact` (the held fact), `hold_kind`
+("quarantine" or "promotion"), `held_by` (the fact it disputes or would replace, or None),
+`replaces` (the memory ids it would replace if admitted), `rules`, `reason` (in words) and
+`mutation` (its `actor`, `now` and `record()`). A receiver that opens a review item returns that
+item's id; the write reports the first id returned. A receiver that raises rolls the write back, so
+a hold is never stored without whatever its receivers keep about it.
 """
 
 from __future__ import annotations

@@ -165,6 +165,9 @@ def _visible_at(fact: Fact, text: str) -> dict | None:
         reasons.append("it was already pruned")
     if fact.valid_to and fact.valid_to <= moment:
         reasons.append("its validity had ended")
+    if fact.held_at and (fact.admitted_at is None or fact.admitted_at > moment):
+        reasons.append("it was held for review" if fact.admitted_at or fact.lifecycle == "held"
+                       else "it was held for review and then blocked")  # fmt: skip
     return {"at": moment, "visible": not reasons, "reasons": reasons}
 
 

@@ -8,27 +8,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from governance.engine.verdicts import VERDICTS
+from governance.engine.verdicts import VERDICTS, may_decide
 from governance.models import ReviewItem
 from governance.services.verdicts import decide, undo
 from memory.cli.common import emit
-from memory.models import Fact
+from memory.models import Fact, Membership
 from memory.services.errors import NotFoundError, RequestError
-from memory.services.workspaces import get_workspace
+from memory.services.workspaces import REVIEW_SETTINGS, get_workspace, set_review_settings
 
-HELP = "list review items, show one, or decide one (supersede, coexist, block, dismiss) or undo its verdict"
+HELP = ("list review items, show one, or decide one (supersede, coexist, block, dismiss; approve or block a "
+        "durable promotion) or undo its verdict")
 ACTOR = "cli:review"
 LIST_LIMIT = 200
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("action", choices=("list", "show", "decide", "undo"))
+    parser.add_argument("action", choices=("list", "show", "decide", "undo", "settings"))
     parser.add_argument("item", nargs="?", help="show/decide/undo: the review item's id")
     parser.add_argument("verdict", nargs="?", help=f"decide: one of {', '.join(VERDICTS)}")
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--kind", choices=[k for k, _ in ReviewItem.Kind.choices], help="list: only this kind")
     parser.add_argument("--status", choices=[s for s, _ in ReviewItem.Status.choices], help="list: only this status")
     parser.add_argument("--reason", default="", help="decide: why (kept with the verdict and its event)")
+    parser.add_argument("--hold-promotions", choices=("on", "off"),
+                        help="settings: hold a peer's permanent, PII or correcting write for an approver (default on)")
+    parser.add_argument("--hold-confined", choices=("on", "off"),
+                        help="settings: hold every untrusted write the gate confined (default off)")
+    parser.add_argument("--as", dest="as_user", metavar="USERNAME",
+                        help="decide/undo as this member (checked against their roles); a durable promotion "
+                             "needs an approver or admin who is not its author")  # fmt: skip
 
 
 def run(options: dict) -> None:
@@ -36,6 +44,9 @@ def run(options: dict) -> None:
     action = options["action"]
     if action == "list":
         _list(options, workspace)
+        return
+    if action == "settings":
+        _settings(options, workspace)
         return
     if not options.get("item"):
         raise RequestError(f"review {action} needs the item's id", kind="usage")
@@ -45,11 +56,40 @@ def run(options: dict) -> None:
     elif action == "decide":
         if not options.get("verdict"):
             raise RequestError(f"review decide needs a verdict: one of {', '.join(VERDICTS)}", kind="usage")
-        item = decide(workspace, options["item"], options["verdict"], actor=ACTOR, reason=options["reason"])
+        actor, user = _decider(workspace, _item(workspace, options["item"]), options.get("as_user"))
+        item = decide(workspace, options["item"], options["verdict"], actor=actor, user=user, reason=options["reason"])
         emit(options, item_dict(item), f"review #{item.pk}: {options['verdict']} -> {item.status}")
     else:
-        item = undo(workspace, options["item"], actor=ACTOR)
+        actor, _ = _decider(workspace, _item(workspace, options["item"]), options.get("as_user"))
+        item = undo(workspace, options["item"], actor=actor)
         emit(options, item_dict(item), f"review #{item.pk}: verdict undone, open again")
+
+
+def _settings(options: dict, workspace) -> None:
+    flags = {"hold_durable_promotions": options.get("hold_promotions"), "hold_confined_writes": options.get("hold_confined")}
+    wanted = {name: value == "on" for name, value in flags.items() if value is not None}
+    changed = set_review_settings(workspace, actor=ACTOR, **wanted) if wanted else {}
+    current = {name: getattr(workspace, name) for name in REVIEW_SETTINGS}
+    lines = [f"review settings of {workspace.name}" + (f" ({len(changed)} changed)" if wanted else "")]
+    lines += [f"  {'on ' if current[name] else 'off'}  {name}: {words}" for name, words in REVIEW_SETTINGS.items()]
+    emit(options, {"workspace": workspace.name, "settings": current, "changed": sorted(changed)}, "\n".join(lines))
+
+
+def _decider(workspace, item: ReviewItem, username: str | None):
+    """Who decides: a named member with a role that decides this kind (`--as`), or the operator for
+    contradictions and held writes. A durable promotion always needs a named approver."""
+    if not username:
+        if item.kind == "promotion":
+            raise RequestError("a durable promotion is decided by a named approver: add --as USERNAME", kind="usage")
+        return ACTOR, None
+    roles = set(Membership.objects.filter(workspace=workspace, user__username=username).values_list("role", flat=True))
+    if not roles:
+        raise RequestError(f"{username!r} is not a member of workspace {workspace.name!r}", kind="forbidden")
+    if not may_decide(roles, item.kind):
+        raise RequestError(f"{username!r} ({', '.join(sorted(roles))}) may not decide a {item.kind} item",
+                           kind="forbidden")  # fmt: skip
+    member = Membership.objects.filter(workspace=workspace, user__username=username).select_related("user").first()
+    return f"user:{username}", member.user
 
 
 def _list(options: dict, workspace) -> None:
@@ -87,8 +127,8 @@ def item_dict(item: ReviewItem, *, with_facts: bool = False) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": item.pk, "kind": item.kind, "status": item.status, "reason": item.reason,
         "created_at": item.created_at.isoformat(), "resolved_at": item.resolved_at.isoformat() if item.resolved_at else None,
-        "verdict": item.details.get("verdict"), "fact_id": item.fact.memory_id,
-        "other_fact_id": item.other_fact.memory_id if item.other_fact else None,
+        "verdict": item.details.get("verdict"), "fact_id": item.fact_memory_id or None,
+        "other_fact_id": item.other_memory_id or None,
     }  # fmt: skip
     if with_facts:
         out["details"] = item.details
@@ -102,7 +142,8 @@ def _describe(item: ReviewItem, *, with_facts: bool = False) -> str:
     if not with_facts:
         return head
     lines = [head]
-    for label, fact in (("under review", item.fact), ("conflicts with", item.other_fact)):
+    other_label = "would replace" if item.kind == "promotion" else "conflicts with"
+    for label, fact in (("under review", item.fact), (other_label, item.other_fact)):
         if fact is not None:
             lines.append(f"  {label}: {fact.memory_id} [{fact.segment}, {fact.source_type or 'owner'}, "
                          f"{fact.lifecycle}] {fact.content}")  # fmt: skip

@@ -1,26 +1,40 @@
-"""What a reviewer's verdict may be, and what it does to the two facts, as plain data (issue 12).
+"""What a reviewer's verdict may be, and what it does to the facts, as plain data (issue 12).
 
-An item names the fact under review (the newer one of a contradiction, or the held write) and the
-fact it conflicts with. The verdicts:
+An item names the fact under review (the newer one of a contradiction, or the held write) and,
+usually, the fact it conflicts with or would replace. The verdicts:
 
 - supersede: the fact under review wins; the other is archived with `valid_to`, and the winner
   gets `supersedes` + `transition` links to it;
 - coexist: both stay, linked `relates` with a note saying why; the pair is never reopened;
-- block: the fact under review is archived as rejected (status `retracted`);
-- dismiss: not a real conflict; nothing changes but the item.
+- block: the fact under review is archived as rejected (status `retracted`); a held write that was
+  blocked is never recallable, not even at a past moment, and the same content is not held again;
+- dismiss: not a real conflict; nothing changes but the item (a held write is admitted);
+- approve (durable promotions only): the held write is admitted, and what it corrects is archived
+  and linked as superseded.
 
-A held write (status `disputed`) is admitted (status `asserted`) by every verdict but block.
-No Django here: the service reads the facts, asks for a plan, and writes it in one mutation.
+A held write (lifecycle `held`) is admitted (lifecycle `active`, `admitted_at` now) by every verdict
+but block. Owners and admins decide contradictions and held writes; approvers and admins decide
+durable promotions, and never one they wrote themselves. No Django here: the service reads the
+facts, asks for a plan, and writes it in one mutation.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-VERDICTS = ("supersede", "coexist", "block", "dismiss")
-VERDICTS_BY_KIND = {"contradiction": VERDICTS, "quarantine": VERDICTS}
-DECIDERS_BY_KIND = {"contradiction": frozenset({"owner", "admin"}), "quarantine": frozenset({"owner", "admin"})}
-HELD_STATUS = "disputed"
+VERDICTS = ("supersede", "coexist", "block", "dismiss", "approve")
+VERDICTS_BY_KIND = {
+    "contradiction": ("supersede", "coexist", "block", "dismiss"),
+    "quarantine": ("supersede", "coexist", "block", "dismiss"),
+    "promotion": ("approve", "block"),
+}
+DECIDERS_BY_KIND = {
+    "contradiction": frozenset({"owner", "admin"}),
+    "quarantine": frozenset({"owner", "admin"}),
+    "promotion": frozenset({"approver", "admin"}),
+}
+# Verdicts that need the other fact to still be active (they archive or link it).
+NEEDS_OTHER = frozenset({"supersede", "coexist"})
 
 
 class VerdictRefused(Exception):
@@ -34,32 +48,40 @@ class VerdictRefused(Exception):
 
 @dataclass(frozen=True)
 class ItemFacts:
-    """What a plan needs to know of an item: its kind and status and both facts' state."""
+    """What a plan needs to know of an item: its kind and status and its facts' state."""
 
     kind: str
     status: str
     fact_id: str  # under review: the newer fact, or the held write
-    other_id: str
+    other_id: str | None  # the fact it conflicts with; None for a promotion that replaces nothing
     fact_lifecycle: str
-    other_lifecycle: str
+    other_lifecycle: str | None = None
     fact_status: str | None = None
+    replaces: tuple[str, ...] = ()  # still-active facts a held correction replaces when admitted
 
 
 @dataclass(frozen=True)
 class VerdictPlan:
     verdict: str
-    states: dict[str, dict]  # memory_id -> the fields to set (valid_to/archived_at "now" = the mutation's time)
+    states: dict[str, dict]  # memory_id -> the fields to set (timestamps: the mutation's ISO time)
     links: tuple[tuple[str, str, str, str], ...]  # (from, kind, to, note)
     item_status: str
 
 
 def may_decide(roles: set[str], item_kind: str) -> bool:
-    """Owners and admins decide contradictions and held writes."""
+    """Owners and admins decide contradictions and held writes; approvers and admins promotions."""
     return bool(set(roles) & DECIDERS_BY_KIND.get(item_kind, frozenset()))
 
 
+def check_author(item_kind: str, author: str, actor: str) -> None:
+    """A durable promotion needs a second person: its author may not approve (or block) it."""
+    if item_kind == "promotion" and author and author == actor:
+        raise VerdictRefused("you wrote this fact; a durable promotion must be decided by another approver "
+                             "(nothing was changed)", "forbidden")  # fmt: skip
+
+
 def check_verdict(item: ItemFacts, verdict: str) -> None:
-    """Refuse a verdict the item's kind does not take, or an item that is not open."""
+    """Refuse a verdict the item's kind does not take, or an item that is not open or has moved on."""
     allowed = VERDICTS_BY_KIND.get(item.kind, ())
     if verdict not in allowed:
         raise VerdictRefused(f"{verdict!r} is not a verdict for a {item.kind} item (one of: {', '.join(allowed)})",
@@ -67,7 +89,11 @@ def check_verdict(item: ItemFacts, verdict: str) -> None:
     if item.status != "open":
         raise VerdictRefused(f"this item is already decided ({item.status}); undo its verdict to decide again",
                              "conflict")  # fmt: skip
-    if item.fact_lifecycle != "active" or item.other_lifecycle != "active":
+    if item.fact_lifecycle not in ("active", "held"):
+        raise VerdictRefused(f"{item.fact_id} is {item.fact_lifecycle} since this item was opened; "
+                             "nothing was changed", "conflict")  # fmt: skip
+    needs_other = verdict in NEEDS_OTHER or (item.kind == "contradiction" and item.other_id is not None)
+    if needs_other and item.other_lifecycle != "active":
         raise VerdictRefused("the facts changed since this item was opened (one is no longer active); "
                              "nothing was changed", "conflict")  # fmt: skip
 
@@ -75,11 +101,12 @@ def check_verdict(item: ItemFacts, verdict: str) -> None:
 def plan_verdict(item: ItemFacts, verdict: str, *, note: str = "", now: str) -> VerdictPlan:
     """What `verdict` does to the item's facts and links; `now` is the ISO moment of the mutation."""
     check_verdict(item, verdict)
-    held = item.fact_status == HELD_STATUS
-    admit = {item.fact_id: {"status": "asserted"}} if held else {}
-    if verdict == "supersede":
-        states = {**admit, item.other_id: {"lifecycle": "archived", "valid_to": now, "archived_at": now}}
-        links = ((item.fact_id, "supersedes", item.other_id, ""), (item.fact_id, "transition", item.other_id, ""))
+    admit = {item.fact_id: {"lifecycle": "active", "admitted_at": now}} if item.fact_lifecycle == "held" else {}
+    if verdict in ("supersede", "approve"):
+        losers = (item.other_id,) if verdict == "supersede" else item.replaces
+        states = {**admit, **{mid: {"lifecycle": "archived", "valid_to": now, "archived_at": now} for mid in losers}}
+        links = tuple(link for mid in losers
+                      for link in ((item.fact_id, "supersedes", mid, ""), (item.fact_id, "transition", mid, "")))  # fmt: skip
         return VerdictPlan(verdict, states, links, "resolved")
     if verdict == "coexist":
         links = ((item.fact_id, "relates", item.other_id, note or "reviewed: both hold"),)

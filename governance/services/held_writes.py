@@ -10,10 +10,14 @@ from governance.models import ReviewItem
 from memory.models import Fact, Workspace
 
 
-def open_held_write_review(sender, *, workspace: Workspace, fact: Fact, held_by: Fact, reason: str, **kwargs) -> int:
-    """One open quarantine item per (held fact, slot holder); a repeat finds the existing one."""
+def open_held_write_review(sender, *, workspace: Workspace, fact: Fact, held_by: Fact | None, reason: str,
+                           hold_kind: str = "quarantine", replaces=(), rules=(), **kwargs) -> int:  # fmt: skip
+    """One open item per held fact (and what it disputes); the same write held again finds it."""
     item, _ = ReviewItem.objects.get_or_create(
-        workspace=workspace, kind="quarantine", fact=fact, other_fact=held_by, status="open",
-        defaults={"reason": reason, "details": {"subject_key": fact.subject_key, "source_type": fact.source_type}},
+        workspace=workspace, kind=hold_kind, fact=fact, other_fact=held_by, status="open",
+        defaults={"reason": reason[:1000], "details": {
+            "subject_key": fact.subject_key, "source_type": fact.source_type, "rules": list(rules),
+            "replaces": list(replaces), "author": fact.written_by,
+        }},
     )  # fmt: skip
     return item.pk

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from governance.engine.verdicts import ItemFacts, VerdictRefused, check_undo, plan_verdict
+from governance.engine.verdicts import ItemFacts, VerdictRefused, check_author, check_undo, plan_verdict
 from governance.models import ReviewItem
 from memory.models import Workspace
 from memory.services.curation import add_fact_links, fact_states, remove_fact_links, set_fact_states
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.mutation import mutate
 
-# Memory's event kinds (the log filters by them); every review event also carries `review_item`.
-EVENT_KIND = {"supersede": "superseded", "coexist": "linked", "block": "archived", "dismiss": "confirmed"}
+# Every queue action is one `reviewed` event (the event log filters by it) naming the item, the
+# action (decided, undone, closed), the verdict and the reviewer; each fact it changed also gets
+# memory's own event (archived, restored, held…) from the curation primitives.
 DECISION_KEYS = ("verdict", "verdict_reason", "decided_by", "decision")
 
 
@@ -28,13 +29,17 @@ def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: str, reas
     (memory_id -> fields, as `fact_states` returns them): when it differs now, nothing changes."""
     with mutate(workspace, actor=actor) as m:
         item = _locked_item(workspace, item_id)
-        ids = [item.fact.memory_id, item.other_fact.memory_id]
-        states = fact_states(workspace, ids)
+        replaces = [mid for mid in item.details.get("replaces", []) if isinstance(mid, str)]
+        ids = [mid for mid in (item.fact.memory_id, item.other_fact.memory_id if item.other_fact else None) if mid]
+        states = fact_states(workspace, ids + replaces)
         _check_expected(states, expected)
-        facts = ItemFacts(kind=item.kind, status=item.status, fact_id=ids[0], other_id=ids[1],
-                          fact_lifecycle=states[ids[0]]["lifecycle"], other_lifecycle=states[ids[1]]["lifecycle"],
-                          fact_status=states[ids[0]]["status"])  # fmt: skip
+        other_id = ids[1] if len(ids) > 1 else None
+        facts = ItemFacts(kind=item.kind, status=item.status, fact_id=ids[0], other_id=other_id,
+                          fact_lifecycle=states[ids[0]]["lifecycle"], fact_status=states[ids[0]]["status"],
+                          other_lifecycle=states[other_id]["lifecycle"] if other_id else None,
+                          replaces=tuple(mid for mid in replaces if states.get(mid, {}).get("lifecycle") == "active"))  # fmt: skip
         try:
+            check_author(item.kind, item.fact.written_by, actor)
             plan = plan_verdict(facts, verdict, note=reason, now=m.now.isoformat())
         except VerdictRefused as refused:
             raise RequestError(refused.message, kind=refused.kind) from None
@@ -53,8 +58,8 @@ def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: str, reas
         item.details = {**item.details, "verdict": verdict, "verdict_reason": reason, "decided_by": actor,
                         "decision": decision}  # fmt: skip
         item.save(update_fields=["status", "resolved_at", "resolved_by", "details"])
-        m.record(EVENT_KIND[verdict], fact_ids=ids, reason=reason, review_item=item.pk, review_action="decided",
-                 verdict=verdict, reviewer=actor, **decision)  # fmt: skip
+        m.record("reviewed", fact_ids=sorted(set(ids) | set(plan.states)), reason=reason, review_item=item.pk,
+                 review_kind=item.kind, review_action="decided", verdict=verdict, reviewer=actor, **decision)  # fmt: skip
     return item
 
 
@@ -75,8 +80,8 @@ def undo(workspace: Workspace, item_id: int, *, actor: str) -> ReviewItem:
         item.resolved_by = None
         item.details = {k: v for k, v in item.details.items() if k not in DECISION_KEYS}
         item.save(update_fields=["status", "resolved_at", "resolved_by", "details"])
-        m.record("restored", fact_ids=[item.fact.memory_id, item.other_fact.memory_id], reason=f"undo of {verdict}",
-                 review_item=item.pk, review_action="undone", verdict=verdict, reviewer=actor,
+        m.record("reviewed", fact_ids=sorted(decision["before"]) or [item.fact_memory_id], reason=f"undo of {verdict}",
+                 review_item=item.pk, review_kind=item.kind, review_action="undone", verdict=verdict, reviewer=actor,
                  restored=decision["before"], links_removed=decision["links_added"])  # fmt: skip
     return item
 
@@ -90,8 +95,8 @@ def _locked_item(workspace: Workspace, item_id: Any) -> ReviewItem:
     item = ReviewItem.objects.select_related("fact", "other_fact").filter(workspace=workspace, pk=pk).first()
     if item is None:
         raise NotFoundError(f"no review item {item_id!r} in workspace {workspace.name!r}")
-    if item.other_fact is None:
-        raise RequestError(f"review item {pk} has lost the fact it was compared with; nothing to decide", kind="conflict")
+    if item.fact is None or (item.other_fact is None and item.other_memory_id):
+        raise RequestError(f"review item {pk} names a fact that was deleted; nothing is left to decide", kind="conflict")
     return item
 
 

@@ -35,8 +35,11 @@ def run(options: dict) -> None:
         tier=options["tier"], classification=options["classification"], intent_scope=options["intent_scope"],
         force=options["force"],
     )  # fmt: skip
-    verb = {"reinforced": "reinforced existing", "confined": "stored (held for review)"}.get(record.outcome, "stored")
+    verb = {"reinforced": "reinforced existing", "confined": "stored as down-weighted evidence",
+            "held": "held for review (not recalled until a reviewer admits it)"}.get(record.outcome, "stored")
     human = f"{verb} {record.id} [{record.segment}] {record.content}"
+    if record.review_item_id:
+        human += f"\nreview item: #{record.review_item_id} (tideline review show {record.review_item_id} --workspace {options['workspace']})"
     if record.superseded:
         human += f"\nsuperseded: {', '.join(record.superseded)}"
     emit(options, record.to_dict(), human)

@@ -45,7 +45,7 @@ def run(options: dict) -> None:
         human.append(f"resolved {report.links_resolved} link(s) whose target is now present")
     if report.gated:
         human.append(f"through the write path: {report.reinforced} reinforced an existing fact, "
-                     f"{report.confined} held for review")
+                     f"{report.confined} kept as down-weighted evidence, {report.held} held for review")
     if report.dangling_links:
         human.append(f"kept {report.dangling_links} link(s) whose target is not in the workspace")
     payload = report.to_dict()

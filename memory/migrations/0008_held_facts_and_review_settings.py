@@ -58,7 +58,7 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name='memoryevent',
             name='kind',
-            field=models.CharField(choices=[('created', 'Created'), ('reinforced', 'Reinforced'), ('superseded', 'Superseded'), ('confined', 'Confined'), ('held', 'Held'), ('reviewed', 'Reviewed'), ('blocked', 'Blocked'), ('feedback', 'Feedback'), ('invalidated', 'Invalidated'), ('confirmed', 'Confirmed'), ('evicted', 'Evicted'), ('archived', 'Archived'), ('restored', 'Restored'), ('pruned', 'Pruned'), ('purged', 'Purged'), ('shredded', 'Shredded'), ('linked', 'Linked'), ('imported', 'Imported'), ('dream_run', 'Dream Run'), ('gc_run', 'Gc Run'), ('retention_run', 'Retention Run'), ('proposal', 'Proposal'), ('reembedded', 'Reembedded'), ('workspace_created', 'Workspace Created')], max_length=24),
+            field=models.CharField(choices=[('created', 'Created'), ('reinforced', 'Reinforced'), ('superseded', 'Superseded'), ('confined', 'Confined'), ('held', 'Held'), ('reviewed', 'Reviewed'), ('blocked', 'Blocked'), ('feedback', 'Feedback'), ('invalidated', 'Invalidated'), ('confirmed', 'Confirmed'), ('evicted', 'Evicted'), ('archived', 'Archived'), ('restored', 'Restored'), ('pruned', 'Pruned'), ('purged', 'Purged'), ('shredded', 'Shredded'), ('linked', 'Linked'), ('imported', 'Imported'), ('dream_run', 'Dream Run'), ('gc_run', 'Gc Run'), ('retention_run', 'Retention Run'), ('proposal', 'Proposal'), ('reembedded', 'Reembedded'), ('workspace_created', 'Workspace Created'), ('settings_changed', 'Settings Changed')], max_length=24),
         ),
         migrations.AddConstraint(
             model_name='fact',

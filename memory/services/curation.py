@@ -93,11 +93,12 @@ def successor_of(fact: Fact) -> Fact | None:
 # the change, its events and the review item's new status commit together. States travel as
 # plain JSON (ISO timestamps) so an event can carry them and an undo can put them back exactly.
 
-REVIEW_STATE_FIELDS = ("lifecycle", "status", "valid_to", "archived_at")
+REVIEW_STATE_FIELDS = ("lifecycle", "status", "valid_to", "archived_at", "admitted_at")
+_TIME_FIELDS = ("valid_to", "archived_at", "admitted_at")
 
 
 def fact_states(workspace: Workspace, memory_ids: Sequence[str]) -> dict[str, dict]:
-    """The reviewable state of each fact (lifecycle, status, valid_to, archived_at), JSON-ready."""
+    """The reviewable state of each fact (lifecycle, status, valid_to, archived_at, admitted_at), JSON-ready."""
     rows = Fact.objects.filter(workspace=workspace, memory_id__in=list(memory_ids)).values("memory_id", *REVIEW_STATE_FIELDS)
     return {row.pop("memory_id"): {k: _iso(v) for k, v in row.items()} for row in rows}
 
@@ -113,14 +114,16 @@ def set_fact_states(m: Mutation, states: dict[str, dict], *, reason: str) -> Non
             raise RequestError(f"no fact {memory_id!r}", kind="not_found")
         before = {name: _iso(getattr(fact, name)) for name in after}
         for name, value in after.items():
-            setattr(fact, name, parse_datetime(value) if value and name in ("valid_to", "archived_at") else value)
+            setattr(fact, name, parse_datetime(value) if value and name in _TIME_FIELDS else value)
         fact.save(update_fields=list(after))
         if before.get("lifecycle") == "active" and fact.lifecycle != "active":
             left.append(fact.pk)
-            kind = "archived"
+            kind = "held" if fact.lifecycle == "held" else "archived"
         elif before.get("lifecycle", "active") != "active" and fact.lifecycle == "active":
             returned.append(fact)
             kind = "restored"
+        elif "lifecycle" in after and before.get("lifecycle") != fact.lifecycle:
+            kind = "held" if fact.lifecycle == "held" else "archived"
         else:
             kind = "confirmed" if fact.status == "asserted" else "invalidated"
         m.record(kind, fact_ids=[memory_id], reason=reason, before=before, after=dict(after))

@@ -41,7 +41,8 @@ class ImportReport:
     skipped: int = 0  # already present with the same content: kept as is, links ensured
     gated: bool = False
     reinforced: int = 0
-    confined: int = 0
+    confined: int = 0  # kept as down-weighted evidence
+    held: int = 0  # waiting for a reviewer's verdict, out of recall
     links: int = 0  # links created by this run
     links_resolved: int = 0  # dangling links whose target this run brought in (or found present)
     dangling_links: int = 0
@@ -212,6 +213,7 @@ def _import_gated(workspace, parsed, actor, report, strict, progress) -> None:
             report.imported += result.outcome != "reinforced"
             report.reinforced += result.outcome == "reinforced"
             report.confined += result.outcome == "confined"
+            report.held += result.outcome == "held"
         if progress:
             progress(1)
 

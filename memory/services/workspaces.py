@@ -39,3 +39,34 @@ def create_workspace(name: str, *, actor: str = "system") -> Workspace:
     except IntegrityError:
         return Workspace.objects.get(name=name)  # created concurrently: same result
     return workspace
+
+
+# Workspace settings a person may change, with the words a page or the CLI shows for each.
+REVIEW_SETTINGS = {
+    "hold_durable_promotions": "hold durable promotions (a peer's permanent, PII or correcting write) for an approver",
+    "hold_confined_writes": "hold every untrusted write the gate confined, not only those disputing an owner's slot",
+}
+
+
+def set_review_settings(workspace: Workspace, *, actor: str, **values: bool) -> dict[str, tuple[bool, bool]]:
+    """Change review settings in one mutation with a `settings_changed` event; returns what changed
+    as name -> (before, after). Unknown names and non-boolean values are refused."""
+    from memory.services.mutation import mutate
+
+    for name, value in values.items():
+        if name not in REVIEW_SETTINGS:
+            raise RequestError(f"unknown setting {name!r}; one of: {', '.join(REVIEW_SETTINGS)}", kind="validation")
+        if not isinstance(value, bool):
+            raise RequestError(f"{name} must be on or off", kind="validation")
+    with mutate(workspace, actor=actor) as m:
+        current = m.workspace  # the row mutate() locked
+        changed = {name: (getattr(current, name), value) for name, value in values.items()
+                   if getattr(current, name) != value}  # fmt: skip
+        if changed:
+            for name, (_, value) in changed.items():
+                setattr(current, name, value)
+                setattr(workspace, name, value)
+            current.save(update_fields=list(changed))
+            m.record("settings_changed", before={k: b for k, (b, _) in changed.items()},
+                     after={k: a for k, (_, a) in changed.items()})  # fmt: skip
+    return changed

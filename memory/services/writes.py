@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from memory import sealing, signals
+from memory.engine import holds
 from memory.engine import records as R
 from memory.engine import validation as V
 from memory.engine.tokenize import jaccard, token_set
@@ -62,7 +63,7 @@ class NewFact:
 @dataclass
 class WriteResult:
     fact: Fact
-    outcome: str  # "created" | "reinforced" | "confined" | "unchanged" (a repeated correction)
+    outcome: str  # "created" | "reinforced" | "confined" | "held" | "unchanged" (a repeated correction)
     superseded: list[str] = field(default_factory=list)
     review_item_id: int | None = None
 
@@ -152,33 +153,36 @@ def _write(m: Mutation, new: NewFact, embedder: Any = embedding.CONFIGURED) -> W
     confined = isinstance(decision, policy.Confine)
     if confined and decision.drop_subject_key:
         subject_key, slot_write = None, False  # kept outside the slot, which a trusted value holds
+    slot_priors = [p for p in holders if trusted or R.is_untrusted_source(p.source_type)] if slot_write else []
+    hold = _hold_for_review(workspace, new, decision, confined, corrects=bool(new.supersedes or slot_priors))
 
     # Restatement and dedup: never for explicit corrections (`supersedes`), and only ever into a
     # fact of the same origin and trust class, so an untrusted write cannot reinforce a trusted one.
+    # A write that would be held may reinforce what is already admitted, but never promote it.
     if not new.supersedes:
         if slot_write:
-            restated = _most_similar(content, [p for p in holders if trusted or R.is_untrusted_source(p.source_type)])
+            restated = _most_similar(content, slot_priors)
             if restated is not None:
-                return _reinforce(m, restated, new, decision)
+                return _reinforce(m, restated, new, decision, promote=hold is None)
         else:
             duplicate = _duplicate_of(workspace, origin, trusted, content, active)
             if duplicate is not None:
-                return _reinforce(m, duplicate, new, decision)
+                return _reinforce(m, duplicate, new, decision, promote=hold is None)
+
+    if hold is not None:
+        replaces = slot_priors or [t for t in targets if t.lifecycle == "active"]
+        if confined and decision.contradicts:
+            replaces = [h for h in holders if h.memory_id == decision.contradicts[0]]
+        return _write_held(m, new, content, decision, subject_key, hold, replaces, embedder)
 
     fact = _build(m, new, content, decision, subject_key)
-    if confined and decision.contradicts:
-        fact.status = "disputed"
-    slot_archived = [p for p in holders if trusted or R.is_untrusted_source(p.source_type)] if slot_write else []
+    slot_archived = slot_priors
     explicit = [t for t in targets if t.lifecycle == "active" and t not in slot_archived]
     fact.save()
     index_facts([fact])
     embedding.embed_new([fact], embedder)
     _archive(m, slot_archived + explicit)
     links = _links(m, fact, new, slot_archived)
-    review_item_id = None
-    if confined and decision.contradicts:
-        held_by = next(h for h in holders if h.memory_id == decision.contradicts[0])
-        review_item_id = _announce_hold(m, fact, held_by, decision.reason)
     m.record(
         "created", fact_ids=[fact.memory_id], segment=fact.segment, source_type=fact.source_type,
         targets=list(new.supersedes) + [p.memory_id for p in slot_archived], links=links,
@@ -186,9 +190,49 @@ def _write(m: Mutation, new: NewFact, embedder: Any = embedding.CONFIGURED) -> W
     )  # fmt: skip
     if confined:
         m.record("confined", fact_ids=[fact.memory_id], reason=decision.reason, rules=list(decision.rules),
-                 requested_segment=new.segment, segment=fact.segment, review_item=review_item_id)  # fmt: skip
-    return WriteResult(fact, "confined" if confined else "created", [p.memory_id for p in slot_archived + explicit],
-                       review_item_id)  # fmt: skip
+                 requested_segment=new.segment, segment=fact.segment)  # fmt: skip
+    return WriteResult(fact, "confined" if confined else "created", [p.memory_id for p in slot_archived + explicit])
+
+
+def _hold_for_review(workspace, new: NewFact, decision, confined: bool, *, corrects: bool) -> holds.Hold | None:
+    settings = holds.HoldSettings(hold_durable_promotions=workspace.hold_durable_promotions,
+                                  hold_confined_writes=workspace.hold_confined_writes)  # fmt: skip
+    return holds.hold_for_review(
+        owner_origin=new.origin.is_owner, tier=decision.tier, segment=decision.segment, corrects=corrects,
+        classification=new.classification or R.DEFAULT_CLASSIFICATION, confined=confined,
+        disputes_trusted_slot=confined and bool(decision.contradicts),
+        gate_reason=getattr(decision, "reason", ""), settings=settings,
+    )  # fmt: skip
+
+
+def _write_held(m: Mutation, new: NewFact, content: str, decision, subject_key: str | None, hold: holds.Hold,
+                replaces: list[Fact], embedder: Any) -> WriteResult:  # fmt: skip
+    """Store a write that waits for a verdict: lifecycle `held`, out of recall, nothing it would
+    replace touched yet. The same content held again finds the waiting fact; content a reviewer
+    blocked is refused rather than queued a second time."""
+    digest = sealing.content_hash(m.workspace.pk, new.origin.key, R.normalize_for_hash(content))
+    prior = (Fact.objects.filter(workspace=m.workspace, origin_key=new.origin.key, content_hash=digest,
+                                 held_at__isnull=False).order_by("-created_at", "-pk").first())  # fmt: skip
+    if prior is not None and prior.lifecycle == "held":
+        item_id = _announce_hold(m, prior, replaces, hold)
+        m.record("held", fact_ids=[prior.memory_id], reason=hold.reason, rules=list(hold.rules), hold=hold.kind,
+                 review_item=item_id, repeated=True)  # fmt: skip
+        return WriteResult(prior, "held", [], item_id)
+    if prior is not None and prior.status == "retracted" and prior.admitted_at is None:
+        raise policy.WriteGateError(f"memory write blocked: a reviewer blocked this content before ({prior.memory_id}); "
+                                    "it is not held for review again", ("review_blocked",))  # fmt: skip
+    fact = _build(m, new, content, decision, subject_key)
+    fact.lifecycle, fact.held_at = "held", m.now
+    fact.save()
+    embedding.embed_new([fact], embedder)
+    links = _links(m, fact, new, [])
+    m.record("created", fact_ids=[fact.memory_id], segment=fact.segment, source_type=fact.source_type,
+             targets=[], links=links, content_length=fact.content_length, notes=list(decision.notes),
+             lifecycle="held")  # fmt: skip
+    item_id = _announce_hold(m, fact, replaces, hold)
+    m.record("held", fact_ids=[fact.memory_id], reason=hold.reason, rules=list(hold.rules), hold=hold.kind,
+             review_item=item_id, replaces=[f.memory_id for f in replaces])  # fmt: skip
+    return WriteResult(fact, "held", [], item_id)
 
 
 def _duplicate_of(workspace, origin: R.Origin, trusted: bool, content: str, active) -> Fact | None:
@@ -228,16 +272,18 @@ def _richest(facts: list[Fact]) -> Fact | None:
     return max(facts, key=_richness) if facts else None
 
 
-def _reinforce(m: Mutation, existing: Fact, new: NewFact, decision) -> WriteResult:
-    """Fold a restatement into the fact it repeats (ENGINE-SPEC §1.12 and §2 step 6)."""
+def _reinforce(m: Mutation, existing: Fact, new: NewFact, decision, *, promote: bool = True) -> WriteResult:
+    """Fold a restatement into the fact it repeats (ENGINE-SPEC §1.12 and §2 step 6). With
+    `promote` False (a write that would be held for review) it only counts as a use."""
     before = {"segment": existing.segment, "importance": existing.importance, "access_count": existing.access_count}
     incoming_segment = decision.segment
-    if existing.segment not in R.SEGMENT_DEFAULTS:
+    if existing.segment not in R.SEGMENT_DEFAULTS or not promote:
         incoming_segment = existing.segment
     if R.SEGMENT_DEFAULTS[incoming_segment].specificity > R.SEGMENT_DEFAULTS[existing.segment].specificity:
         defaults = R.SEGMENT_DEFAULTS[incoming_segment]
         existing.segment, existing.tier, existing.decay_rate = incoming_segment, defaults.tier, defaults.decay_rate
-    existing.importance = max(existing.importance, decision.importance)
+    if promote:
+        existing.importance = max(existing.importance, decision.importance)
     if new.confidence is not None and not R.is_untrusted_source(new.source_type):
         existing.confidence = max(existing.confidence or 0.0, new.confidence)
     if not existing.subject_key and new.subject_key:
@@ -318,8 +364,9 @@ def _links(m: Mutation, fact: Fact, new: NewFact, slot_archived: list[Fact]) -> 
     return described
 
 
-def _announce_hold(m: Mutation, fact: Fact, held_by: Fact, reason: str) -> int | None:
+def _announce_hold(m: Mutation, fact: Fact, replaces: list[Fact], hold: holds.Hold) -> int | None:
     """Tell whoever follows held writes (governance opens a review item); its id, if one was opened."""
-    responses = signals.write_held.send(sender=Fact, workspace=m.workspace, fact=fact, held_by=held_by,
-                                        reason=reason, mutation=m)  # fmt: skip
+    responses = signals.write_held.send(sender=Fact, workspace=m.workspace, fact=fact,
+                                        held_by=replaces[0] if replaces else None, replaces=[f.memory_id for f in replaces],
+                                        hold_kind=hold.kind, rules=hold.rules, reason=hold.reason, mutation=m)  # fmt: skip
     return signals.first_id(responses)

@@ -120,12 +120,13 @@ def test_a_reason_sealed_under_one_origin_does_not_open_under_another(workspace)
 
 @pytest.mark.django_db(transaction=True)
 def test_the_migration_seals_existing_plaintext_reasons(workspace):
+    # The facts are made with today's model first; going back to 0006 keeps their rows.
+    source, target = make_fact(workspace, "I am the source."), make_fact(workspace, "I am the target.")
+    shredded = make_fact(workspace, "The peer's fact.", origin=PEER)
     executor = MigrationExecutor(connection)
     executor.migrate([("memory", "0006_keystore_binding")])
     old = executor.loader.project_state([("memory", "0006_keystore_binding")]).apps
     OldFact, OldLink = old.get_model("memory", "Fact"), old.get_model("memory", "Link")  # noqa: N806
-    source, target = make_fact(workspace, "I am the source."), make_fact(workspace, "I am the target.")
-    shredded = make_fact(workspace, "The peer's fact.", origin=PEER)
     OldLink.objects.create(workspace_id=workspace.pk, from_fact=OldFact.objects.get(pk=source.pk),
                            to_fact=OldFact.objects.get(pk=target.pk), kind="relates", reason=REASON)  # fmt: skip
     OldLink.objects.create(workspace_id=workspace.pk, from_fact=OldFact.objects.get(pk=shredded.pk),

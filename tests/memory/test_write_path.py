@@ -253,7 +253,7 @@ def test_an_untrusted_slot_write_is_confined_and_held_for_review(tl, workspace):
     tool = tl.add("The user lives in Madrid now.", segment="knowledge", subject_key="home_city", source_type="tool_output")
     assert Fact.objects.get(memory_id=owner.id).lifecycle == "active"
     assert list(_active(workspace, subject_key="home_city").values_list("memory_id", flat=True)) == [owner.id]
-    assert (tool.outcome, tool.status) == ("confined", "disputed")
+    assert (tool.outcome, tool.lifecycle, tool.segment) == ("held", "held", "knowledge")
     assert tool.review_item_id is not None
 
 

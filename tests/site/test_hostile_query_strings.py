@@ -41,6 +41,7 @@ READS = {
     "recall-playground": ["q", "origin", "k", "as_of", "clearance", "max_chars"],
     "event-list": ["kind", "actor", "fact", "date_from", "date_to", "format", "page"],
     "review-list": ["kind", "status", "origin", "age", "q", "sort", "page"], "review-detail": [], "review-decide": [],
+    "review-settings": [],
     "login": ["next"], "logout": ["next"],
 }  # fmt: skip
 UNREAD = ["zz", "page", "id[]"]

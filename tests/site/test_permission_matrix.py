@@ -13,7 +13,7 @@ from memory.tideline import Tideline
 pytestmark = pytest.mark.django_db
 URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{fact}/panel/", "/w/{ws}/graph/", "/w/{ws}/recall/?q=porto",
         "/w/{ws}/events/", "/w/{ws}/events/?format=csv", "/w/{ws}/review/", "/w/{ws}/review/?q=porto&kind=contradiction",
-        "/w/{ws}/review/{item}/"]  # fmt: skip
+        "/w/{ws}/review/{item}/", "/w/{ws}/review/settings/"]  # fmt: skip
 PERSONAS = {"anonymous": None, "outsider": "owner@other", "owner": "owner", "approver": "approver", "admin": "admin"}
 EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
 
@@ -52,3 +52,20 @@ def test_an_unknown_workspace_is_404_for_everyone_signed_in(client, world):
     _, _, users, _ = world
     client.force_login(users["owner"])
     assert client.get("/w/nope/").status_code == 404
+
+
+# Mutating review screens: who may POST (the others get 403, and nothing changes).
+POSTS = {"/w/{ws}/review/settings/": {"admin"}}
+
+
+@pytest.mark.parametrize("persona", ["owner", "approver", "admin"])
+def test_only_admins_change_review_settings(client, world, persona):
+    workspace, _, users, _ = world
+    client.force_login(users[persona])
+    response = client.post(f"/w/{workspace.name}/review/settings/", {"hold_confined_writes": "on"})
+    workspace.refresh_from_db()
+    allowed = persona in POSTS["/w/{ws}/review/settings/"]
+    assert response.status_code == (302 if allowed else 403)
+    assert workspace.hold_confined_writes is allowed
+    # an unchecked box turns a setting off: the admin's save above turned promotions off
+    assert workspace.hold_durable_promotions is (not allowed)

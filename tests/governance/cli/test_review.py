@@ -95,3 +95,47 @@ def test_bad_input_is_a_json_error_with_exit_2(item, workspace, capsys, args, ki
 
 def test_unknown_workspace(db, capsys):
     assert _refused(capsys, "list", "--workspace", "nowhere")["kind"] == "not_found"
+
+
+def _promotion(workspace, author="user:pat"):
+    result = Tideline(workspace, actor=author).add("The client's legal name is Ana Ribeiro.", segment="identity",
+                                                   origin="channel:slack/general/s1")  # fmt: skip
+    return ReviewItem.objects.get(pk=result.review_item_id), result
+
+
+def _user(workspace, name, role):
+    from django.contrib.auth import get_user_model
+
+    from memory.models import Membership
+
+    user = get_user_model().objects.create_user(name, password="pw-12345-x")
+    Membership.objects.create(user=user, workspace=workspace, role=role)
+    return user
+
+
+def test_a_durable_promotion_is_decided_by_a_named_approver_who_did_not_write_it(capsys, workspace):
+    item, held = _promotion(workspace)
+    _user(workspace, "pat", "approver")
+    _user(workspace, "quinn", "approver")
+    _user(workspace, "olga", "owner")
+    assert "--as" in _refused(capsys, "decide", str(item.pk), "approve", "--workspace", workspace.name)["message"]
+    assert "may not decide" in _refused(capsys, "decide", str(item.pk), "approve", "--workspace", workspace.name,
+                                        "--as", "olga")["message"]  # fmt: skip
+    assert "another approver" in _refused(capsys, "decide", str(item.pk), "approve", "--workspace", workspace.name,
+                                          "--as", "pat")["message"]  # fmt: skip
+    assert Fact.objects.get(memory_id=held.id).lifecycle == "held"
+    out = _json(capsys, "decide", str(item.pk), "approve", "--workspace", workspace.name, "--as", "quinn")
+    assert out["status"] == "resolved" and out["verdict"] == "approve"
+    assert Fact.objects.get(memory_id=held.id).lifecycle == "active"
+    event = MemoryEvent.objects.get(workspace=workspace, kind="reviewed")
+    assert (event.actor, event.data["reviewer"]) == ("user:quinn", "user:quinn")
+
+
+def test_review_settings_show_and_change_with_an_event(capsys, workspace):
+    shown = _json(capsys, "settings", "--workspace", workspace.name)
+    assert shown["settings"] == {"hold_durable_promotions": True, "hold_confined_writes": False}
+    changed = _json(capsys, "settings", "--workspace", workspace.name, "--hold-promotions", "off")
+    assert changed["settings"]["hold_durable_promotions"] is False and changed["changed"] == ["hold_durable_promotions"]
+    event = MemoryEvent.objects.get(workspace=workspace, kind="settings_changed")
+    assert event.data == {"before": {"hold_durable_promotions": True}, "after": {"hold_durable_promotions": False}}
+    assert "off  hold_durable_promotions" in _run(capsys, "settings", "--workspace", workspace.name)

@@ -23,10 +23,12 @@ def test_an_untrusted_slot_write_opens_one_quarantine_item_the_write_names(tl, w
     item = ReviewItem.objects.get(pk=tool.review_item_id)
     assert (item.kind, item.fact.memory_id, item.other_fact.memory_id, item.status) == ("quarantine", tool.id, owner.id, "open")
     # The held fact is kept outside the slot the trusted value holds, so it carries no subject key.
-    assert item.details == {"subject_key": None, "source_type": "tool_output"}
+    assert item.details == {"subject_key": None, "source_type": "tool_output", "rules": ["slot_protection"],
+                            "replaces": [owner.id], "author": "test"}
     assert ReviewItem.objects.filter(workspace=workspace).count() == 1
-    confined = MemoryEvent.objects.get(workspace=workspace, kind="confined")
-    assert confined.data["review_item"] == item.pk and confined.fact_ids == [tool.id]
+    held = MemoryEvent.objects.get(workspace=workspace, kind="held")
+    assert held.data["review_item"] == item.pk and held.fact_ids == [tool.id] and held.data["hold"] == "quarantine"
+    assert tool.outcome == "held" and Fact.objects.get(memory_id=tool.id).lifecycle == "held"
 
 
 def test_a_trusted_write_opens_no_item(tl, workspace):

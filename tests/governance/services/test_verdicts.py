@@ -60,7 +60,7 @@ def test_supersede_archives_the_loser_with_valid_to_and_links_the_winner(workspa
     assert item.details["verdict"] == "supersede" and item.details["decided_by"] == "cli:review"
     assert item.details["verdict_reason"] == "moved in 2025"
     [event] = MemoryEvent.objects.filter(workspace=workspace, data__review_action="decided")
-    assert (event.kind, event.actor, event.reason, event.data["reviewer"]) == ("superseded", "cli:review", "moved in 2025", "cli:review")
+    assert (event.kind, event.actor, event.reason, event.data["reviewer"]) == ("reviewed", "cli:review", "moved in 2025", "cli:review")
     assert event.data["before"][old]["lifecycle"] == "active" and event.data["after"][old]["lifecycle"] == "archived"
 
 
@@ -92,9 +92,9 @@ def test_dismiss_changes_no_fact(workspace):
 
 def test_a_held_write_superseding_is_admitted_and_the_trusted_value_archived(workspace):
     item, held, trusted = _held(workspace)
-    assert _fact(workspace, held).status == "disputed"
+    assert _fact(workspace, held).lifecycle == "held"
     decide(workspace, item.pk, "supersede", actor="cli:review")
-    assert _fact(workspace, held).status == "asserted" and _fact(workspace, held).lifecycle == "active"
+    assert _fact(workspace, held).lifecycle == "active" and _fact(workspace, held).admitted_at is not None
     assert _fact(workspace, trusted).lifecycle == "archived"
 
 
