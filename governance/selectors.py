@@ -145,7 +145,10 @@ def _side(workspace: Workspace, title: str, fact: Fact | None, kept_id: str, pai
         other_id = other.memory_id if other is not None else link.dangling_target
         side["links"].append({"arrow": "→" if outbound else "←", "kind": link.kind, "link": link, "other": other,
                               "other_id": other_id, "in_item": other_id in pair and other_id != memory_id})  # fmt: skip
-    side["superseded_by"] = successor_of(fact)
+    # Superseding archives a fact and ends its validity, so only such a fact can have a successor; an
+    # active one skips the search (a text scan of its origin's `supersedes` lists when no link names it).
+    if fact.lifecycle != "active" or fact.valid_to is not None or fact.status == "superseded":
+        side["superseded_by"] = successor_of(fact)
     return side
 
 

@@ -45,6 +45,10 @@ def test_each_fact_shows_its_links_and_the_reason_and_score_stay(client, owner, 
     assert second["links"] == []
     for text in ("spicy food: love vs cannot eat", "0.91", "negation", "same meal", third.memory_id):
         assert text in body
+    make_link(other, fact, "contradicts")
+    response, body = _page(client, workspace, item)
+    assert [(row["other_id"], row["in_item"]) for row in response.context["sides"][1]["links"]] == [(fact.memory_id, True)]
+    assert "this item’s other fact" in body
 
 
 def test_each_fact_shows_its_own_events_newest_first_capped_with_a_link_to_the_log(client, owner, workspace):
@@ -93,7 +97,8 @@ def test_what_each_fact_superseded_and_what_superseded_it(client, owner, workspa
 
 def test_unknown_detail_keys_are_listed_escaped_and_cut(client, owner, workspace):
     details = {"score": 0.5, "signal": "place", "trust_mismatch": True, "new_detector_key": {"words": ["tea", "coffee"]},
-               "long_note": "y" * 1000, "html": "<script>alert(1)</script>"}  # fmt: skip
+               "long_note": "y" * 1000, "html": "<script>alert(1)</script>", "rules": ["slot_protection", "pii"],
+               "subject_key": None}  # fmt: skip
     item = _item(workspace, make_fact(workspace, "a"), make_fact(workspace, "b"), details=details)
     client.force_login(owner)
     _, body = _page(client, workspace, item)
@@ -101,6 +106,7 @@ def test_unknown_detail_keys_are_listed_escaped_and_cut(client, owner, workspace
     assert "y" * 299 + "…" in body and "y" * 300 not in body
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body and "<script>alert" not in body
     assert "an untrusted source disagrees with a trusted one" in body and "trust_mismatch" not in body
+    assert "<dt>Rules</dt><dd>slot_protection, pii</dd>" in body and "<dt>Subject key</dt><dd>—</dd>" in body
 
 
 def test_a_deleted_fact_shows_as_deleted_with_its_kept_id_and_events(client, owner, workspace):
