@@ -110,6 +110,8 @@ def _wordset(words: str) -> frozenset[str]:
 
 
 _CLITIC = re.compile(r"['’](?:s|m|re|ve|d|ll)$", re.I)
+_DOTS = re.compile(r"[\s.]")
+_DIGIT = re.compile(r"\d")
 
 NEGATIONS = _wordset("not no never none nothing nobody neither nor without quit stopped")
 # Function words, be/have/do forms and modals: they carry no subject and no value.
@@ -208,12 +210,14 @@ class _Parsed:
     denied: tuple[str, ...] = ()  # the word right after each "no" ("has no caching layer" → caching)
     subject: tuple[str, ...] = ()  # content words before the first negation
     bag: frozenset[str] = frozenset()  # `content` as a set, made once: every pair a fact is in needs it
+    ordered: tuple[str, ...] = ()  # `content` sorted, and the words of the antonym table it holds:
+    opposable: frozenset[str] = frozenset()  # both made once for `_may_differ_in_one_slot`
 
 
 def parse(text: str) -> _Parsed:
     for pattern, replacement in _PHRASES:
         text = pattern.sub(replacement, text)
-    raw = [re.sub(r"[\s.]", "", _CLITIC.sub("", token)) for token in _WORD.findall(text)]
+    raw = [_DOTS.sub("", _CLITIC.sub("", token)) for token in _WORD.findall(text)]
     words = tuple(token.lower() for token in raw)
     negations = 0
     content, surface, proper, before = [], [], [], []
@@ -242,14 +246,15 @@ def parse(text: str) -> _Parsed:
         proper.append(position > 0 and written[:1].isupper())
         before.append(not seen_verb)
     copula = any(word in _COPULA for word in words)
+    bag = frozenset(content)
     return _Parsed(
         words, tuple(content), tuple(surface), tuple(proper), tuple(before), negations % 2 == 1, copula,
-        tuple(denied), tuple(subject), frozenset(content),
+        tuple(denied), tuple(subject), bag, tuple(sorted(content)), _ANTONYM_STEMS & bag,
     )  # fmt: skip
 
 
 def _has_digit(word: str) -> bool:
-    return any(char.isdigit() for char in word)
+    return _DIGIT.search(word) is not None
 
 
 def _value_class(word: str) -> str | None:
@@ -375,22 +380,31 @@ def _may_differ_in_one_slot(a: _Parsed, b: _Parsed) -> bool:
     """A necessary condition for every verdict of two facts of the same polarity, cheap to test.
 
     A swap needs the same words; an antonym needs an opposed pair of words; every other verdict
-    needs the sequences to be equal but for one replaced block of at most two words, so their common
-    prefix and suffix must together cover all but two words of the longer one."""
+    needs the alignment to be equal but for one replaced block of one word against one or two. The
+    two sides of a replaced block share no word (the aligner would have matched it), so that block
+    is exactly what remains between the longest common prefix and suffix: one word against at most
+    two, with no word in common."""
     left, right = a.content, b.content
-    if a.bag == b.bag and sorted(left) == sorted(right):
+    if a.ordered == b.ordered:
         return True
-    opposable = _ANTONYM_STEMS & a.bag
-    if opposable and any(frozenset((x, y)) in ANTONYMS for x in opposable for y in _ANTONYM_STEMS & b.bag):
+    if a.opposable and b.opposable and any(frozenset((x, y)) in ANTONYMS for x in a.opposable
+                                           for y in b.opposable):  # fmt: skip
         return True
-    longest, shortest = max(len(left), len(right)), min(len(left), len(right))
+    n_left, n_right = len(left), len(right)
+    if not -1 <= n_left - n_right <= 1:
+        return False  # one word against at most two
+    shortest = min(n_left, n_right)
     prefix = 0
     while prefix < shortest and left[prefix] == right[prefix]:
         prefix += 1
     suffix = 0
     while suffix < shortest - prefix and left[-1 - suffix] == right[-1 - suffix]:
         suffix += 1
-    return prefix + suffix >= longest - 2
+    middle_left, middle_right = left[prefix : n_left - suffix], right[prefix : n_right - suffix]
+    return (
+        0 < len(middle_left) <= 2 and 0 < len(middle_right) <= 2 and len(middle_left) + len(middle_right) <= 3
+        and not set(middle_left) & set(middle_right)
+    )  # fmt: skip
 
 
 def _opposes(block: tuple, a: _Parsed, b: _Parsed) -> bool:
@@ -464,7 +478,14 @@ def find_candidates(records: Iterable[FactRecord], *, limit: int | None = None) 
         pairs = _candidate_pairs(group, parsed)
         scored += len(pairs)
         for i, j in pairs:  # each fact is parsed once, not once per pair it is in
-            candidate = _score(group[i], group[j], parsed[i], parsed[j])
+            a, b = parsed[i], parsed[j]
+            # Most pairs fail `_frame_verdict`'s first test; checking it here saves four calls per pair
+            # (a shared subject key is judged whatever the words).
+            if a.negated == b.negated and not _may_differ_in_one_slot(a, b):
+                key = group[i].subject_key
+                if not key or key != group[j].subject_key:
+                    continue
+            candidate = _score(group[i], group[j], a, b)
             if candidate is not None:
                 found.append(candidate)
     found.sort(key=lambda c: (-c.confidence, c.a, c.b))
