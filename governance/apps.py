@@ -12,10 +12,13 @@ class GovernanceConfig(AppConfig):
         from governance.schedules import refuse_disallowed_schedule
         from governance.services.closing import close_items_of_deleted_facts
         from governance.services.held_writes import open_held_write_review
-        from memory.signals import facts_deleted, write_held
+        from governance.services.contradictions import open_demo_contradictions
+        from memory.signals import demo_loaded, facts_deleted, write_held
 
         pre_save.connect(refuse_disallowed_schedule, sender=Schedule, dispatch_uid="tideline-schedule-allow-list")
         # Memory announces held writes; governance keeps the review queue (memory never imports governance).
         write_held.connect(open_held_write_review, dispatch_uid="tideline-held-write-review")
         # A deleted fact's open items are closed with a reason, never left open or silently dropped.
         facts_deleted.connect(close_items_of_deleted_facts, dispatch_uid="tideline-close-deleted-fact-reviews")
+        # The demo's first contradiction pass, so its queue is not empty until the first night.
+        demo_loaded.connect(open_demo_contradictions, dispatch_uid="tideline-demo-contradictions")

@@ -1,5 +1,8 @@
 """Hooks other apps use to follow memory without memory knowing them (ARCHITECTURE.md §1).
 
+`demo_loaded` is sent once the demo workspace's facts are in (keyword argument `workspace`), so
+other apps can do their first pass over it (governance opens the demo's contradictions).
+
 `write_held` is sent inside the write's mutation (same transaction, workspace lock held) when a write
 is held for review (`memory.engine.holds`): stored with lifecycle `held`, out of recall until a
 verdict admits it. Keyword arguments: `workspace`, `fact` (the held fact), `hold_kind`
@@ -15,6 +18,7 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 write_held = Signal()
+demo_loaded = Signal()
 
 # Sent by `memory.services.deletion.delete_facts` inside the deleting mutation, after the fact rows
 # are gone (purged, shredded or otherwise hard-deleted). Keyword arguments: `workspace`,

@@ -60,3 +60,8 @@ def find_contradictions(workspace: Workspace, *, actor: str = "contradictions", 
             m.record("linked", fact_ids=[candidate.b, candidate.a], reason="contradiction review opened",
                      review_item=review.pk)  # fmt: skip
     return report
+
+
+def open_demo_contradictions(sender, *, workspace: Workspace, **kwargs) -> None:
+    """The demo's first contradiction pass (memory's `demo_loaded` signal)."""
+    find_contradictions(workspace, actor="demo")

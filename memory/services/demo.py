@@ -16,9 +16,11 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from memory import signals
 from memory.engine import records as R
 from memory.models import Fact, Membership, Workspace
 from memory.services.interchange import ImportReport, import_facts
+from memory.services.writes import NewFact, write_fact
 from memory.services.workspaces import get_workspace
 from memory.timestamps import to_ms
 
@@ -275,8 +277,35 @@ def load_demo(*, name: str = DEMO_WORKSPACE) -> DemoResult:
 
     lines = [json.dumps(record) for record in build_demo_records(int(anchor))]
     report = import_facts(workspace=workspace, lines=lines, actor="demo", strict=True, source_name="demo")
+    _write_live(workspace)
+    signals.demo_loaded.send(sender=Workspace, workspace=workspace)
     workspace.refresh_from_db()
     return DemoResult(workspace, True, report, users, demoted)
+
+
+# Writes that go through today's write path, so the review queue has one of each kind waiting: a
+# tool result disputing where Maya lives (a held write), and a channel peer writing personal data
+# and correcting its own earlier fact (durable promotions for an approver).
+LIVE_WRITES = [
+    dict(content="Maya moved to Madrid last month, according to the travel booking tool.", segment="knowledge",
+         subject_key="home_city", source_type="tool_output", actor="agent:travel-tool"),
+    dict(content="Tomas Reis's mobile number is +351 912 000 111.", segment="relationship", origin=PEERS[0],
+         source_type="channel_message", classification="PII", actor="agent:slack-gateway"),
+    dict(content="Planning notes are due by Thursday, not Friday.", segment="context", origin=PEERS[0],
+         source_type="channel_message", corrects="Planning notes are due by Friday.", actor="agent:slack-gateway"),
+]  # fmt: skip
+
+
+def _write_live(workspace: Workspace) -> None:
+    for spec in LIVE_WRITES:
+        spec = dict(spec)
+        actor, corrects = spec.pop("actor"), spec.pop("corrects", None)
+        origin = spec.pop("origin", R.Origin.owner())
+        if corrects:
+            target = next(f for f in Fact.objects.filter(workspace=workspace, origin_key=origin.key, lifecycle="active")
+                          if f.content == corrects)  # fmt: skip
+            spec["supersedes"] = (target.memory_id,)
+        write_fact(workspace=workspace, new=NewFact(origin=origin, **spec), actor=actor)
 
 
 def _ensure_users(name: str) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:

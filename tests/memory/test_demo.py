@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from memory.engine import records as R
 from memory.models import Fact, Link, Membership
-from memory.services.demo import DEMO_USERS, build_demo_records, load_demo
+from memory.services.demo import DEMO_USERS, LIVE_WRITES, build_demo_records, load_demo
 
 pytestmark = pytest.mark.django_db
 
@@ -75,7 +75,7 @@ def test_loading_twice_changes_nothing(demo):
     again = load_demo()
     again.workspace.refresh_from_db()
     assert not again.created and again.workspace.revision == revision
-    assert Fact.objects.filter(workspace=demo.workspace).count() == len(build_demo_records(0))
+    assert Fact.objects.filter(workspace=demo.workspace).count() == len(build_demo_records(0)) + len(LIVE_WRITES)
 
 
 def test_the_demo_is_deterministic():
@@ -114,7 +114,7 @@ def test_the_demo_refuses_a_server_database_unless_allowed(db, settings, capsys)
 
     call_command("tideline", "demo", "--allow-server", "--json")
     assert json.loads(capsys.readouterr().out)["created"] is True
-    assert Fact.objects.filter(workspace__name="demo").count() == len(build_demo_records(0))
+    assert Fact.objects.filter(workspace__name="demo").count() == len(build_demo_records(0)) + len(LIVE_WRITES)
 
 
 def test_if_embedded_skips_a_server_database_with_a_message_and_exit_0(db, settings, capsys):
@@ -134,3 +134,15 @@ def test_make_run_loads_the_demo_only_into_the_embedded_database():
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
     demo_lines = [line.strip() for line in makefile.splitlines() if "tideline demo" in line]
     assert demo_lines == ["$(BIN)/tideline demo --if-embedded"]
+
+
+def test_the_demo_queue_has_one_of_each_kind_waiting():
+    """A held write, two durable promotions and the three planted contradictions, none of them recallable
+    before a verdict (held) and the contradictions' facts untouched."""
+    from governance.models import ReviewItem
+
+    demo = load_demo()
+    kinds = sorted(ReviewItem.objects.filter(workspace=demo.workspace, status="open").values_list("kind", flat=True))
+    assert kinds == ["contradiction"] * 3 + ["promotion"] * 2 + ["quarantine"]
+    held = Fact.objects.filter(workspace=demo.workspace, lifecycle="held")
+    assert held.count() == 3 and not any("agent" not in f.written_by for f in held)
