@@ -11,8 +11,8 @@ class GovernanceConfig(AppConfig):
 
         from governance.schedules import refuse_disallowed_schedule
         from governance.services.closing import close_items_of_deleted_facts
-        from governance.services.held_writes import open_held_write_review
         from governance.services.contradictions import open_demo_contradictions
+        from governance.services.held_writes import open_held_write_review
         from memory.signals import demo_loaded, facts_deleted, write_held
 
         pre_save.connect(refuse_disallowed_schedule, sender=Schedule, dispatch_uid="tideline-schedule-allow-list")

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from governance.engine.verdicts import ItemFacts, VerdictRefused, check_author, check_undo, may_decide, plan_verdict
+from governance.engine.verdicts import (
+    ItemFacts,
+    VerdictRefused,
+    check_author,
+    check_undo,
+    may_decide,
+    plan_verdict,
+)
 
 NOW = "2026-11-23T20:00:00+00:00"
 
