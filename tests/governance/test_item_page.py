@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 
 from governance.models import ReviewItem
 from memory.models import Fact
@@ -82,7 +83,7 @@ def test_what_each_fact_superseded_and_what_superseded_it(client, owner, workspa
     old, older = make_fact(workspace, "I live in Faro."), make_fact(workspace, "I live in Braga.")
     fact = make_fact(workspace, "I live in Lisbon.", supersedes=[old.memory_id, "mem_long_gone"])
     make_link(fact, older, "corrects")
-    other = make_fact(workspace, "I live in Porto.")
+    other = make_fact(workspace, "I live in Porto.", lifecycle="archived", valid_to=timezone.now(), archived_at=timezone.now())
     newer = make_fact(workspace, "I live in Coimbra now.")
     make_link(newer, other, "supersedes")
     item = _item(workspace, fact, other)
