@@ -66,6 +66,8 @@ class Candidate:
 
     `kind` is the rule that fired: "slot", "negation", "antonym", "value" or "swap". `reason` names
     the shared subject and what diverges; `trust_mismatch` says one side came from an untrusted source.
+    `cosine` is the learned embedder's similarity of the two facts, None without one
+    (`contradiction_vectors`).
     """
 
     a: str
@@ -74,6 +76,7 @@ class Candidate:
     confidence: float
     reason: str
     trust_mismatch: bool = False
+    cosine: float | None = None
 
 
 @dataclass(frozen=True)
