@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, prefetch_related_objects
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
 
 from governance.models import ReviewItem
+from memory import sealing
 from memory import selectors as memory_selectors
 from memory.engine import records as R
 from memory.models import Fact, Link, Workspace
@@ -51,15 +53,21 @@ def open_counts_by_kind(workspace: Workspace) -> dict[str, int]:
 
 
 def filtered_review_items(workspace: Workspace, data: dict) -> QuerySet[ReviewItem]:
-    """The queue under the list page's filters (all but the text search, see `search_items`)."""
-    items = ReviewItem.objects.filter(workspace=workspace).select_related("fact", "other_fact")
+    """The queue under the list page's filters (all but the text search, see `search_items`).
+
+    Without the facts: joined before the sort, they made PostgreSQL read every fact of the workspace
+    (0.2 s at 100,000 facts); `with_facts` loads them for the rows shown."""
+    items = ReviewItem.objects.filter(workspace=workspace)
     status = data.get("status") or ReviewItem.Status.OPEN
     if status != "any":
         items = items.filter(status=status)
     if data.get("kind"):
         items = items.filter(kind=data["kind"])
     if data.get("origin"):
-        items = items.filter(Q(fact__origin_key=data["origin"]) | Q(other_fact__origin_key=data["origin"]))
+        # A probe of the two facts per item: joining both facts read every fact of the workspace.
+        of_origin = Fact.objects.filter(Q(pk=OuterRef("fact_id")) | Q(pk=OuterRef("other_fact_id")),
+                                        origin_key=data["origin"])  # fmt: skip
+        items = items.filter(Exists(of_origin))
     if data.get("age"):
         items = items.filter(created_at__lte=timezone.now() - timedelta(days=data["age"]))
     if data.get("sort") == "strongest":
@@ -71,34 +79,64 @@ def filtered_review_items(workspace: Workspace, data: dict) -> QuerySet[ReviewIt
     return items
 
 
-def search_items(items: QuerySet[ReviewItem], text: str) -> tuple[list[ReviewItem], bool]:
-    """Items whose fact or other fact contains `text` (case-insensitive) or is the fact with that
-    memory id, in the queryset's order.
+def search_items(items: QuerySet[ReviewItem], text: str) -> tuple[list[int], bool]:
+    """The ids of the items whose fact or other fact contains `text` (case-insensitive) or is the fact
+    with that memory id, in the queryset's order (`with_facts` loads a page of them).
 
     Content is sealed at rest, so the match runs here over the decrypted facts. A substring match
     (not recall) because a reviewer searches for words they saw: recall ranks by meaning, caps its
     hits and scores one origin at a time, and an item's facts may belong to two origins. Returns the
-    matches and whether the search stopped at SEARCH_CAP items.
+    matches and whether the search stopped at SEARCH_CAP items. Reads columns, not model instances:
+    a search reads up to 2 × SEARCH_CAP facts.
     """
     needle = text.casefold()
-    matches = []
-    for count, item in enumerate(items.iterator(chunk_size=500)):
-        if count >= SEARCH_CAP:
-            return matches, True
-        facts = [fact for fact in (item.fact, item.other_fact) if fact is not None and fact.is_readable]
-        named = needle in (item.fact_memory_id.casefold(), item.other_memory_id.casefold())  # the inspector's link
-        if named or any(needle in fact.content.casefold() for fact in facts):
-            matches.append(item)
-    return matches, False
+    rows = list(items.values_list("pk", "fact_id", "other_fact_id", "fact_memory_id", "other_memory_id")
+                [: SEARCH_CAP + 1])  # fmt: skip
+    truncated = len(rows) > SEARCH_CAP
+    rows = rows[:SEARCH_CAP]
+    texts = _readable_texts({pk for row in rows for pk in row[1:3] if pk is not None})
+    matches = [
+        pk for pk, fact_id, other_id, fact_memory_id, other_memory_id in rows
+        if needle in (fact_memory_id.casefold(), other_memory_id.casefold())  # the inspector's link
+        or needle in texts.get(fact_id, "") or needle in texts.get(other_id, "")
+    ]  # fmt: skip
+    return matches, truncated
+
+
+def _readable_texts(fact_ids: set[int]) -> dict[int, str]:
+    """The casefolded content of these facts, one key fetch per origin; a shredded origin's are left out."""
+    openers: dict[tuple[int, str], Any] = {}
+    texts = {}
+    columns = ("pk", "workspace_id", "origin_key", "sealed_content")
+    for pk, workspace_id, origin_key, sealed in Fact.objects.filter(pk__in=fact_ids).values_list(*columns):
+        key = (workspace_id, origin_key)
+        if key not in openers:
+            try:
+                openers[key] = sealing.unsealer(workspace_id, origin_key, "content")
+            except sealing.KeyDestroyedError:
+                openers[key] = None
+        if openers[key] is not None:
+            texts[pk] = openers[key](sealed).decode("utf-8").casefold()
+    return texts
+
+
+def with_facts(items) -> list[ReviewItem]:
+    """One page of items, or of item ids as `search_items` gives them, with both facts loaded (a
+    constant number of queries, whatever the page size)."""
+    items = list(items)
+    if items and not isinstance(items[0], ReviewItem):
+        found = ReviewItem.objects.in_bulk(items)
+        items = [found[pk] for pk in items if pk in found]
+    prefetch_related_objects(items, "fact", "other_fact")
+    return items
 
 
 def queue_origins(workspace: Workspace) -> list[str]:
-    """The origin keys of the facts under review, for the origin filter."""
-    keys = set(ReviewItem.objects.filter(workspace=workspace, fact__isnull=False)
-               .values_list("fact__origin_key", flat=True))  # fmt: skip
-    keys |= set(ReviewItem.objects.filter(workspace=workspace, other_fact__isnull=False)
-                .values_list("other_fact__origin_key", flat=True))  # fmt: skip
-    return sorted(keys)  # (an item whose fact was deleted names no origin)
+    """The workspace's origin keys, for the origin filter.
+
+    Every origin that wrote, by memory's loose index scan: only those of the facts under review
+    meant joining every item to its facts (0.35 s at 10,000 items and 100,000 facts)."""
+    return memory_selectors.distinct_origin_keys(workspace)
 
 
 # ---------------------------------------------------------------- one item's page

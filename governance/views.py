@@ -43,6 +43,7 @@ def review_list(request: HttpRequest, workspace: str) -> HttpResponse:
     if data.get("q"):
         items, truncated = selectors.search_items(items, data["q"])
     page = Paginator(items, selectors.QUEUE_PAGE_SIZE).get_page(page_number(request.GET.get("page")))
+    page.object_list = selectors.with_facts(page.object_list)
     counts = selectors.open_counts_by_kind(ws)
     total = f"{page.paginator.count:,} item{pluralize(page.paginator.count)}"
     tabs = [{"kind": "", "label": "all", "count": sum(counts.values())}]
@@ -51,7 +52,9 @@ def review_list(request: HttpRequest, workspace: str) -> HttpResponse:
         tab["url"] = page_link(request, kind=tab["kind"] or None, page=None)
     context = {"workspace": ws, "form": form, "page": page, "tabs": tabs, "kind": data.get("kind", ""),
                "truncated": truncated, "search_cap": selectors.SEARCH_CAP, "kind_labels": KIND_LABELS,
-               "origins": selectors.queue_origins(ws), "pager": numbered_pager(request, page, total)}  # fmt: skip
+               "origins": selectors.queue_origins(ws), "pager": numbered_pager(request, page, total),
+               "open_review_count": tabs[0]["count"]}  # fmt: skip
+    # (`open_review_count` is the navigation's badge: the context processor would count again.)
     template = "governance/review_list.html" + ("#review-table" if wants_partial(request) else "")
     return render(request, template, context)
 
@@ -138,11 +141,19 @@ def review_settings(request: HttpRequest, workspace: str) -> HttpResponse:
     if request.method == "POST":
         if not can_change:
             raise PermissionDenied("admins change the review settings")
-        wanted = {name: request.POST.get(name) == "on" for name in REVIEW_SETTINGS}
-        changed = set_review_settings(ws, actor=f"user:{request.user.get_username()}", **wanted)
-        messages.success(request, f"Saved: {len(changed)} setting{pluralize(len(changed))} changed." if changed
-                         else "Nothing changed.")  # fmt: skip
+        wanted: dict = {name: request.POST.get(name) == "on" for name in REVIEW_SETTINGS if name != "review_daily_cap"}
+        try:
+            wanted["review_daily_cap"] = int(request.POST.get("review_daily_cap", ws.review_daily_cap))
+            changed = set_review_settings(ws, actor=f"user:{request.user.get_username()}", **wanted)
+        except (TypeError, ValueError):
+            messages.error(request, "The daily cap is a whole number; nothing was changed.")
+        except RequestError as error:
+            messages.error(request, f"{error.message}; nothing was changed.")
+        else:
+            messages.success(request, f"Saved: {len(changed)} setting{pluralize(len(changed))} changed." if changed
+                             else "Nothing changed.")  # fmt: skip
         return redirect("governance:review-settings", ws.name)
-    settings_rows = [{"name": name, "help": words, "on": getattr(ws, name)} for name, words in REVIEW_SETTINGS.items()]
+    settings_rows = [{"name": name, "help": words, "value": getattr(ws, name),
+                      "is_flag": isinstance(getattr(ws, name), bool)} for name, words in REVIEW_SETTINGS.items()]  # fmt: skip
     return render(request, "governance/review_settings.html",
                   {"workspace": ws, "settings_rows": settings_rows, "can_change": can_change})  # fmt: skip
