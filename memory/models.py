@@ -40,6 +40,8 @@ class Workspace(models.Model):
     hold_durable_promotions = models.BooleanField(default=True)
     # An untrusted write the gate confined (kept, down-weighted) is held for review too.
     hold_confined_writes = models.BooleanField(default=False)
+    # At most this many contradiction items are opened per day (UTC), however often the pass runs.
+    review_daily_cap = models.PositiveIntegerField(default=50)
 
     class Meta:
         ordering = ["name"]

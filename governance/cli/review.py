@@ -34,6 +34,8 @@ def add_arguments(parser) -> None:
                         help="settings: hold a peer's permanent, PII or correcting write for an approver (default on)")
     parser.add_argument("--hold-confined", choices=("on", "off"),
                         help="settings: hold every untrusted write the gate confined (default off)")
+    parser.add_argument("--daily-cap", type=int, metavar="N",
+                        help="settings: open at most N contradiction items a day (default 50)")
     parser.add_argument("--as", dest="as_user", metavar="USERNAME",
                         help="decide/undo as this member (checked against their roles); a durable promotion "
                              "needs an approver or admin who is not its author")  # fmt: skip
@@ -67,12 +69,18 @@ def run(options: dict) -> None:
 
 def _settings(options: dict, workspace) -> None:
     flags = {"hold_durable_promotions": options.get("hold_promotions"), "hold_confined_writes": options.get("hold_confined")}
-    wanted = {name: value == "on" for name, value in flags.items() if value is not None}
+    wanted: dict = {name: value == "on" for name, value in flags.items() if value is not None}
+    if options.get("daily_cap") is not None:
+        wanted["review_daily_cap"] = options["daily_cap"]
     changed = set_review_settings(workspace, actor=ACTOR, **wanted) if wanted else {}
     current = {name: getattr(workspace, name) for name in REVIEW_SETTINGS}
     lines = [f"review settings of {workspace.name}" + (f" ({len(changed)} changed)" if wanted else "")]
-    lines += [f"  {'on ' if current[name] else 'off'}  {name}: {words}" for name, words in REVIEW_SETTINGS.items()]
+    lines += [f"  {_shown(current[name])}  {name}: {words}" for name, words in REVIEW_SETTINGS.items()]
     emit(options, {"workspace": workspace.name, "settings": current, "changed": sorted(changed)}, "\n".join(lines))
+
+
+def _shown(value) -> str:
+    return ("on " if value else "off") if isinstance(value, bool) else f"{value:<3}"
 
 
 def _decider(workspace, item: ReviewItem, username: str | None):

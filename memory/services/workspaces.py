@@ -45,18 +45,23 @@ def create_workspace(name: str, *, actor: str = "system") -> Workspace:
 REVIEW_SETTINGS = {
     "hold_durable_promotions": "hold durable promotions (a peer's permanent, PII or correcting write) for an approver",
     "hold_confined_writes": "hold every untrusted write the gate confined, not only those disputing an owner's slot",
+    "review_daily_cap": "open at most this many contradiction items a day (0 pauses the detector's new items)",
 }
+MAX_DAILY_CAP = 10_000
 
 
-def set_review_settings(workspace: Workspace, *, actor: str, **values: bool) -> dict[str, tuple[bool, bool]]:
+def set_review_settings(workspace: Workspace, *, actor: str, **values: bool | int) -> dict[str, tuple]:
     """Change review settings in one mutation with a `settings_changed` event; returns what changed
-    as name -> (before, after). Unknown names and non-boolean values are refused."""
+    as name -> (before, after). Unknown names and values of the wrong type or range are refused."""
     from memory.services.mutation import mutate
 
     for name, value in values.items():
         if name not in REVIEW_SETTINGS:
             raise RequestError(f"unknown setting {name!r}; one of: {', '.join(REVIEW_SETTINGS)}", kind="validation")
-        if not isinstance(value, bool):
+        if name == "review_daily_cap":
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DAILY_CAP:
+                raise RequestError(f"the daily cap is a whole number from 0 to {MAX_DAILY_CAP:,}", kind="validation")
+        elif not isinstance(value, bool):
             raise RequestError(f"{name} must be on or off", kind="validation")
     with mutate(workspace, actor=actor) as m:
         current = m.workspace  # the row mutate() locked

@@ -27,8 +27,8 @@ def test_the_nightly_pass_dreams_then_opens_contradictions_once(workspace):
     first = tasks.run_nightly_everywhere()
     assert [r["kind"] for r in first] == ["dream", "contradictions"]
     assert first[1]["counts"]["opened"] == 1
-    runs = MemoryEvent.objects.filter(workspace=workspace, kind__in=["dream_run", "linked"]).order_by("revision")
-    assert [(e.kind, e.actor) for e in runs][-1] == ("linked", "task:contradictions")
+    runs = MemoryEvent.objects.filter(workspace=workspace, kind__in=["dream_run", "reviewed"]).order_by("revision")
+    assert [(e.kind, e.actor) for e in runs][-1] == ("reviewed", "task:contradictions")
     assert tasks.run_nightly_everywhere()[1]["counts"]["opened"] == 0
     assert ReviewItem.objects.filter(workspace=workspace).count() == 1
 

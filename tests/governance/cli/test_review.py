@@ -133,9 +133,16 @@ def test_a_durable_promotion_is_decided_by_a_named_approver_who_did_not_write_it
 
 def test_review_settings_show_and_change_with_an_event(capsys, workspace):
     shown = _json(capsys, "settings", "--workspace", workspace.name)
-    assert shown["settings"] == {"hold_durable_promotions": True, "hold_confined_writes": False}
+    assert shown["settings"] == {"hold_durable_promotions": True, "hold_confined_writes": False, "review_daily_cap": 50}
     changed = _json(capsys, "settings", "--workspace", workspace.name, "--hold-promotions", "off")
     assert changed["settings"]["hold_durable_promotions"] is False and changed["changed"] == ["hold_durable_promotions"]
     event = MemoryEvent.objects.get(workspace=workspace, kind="settings_changed")
     assert event.data == {"before": {"hold_durable_promotions": True}, "after": {"hold_durable_promotions": False}}
     assert "off  hold_durable_promotions" in _run(capsys, "settings", "--workspace", workspace.name)
+
+
+def test_the_daily_cap_is_a_bounded_whole_number(capsys, workspace):
+    assert _json(capsys, "settings", "--workspace", workspace.name, "--daily-cap", "5")["settings"]["review_daily_cap"] == 5
+    assert "whole number" in _refused(capsys, "settings", "--workspace", workspace.name, "--daily-cap", "-1")["message"]
+    workspace.refresh_from_db()
+    assert workspace.review_daily_cap == 5

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from governance.models import ReviewItem
 from governance.services.contradictions import find_contradictions
@@ -55,8 +58,23 @@ def test_pairs_opened_before_do_not_use_up_a_runs_cap(workspace):
 def test_each_opened_item_has_its_event(workspace):
     old, new = _plant(workspace)
     find_contradictions(workspace, actor="reviewer-bot")
-    [event] = MemoryEvent.objects.filter(workspace=workspace, kind="linked", actor="reviewer-bot")
+    [event] = MemoryEvent.objects.filter(workspace=workspace, kind="reviewed", actor="reviewer-bot")
     assert event.fact_ids == [new.id, old.id] and event.data["review_item"] == ReviewItem.objects.get().pk
+    assert event.data["review_action"] == "opened"
+
+
+def test_the_workspace_daily_cap_counts_every_run_of_the_day(workspace):
+    tl = Tideline(workspace)
+    workspace.review_daily_cap = 1
+    workspace.save()
+    tl.add("I live in Hyderabad", segment="identity")
+    tl.add("I live in Bangalore now", segment="identity")
+    assert find_contradictions(workspace).counts["opened"] == 1
+    tl.add("My flight to Oslo leaves on Tuesday.", segment="context")
+    tl.add("My flight to Oslo leaves on Friday.", segment="context")
+    assert find_contradictions(workspace).counts == {"found": 2, "opened": 0}  # today's cap is used up
+    ReviewItem.objects.update(created_at=timezone.now() - timedelta(days=1))  # as if opened yesterday
+    assert find_contradictions(workspace).counts["opened"] == 1
 
 
 def test_a_dismissed_pair_is_never_reopened(workspace):
