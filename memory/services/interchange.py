@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from django.db import DataError, IntegrityError, connection, transaction
 
-from memory import sealing
+from memory import sealing, signals
 from memory.engine import interchange as X
 from memory.engine import records as R
 from memory.engine import validation as V
@@ -249,6 +249,10 @@ def _import_batch(workspace, batch, actor, source_name, report) -> None:
             index_facts(created)
             embedding.embed_new(created)
             m.record("imported", fact_ids=[r.memory_id for _, r in batch], source=source_name, count=len(batch))
+            for fact in (f for f in created if f.lifecycle == "held"):
+                signals.write_held.send(sender=Fact, workspace=workspace, fact=fact, held_by=None, replaces=[],
+                                        hold_kind="quarantine", rules=("imported_held",), mutation=m,
+                                        reason="imported while held for review: decide it again")  # fmt: skip
         report.imported += len(batch)
     except (IntegrityError, DataError):  # validation should have caught it; find the line anyway
         if len(batch) == 1:
@@ -277,6 +281,8 @@ def fact_from_record(workspace: Workspace, record: X.InterchangeRecord, actor: s
         last_accessed_at=from_ms(record.last_accessed_at),
         created_at=from_ms(record.created_at),
         lifecycle=record.lifecycle,
+        # A backup of a held write restores it held: out of recall, waiting for a verdict again.
+        held_at=from_ms(record.created_at) if record.lifecycle == "held" else None,
         source_type=record.source_type,
         source_turn=record.source_turn,
         written_by=actor,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -150,3 +151,18 @@ def test_every_queue_action_is_a_reviewed_event(tl, workspace):
     assert [(e.data["review_action"], e.data["verdict"], e.data["reviewer"]) for e in reviewed] == [
         ("decided", "supersede", "user:olga"), ("undone", "supersede", "user:olga")]
     assert all(e.data["review_item"] == held.review_item_id for e in reviewed)
+
+
+def test_a_backup_restores_a_held_write_held_and_back_in_the_queue(tl, workspace, other_workspace):
+    from memory.services.interchange import import_facts
+
+    _, held = _held_slot_write(tl)
+    lines = [json.dumps(line) for line in tl.export()]
+    import_facts(workspace=other_workspace, lines=lines, actor="restore", strict=True, source_name="backup")
+    restored = Fact.objects.get(workspace=other_workspace, memory_id=held.id)
+    assert restored.lifecycle == "held" and restored.held_at is not None
+    assert held.id not in _ids(Tideline(other_workspace).recall("Madrid"))
+    item = ReviewItem.objects.get(workspace=other_workspace, fact=restored)
+    assert item.status == "open" and item.details["rules"] == ["imported_held"]
+    decide(other_workspace, item.pk, "dismiss", actor="user:olga")
+    assert held.id in _ids(Tideline(other_workspace).recall("Madrid"))
