@@ -53,6 +53,9 @@ def correct_fact(*, workspace: Workspace, memory_id: str, content: str, actor: s
         fact = Fact.objects.filter(workspace=workspace, memory_id=memory_id).first()
         if fact is None:
             raise RequestError(f"no fact {memory_id!r}", kind="not_found")
+        if fact.lifecycle == "held":
+            raise RequestError(f"{memory_id} is held for review; decide it in the review queue before correcting it",
+                               kind="conflict")  # fmt: skip
         if fact.lifecycle != "active":
             successor = successor_of(fact)
             if successor is None:
