@@ -127,7 +127,9 @@ def find_candidates_learned(records: Iterable[FactRecord], vectors: Mapping[str,
         row_of = {k: row for row, k in enumerate(held)}
         matrix = unit_rows(vectors[group[k].id] for k in held) if held else np.empty((0, 0), np.float32)
         if len(held) >= 2:
-            newest = sorted(range(len(held)), key=lambda row: group[held[row]].created_ms)[-settings.queries :]
+            newest = sorted(range(len(held)), key=lambda row: group[held[row]].created_ms)[
+                -settings.queries :
+            ]
             near = nearest_pairs(matrix, neighbours=settings.neighbours, threshold=settings.neighbour_cosine,
                                  queries=np.array(newest), budget=settings.budget)  # fmt: skip
             pairs.update((held[i], held[j]) for i, j in near.tolist())
@@ -163,5 +165,7 @@ def _topic_candidate(x: FactRecord, y: FactRecord, px: _Parsed, py: _Parsed, cos
     confidence, reason = called
     mismatch = x.trusted != y.trusted
     if mismatch:
-        reason += f"; untrusted source disagrees with a trusted one ({(y if x.trusted else x).id} is untrusted)"
+        reason += (
+            f"; untrusted source disagrees with a trusted one ({(y if x.trusted else x).id} is untrusted)"
+        )
     return Candidate(x.id, y.id, "negation", confidence, reason, mismatch, round(cosine, 4))

@@ -80,7 +80,10 @@ def test_a_pair_the_word_blocking_misses_is_judged_when_the_vectors_are_close():
 
 
 def test_opposite_polarity_on_one_topic_is_a_candidate_only_with_close_vectors():
-    records = [fact("dev", "I'm a Python developer.", created=1), fact("never", "I've never written Python.", created=2)]
+    records = [
+        fact("dev", "I'm a Python developer.", created=1),
+        fact("never", "I've never written Python.", created=2),
+    ]
     assert find_candidates(records).candidates == []  # the rules: polarity plus another change, too loose
 
     close = {"dev": vec(1, 0.2), "never": vec(0.9, 0.45)}
@@ -109,7 +112,10 @@ def test_the_cosine_moves_the_ranking_of_equally_confident_rule_verdicts():
     for pair, candidate in by_pair.items():
         assert candidate.confidence == ranking_score(free[pair], candidate.cosine, 0.5)
     # Porto/Lisbon sit on one topic (cosine 0.95), blue/red less so (0.6): the closer pair rises.
-    assert by_pair[("p1", "p2")].confidence - free[("p1", "p2")] > by_pair[("c1", "c2")].confidence - free[("c1", "c2")]
+    assert (
+        by_pair[("p1", "p2")].confidence - free[("p1", "p2")]
+        > by_pair[("c1", "c2")].confidence - free[("c1", "c2")]
+    )
 
 
 def test_vectors_never_pair_facts_across_origins():
