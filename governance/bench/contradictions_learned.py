@@ -59,7 +59,7 @@ def featurise(pairs: list[dict], embedder) -> list[Pair]:
     for line, p in enumerate(pairs):
         cosine = float(vectors[p["a"]] @ vectors[p["b"]])
         verdict = judge(p["a"], p["b"], p.get("a_subject", ""), p.get("b_subject", ""))
-        topic = topic_negation(parse(p["a"]), parse(p["b"]), cosine, -1.0)
+        topic = topic_negation(parse(p["a"]), parse(p["b"]), cosine, -1.0, (p["a"], p["b"]))
         out.append(Pair(bool(p["label"]), cosine, verdict.confidence if verdict else None,
                         topic[0] if topic else None, line))  # fmt: skip
     return out

@@ -135,3 +135,11 @@ def test_a_topic_negation_ranks_below_every_rule_verdict():
     vectors = {"dev": vec(1, 0), "never": vec(1, 0), "p1": vec(1, 0), "p2": vec(0, 1)}
     ranked = find_candidates_learned(records, vectors).candidates
     assert [(c.a, c.kind) for c in ranked] == [("p1", "value"), ("dev", "negation")]
+
+
+def test_a_contrast_names_the_alternative_it_denies_and_is_no_denial():
+    records = [
+        fact("boss", "Ines Duarte is my manager.", created=1),
+        fact("spelling", "Correction: my manager's name is spelled Ines, not Inez.", created=2),
+    ]
+    assert find_candidates_learned(records, {"boss": vec(1, 0), "spelling": vec(1, 0.1)}).candidates == []
