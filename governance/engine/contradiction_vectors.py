@@ -134,11 +134,12 @@ def find_candidates_learned(records: Iterable[FactRecord], vectors: Mapping[str,
         row_of = {k: row for row, k in enumerate(held)}
         matrix = unit_rows(vectors[group[k].id] for k in held) if held else np.empty((0, 0), np.float32)
         if len(held) >= 2:
-            newest = sorted(range(len(held)), key=lambda row: group[held[row]].created_ms)[
-                -settings.queries :
-            ]
+            by_age = sorted(range(len(held)), key=lambda row: group[held[row]].created_ms)
+            newest = np.array(
+                by_age[-settings.queries :]
+            )  # a nightly pass looks for what the new facts contradict
             near = nearest_pairs(matrix, neighbours=settings.neighbours, threshold=settings.neighbour_cosine,
-                                 queries=np.array(newest), budget=settings.budget)  # fmt: skip
+                                 queries=newest, budget=settings.budget)  # fmt: skip
             pairs.update((held[i], held[j]) for i, j in near.tolist())
         scored += len(pairs)
         for i, j in pairs:
