@@ -158,6 +158,14 @@ def item_sides(workspace: Workspace, item: ReviewItem) -> list[dict]:
     sides = [_side(workspace, "Fact under review", item.fact, item.fact_memory_id, pair)]
     if item.other_fact is not None or item.other_memory_id:
         sides.append(_side(workspace, "Other fact", item.other_fact, item.other_memory_id, pair))
+    # A deleted fact's events stay in the log: they say what happened to it.
+    events = memory_selectors.events_of_facts(workspace, [side["memory_id"] for side in sides if side["memory_id"]],
+                                              limit=EVENTS_PER_FACT)  # fmt: skip
+    for side in sides:
+        if side["memory_id"]:
+            side["events"], side["more_events"] = events[side["memory_id"]]
+            side["events_url"] = (reverse("memory:event-list", args=[workspace.name]) + "?"
+                                  + urlencode({"fact": side["memory_id"]}))  # fmt: skip
     _resolve_superseded(workspace, sides)
     return sides
 
@@ -166,12 +174,6 @@ def _side(workspace: Workspace, title: str, fact: Fact | None, kept_id: str, pai
     memory_id = fact.memory_id if fact is not None else kept_id
     side = {"title": title, "fact": fact, "memory_id": memory_id, "links": [], "more_links": False,
             "events": [], "more_events": False, "events_url": "", "superseded": [], "superseded_by": None}  # fmt: skip
-    if memory_id:
-        # A deleted fact's events stay in the log: they say what happened to it.
-        side["events"], side["more_events"] = memory_selectors.events_of_fact(workspace, memory_id,
-                                                                             limit=EVENTS_PER_FACT)  # fmt: skip
-        side["events_url"] = (reverse("memory:event-list", args=[workspace.name]) + "?"
-                              + urlencode({"fact": memory_id}))  # fmt: skip
     if fact is None:
         return side
     links = list(Link.objects.filter(Q(from_fact=fact) | Q(to_fact=fact)).select_related("from_fact", "to_fact")

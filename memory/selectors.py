@@ -305,24 +305,54 @@ def filtered_events(workspace: Workspace, data: dict):
     return events.order_by("-revision", "-id")
 
 
-def events_of_fact(workspace: Workspace, memory_id: str, *, limit: int = 20) -> tuple[list, bool]:
-    """The newest `limit` events naming the fact (newest first), and whether older ones exist.
+# How many of a workspace's newest events a fact's page reads through. The event log has no index on
+# the facts it names, so a lookup reads events one by one; past this window the page links the log.
+EVENT_WINDOW = 20_000
 
-    PostgreSQL matches the JSON list exactly (`@>`). SQLite has no JSON containment in the ORM: a
-    text match on the quoted id narrows the rows and an exact check in Python keeps only events
-    that name this very id (the text match ignores case), reading a bounded number of candidates.
+
+def events_of_fact(workspace: Workspace, memory_id: str, *, limit: int = 20,
+                   window: int = EVENT_WINDOW) -> tuple[list, bool]:  # fmt: skip
+    """`events_of_facts` for one fact."""
+    return events_of_facts(workspace, [memory_id], limit=limit, window=window)[memory_id]
+
+
+def events_of_facts(workspace: Workspace, memory_ids: list[str], *, limit: int = 20,
+                    window: int = EVENT_WINDOW) -> dict[str, tuple[list, bool]]:  # fmt: skip
+    """For each fact, its newest `limit` events (newest first) among the workspace's newest `window`
+    events, and whether it may have more (more than `limit`, or older than the window).
+
+    One pass over the window serves every fact; then one query reads the events kept. PostgreSQL
+    matches the JSON list exactly (`@>`). SQLite has no JSON containment in the ORM: a text match on
+    the quoted id narrows the rows and an exact check in Python keeps only events that name this
+    very id (the text match ignores case).
     """
     from django.db import connection
 
     from memory.models import MemoryEvent
 
+    ids = list(dict.fromkeys(memory_ids))
+    if not ids:
+        return {}
     events = MemoryEvent.objects.filter(workspace=workspace).order_by("-revision", "-id")
-    if connection.vendor == "postgresql":
-        found = list(events.filter(fact_ids__contains=[memory_id])[: limit + 1])
-    else:
-        candidates = events.filter(fact_ids__icontains=f'"{memory_id}"')[: 4 * (limit + 1)]
-        found = [event for event in candidates if memory_id in event.fact_ids][: limit + 1]
-    return found[:limit], len(found) > limit
+    # The window's oldest revision, found on the (workspace, revision) index; None when the whole
+    # log fits in the window (then the answer is complete).
+    floor = next(iter(events.values_list("revision", flat=True)[window : window + 1]), None) if window else None
+    if floor is not None:
+        events = events.filter(revision__gte=floor)
+    lookup = "fact_ids__contains" if connection.vendor == "postgresql" else "fact_ids__icontains"
+    naming = Q()
+    for memory_id in ids:
+        naming |= Q(**{lookup: [memory_id] if connection.vendor == "postgresql" else f'"{memory_id}"'})
+    kept: dict[str, list[int]] = {memory_id: [] for memory_id in ids}
+    for pk, named in events.filter(naming).values_list("pk", "fact_ids"):  # at most `window` rows
+        for memory_id in ids:
+            if memory_id in named and len(kept[memory_id]) <= limit:
+                kept[memory_id].append(pk)
+        if all(len(pks) > limit for pks in kept.values()):
+            break
+    rows = MemoryEvent.objects.in_bulk([pk for pks in kept.values() for pk in pks[:limit]])
+    return {memory_id: ([rows[pk] for pk in pks[:limit]], len(pks) > limit or floor is not None)
+            for memory_id, pks in kept.items()}  # fmt: skip
 
 
 def _bars(rows: list[tuple[str, int]]) -> list[dict]:

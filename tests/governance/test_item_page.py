@@ -79,6 +79,18 @@ def test_events_of_a_fact_match_its_id_exactly(workspace):
     assert [e.reason for e in events] == ["both"] and not more
 
 
+def test_events_of_a_fact_read_a_bounded_window_of_the_log_and_say_when_more_may_be_older(workspace):
+    fact, busy = make_fact(workspace, "a"), make_fact(workspace, "b")
+    _record(workspace, "feedback", [fact.memory_id], reason="old")
+    for n in range(5):
+        _record(workspace, "feedback", [busy.memory_id], reason=f"busy {n}")
+    _record(workspace, "feedback", [fact.memory_id], reason="recent")
+    assert [e.reason for e in events_of_fact(workspace, fact.memory_id, window=3)[0]] == ["recent"]
+    assert events_of_fact(workspace, fact.memory_id, window=3)[1]  # older ones may exist: the page links the log
+    assert events_of_fact(workspace, fact.memory_id) == (list(events_of_fact(workspace, fact.memory_id)[0]), False)
+    assert [e.reason for e in events_of_fact(workspace, fact.memory_id)[0]] == ["recent", "old"]
+
+
 def test_what_each_fact_superseded_and_what_superseded_it(client, owner, workspace):
     old, older = make_fact(workspace, "I live in Faro."), make_fact(workspace, "I live in Braga.")
     fact = make_fact(workspace, "I live in Lisbon.", supersedes=[old.memory_id, "mem_long_gone"])
