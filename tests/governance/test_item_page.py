@@ -65,7 +65,7 @@ def test_each_fact_shows_its_own_events_newest_first_capped_with_a_link_to_the_l
     assert first["more_events"] and not second["more_events"]
     assert [e.reason for e in second["events"]] == ["said again"]
     log = reverse("memory:event-list", args=[workspace.name]) + f"?fact={fact.memory_id}"
-    assert log in body and "Older events of this fact" in body
+    assert log in body and "Every event of this fact" in body
 
 
 def test_events_of_a_fact_match_its_id_exactly(workspace):
