@@ -177,6 +177,8 @@ _MEMBERS = {
     for name, members in _CLASS_MEMBERS.items()
 }
 _MEMBERS.update({stem(name + "s"): frozenset(_MEMBERS[stem(name)]) for name in _CLASS_MEMBERS})
+# Every word that can stand for a more specific one (see `_specialises`).
+_GENERAL = _GENERIC | frozenset(_MEMBERS)
 
 # Verbs that take many objects at once: two different objects are two facts, not a conflict.
 _ADDITIVE = frozenset(
@@ -307,7 +309,7 @@ def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
     shared = len(a.bag & b.bag)
     if shared == 0:
         return None
-    if a.negated == b.negated and not _may_differ_in_one_slot(a, b):
+    if not _may_conflict(a, b):
         return None  # no verdict below can hold: skip the alignment (most candidate pairs end here)
     blocks = _diff(a.content, b.content)
     replaced = [block for block in blocks if block[1] and block[3]]
@@ -377,6 +379,26 @@ def _frame_verdict(a: _Parsed, b: _Parsed) -> Verdict | None:
             "value", round(0.55 + 0.3 * overlap, 3), f"same subject {topic}; names differ: {shown}"
         )
     return None
+
+
+def _may_conflict(a: _Parsed, b: _Parsed) -> bool:
+    """Whether any verdict of `_frame_verdict` can hold for the pair (a cheap necessary condition)."""
+    return _may_differ_in_one_slot(a, b) if a.negated == b.negated else _may_negate(a, b)
+
+
+def _may_negate(a: _Parsed, b: _Parsed) -> bool:
+    """A necessary condition for a verdict on two facts of opposite polarity.
+
+    A "no X" fact may deny a thing the other asserts whatever else differs. Otherwise every word one
+    side has and the other lacks sits in a one-sided block (two words at most), except the negated
+    side's generic or class word that a specific one replaces ("no meat" / "chicken"): without such a
+    word there is no replaced block, so the two word sets differ in two words at most."""
+    negative, positive = (a, b) if a.negated else (b, a)
+    if negative.denied:
+        return True
+    if len(negative.bag - positive.bag - _GENERAL) > 2:
+        return False
+    return bool(negative.bag & _GENERAL) or len(negative.bag ^ positive.bag) <= 2
 
 
 def _may_differ_in_one_slot(a: _Parsed, b: _Parsed) -> bool:
@@ -484,7 +506,7 @@ def find_candidates(records: Iterable[FactRecord], *, limit: int | None = None) 
             a, b = parsed[i], parsed[j]
             # Most pairs fail `_frame_verdict`'s first test; checking it here saves four calls per pair
             # (a shared subject key is judged whatever the words).
-            if a.negated == b.negated and not _may_differ_in_one_slot(a, b):
+            if not _may_conflict(a, b):
                 key = group[i].subject_key
                 if not key or key != group[j].subject_key:
                     continue
