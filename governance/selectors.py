@@ -242,3 +242,36 @@ def _detail_text(value) -> tuple[str, bool]:
     if isinstance(value, list) and all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
         return ", ".join(str(v) for v in value), False
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str), True
+
+
+# ---------------------------------------------------------------- moving through the queue
+def queue_neighbours(workspace: Workspace, data: dict, item: ReviewItem) -> tuple[int | None, int | None]:
+    """The ids of the items just before and just after `item` in the queue as the list page orders it
+    under the same filters (`data`: the filter form's cleaned values), or None at either end.
+
+    A keyset from the item's own sort key, so it works for an item that has left the filtered set (a
+    verdict just closed it) and reads one row per side, however long the queue. With a text search,
+    each side is searched from the item on (capped as the list's search is)."""
+    items = filtered_review_items(workspace, data).exclude(pk=item.pk)
+    after, before = _keyset(item, data.get("sort") == "strongest")
+    later, earlier = items.filter(after), items.filter(before).reverse()
+    if data.get("q"):
+        found_later, _ = search_items(later, data["q"])
+        found_earlier, _ = search_items(earlier, data["q"])
+        return (found_earlier[0] if found_earlier else None), (found_later[0] if found_later else None)
+    return earlier.values_list("pk", flat=True).first(), later.values_list("pk", flat=True).first()
+
+
+def _keyset(item: ReviewItem, by_score: bool) -> tuple[Q, Q]:
+    """(after, before): the items sorting after and before `item` in the list's order."""
+    at, pk = item.created_at, item.pk
+    later = Q(created_at__lt=at) | Q(created_at=at, pk__lt=pk)
+    earlier = Q(created_at__gt=at) | Q(created_at=at, pk__gt=pk)
+    if not by_score:
+        return later, earlier
+    score = (item.details or {}).get("score")
+    if not isinstance(score, int | float) or isinstance(score, bool):
+        # Unscored items sort last, among themselves newest first; every scored item comes before.
+        return Q(details__score__isnull=True) & later, Q(details__score__isnull=False) | earlier
+    return (Q(details__score__lt=score) | Q(details__score__isnull=True) | Q(details__score=score) & later,
+            Q(details__score__gt=score) | Q(details__score=score) & earlier)  # fmt: skip

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from django.urls import path
 
-from governance import views
+from governance import views, views_bulk
 
 app_name = "governance"
 
 urlpatterns = [
     path("w/<slug:workspace>/review/", views.review_list, name="review-list"),
     path("w/<slug:workspace>/review/settings/", views.review_settings, name="review-settings"),
+    path("w/<slug:workspace>/review/bulk/", views_bulk.review_bulk, name="review-bulk"),
     path("w/<slug:workspace>/review/<str:item_id>/", views.review_detail, name="review-detail"),
-    path("w/<slug:workspace>/review/<str:item_id>/decide/", views.review_decide, name="review-decide"),
+    path("w/<slug:workspace>/review/<str:item_id>/decide/", views_bulk.keeps_queue_filters(views.review_decide), name="review-decide"),
 ]

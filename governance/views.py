@@ -14,7 +14,7 @@ from django.template.defaultfilters import pluralize
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from governance import selectors
+from governance import selectors, views_bulk
 from governance.engine.verdicts import VERDICTS_BY_KIND, may_decide
 from governance.forms import KIND_LABELS, ReviewFilterForm
 from governance.services import verdicts
@@ -55,8 +55,18 @@ def review_list(request: HttpRequest, workspace: str) -> HttpResponse:
                "origins": selectors.queue_origins(ws), "pager": numbered_pager(request, page, total),
                "open_review_count": tabs[0]["count"]}  # fmt: skip
     # (`open_review_count` is the navigation's badge: the context processor would count again.)
+    context.update(_bulk_context(request, ws, data, items if data.get("q") else None))
     template = "governance/review_list.html" + ("#review-table" if wants_partial(request) else "")
     return render(request, template, context)
+
+
+def _bulk_context(request: HttpRequest, ws, data: dict, searched) -> dict:
+    """What the list needs for row links that keep its filters and for bulk verdicts (this user's kinds)."""
+    kinds = views_bulk.deciding_kinds(request.user, ws)
+    return {"queue_query": views_bulk.filter_query(data), "queue_filters": views_bulk.filter_pairs(data),
+            "bulk_kinds": kinds, "bulk_cap": views_bulk.BULK_CAP,
+            "bulk_verdicts": list(dict.fromkeys(v for kind in kinds for v in VERDICTS_BY_KIND.get(kind, ()))),
+            "bulk_matching": views_bulk.selection_count(ws, data, kinds, searched) if kinds else 0}  # fmt: skip
 
 
 @require_GET
@@ -78,6 +88,7 @@ def review_detail(request: HttpRequest, workspace: str, item_id: str) -> HttpRes
                "verdict": item.details.get("verdict"), "verdict_reason": item.details.get("verdict_reason"),
                # What the reviewer saw: a verdict on facts that changed since is refused, not applied.
                "seen": json.dumps(fact_states(ws, ids), sort_keys=True)}  # fmt: skip
+    context.update(views_bulk.queue_navigation(request, ws, item), keyed_verdicts=views_bulk.with_keys(context["verdicts"]))
     return render(request, "governance/review_detail.html", context)
 
 

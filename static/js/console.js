@@ -2,6 +2,7 @@
 // Content-Security-Policy can forbid inline script (script-src 'self').
 //   <form class="switcher">     opens the workspace chosen in its select
 //   <form data-confirm="…">     asks before submitting
+//   review queue keys            (below) j/k, a verdict's letter, ? for help; see _keys_help.html
 (function () {
   document.addEventListener("change", (event) => {
     const form = event.target.form;
@@ -12,5 +13,82 @@
   document.addEventListener("submit", (event) => {
     const message = event.target.dataset && event.target.dataset.confirm;
     if (message && !window.confirm(message)) event.preventDefault();
+  });
+})();
+
+// Review queue keys. On an item page: j/k (or →/←) follow the links with data-key-nav, a verdict's
+// letter (data-key on its button) focuses that button and a second press clicks it, so the form's
+// own confirmation, CSRF token and POST are what apply it. On the list: j/k move a highlight between
+// rows, Enter opens the row, x ticks its checkbox. Never while typing, never with a modifier.
+(function () {
+  const typing = (el) => el && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
+  const help = () => document.getElementById("keys-help");
+  const toggleHelp = (open) => {
+    const box = help();
+    if (box) box.hidden = open === undefined ? !box.hidden : !open;
+  };
+  document.addEventListener("click", (event) => {
+    if (event.target.closest("[data-keys-close]")) toggleHelp(false);
+  });
+  document.addEventListener("DOMContentLoaded", () => {
+    const next = document.querySelector("[data-key-focus]");
+    if (next && !document.querySelector("#review-verdicts form:not([data-confirm])")) next.focus({ preventScroll: true });
+  });
+
+  const rows = () => Array.from(document.querySelectorAll("[data-queue-row]"));
+  function moveRow(step) {
+    const all = rows();
+    if (!all.length) return false;
+    const at = all.findIndex((row) => row.classList.contains("key-current"));
+    const to = Math.max(0, Math.min(all.length - 1, at < 0 ? 0 : at + step));
+    all.forEach((row) => row.classList.remove("key-current"));
+    all[to].classList.add("key-current");
+    all[to].scrollIntoView({ block: "nearest" });
+    return true;
+  }
+  const currentRow = () => document.querySelector("[data-queue-row].key-current");
+
+  function follow(name) {
+    const link = document.querySelector('[data-key-nav="' + name + '"]');
+    if (link) location.href = link.href;
+    return Boolean(link);
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    const key = event.key;
+    if (key === "?") return toggleHelp(), event.preventDefault();
+    if (key === "Escape") {
+      const status = document.getElementById("key-status");
+      if (status) status.textContent = "";
+      if (document.activeElement && document.activeElement.dataset.key) document.activeElement.blur();
+      return toggleHelp(false);
+    }
+    let done = false;
+    if (rows().length) {  // the list page
+      if (key === "j" || key === "k") done = moveRow(key === "j" ? 1 : -1);
+      else if (key === "Enter" && currentRow() && !event.target.closest("a, button")) {
+        const link = currentRow().querySelector("a[href]");
+        if (link) done = (location.href = link.href, true);
+      } else if (key === "x" && currentRow()) {
+        const box = currentRow().querySelector("input[type=checkbox]");
+        if (box) done = (box.click(), true);
+      }
+    } else if (key === "j" || key === "ArrowRight") done = follow("next");
+    else if (key === "k" || key === "ArrowLeft") done = follow("previous");
+    else if (key === "q") done = follow("list");
+    else {
+      const button = document.querySelector('button[data-key="' + CSS.escape(key) + '"]');
+      if (button) {
+        const status = document.getElementById("key-status");
+        if (document.activeElement === button) button.click();
+        else {
+          button.focus();
+          if (status) status.textContent = "Press " + key + " again (or Enter) to " + button.value + "; Tab or Esc to leave it.";
+        }
+        done = true;
+      }
+    }
+    if (done) event.preventDefault();
   });
 })();

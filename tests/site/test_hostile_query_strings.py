@@ -40,8 +40,8 @@ READS = {
     "memory-graph": ["format"],
     "recall-playground": ["q", "origin", "k", "as_of", "clearance", "max_chars"],
     "event-list": ["kind", "actor", "fact", "date_from", "date_to", "format", "page"],
-    "review-list": ["kind", "status", "origin", "age", "q", "sort", "page"], "review-detail": [], "review-decide": [],
-    "review-settings": [],
+    "review-list": ["kind", "status", "origin", "age", "q", "sort", "page"], "review-detail": ["kind", "status", "origin", "age", "q", "sort"],
+    "review-decide": ["kind", "status", "origin", "age", "q", "sort"], "review-settings": [], "review-bulk": [],
     "login": ["next"], "logout": ["next"],
 }  # fmt: skip
 UNREAD = ["zz", "page", "id[]"]

@@ -3,11 +3,14 @@ owner, approver and admin ⇒ 200 on the reading pages (mutating screens come wi
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 
 from governance.models import ReviewItem
 from memory.models import Fact, Membership
+from memory.services.curation import fact_states
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -55,7 +58,7 @@ def test_an_unknown_workspace_is_404_for_everyone_signed_in(client, world):
 
 
 # Mutating review screens: who may POST (the others get 403, and nothing changes).
-POSTS = {"/w/{ws}/review/settings/": {"admin"}}
+POSTS = {"/w/{ws}/review/settings/": {"admin"}, "/w/{ws}/review/bulk/": {"owner", "admin"}}
 
 
 @pytest.mark.parametrize("persona", ["owner", "approver", "admin"])
@@ -69,3 +72,23 @@ def test_only_admins_change_review_settings(client, world, persona):
     assert workspace.hold_confined_writes is allowed
     # an unchecked box turns a setting off: the admin's save above turned promotions off
     assert workspace.hold_durable_promotions is (not allowed)
+
+
+@pytest.mark.parametrize("persona", list(PERSONAS))
+def test_bulk_verdicts_by_persona(client, world, persona):
+    """A confirmed bulk verdict on the contradiction: deciders 302 back to the list with it decided;
+    an approver 403; another workspace's member 404; anonymous to the login page; nothing changes but
+    for the deciders."""
+    workspace, _, users, item = world
+    if persona in users:
+        client.force_login(users[persona])
+    seen = json.dumps(fact_states(workspace, [item.fact.memory_id, item.other_fact.memory_id]))
+    url = f"/w/{workspace.name}/review/bulk/"
+    response = client.post(url, {"ids": [item.pk], "verdict": "dismiss", "confirm": "yes", "seen": seen})
+    allowed = persona in POSTS["/w/{ws}/review/bulk/"]
+    assert response.status_code == {"anonymous": 302, "outsider": 404}.get(persona, 302 if allowed else 403)
+    if persona == "anonymous":
+        assert response["Location"].startswith("/login/")
+    item.refresh_from_db()
+    assert item.status == ("dismissed" if allowed else "open")
+
