@@ -46,8 +46,8 @@ def test_an_owner_resolves_a_contradiction_by_supersede_and_undoes_it(live_serve
     item = ReviewItem.objects.filter(workspace=demo.workspace, kind="contradiction", reason__contains="spicy").get()
     _login(page, live_server, "demo-owner")
     page.goto(live_server.url + "/w/demo/review/?kind=contradiction")
-    page.locator(f"a[href$='/review/{item.pk}/']").first.click()
-    page.wait_for_url(f"**/review/{item.pk}/")
+    page.locator(f"a[href*='/review/{item.pk}/?kind=contradiction']").first.click()  # the list's filters ride along
+    page.wait_for_url(f"**/review/{item.pk}/?kind=contradiction")
     page.fill("#verdict-reason", "I came round to piri-piri")
     _verdict_button(page, "supersede").click()
     page.wait_for_selector("text=Decided: supersede")
