@@ -235,6 +235,7 @@ def mixed(raw: list[dict], embedder, count: int) -> dict:
             "tp": sum(h and p["label"] for h, p in zip(hits, raw, strict=True)),
             "fp": sum(h and not p["label"] for h, p in zip(hits, raw, strict=True)),
             "fn": sum(not h and p["label"] for h, p in zip(hits, raw, strict=True)),
+            "missed_lines": [line for line, (h, p) in enumerate(zip(hits, raw, strict=True)) if p["label"] and not h],
         }  # fmt: skip
     return out
 
