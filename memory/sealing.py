@@ -152,6 +152,14 @@ class Keyring:
             path.unlink()
             return True
 
+    def forget(self, workspace_id: int, origin_key: str) -> None:
+        """Drop this process's cached key of one origin: the next lookup reads the key file again
+        (a `shredded` event seen in the log must not wait out the cache's few seconds)."""
+        path = str(self._path(workspace_id, origin_key))
+        with self._lock:
+            self._cache = {k: v for k, v in self._cache.items() if k[0] != path}
+            self._fast = {k: v for k, v in self._fast.items() if (k[1], k[2]) != (workspace_id, origin_key)}
+
     def exists(self, workspace_id: int, origin_key: str) -> bool:
         return self._path(workspace_id, origin_key).exists()
 

@@ -27,6 +27,14 @@ demo_loaded = Signal()
 # the deletion back, so nobody following memory is left pointing at a fact that silently vanished.
 facts_deleted = Signal()
 
+# Sent by `memory.services.shredding.shred_origin` inside the shredding mutation, after the origin's
+# vectors and postings are gone and just before its data key is destroyed. The fact rows stay as
+# tombstones (metadata only, content unreadable). Keyword arguments: `workspace`, `origin_key`,
+# `memory_ids` (every fact of the origin), `reason` (in words, may be empty) and `mutation`. A
+# receiver that closes review items returns how many; one that raises rolls the shred back (the key
+# is then left intact).
+origin_shredded = Signal()
+
 
 def first_id(responses: list[tuple[object, object]]) -> int | None:
     """The first integer a receiver returned (a review item's id), if any."""

@@ -4,4 +4,5 @@ Values are dotted module paths, imported only once Django is set up; each module
 `add_arguments(parser)` (or `add_arguments(parser, verb=…)`) and `run(options)`.
 """
 
-SUBCOMMANDS = {"contradictions": "governance.cli.contradictions", "review": "governance.cli.review"}
+SUBCOMMANDS = {"contradictions": "governance.cli.contradictions", "review": "governance.cli.review",
+               "shred": "governance.cli.shred"}

@@ -1,7 +1,7 @@
-"""Closing review items whose facts were deleted (purged, shredded): nothing is left to decide.
+"""Closing review items whose facts were deleted or shredded: nothing is left to decide.
 
-Connected to memory's `facts_deleted` signal (governance/apps.py), so it runs inside the deleting
-mutation: the deletion, the closed items and their `reviewed` events commit together. Items are
+Connected to memory's `facts_deleted` and `origin_shredded` signals (governance/apps.py), so it runs
+inside the deleting (or shredding) mutation: the deletion, the closed items and their `reviewed` events commit together. Items are
 never deleted with their facts (the foreign keys are SET_NULL); they keep the memory ids they named.
 """
 
@@ -40,3 +40,21 @@ def close_items_of_deleted_facts(sender, *, workspace: Workspace, memory_ids: Se
                         review_kind=item.kind, review_action="closed", reason=words)  # fmt: skip
     ReviewItem.objects.bulk_update(list(items.values()), ["status", "resolved_at", "details"], batch_size=_CHUNK)
     return len(items)
+
+
+def close_items_of_shredded_origin(sender, *, workspace: Workspace, origin_key: str, reason: str = "",
+                                   mutation: Mutation, **_) -> int:  # fmt: skip
+    """Close every open item of `workspace` that names a fact of the shredded origin `origin_key`.
+
+    The facts stay as tombstones, so the items are found through their foreign keys (one query,
+    whatever the origin's size) and closed like those of deleted facts."""
+    named = Q(fact__origin_key=origin_key) | Q(other_fact__origin_key=origin_key)
+    pairs = ReviewItem.objects.filter(named, workspace=workspace, status=ReviewItem.Status.OPEN).values_list(
+        "fact__origin_key", "fact_memory_id", "other_fact__origin_key", "other_memory_id")
+    shredded: set[str] = set()
+    for origin, memory_id, other_origin, other_id in pairs:
+        shredded |= {i for i, o in ((memory_id, origin), (other_id, other_origin)) if o == origin_key and i}
+    if not shredded:
+        return 0
+    return close_items_of_deleted_facts(sender, workspace=workspace, memory_ids=sorted(shredded), kind="shredded",
+                                        reason=reason, mutation=mutation)

@@ -488,14 +488,26 @@ def _render_batch(facts: list[Fact]) -> Iterator[dict]:
     )
     # A reason is sealed under its source fact's origin: one key lookup per origin in the batch.
     origin_of = {fact.pk: fact.origin_key for fact in facts}
-    # (A shredded origin's facts cannot be exported at all; its reasons never become a placeholder.)
+    # A shredded origin's facts are not exported at all (a tombstone has no content to carry, and a
+    # record without content would not import); its reasons never become a placeholder either.
     workspace_id = facts[0].workspace_id
     openers = {key: link_reason_opener(workspace_id, key, unreadable=None) for key in set(origin_of.values())}
+    readable = {key: _readable(workspace_id, key) for key in openers}
     for from_pk, kind, target, dangling, sealed_reason, strength in rows:
         reason = openers[origin_of[from_pk]](sealed_reason)
         links.setdefault(from_pk, []).append(X.InterchangeLink(kind, target or dangling, reason, strength))
     for fact in facts:
-        yield X.render_record(record_from_fact(fact, links.get(fact.pk, [])))
+        if readable[fact.origin_key]:
+            yield X.render_record(record_from_fact(fact, links.get(fact.pk, [])))
+
+
+def _readable(workspace_id: int, origin_key: str) -> bool:
+    """Whether the origin's data key is still there (False once it was shredded)."""
+    try:
+        sealing.keyring.data_key(workspace_id, origin_key, create=False)
+    except sealing.KeyDestroyedError:
+        return False
+    return True
 
 
 def count_facts(workspace: Workspace, origin: R.Origin | None = None) -> int:

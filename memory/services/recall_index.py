@@ -9,7 +9,10 @@ analysed), and the links touching the changed facts are re-read. The result equa
 from scratch, row for row: rows stay in write (pk) order, which ties in ranking fall back to. When
 that cannot hold by appending (a fact was purged or shredded, or a new fact's pk is older than a
 known one) the columns are rebuilt from cached rows instead (tokens and vectors are not recomputed).
-Several processes therefore stay coherent through the revision counter alone. Indexes are evicted
+Several processes therefore stay coherent through the revision counter alone. A shredded origin
+(its data key destroyed, `memory.services.shredding`) holds no rows at all: its index drops every
+row, column and vector as soon as its sync sees the `shredded` event, or a touched fact cannot be
+unsealed, or (checked on every use) the key is gone from the key store. Indexes are evicted
 least recently used under a memory budget (`TIDELINE_RECALL_INDEX_BUDGET_MB`).
 
 A build or sync that fails part-way leaves no half-built index behind: the index is emptied, marked
@@ -132,12 +135,18 @@ class ScopeIndex:
 
     def forget(self) -> None:
         """Drop every derived structure (kept in step with the fields above) and mark the index broken."""
-        self.revision, self.born, self.rows, self.meta = -1, None, {}, {}
+        self.drop_content()
+        self.revision, self.born = -1, None
+        self.broken = True
+
+    def drop_content(self) -> None:
+        """Drop every row, column, vector and link, keeping the revision: the origin was shredded, its
+        facts are tombstones that are never recalled, and the index stays in step with the log."""
+        self.rows, self.meta = {}, {}
         self.links, self.link_groups, self.links_into, self.stored_links = [], {}, {}, []
         self.supersedes_links, self.supersedes_dangling = [], set()
         self.cols = self.vector_cols = self.extra = self.link_graph = None
         self.vectors, self.learned = {}, {}
-        self.broken = True
 
     @property
     def size_bytes(self) -> int:
@@ -164,6 +173,9 @@ class ScopeIndex:
         total += sum(learned.embeddings.nbytes + learned.norms.nbytes for learned in self.learned.values())
         return int(total)
 
+
+# Touched ids read per query (SQLite binds at most 32,766 parameters per statement).
+TOUCHED_CHUNK = 5000
 
 # Past this many changed facts in one sync, every link of the scope is re-read instead of those
 # touching the changed facts (one query without a long list of ids).
@@ -218,6 +230,7 @@ class IndexRegistry:
         with index.lock:
             index.usable()  # a concurrent sync failed after we fetched it; the next call builds anew
             try:
+                _drop_if_shredded(index)
                 self._sync(index)
             except BaseException as error:
                 self._discard(key, index)
@@ -260,6 +273,9 @@ class IndexRegistry:
             index.vectors, index.learned = {}, {}
         index.born = born
         if index.revision < 0:
+            # A full build decrypts every fact: it must see a shred made by another process a moment
+            # ago, so the key is read from the key store, not from this process's short-lived cache.
+            sealing.keyring.forget(index.workspace_id, index.origin_key)
             scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
             self._load(index, scope)
             self._load_vectors(index, None)
@@ -270,24 +286,31 @@ class IndexRegistry:
         if current == index.revision:
             return
         touched: set[str] = set()
-        all_links = False
+        all_links = shredded = False
         for kind, fact_ids in MemoryEvent.objects.filter(
             workspace_id=index.workspace_id, revision__gt=index.revision, revision__lte=current
         ).values_list("kind", "fact_ids"):
             touched.update(fact_ids or ())
             # A bulk import links facts without naming them: re-read every link of the scope.
             all_links |= kind == MemoryEvent.Kind.LINKED and not fact_ids
+            shredded |= kind == MemoryEvent.Kind.SHREDDED and not index.meta.keys().isdisjoint(fact_ids or ())
+        if shredded:
+            # Another process shredded this origin: drop the plaintext now, and read the key store
+            # afresh (this process may still hold the destroyed key for a second or two).
+            sealing.keyring.forget(index.workspace_id, index.origin_key)
+            index.drop_content()
         index.revision = current
         if not touched:
             if all_links:
                 self._load_links(index)
             return
-        changed = Fact.objects.filter(
-            workspace_id=index.workspace_id, origin_key=index.origin_key, memory_id__in=list(touched)
-        )
+        scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
         before = {mid: index.meta[mid]["supersedes"] for mid in touched if mid in index.meta}
         found: set[str] = set()
-        new_ids = self._load(index, changed, found)
+        new_ids: set[str] = set()
+        ids = sorted(touched)
+        for start in range(0, len(ids), TOUCHED_CHUNK):  # a shred or purge may name 50,000 facts
+            new_ids |= self._load(index, scope.filter(memory_id__in=ids[start : start + TOUCHED_CHUNK]), found)
         vectors_changed = self._load_vectors(index, touched)
         gone = {mid for mid in touched if mid in index.rows} - found
         for memory_id in gone:  # purged or shredded: forget it entirely
@@ -315,9 +338,10 @@ class IndexRegistry:
         try:
             unseal = sealing.unsealer(index.workspace_id, index.origin_key, "content")
         except sealing.KeyDestroyedError:
-            if found is not None:  # nothing was read, yet the facts may still be there
-                found.update(facts.values_list("memory_id", flat=True))
-            return new_ids  # shredded origin: nothing to recall
+            # Shredded origin: its facts are tombstones, never recalled. What the index still holds
+            # in the clear (read before the shred, perhaps by another process's) goes too.
+            index.drop_content()
+            return new_ids
         at = _FIELD_AT
         # Tuples, not dicts: at 100,000 facts the per-row overhead of `.values()` is seconds.
         # Write order (pk) matters: equal scores and equal timestamps fall back to row order, which
@@ -675,6 +699,20 @@ class IndexRegistry:
                 index.cols.last_accessed_at[i] = now_ms
                 row = index.rows[memory_id]
                 index.rows[memory_id] = replace(row, access_count=row.access_count + 1, last_accessed_at=now_ms)
+
+
+def _drop_if_shredded(index: ScopeIndex) -> None:
+    """Empty an index whose origin's key is gone (shredded, by this process or another).
+
+    Checked before every use: a dict lookup while the key is cached (a few seconds), a read of the
+    key store after. The sync catches a shred sooner through its `shredded` event; this check also
+    covers a key destroyed without one. An index holding nothing has nothing to leak: not checked."""
+    if not index.rows:
+        return
+    try:
+        sealing.keyring.data_key(index.workspace_id, index.origin_key, create=False)
+    except sealing.KeyDestroyedError:
+        index.drop_content()
 
 
 def _visible_from(held_at, admitted_at) -> float | None:

@@ -1,0 +1,73 @@
+"""`tideline shred --workspace W --origin O [--dry-run] [--yes]` — crypto-shred one origin (issue 13).
+
+Irreversible, so: without --yes it shows what becomes unreadable and asks the operator to type the
+origin (or its fact count); with no terminal to ask on, it refuses (exit 2) rather than guess.
+`--as USERNAME` names the admin on whose behalf it runs (checked, and recorded as the event's actor);
+without it the operator, who holds the key store, acts as `cli:shred`.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from governance.services import shred
+from memory.cli.common import emit
+from memory.models import Membership
+from memory.services.errors import RequestError
+from memory.services.workspaces import get_workspace
+
+HELP = "crypto-shred one origin: destroy its data key so its facts become unreadable tombstones (irreversible)"
+ACTOR = "cli:shred"
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--workspace", required=True)
+    parser.add_argument("--origin", required=True, help="the origin key, e.g. owner or channel:slack/C1/t1")
+    parser.add_argument("--reason", default="", help="why (kept with the shredded event)")
+    parser.add_argument("--dry-run", action="store_true", help="show what would become unreadable; change nothing")
+    parser.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
+    parser.add_argument("--as", dest="as_user", metavar="USERNAME", help="shred as this member (must be an admin)")
+
+
+def run(options: dict) -> None:
+    workspace = get_workspace(options["workspace"])
+    actor = _actor(workspace, options.get("as_user"))
+    preview = shred.preview(workspace, options["origin"])
+    if options.get("dry_run"):
+        emit(options, {"dry_run": True, **preview.to_dict()}, _describe(preview) + "\n(dry run: nothing was changed)")
+        return
+    typed = preview.origin_key if options.get("yes") else _ask(options, preview)
+    report = shred.apply(workspace, preview.origin_key, typed=typed, actor=actor, reason=options.get("reason", ""))
+    emit(options, {"dry_run": False, **report.to_dict()},
+         f"shredded origin {report.origin_key} of {report.workspace}: {report.facts} fact(s) are now unreadable "
+         f"tombstones, {report.vectors} vector(s) dropped, {report.review_items_closed} review item(s) closed "
+         f"(event revision {report.revision})")  # fmt: skip
+
+
+def _describe(preview: shred.Preview) -> str:
+    return (f"shred origin {preview.origin_key} of {preview.workspace}:\n"
+            f"  {preview.facts} fact(s) become unreadable tombstones (content, metadata, link reasons)\n"
+            f"  {preview.links} link(s) touch them; {preview.vectors} stored vector(s) are dropped\n"
+            f"  {preview.open_review_items} open review item(s) will be closed")  # fmt: skip
+
+
+def _ask(options: dict, preview: shred.Preview) -> str:
+    if options.get("json") or not sys.stdin.isatty():
+        raise RequestError("a shred is irreversible and there is no terminal to confirm it on: run with --dry-run "
+                           "to see what it takes, then with --yes; nothing was changed", kind="confirmation_required")  # fmt: skip
+    sys.stdout.write(_describe(preview) + "\nThis cannot be undone, not even from a backup of the database.\n")
+    answer = input(f"Type the origin ({preview.origin_key}) or the fact count ({preview.facts}) to shred it: ")
+    if not preview.accepts(answer):
+        raise RequestError("the confirmation did not match; nothing was changed", kind="cancelled")
+    return answer
+
+
+def _actor(workspace, username: str | None) -> str:
+    if not username:
+        return ACTOR
+    roles = set(Membership.objects.filter(workspace=workspace, user__username=username).values_list("role", flat=True))
+    if not roles:
+        raise RequestError(f"{username!r} is not a member of workspace {workspace.name!r}", kind="forbidden")
+    if "admin" not in roles:
+        raise RequestError(f"{username!r} ({', '.join(sorted(roles))}) may not shred: admins only", kind="forbidden")
+    return f"user:{username}"

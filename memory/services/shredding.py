@@ -1,0 +1,144 @@
+"""Crypto-shred of one origin: destroy its data key, keep its facts as content-free tombstones.
+
+Everything an origin wrote is sealed under its own data key (`memory.sealing`), so destroying that
+key makes the content, metadata, link reasons and vectors unreadable here and in every backup of the
+database. The fact rows stay, as tombstones: ids, timestamps, segment and origin remain (the event
+log and review items still name them), and nothing can open what they held.
+
+One mutation does it all: the key is destroyed last, just before the transaction commits, so a
+failure before that point rolls everything back with the key intact; the derived data that could be
+inverted into text (near-duplicate postings, learned vectors) goes in the same transaction. One
+`shredded` event names every fact, so each process's recall index touches them on its next sync and
+drops the origin (see `recall_index`), and `origin_shredded` lets apps that follow memory (the review
+queue) close what they hold about the origin, in the same transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from django.db.models import Q
+
+from memory import sealing
+from memory.models import Fact, FactTerm, FactVector, Link, MemoryEvent, TermStat, Workspace
+from memory.services import key_binding
+from memory.services.errors import NotFoundError, RequestError
+from memory.services.mutation import mutate
+from memory.signals import origin_shredded
+
+_CHUNK = 5000  # ids per read: a flat list of strings, never ORM objects
+
+
+@dataclass(frozen=True)
+class ShredPreview:
+    """What a shred of one origin would make unreadable, counted (nothing is read in the clear)."""
+
+    workspace: str
+    origin_key: str
+    facts: int
+    links: int  # links from or to the origin's facts (their reasons sealed under it die with it)
+    vectors: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ShredReport:
+    workspace: str
+    origin_key: str
+    facts: int
+    links: int
+    vectors: int
+    postings: int
+    review_items_closed: int
+    revision: int
+    actor: str
+    reason: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def origins_with_counts(workspace: Workspace) -> list[tuple[str, int]]:
+    """(origin key, facts) of every origin of the workspace that has facts, most facts first."""
+    from django.db.models import Count
+
+    rows = Fact.objects.filter(workspace=workspace).values("origin_key").annotate(n=Count("pk")).order_by("-n", "origin_key")
+    return [(row["origin_key"], row["n"]) for row in rows]
+
+
+def shred_event(workspace: Workspace, origin_key: str) -> MemoryEvent | None:
+    """The `shredded` event of this origin, if it was shredded already."""
+    return (MemoryEvent.objects.filter(workspace=workspace, kind=MemoryEvent.Kind.SHREDDED, data__origin_key=origin_key)
+            .order_by("revision").first())  # fmt: skip
+
+
+def preview_shred(workspace: Workspace, origin_key: str) -> ShredPreview:
+    """Counts of what `shred_origin` would make unreadable; refuses what it would refuse."""
+    _refuse(workspace, origin_key)
+    facts = Fact.objects.filter(workspace=workspace, origin_key=origin_key)
+    links = Link.objects.filter(Q(from_fact__in=facts.values("pk")) | Q(to_fact__in=facts.values("pk")), workspace=workspace)
+    vectors = FactVector.objects.filter(workspace=workspace, fact__origin_key=origin_key)
+    return ShredPreview(workspace.name, origin_key, facts.count(), links.count(), vectors.count())
+
+
+def _refuse(workspace: Workspace, origin_key: str) -> None:
+    """Refuse an origin with no facts, one shredded already, or a key store that is not this database's."""
+    if not isinstance(origin_key, str) or not origin_key.strip():
+        raise RequestError("name the origin to shred (for example owner or channel:slack/C1/t1)", kind="validation")
+    if not Fact.objects.filter(workspace=workspace, origin_key=origin_key).exists():
+        raise NotFoundError(f"workspace {workspace.name!r} has no facts from origin {origin_key!r}; nothing to shred")
+    done = shred_event(workspace, origin_key)
+    if done is not None:
+        raise RequestError(
+            f"origin {origin_key!r} was already shredded (revision {done.revision}, by {done.actor or 'unknown'}, "
+            f"{done.at:%Y-%m-%d %H:%M} UTC); nothing was changed",
+            kind="conflict",
+        )
+    # A missing key file only means "destroyed" once the key store is known to be the right one.
+    key_binding.verify(bind=False)
+    if not sealing.keyring.exists(workspace.pk, origin_key):
+        raise RequestError(
+            f"origin {origin_key!r} has no data key in the key store: its facts are unreadable already "
+            "(destroyed outside Tideline, or the key file was lost); nothing was changed",
+            kind="conflict",
+        )
+
+
+def shred_origin(workspace: Workspace, origin_key: str, *, actor: str, reason: str = "") -> ShredReport:
+    """Destroy `origin_key`'s data key in `workspace`; its facts stay as unreadable tombstones.
+
+    Irreversible. Raises `RequestError` (nothing changed) for an origin without facts, one shredded
+    already (kind "conflict"), or a key store that is not this database's.
+    """
+    _refuse(workspace, origin_key)
+    with mutate(workspace, actor=actor) as m:
+        _refuse(m.workspace, origin_key)  # again under the workspace lock: two shreds race, one wins
+        facts = Fact.objects.filter(workspace=m.workspace, origin_key=origin_key)
+        memory_ids: list[str] = []
+        last = 0
+        while True:  # keyset pages of (pk, id) tuples: constant memory per page at any size
+            page = list(facts.filter(pk__gt=last).order_by("pk").values_list("pk", "memory_id")[:_CHUNK])
+            if not page:
+                break
+            memory_ids += [memory_id for _, memory_id in page]
+            last = page[-1][0]
+        pks = facts.values("pk")
+        links = Link.objects.filter(Q(from_fact__in=pks) | Q(to_fact__in=pks), workspace=m.workspace).count()
+        # Derived data that could be inverted into text goes with the key (postings are keyed hashes,
+        # vectors are sealed; both dead after the shred, but a dump should not even hold them).
+        vectors, _ = FactVector.objects.filter(workspace=m.workspace, fact__origin_key=origin_key).delete()
+        postings, _ = FactTerm.objects.filter(workspace=m.workspace, origin_key=origin_key).delete()
+        TermStat.objects.filter(workspace=m.workspace, origin_key=origin_key).delete()
+        m.record(MemoryEvent.Kind.SHREDDED, fact_ids=memory_ids, reason=reason, origin_key=origin_key,
+                 facts=len(memory_ids), links=links, vectors=vectors, postings=postings)  # fmt: skip
+        responses = origin_shredded.send(sender=Fact, workspace=m.workspace, origin_key=origin_key,
+                                         memory_ids=memory_ids, reason=reason, mutation=m)  # fmt: skip
+        closed = sum(v for _, v in responses if isinstance(v, int) and not isinstance(v, bool))
+        # Last step inside the transaction: if the commit fails after this, the facts are unreadable
+        # anyway (the goal of the request) and a retry is refused as "no data key" with a clear message.
+        sealing.keyring.destroy(m.workspace.pk, origin_key)
+        revision = m.revision
+    return ShredReport(workspace.name, origin_key, len(memory_ids), links, vectors, postings, closed, revision,
+                       actor, reason)  # fmt: skip
