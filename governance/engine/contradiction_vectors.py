@@ -32,12 +32,13 @@ from governance.engine.contradiction_rules import (
     Detection,
     FactRecord,
     _candidate_pairs,
-    _may_differ_in_one_slot,
+    _may_conflict,
     _Parsed,
     _score,
     _topic,
     _words,
     parse,
+    prescreen,
 )
 
 
@@ -142,14 +143,14 @@ def find_candidates_learned(records: Iterable[FactRecord], vectors: Mapping[str,
                                  queries=newest, budget=settings.budget)  # fmt: skip
             pairs.update((held[i], held[j]) for i, j in near.tolist())
         scored += len(pairs)
-        for i, j in pairs:
+        for i, j in prescreen(pairs, group, parsed):  # lets every pair of opposite polarity through
             a, b = parsed[i], parsed[j]
-            if a.negated == b.negated and not _may_differ_in_one_slot(a, b):
-                key = group[i].subject_key
-                if not key or key != group[j].subject_key:
-                    continue  # neither the rules nor `topic_negation` can call this pair
+            key = group[i].subject_key
+            rules = bool(key) and key == group[j].subject_key or _may_conflict(a, b)
+            if not rules and a.negated == b.negated:
+                continue  # neither the rules nor `topic_negation` can call this pair
             cosine = float(matrix[row_of[i]] @ matrix[row_of[j]]) if i in row_of and j in row_of else None
-            candidate = _score(group[i], group[j], a, b)
+            candidate = _score(group[i], group[j], a, b) if rules else None
             if candidate is not None and cosine is not None:
                 score = ranking_score(candidate.confidence, cosine, settings.weight)
                 candidate = replace(candidate, confidence=score, cosine=round(cosine, 4))
