@@ -143,3 +143,15 @@ def test_a_contrast_names_the_alternative_it_denies_and_is_no_denial():
         fact("spelling", "Correction: my manager's name is spelled Ines, not Inez.", created=2),
     ]
     assert find_candidates_learned(records, {"boss": vec(1, 0), "spelling": vec(1, 0.1)}).candidates == []
+
+
+def test_on_the_bench_corpus_without_vectors_the_learned_path_is_the_model_free_one():
+    from memory.bench.maintenance import synthesize
+
+    facts, _, _ = synthesize(1500)  # enough pairs for the detector's array prescreen to run
+    records = [
+        FactRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
+                   subject_key=f.subject_key or "", created_ms=int(f.created_at))
+        for f in facts
+    ]  # fmt: skip
+    assert find_candidates_learned(records, {}) == find_candidates(records)
