@@ -502,9 +502,9 @@ def find_candidates(records: Iterable[FactRecord], *, limit: int | None = None) 
     scored = 0
     for group in by_origin.values():
         parsed = [parse(record.content) for record in group]
-        pairs = _candidate_pairs(group, parsed)
-        scored += len(pairs)
-        for i, j in prescreen(pairs, group, parsed):  # each fact is parsed once, not once per pair it is in
+        codes = _candidate_codes(group, parsed)
+        scored += len(codes)
+        for i, j in prescreen(codes, group, parsed):  # each fact is parsed once, not once per pair it is in
             a, b = parsed[i], parsed[j]
             # Most pairs fail `_frame_verdict`'s first test; checking it here saves four calls per pair
             # (a shared subject key is judged whatever the words).
@@ -525,18 +525,23 @@ PRESCREEN_WIDTH = 24
 PRESCREEN_MIN_PAIRS = 10_000
 
 
-def prescreen(pairs: set[tuple[int, int]], group: Sequence[FactRecord], parsed: Sequence[_Parsed]) -> list:
+def prescreen(pairs: np.ndarray | set[tuple[int, int]], group: Sequence[FactRecord],
+              parsed: Sequence[_Parsed]) -> list[tuple[int, int]]:  # fmt: skip
     """The pairs that may pass `_may_conflict` or share a subject key, screened with array operations.
 
     A looser form of the same test, for all pairs at once (millions at 100,000 facts, where a Python
     call per pair costs more than everything after it): a same-polarity pair passes when it may hold
     the same words or an opposed pair, or when its longest common prefix and suffix leave one word
     against one or two; every pair of opposite polarity passes. Whatever passes is tested exactly."""
-    if len(pairs) < PRESCREEN_MIN_PAIRS:
-        return list(pairs)
+    count = len(parsed)
+    if isinstance(pairs, np.ndarray):  # coded as `_candidate_codes` gives them
+        codes = pairs
+    else:  # (i, j) tuples, as the learned path collects them
+        codes = np.fromiter((i * count + j for i, j in pairs), dtype=np.int64, count=len(pairs))
+    if len(codes) < PRESCREEN_MIN_PAIRS:
+        return list(zip((codes // count).tolist(), (codes % count).tolist(), strict=True))
     ids: dict[str, int] = {}
     width = PRESCREEN_WIDTH
-    count = len(parsed)
     left = np.full((count, width), -1, dtype=np.int32)  # words from the start, -1 after the end
     right = np.full((count, width), -1, dtype=np.int32)  # words from the end backwards
     length = np.zeros(count, dtype=np.int32)
@@ -554,8 +559,7 @@ def prescreen(pairs: set[tuple[int, int]], group: Sequence[FactRecord], parsed: 
         ordered[k] = hash(fact.ordered)
         if record.subject_key:
             key[k] = keys.setdefault(record.subject_key, len(keys))
-    flat = np.fromiter((n for pair in pairs for n in pair), dtype=np.int64, count=2 * len(pairs))
-    i, j = flat[0::2], flat[1::2]
+    i, j = codes // count, codes % count
     keep = np.zeros(len(i), dtype=bool)
     for start in range(0, len(i), 200_000):  # in slices: two (slice × width) arrays at a time
         a, b = i[start : start + 200_000], j[start : start + 200_000]
@@ -578,7 +582,20 @@ def _run_length(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def _candidate_pairs(group: Sequence[FactRecord], parsed: Sequence[_Parsed]) -> set[tuple[int, int]]:
-    pairs: set[tuple[int, int]] = set()
+    """The candidate pairs as (lower index, higher index) tuples (see `_candidate_codes`)."""
+    count = len(group)
+    codes = _candidate_codes(group, parsed)
+    return set(zip((codes // max(count, 1)).tolist(), (codes % max(count, 1)).tolist(), strict=True))
+
+
+def _candidate_codes(group: Sequence[FactRecord], parsed: Sequence[_Parsed]) -> np.ndarray:
+    """Every candidate pair once, coded `lower * len(group) + higher`, in increasing order.
+
+    Pairs within a subject key (its newest MAX_SUBJECT_BLOCK facts), pairs over the Jaccard bar on
+    words held by at most MAX_POSTINGS facts, and pairs sharing a word held by at most
+    RARE_WORD_POSTINGS facts. Built as arrays: at 100,000 facts there are millions."""
+    count = len(group)
+    chunks: list[np.ndarray] = [np.empty(0, dtype=np.int64)]
     by_subject: dict[str, list[int]] = defaultdict(list)
     for index, record in enumerate(group):
         if record.subject_key:
@@ -586,23 +603,33 @@ def _candidate_pairs(group: Sequence[FactRecord], parsed: Sequence[_Parsed]) -> 
     for members in by_subject.values():
         # The newest facts of a key are the ones a reviewer can still act on.
         members = sorted(members, key=lambda k: group[k].created_ms)[-MAX_SUBJECT_BLOCK:]
-        pairs.update((x, y) for n, x in enumerate(members) for y in members[n + 1 :])
+        chunks.append(_all_pairs(np.array([sorted(members)], dtype=np.int64), count))
     frequency: dict[str, int] = defaultdict(int)
-    sets = [frozenset(p.content) for p in parsed]
+    sets = [p.bag for p in parsed]
     for tokens in sets:
         for token in tokens:
             frequency[token] += 1
     joinable = [frozenset(t for t in tokens if frequency[t] <= MAX_POSTINGS) for tokens in sets]
     for block in iter_jaccard_pairs(joinable, JOIN_THRESHOLD):
-        pairs.update(zip(block.i.tolist(), block.j.tolist(), strict=True))
+        i, j = block.i.astype(np.int64), block.j.astype(np.int64)
+        chunks.append(np.minimum(i, j) * count + np.maximum(i, j))
     postings: dict[str, list[int]] = defaultdict(list)
     for index, tokens in enumerate(sets):
         for token in tokens:
             if 1 < frequency[token] <= RARE_WORD_POSTINGS:
-                postings[token].append(index)
+                postings[token].append(index)  # in increasing order
+    by_size: dict[int, list[list[int]]] = defaultdict(list)
     for members in postings.values():
-        pairs.update((x, y) for n, x in enumerate(members) for y in members[n + 1 :])
-    return {(min(i, j), max(i, j)) for i, j in pairs}
+        by_size[len(members)].append(members)
+    for lists in by_size.values():  # one array operation per posting-list length
+        chunks.append(_all_pairs(np.array(lists, dtype=np.int64), count))
+    return np.unique(np.concatenate(chunks))
+
+
+def _all_pairs(rows: np.ndarray, count: int) -> np.ndarray:
+    """The codes of every pair within each row of ascending indexes."""
+    x, y = np.triu_indices(rows.shape[1], 1)
+    return (rows[:, x] * count + rows[:, y]).ravel()
 
 
 def _score(x: FactRecord, y: FactRecord, px: _Parsed, py: _Parsed) -> Candidate | None:
