@@ -22,7 +22,7 @@ ACTOR = "cli:shred"
 
 def add_arguments(parser) -> None:
     parser.add_argument("--workspace", required=True)
-    parser.add_argument("--origin", required=True, help="the origin key, e.g. owner or channel:slack/C1/t1")
+    parser.add_argument("--origin", required=True, help="the origin: owner, a label such as channel:slack/C1/t1 (as the console shows it) or its key")
     parser.add_argument("--reason", default="", help="why (kept with the shredded event)")
     parser.add_argument("--dry-run", action="store_true", help="show what would become unreadable; change nothing")
     parser.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
@@ -45,7 +45,7 @@ def run(options: dict) -> None:
 
 
 def _describe(preview: shred.Preview) -> str:
-    return (f"shred origin {preview.origin_key} of {preview.workspace}:\n"
+    return (f"shred origin {preview.label} of {preview.workspace} (key {preview.origin_key}):\n"
             f"  {preview.facts} fact(s) become unreadable tombstones (content, metadata, link reasons)\n"
             f"  {preview.links} link(s) touch them; {preview.vectors} stored vector(s) are dropped\n"
             f"  {preview.open_review_items} open review item(s) will be closed")  # fmt: skip
@@ -56,7 +56,7 @@ def _ask(options: dict, preview: shred.Preview) -> str:
         raise RequestError("a shred is irreversible and there is no terminal to confirm it on: run with --dry-run "
                            "to see what it takes, then with --yes; nothing was changed", kind="confirmation_required")  # fmt: skip
     sys.stdout.write(_describe(preview) + "\nThis cannot be undone, not even from a backup of the database.\n")
-    answer = input(f"Type the origin ({preview.origin_key}) or the fact count ({preview.facts}) to shred it: ")
+    answer = input(f"Type the origin ({preview.label}) or the fact count ({preview.facts}) to shred it: ")
     if not preview.accepts(answer):
         raise RequestError("the confirmation did not match; nothing was changed", kind="cancelled")
     return answer

@@ -14,15 +14,22 @@ from dataclasses import asdict, dataclass
 from django.db.models import Q
 
 from governance.models import ReviewItem
-from memory.models import Workspace
+from memory.models import Fact, Workspace
 from memory.services.errors import RequestError
-from memory.services.shredding import ShredReport, origins_with_counts, preview_shred, shred_origin
+from memory.services.shredding import (
+    ShredReport,
+    origins_with_counts,
+    preview_shred,
+    resolve_origin,
+    shred_origin,
+)
 
 
 @dataclass(frozen=True)
 class Preview:
     workspace: str
     origin_key: str
+    label: str
     facts: int
     links: int
     vectors: int
@@ -32,22 +39,24 @@ class Preview:
         return asdict(self)
 
     def accepts(self, typed: str) -> bool:
-        """Whether `typed` confirms this shred: the origin's key, or its fact count (with or without commas)."""
+        """Whether `typed` confirms this shred: the origin (its key or label), or its fact count."""
         typed = (typed or "").strip()
-        return bool(typed) and (typed == self.origin_key or typed.replace(",", "") == str(self.facts))
+        return bool(typed) and (typed in (self.origin_key, self.label) or typed.replace(",", "") == str(self.facts))
 
 
-def origins(workspace: Workspace) -> list[tuple[str, int]]:
-    """The workspace's origins with their fact counts, most facts first (what the page offers)."""
+def origins(workspace: Workspace) -> list[tuple[str, str, int]]:
+    """The workspace's origins (key, label) with their fact counts, most facts first (what the page offers)."""
     return origins_with_counts(workspace)
 
 
 def preview(workspace: Workspace, origin_key: str) -> Preview:
-    """What shredding `origin_key` makes unreadable; `RequestError` for an origin it would refuse."""
+    """What shredding `origin_key` (a key or label) makes unreadable; `RequestError` for an origin it would refuse."""
+    origin_key = resolve_origin(origin_key)
     counts = preview_shred(workspace, origin_key)
     named = Q(fact__origin_key=origin_key) | Q(other_fact__origin_key=origin_key)
     items = ReviewItem.objects.filter(named, workspace=workspace, status=ReviewItem.Status.OPEN).count()
-    return Preview(workspace.name, origin_key, counts.facts, counts.links, counts.vectors, items)
+    label = Fact.objects.filter(workspace=workspace, origin_key=origin_key).first().origin.label()
+    return Preview(workspace.name, origin_key, label, counts.facts, counts.links, counts.vectors, items)
 
 
 def apply(workspace: Workspace, origin_key: str, *, typed: str, actor: str, reason: str = "") -> ShredReport:
@@ -55,8 +64,8 @@ def apply(workspace: Workspace, origin_key: str, *, typed: str, actor: str, reas
     current = preview(workspace, origin_key)
     if not current.accepts(typed):
         raise RequestError(
-            f"the confirmation did not match: type the origin ({origin_key}) or its fact count ({current.facts}) "
+            f"the confirmation did not match: type the origin ({current.label}) or its fact count ({current.facts}) "
             "to shred it; nothing was changed",
             kind="confirmation",
         )
-    return shred_origin(workspace, origin_key, actor=actor, reason=reason)
+    return shred_origin(workspace, current.origin_key, actor=actor, reason=reason)

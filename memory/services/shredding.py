@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass
 from django.db.models import Q
 
 from memory import sealing
+from memory.engine import records as R
 from memory.models import Fact, FactTerm, FactVector, Link, MemoryEvent, TermStat, Workspace
 from memory.services import key_binding
 from memory.services.errors import NotFoundError, RequestError
@@ -47,6 +48,7 @@ class ShredPreview:
 class ShredReport:
     workspace: str
     origin_key: str
+    label: str
     facts: int
     links: int
     vectors: int
@@ -60,12 +62,26 @@ class ShredReport:
         return asdict(self)
 
 
-def origins_with_counts(workspace: Workspace) -> list[tuple[str, int]]:
-    """(origin key, facts) of every origin of the workspace that has facts, most facts first."""
+def origins_with_counts(workspace: Workspace) -> list[tuple[str, str, int]]:
+    """(origin key, its short label, facts) of every origin of the workspace with facts, most first."""
     from django.db.models import Count
 
-    rows = Fact.objects.filter(workspace=workspace).values("origin_key").annotate(n=Count("pk")).order_by("-n", "origin_key")
-    return [(row["origin_key"], row["n"]) for row in rows]
+    # The key is derived from these fields, so grouping by all of them is grouping by the key.
+    fields = ("origin_key", "origin_kind", "channel_id", "conversation_id", "session_key", "account_id")
+    rows = Fact.objects.filter(workspace=workspace).values(*fields).annotate(n=Count("pk")).order_by("-n", "origin_key")
+    return [(row["origin_key"], R.Origin(*(row[f] for f in fields[1:])).label(), row["n"]) for row in rows]
+
+
+def resolve_origin(value: str) -> str:
+    """The origin key `value` names: a key as stored, or any form `parse_origin` reads (a label such
+    as channel:slack/C1/t1@acct). Unparseable text is returned as it is (and names no origin)."""
+    value = (value or "").strip()
+    if value == "owner" or value.startswith("channel:["):
+        return value
+    try:
+        return R.parse_origin(value).key
+    except R.OriginError:
+        return value
 
 
 def shred_event(workspace: Workspace, origin_key: str) -> MemoryEvent | None:
@@ -131,8 +147,9 @@ def shred_origin(workspace: Workspace, origin_key: str, *, actor: str, reason: s
         vectors, _ = FactVector.objects.filter(workspace=m.workspace, fact__origin_key=origin_key).delete()
         postings, _ = FactTerm.objects.filter(workspace=m.workspace, origin_key=origin_key).delete()
         TermStat.objects.filter(workspace=m.workspace, origin_key=origin_key).delete()
+        label = facts.order_by("pk").first().origin.label()  # origin fields are metadata, never sealed
         m.record(MemoryEvent.Kind.SHREDDED, fact_ids=memory_ids, reason=reason, origin_key=origin_key,
-                 facts=len(memory_ids), links=links, vectors=vectors, postings=postings)  # fmt: skip
+                 origin_label=label, facts=len(memory_ids), links=links, vectors=vectors, postings=postings)  # fmt: skip
         responses = origin_shredded.send(sender=Fact, workspace=m.workspace, origin_key=origin_key,
                                          memory_ids=memory_ids, reason=reason, mutation=m)  # fmt: skip
         closed = sum(v for _, v in responses if isinstance(v, int) and not isinstance(v, bool))
@@ -140,5 +157,5 @@ def shred_origin(workspace: Workspace, origin_key: str, *, actor: str, reason: s
         # anyway (the goal of the request) and a retry is refused as "no data key" with a clear message.
         sealing.keyring.destroy(m.workspace.pk, origin_key)
         revision = m.revision
-    return ShredReport(workspace.name, origin_key, len(memory_ids), links, vectors, postings, closed, revision,
+    return ShredReport(workspace.name, origin_key, label, len(memory_ids), links, vectors, postings, closed, revision,
                        actor, reason)  # fmt: skip

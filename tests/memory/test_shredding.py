@@ -61,9 +61,9 @@ def test_a_shred_leaves_tombstones_and_one_event_and_drops_postings_and_vectors(
     event = MemoryEvent.objects.get(workspace=workspace, kind="shredded")
     assert event.revision == report.revision and event.actor == "user:root" and event.reason == "GDPR request 12"
     assert sorted(event.fact_ids) == sorted([secret.id, other.id])
-    assert event.data == {"origin_key": PEER.key, "facts": 2, "links": 1, "vectors": 2, "postings": report.postings}
+    assert event.data == {"origin_key": PEER.key, "origin_label": PEER.label(), "facts": 2, "links": 1, "vectors": 2, "postings": report.postings}
     assert Fact.objects.get(memory_id=mine.id).content.startswith("The vault in my house")
-    assert origins_with_counts(workspace) == [(PEER.key, 2), ("owner", 1)]
+    assert origins_with_counts(workspace) == [(PEER.key, PEER.label(), 2), ("owner", "owner", 1)]
 
 
 def test_a_second_shred_is_refused_and_changes_nothing(world, workspace):

@@ -42,6 +42,7 @@ READS = {
     "event-list": ["kind", "actor", "fact", "date_from", "date_to", "format", "page"],
     "review-list": ["kind", "status", "origin", "age", "q", "sort", "page"], "review-detail": ["kind", "status", "origin", "age", "q", "sort"],
     "review-decide": ["kind", "status", "origin", "age", "q", "sort"], "review-settings": [], "review-bulk": [],
+    "shred": ["origin"],
     "login": ["next"], "logout": ["next"],
 }  # fmt: skip
 UNREAD = ["zz", "page", "id[]"]

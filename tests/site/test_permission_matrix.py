@@ -16,9 +16,11 @@ from memory.tideline import Tideline
 pytestmark = pytest.mark.django_db
 URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{fact}/panel/", "/w/{ws}/graph/", "/w/{ws}/recall/?q=porto",
         "/w/{ws}/events/", "/w/{ws}/events/?format=csv", "/w/{ws}/review/", "/w/{ws}/review/?q=porto&kind=contradiction",
-        "/w/{ws}/review/{item}/", "/w/{ws}/review/settings/"]  # fmt: skip
+        "/w/{ws}/review/{item}/", "/w/{ws}/review/settings/", "/w/{ws}/shred/", "/w/{ws}/shred/?origin=owner"]  # fmt: skip
 PERSONAS = {"anonymous": None, "outsider": "owner@other", "owner": "owner", "approver": "approver", "admin": "admin"}
 EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
+# Admin-only pages: owners and approvers are refused (403), even the preview (docs/SECURITY.md).
+ADMIN_ONLY = ("/w/{ws}/shred/",)
 
 
 @pytest.fixture
@@ -46,7 +48,8 @@ def test_permission_matrix(client, world, persona, url):
     if persona in users:
         client.force_login(users[persona])
     response = client.get(url.format(ws=workspace.name, fact=fact.id, item=item.pk))
-    assert response.status_code == EXPECTED[persona]
+    admin_only = url.startswith(ADMIN_ONLY) and persona in ("owner", "approver")
+    assert response.status_code == (403 if admin_only else EXPECTED[persona])
     if persona == "anonymous":
         assert response["Location"].startswith("/login/")
 

@@ -56,8 +56,10 @@ def test_registered_by_governance():
 
 def test_dry_run_previews_and_changes_nothing(peer_facts, capsys):
     out = json.loads(_run(capsys, "--workspace", "acme", "--origin", PEER.key, "--dry-run", "--json"))
-    assert out == {"dry_run": True, "workspace": "acme", "origin_key": PEER.key, "facts": 2, "links": 0, "vectors": 0,
-                   "open_review_items": 0}  # fmt: skip
+    assert out == {"dry_run": True, "workspace": "acme", "origin_key": PEER.key, "label": PEER.label(), "facts": 2,
+                   "links": 0, "vectors": 0, "open_review_items": 0}  # fmt: skip
+    by_label = json.loads(_run(capsys, "--workspace", "acme", "--origin", PEER.label(), "--dry-run", "--json"))
+    assert by_label == out
     assert "2 fact(s) become unreadable" in _run(capsys, "--workspace", "acme", "--origin", PEER.key, "--dry-run")
     assert not _shredded(peer_facts) and not MemoryEvent.objects.filter(kind="shredded").exists()
 
