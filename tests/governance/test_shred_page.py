@@ -113,3 +113,16 @@ def test_a_wrong_confirmation_then_the_right_one_then_a_second_shred(client, wor
         assert response.status_code == 200 and b"Lisbon" not in response.content, url
         if "review" not in url:
             assert b"hredded" in response.content, url
+
+
+def test_actions_on_a_tombstone_never_fail(client, world):
+    workspace, users, _, _ = world
+    shred.apply(workspace, PEER.key, typed="2", actor="user:admin-shred")
+    memory_id = Fact.objects.filter(origin_key=PEER.key).exclude(lifecycle="held").get().memory_id  # the trams
+    client.force_login(users["admin"])
+    page = client.get(f"/w/{workspace.name}/facts/{memory_id}/").content.decode()
+    assert "A shredded fact is a tombstone" in page and "Store correction" not in page
+    for action, data in (("up", {}), ("down", {}), ("archive", {}), ("correct", {"content": "The user lives in Faro."})):
+        response = client.post(f"/w/{workspace.name}/facts/{memory_id}/{action}/", data)
+        assert response.status_code < 500, action
+    assert not Fact.objects.get(memory_id=memory_id).is_readable

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.db import connection
 
 from memory import sealing
 from memory.engine import records as R
@@ -17,6 +23,7 @@ from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
 PEER = R.Origin("channel", "slack", "team", "s1")
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -111,3 +118,27 @@ def test_as_a_member_who_is_not_an_admin_is_refused(peer_facts, capsys):
     assert not _shredded(peer_facts)
     _run(capsys, "--workspace", "acme", "--origin", PEER.key, "--yes", "--as", "ada")
     assert MemoryEvent.objects.get(kind="shredded").actor == "user:ada"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a second process needs a server database")
+def test_a_shred_by_another_process_empties_this_process_warm_index(workspace):
+    """Two real processes: this one's recall index is warm (and its key cache fresh) when another
+    process runs `tideline shred`; the next recall here serves no plaintext and no hit."""
+    from memory.services.recall_index import registry
+
+    registry.clear()
+    tl = Tideline(workspace)
+    secret = tl.add("The deploy password is hunter2.", segment="knowledge", origin=PEER)
+    assert [h.id for h in tl.recall("deploy password", origin=PEER, reinforce=False)] == [secret.id]
+    index = registry.get(workspace, PEER)
+    db = connection.settings_dict
+    env = {**os.environ, "TIDELINE_KEYSTORE_DIR": str(settings.TIDELINE_KEYSTORE_DIR),
+           "DATABASE_URL": f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"}  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "tideline_site.cli", "shred", "--workspace", workspace.name,
+                           "--origin", PEER.key, "--yes", "--json"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["facts"] == 1
+    assert tl.recall("deploy password", origin=PEER, reinforce=False) == []
+    assert index.rows == {} and index.cols is None
