@@ -207,7 +207,9 @@ def time_verdicts(workspace, user, count: int) -> dict[str, dict]:
     from governance.services import verdicts
 
     actor = f"user:{user.get_username()}"
-    pks = list(ReviewItem.objects.filter(workspace=workspace, status="open", kind="contradiction")
+    # Both facts active: after a dream some items name a fact it merged, which a verdict refuses.
+    pks = list(ReviewItem.objects.filter(workspace=workspace, status="open", kind="contradiction",
+                                         fact__lifecycle="active", other_fact__lifecycle="active")
                .order_by("-created_at", "-id").values_list("pk", flat=True)[: count * 3])  # fmt: skip
     decided, undone = [], []
     for pk in pks[::3][:count]:  # every third: no two verdicts share a fact by chance of the newest items
