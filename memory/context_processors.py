@@ -13,4 +13,6 @@ def workspaces(request: HttpRequest) -> dict:
         return {}
     names = list(Workspace.objects.filter(memberships__user=user).distinct().order_by("name").values_list("name", flat=True))
     current = getattr(getattr(request, "resolver_match", None), "kwargs", {}).get("workspace")
-    return {"my_workspaces": names, "current_workspace": current}
+    # The roles the view found when it fetched the workspace (memory.permissions), for the navigation.
+    return {"my_workspaces": names, "current_workspace": current,
+            "workspace_roles": getattr(request, "workspace_roles", frozenset())}

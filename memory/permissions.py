@@ -17,6 +17,9 @@ def get_workspace_for_user(request, name: str, *, roles: tuple[str, ...] = ("own
     workspace = Workspace.objects.filter(name=name, memberships__user=request.user).distinct().first()
     if workspace is None:
         raise Http404("no such workspace")
-    if not roles_in(request.user, workspace) & set(roles):
+    held = roles_in(request.user, workspace)
+    # The page's navigation shows role-specific links from these, without asking again.
+    request.workspace_roles = frozenset(held)
+    if not held & set(roles):
         raise PermissionDenied("your role does not allow this")
     return workspace

@@ -95,3 +95,11 @@ def test_bulk_verdicts_by_persona(client, world, persona):
     item.refresh_from_db()
     assert item.status == ("dismissed" if allowed else "open")
 
+
+
+@pytest.mark.parametrize("persona", ["owner", "approver", "admin"])
+def test_the_navigation_shows_admin_pages_to_admins_only(client, world, persona):
+    workspace, _, users, _ = world
+    client.force_login(users[persona])
+    page = client.get(f"/w/{workspace.name}/facts/").content.decode()
+    assert (f'href="/w/{workspace.name}/shred/"' in page) is (persona == "admin")
