@@ -283,7 +283,7 @@ def run(facts: int, items: int, *, repeat: int = 30, verdict_count: int = 40, dr
     from django.db import connection
 
     from governance.models import ReviewItem
-    from memory.models import Fact
+    from memory.models import Fact, Link
 
     started = time.perf_counter()
     if workspace_name:
@@ -295,7 +295,7 @@ def run(facts: int, items: int, *, repeat: int = 30, verdict_count: int = 40, dr
     seeded = time.perf_counter() - started
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:  # fresh statistics, as autovacuum would have them by now
-            for model in (Fact, ReviewItem):
+            for model in (Fact, Link, ReviewItem):
                 cursor.execute("ANALYZE " + connection.ops.quote_name(model._meta.db_table))
     if not quiet:
         print(f"  seeded in {seeded:.0f} s", file=sys.stderr, flush=True)
