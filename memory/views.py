@@ -20,6 +20,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from memory import selectors
 from memory.engine import records as R
+from memory.engine import visibility
 from memory.engine.decay import effective_score
 from memory.engine.graph_export import to_graphml, to_json
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
@@ -130,7 +131,7 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
         hits = recall_service.explain(workspace=ws, query=query, origin=fact.origin, k=50)
         explanation = next((h for h in hits if h.id == memory_id), False)
     curve = decay_curve(fact)
-    visible = _visible_at(fact, request.GET.get("at", ""))
+    visible = _visible_at(fact, request.GET.get("at", ""), list(events))
     context = {"workspace": ws, "fact": fact, "outbound": outbound, "inbound": inbound, "events": list(events),
                "query": query, "explanation": explanation, "curve": curve, "visible": visible,
                "can_curate": bool(roles_in(request.user, ws) & set(CURATORS))}  # fmt: skip
@@ -144,8 +145,8 @@ def _fact_or_404(ws: Workspace, memory_id: str) -> Fact:
     return fact
 
 
-def _visible_at(fact: Fact, text: str) -> dict | None:
-    """Was the fact live (written, not archived or pruned, still valid) at the given time?"""
+def _visible_at(fact: Fact, text: str, events: list) -> dict | None:
+    """Could recall have returned the fact at the given time, and if not, why (memory.engine.visibility)?"""
     from datetime import datetime
 
     if not text:
@@ -156,19 +157,18 @@ def _visible_at(fact: Fact, text: str) -> dict | None:
         return {"error": "Use a date and time such as 2026-11-17T09:31."}
     if timezone.is_naive(moment):
         moment = timezone.make_aware(moment, timezone.get_current_timezone())
-    reasons = []
-    if fact.created_at > moment:
-        reasons.append("it had not been written yet")
-    if fact.archived_at and fact.archived_at <= moment:
-        reasons.append("it was already archived")
-    if fact.pruned_at and fact.pruned_at <= moment:
-        reasons.append("it was already pruned")
-    if fact.valid_to and fact.valid_to <= moment:
-        reasons.append("its validity had ended")
-    if fact.held_at and (fact.admitted_at is None or fact.admitted_at > moment):
-        reasons.append("it was held for review" if fact.admitted_at or fact.lifecycle == "held"
-                       else "it was held for review and then blocked")  # fmt: skip
-    return {"at": moment, "visible": not reasons, "reasons": reasons}
+    times = visibility.FactTimes(
+        created_ms=to_ms(fact.created_at), archived_ms=to_ms(fact.archived_at), pruned_ms=to_ms(fact.pruned_at),
+        valid_to_ms=to_ms(fact.valid_to), held_ms=to_ms(fact.held_at), admitted_ms=to_ms(fact.admitted_at),
+        lifecycle=fact.lifecycle, status=fact.status, readable=fact.is_readable,
+    )  # fmt: skip
+    changes = [visibility.Change(to_ms(e.at), e.kind, e.actor, e.reason) for e in events]
+    successor = None
+    if fact.archived_at is not None:
+        found = curation.successor_of(fact)
+        successor = (found.memory_id, to_ms(found.created_at)) if found is not None else None
+    answer = visibility.why(times, changes, to_ms(moment), successor=successor)
+    return {"at": moment, "visible": answer.visible, "reasons": list(answer.reasons)}
 
 
 def decay_curve(fact: Fact, weeks: int = 12) -> dict:

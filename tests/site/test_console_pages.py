@@ -147,6 +147,8 @@ def test_curators_vote_archive_restore_and_correct_from_the_inspector(client, ow
     assert new.outbound_links.filter(kind="corrects", to_fact=fact).exists()
     page = client.get(base, {"at": "2000-01-01T00:00"}).content.decode()
     assert "had not been written yet" in page
+    page = client.get(base, {"at": "2999-01-01T00:00"}).content.decode()  # replay names the correction
+    assert f"it was superseded by {new.memory_id}" in page and f"by {owner.username}" in page
 
 
 def test_a_refused_correction_is_explained_and_an_approver_cannot_curate(client, owner, workspace):
