@@ -34,6 +34,9 @@ class ReviewItem(models.Model):
     other_fact = models.ForeignKey(Fact, on_delete=models.SET_NULL, related_name="+", null=True, blank=True)
     fact_memory_id = models.CharField(max_length=128, blank=True, default="")
     other_memory_id = models.CharField(max_length=128, blank=True, default="")
+    # The facts' origins, kept on the item so the queue filters by origin without reading facts.
+    fact_origin_key = models.CharField(max_length=900, blank=True, default="")
+    other_origin_key = models.CharField(max_length=900, blank=True, default="")
     reason = models.CharField(max_length=1000)
     details = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -52,14 +55,18 @@ class ReviewItem(models.Model):
                 name="review_one_open_item",
             ),
         ]
-        indexes = [models.Index(fields=["workspace", "status", "kind"], name="review_queue_idx")]
+        indexes = [
+            models.Index(fields=["workspace", "status", "kind"], name="review_queue_idx"),
+            # The default view: a workspace's open items, newest first.
+            models.Index(fields=["workspace", "status", "-created_at", "-id"], name="review_queue_newest_idx"),
+        ]
 
     def save(self, *args, **kwargs):
         # The ids outlive the rows: a closed item still says which facts it was about.
         if self.fact_id and not self.fact_memory_id:
-            self.fact_memory_id = self.fact.memory_id
+            self.fact_memory_id, self.fact_origin_key = self.fact.memory_id, self.fact.origin_key
         if self.other_fact_id and not self.other_memory_id:
-            self.other_memory_id = self.other_fact.memory_id
+            self.other_memory_id, self.other_origin_key = self.other_fact.memory_id, self.other_fact.origin_key
         super().save(*args, **kwargs)
 
     def __str__(self) -> str:

@@ -119,13 +119,13 @@ def seed_items(workspace, items: int, *, seed: int = 7, quiet: bool = False) -> 
         "pk", "memory_id", "origin_key"
     ):
         by_origin.setdefault(origin, []).append((pk, memory_id))
-    pools = list(by_origin.values())
-    weights = [len(pool) for pool in pools]
+    pools = list(by_origin.items())
+    weights = [len(pool) for _, pool in pools]
     step = _progress("review items", items + items // 4, quiet)
     used: set[tuple[int, int]] = set()
     rows, counts = [], dict.fromkeys(ReviewItem.Kind.values, 0)
     while len(rows) < items + items // 4:
-        pool = rng.choices(pools, weights)[0]
+        origin_key, pool = rng.choices(pools, weights)[0]
         (a, a_id), (b, b_id) = rng.sample(pool, 2)
         if (a, b) in used or (b, a) in used:
             continue
@@ -137,7 +137,8 @@ def seed_items(workspace, items: int, *, seed: int = 7, quiet: bool = False) -> 
         score = round(rng.uniform(0.55, 0.95), 4)
         rows.append(ReviewItem(
             workspace=workspace, kind=kind, status=status, fact_id=b, other_fact_id=a, fact_memory_id=b_id,
-            other_memory_id=a_id, reason=f"same subject; values differ ({kind} bench item)",
+            other_memory_id=a_id, fact_origin_key=origin_key, other_origin_key=origin_key,
+            reason=f"same subject; values differ ({kind} bench item)",
             details={"score": score, "signal": "value"} if kind == "contradiction" else {},
             resolved_at=None if opened else timezone.now(),
         ))  # fmt: skip
