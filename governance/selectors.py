@@ -31,7 +31,7 @@ def open_review_count(workspace: Workspace) -> int:
 QUEUE_PAGE_SIZE = 25
 # A text search decrypts the facts of every item the other filters kept; past this many it stops
 # reading and says so, so one search cannot decrypt a whole workspace.
-SEARCH_CAP = 2000
+SEARCH_CAP = 1000
 
 
 def review_item_or_none(workspace: Workspace, item_id) -> ReviewItem | None:
