@@ -164,7 +164,7 @@ def _visible_at(fact: Fact, text: str, events: list) -> dict | None:
     )  # fmt: skip
     changes = [visibility.Change(to_ms(e.at), e.kind, e.actor, e.reason) for e in events]
     successor = None
-    if fact.archived_at is not None:
+    if fact.archived_at is not None or fact.valid_to is not None:
         found = curation.successor_of(fact)
         successor = (found.memory_id, to_ms(found.created_at)) if found is not None else None
     answer = visibility.why(times, changes, to_ms(moment), successor=successor)

@@ -94,5 +94,8 @@ def why(fact: FactTimes, changes: list[Change], at_ms: float, *, successor: tupl
         change = _leaving(changes, fact.pruned_ms)
         reasons.append(f"it was pruned ({_when(fact.pruned_ms)}) by {_by(change.actor) if change else 'the decay GC'}")
     if fact.valid_to_ms is not None and fact.valid_to_ms <= at_ms and fact.archived_ms != fact.valid_to_ms:
-        reasons.append(f"its validity had ended ({_when(fact.valid_to_ms)})")
+        if successor is not None and fact.archived_ms is None:  # e.g. an imported slot value: closed, no archive time
+            reasons.append(f"it was superseded by {successor[0]}: its validity ended {_when(fact.valid_to_ms)}")
+        else:
+            reasons.append(f"its validity had ended ({_when(fact.valid_to_ms)})")
     return Visibility(not reasons, tuple(reasons))

@@ -47,3 +47,9 @@ def test_held_blocked_admitted_and_shredded():
 def test_validity_that_ended_without_an_archive():
     answer = why(FactTimes(created_ms=T0, valid_to_ms=T0 + DAY), [], T0 + 2 * DAY)
     assert answer.reasons == ("its validity had ended (2026-09-22 14:13 UTC)",)
+
+
+def test_an_imported_slot_value_closed_by_its_successor_names_it():
+    fact = FactTimes(created_ms=T0, valid_to_ms=T0 + DAY, lifecycle="archived")
+    answer = why(fact, [], T0 + 2 * DAY, successor=("mem_next", T0 + DAY))
+    assert answer.reasons == ("it was superseded by mem_next: its validity ended 2026-09-22 14:13 UTC",)
