@@ -211,8 +211,15 @@ def _write_held(m: Mutation, new: NewFact, content: str, decision, subject_key: 
     replace touched yet. The same content held again finds the waiting fact; content a reviewer
     blocked is refused rather than queued a second time."""
     digest = sealing.content_hash(m.workspace.pk, new.origin.key, R.normalize_for_hash(content))
-    prior = (Fact.objects.filter(workspace=m.workspace, origin_key=new.origin.key, content_hash=digest,
-                                 held_at__isnull=False).order_by("-created_at", "-pk").first())  # fmt: skip
+    priors = Fact.objects.filter(workspace=m.workspace, origin_key=new.origin.key, content_hash=digest,
+                                 held_at__isnull=False)  # fmt: skip
+    # Only within the write's trust class, as dedup: an untrusted write never answers with a trusted fact.
+    untrusted = list(R.UNTRUSTED_SOURCE_TYPES)
+    if R.is_untrusted_source(new.source_type):
+        priors = priors.filter(source_type__in=untrusted)
+    else:
+        priors = priors.exclude(source_type__in=untrusted)
+    prior = priors.order_by("-created_at", "-pk").first()
     if prior is not None and prior.lifecycle == "held":
         item_id = _announce_hold(m, prior, replaces, hold)
         m.record("held", fact_ids=[prior.memory_id], reason=hold.reason, rules=list(hold.rules), hold=hold.kind,

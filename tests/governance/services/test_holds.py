@@ -166,3 +166,13 @@ def test_a_backup_restores_a_held_write_held_and_back_in_the_queue(tl, workspace
     assert item.status == "open" and item.details["rules"] == ["imported_held"]
     decide(other_workspace, item.pk, "dismiss", actor="user:olga")
     assert held.id in _ids(Tideline(other_workspace).recall("Madrid"))
+
+
+def test_held_words_are_matched_only_within_their_trust_class(workspace):
+    """A peer's trusted held write and the same words from a tool are two writes, never one answer."""
+    peer = Tideline(workspace, actor="agent:gateway")
+    trusted = peer.add("The customer's legal name is Ana Ribeiro.", segment="identity", origin=PEER)
+    untrusted = peer.add("The customer's legal name is Ana Ribeiro.", segment="knowledge", origin=PEER,
+                         source_type="tool_output", classification="PII")  # fmt: skip
+    assert trusted.outcome == "held" and untrusted.outcome == "held"
+    assert untrusted.id != trusted.id and Fact.objects.get(memory_id=untrusted.id).source_type == "tool_output"
