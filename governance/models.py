@@ -1,4 +1,4 @@
-"""Governance records: review items (contradictions, quarantined writes), with more to come."""
+"""Governance records: review items (contradictions, held writes, promotions) and retention policies."""
 
 from __future__ import annotations
 
@@ -71,3 +71,64 @@ class ReviewItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.status})"
+
+
+class RetentionPolicy(models.Model):
+    """One retention rule of a workspace: which facts (scope), how old (rule), and what happens (action).
+
+    Every edit bumps `version` and is recorded in the event log; the compiled form that recall
+    enforces is kept on the workspace (`Workspace.expiry_rules`). Empty scope lists mean "any".
+    """
+
+    class OriginKind(models.TextChoices):
+        ANY = "", "any origin"
+        OWNER = "owner", "the owner"
+        CHANNEL = "channel", "channel peers"
+
+    class Basis(models.TextChoices):
+        CREATED = "created", "since it was written"
+        LAST_USED = "last_used", "since it was last used"
+
+    class Trust(models.TextChoices):
+        ANY = "", "any source"
+        TRUSTED = "trusted", "trusted sources"
+        UNTRUSTED = "untrusted", "untrusted sources"
+
+    class Action(models.TextChoices):
+        ARCHIVE = "archive", "archive (reversible)"
+        PURGE = "purge", "purge (rows gone, receipt kept)"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="retention_policies")
+    name = models.CharField(max_length=100)
+    version = models.PositiveIntegerField(default=1)
+    enabled = models.BooleanField(default=True)
+    # Scope.
+    origin_kind = models.CharField(max_length=8, choices=OriginKind.choices, blank=True, default="")
+    origin_key = models.CharField(max_length=900, blank=True, default="")
+    segments = models.JSONField(default=list, blank=True)
+    classifications = models.JSONField(default=list, blank=True)
+    tiers = models.JSONField(default=list, blank=True)
+    trust = models.CharField(max_length=10, choices=Trust.choices, blank=True, default="")
+    # Rule: older than `max_age_seconds` measured from `basis`.
+    basis = models.CharField(max_length=10, choices=Basis.choices, default=Basis.CREATED)
+    max_age_seconds = models.PositiveBigIntegerField()
+    keep_confirmed = models.BooleanField(default=True)
+    keep_permanent = models.BooleanField(default=True, help_text="permanent-tier (pinned) facts are kept")
+    action = models.CharField(max_length=8, choices=Action.choices, default=Action.ARCHIVE)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    updated_by = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="retention_policy_unique_name"),
+            models.CheckConstraint(condition=Q(max_age_seconds__gte=1), name="retention_policy_age_positive"),
+            models.CheckConstraint(condition=Q(basis__in=["created", "last_used"]), name="retention_policy_basis_valid"),
+            models.CheckConstraint(condition=Q(action__in=["archive", "purge"]), name="retention_policy_action_valid"),
+            models.CheckConstraint(condition=Q(origin_kind__in=["", "owner", "channel"]), name="retention_policy_origin_kind_valid"),
+            models.CheckConstraint(condition=Q(trust__in=["", "trusted", "untrusted"]), name="retention_policy_trust_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"

@@ -42,6 +42,10 @@ class Workspace(models.Model):
     hold_confined_writes = models.BooleanField(default=False)
     # At most this many contradiction items are opened per day (UTC), however often the pass runs.
     review_daily_cap = models.PositiveIntegerField(default=50)
+    # Retention as recall enforces it: the compiled rules of the workspace's enabled retention
+    # policies (memory.engine.expiry), written by governance whenever a policy changes. A fact one of
+    # them expires never surfaces in recall, even before the scheduled run archives or purges it.
+    expiry_rules = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -552,6 +556,8 @@ class MemoryEvent(models.Model):
         REEMBEDDED = "reembedded"
         WORKSPACE_CREATED = "workspace_created"
         SETTINGS_CHANGED = "settings_changed"
+        EXPORTED = "exported"
+        MEMBERS_CHANGED = "members_changed"
 
     workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="events")
     revision = models.BigIntegerField()
