@@ -17,6 +17,7 @@ import numpy as np
 from django.db.models import F
 from django.utils import timezone
 
+from memory.engine import expiry
 from memory.engine import records as R
 from memory.engine.context import pack_context
 from memory.engine.decay import apply_feedback
@@ -91,6 +92,9 @@ def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
         live = (cols.created_at <= now_ms) & ~(extra.archived_at <= now_ms) & ~(extra.pruned_at <= now_ms)
         live &= ~(extra.visible_from > now_ms)  # a held write was not recallable before its admission
         lifecycle = np.where(live, "active", "archived").astype("<U8")
+    if index.expiry_rules:
+        # Retention is enforced here, not only by its scheduled run: past its policy, a fact is gone.
+        allowed &= ~expired_rows(index, now_ms)
     if filters.as_of is None and allowed.all():
         return cols
     view = copy.copy(cols)
@@ -99,6 +103,16 @@ def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
         # Reinforcement after T had not happened yet: never let a later access look like the future.
         view.last_accessed_at = np.minimum(cols.last_accessed_at, now_ms)
     return view
+
+
+def expired_rows(index: ScopeIndex, now_ms: float) -> np.ndarray:
+    """Which rows of the index its workspace's retention rules have expired by `now_ms`."""
+    cols, extra = index.cols, index.extra
+    return expiry.expired_mask(
+        index.expiry_rules, now_ms, origin_key=index.origin_key, segments=cols.segments,
+        classifications=extra.classification, tiers=extra.tier, source_types=cols.source_types,
+        confirmed=cols.confirmed, created_at=cols.created_at, last_accessed_at=cols.last_accessed_at,
+    )  # fmt: skip
 
 
 def _blocked(index: ScopeIndex, hit) -> tuple[bool, tuple[str, ...]]:

@@ -36,6 +36,7 @@ from django.db import DatabaseError, connection
 from django.db.models import Q
 
 from memory import sealing
+from memory.engine import expiry
 from memory.engine import records as R
 from memory.engine.candidates import FactColumns, FactRow
 from memory.engine.hrr import HrrEmbedder
@@ -84,6 +85,9 @@ class Extra:
     pruned_at: np.ndarray
     # A held write is recallable from its admission on (inf while held or once blocked; nan if never held).
     visible_from: np.ndarray
+    # What retention rules look at beyond the engine columns (memory.engine.expiry).
+    tier: np.ndarray
+    classification: np.ndarray
     modality: list
     media_pointer: list
 
@@ -121,6 +125,8 @@ class ScopeIndex:
     vectors: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
     learned: dict[str, Learned] = field(default_factory=dict)
     extra: Extra | None = None
+    # The workspace's retention rules as of `revision` (a policy change is a mutation, so it bumps it).
+    expiry_rules: tuple = ()
     link_graph: tuple | None = None  # (the `links` list it was built from, its Graph): see `link_graph()`
     lock: threading.RLock = field(default_factory=threading.RLock)
     # Set when a sync failed: the index was emptied and left the registry. A caller that fetched it
@@ -276,6 +282,7 @@ class IndexRegistry:
             # A full build decrypts every fact: it must see a shred made by another process a moment
             # ago, so the key is read from the key store, not from this process's short-lived cache.
             sealing.keyring.forget(index.workspace_id, index.origin_key)
+            index.expiry_rules = _expiry_rules_of(index.workspace_id)
             scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
             self._load(index, scope)
             self._load_vectors(index, None)
@@ -285,6 +292,7 @@ class IndexRegistry:
             return
         if current == index.revision:
             return
+        index.expiry_rules = _expiry_rules_of(index.workspace_id)
         touched: set[str] = set()
         all_links = shredded = False
         for kind, fact_ids in MemoryEvent.objects.filter(
@@ -363,6 +371,7 @@ class IndexRegistry:
                 "pruned_at": to_ms(values[at["pruned_at"]]), "modality": values[at["modality"]],
                 "visible_from": _visible_from(values[at["held_at"]], values[at["admitted_at"]]),
                 "media_pointer": values[at["media_pointer"]], "supersedes": values[at["supersedes"]] or [],
+                "tier": values[at["tier"]] or "", "classification": values[at["classification"]] or "",
             }  # fmt: skip
         return new_ids
 
@@ -577,6 +586,8 @@ class IndexRegistry:
             archived_at=np.concatenate((extra.archived_at, tail.archived_at)),
             pruned_at=np.concatenate((extra.pruned_at, tail.pruned_at)),
             visible_from=np.concatenate((extra.visible_from, tail.visible_from)),
+            tier=np.concatenate((extra.tier, tail.tier)),
+            classification=np.concatenate((extra.classification, tail.classification)),
             modality=extra.modality + tail.modality,
             media_pointer=extra.media_pointer + tail.media_pointer,
         )
@@ -660,6 +671,8 @@ class IndexRegistry:
             archived_at=ms("archived_at"),
             pruned_at=ms("pruned_at"),
             visible_from=ms("visible_from"),
+            tier=np.array([m["tier"] for m in meta], dtype="<U9"),
+            classification=np.array([m["classification"] for m in meta], dtype="<U8"),
             modality=[m["modality"] for m in meta],
             media_pointer=[m["media_pointer"] for m in meta],
         )
@@ -687,6 +700,8 @@ class IndexRegistry:
             index.extra.archived_at[i] = np.nan if meta["archived_at"] is None else meta["archived_at"]
             index.extra.pruned_at[i] = np.nan if meta["pruned_at"] is None else meta["pruned_at"]
             index.extra.visible_from[i] = np.nan if meta["visible_from"] is None else meta["visible_from"]
+            index.extra.tier[i] = meta["tier"]
+            index.extra.classification[i] = meta["classification"]
 
     def note_access(self, index: ScopeIndex, memory_ids: list[str], now_ms: int) -> None:
         """Reflect this process's own recall reinforcement without waiting for a revision."""
@@ -721,6 +736,12 @@ def _visible_from(held_at, admitted_at) -> float | None:
     if held_at is None:
         return None
     return to_ms(admitted_at) if admitted_at is not None else float("inf")
+
+
+def _expiry_rules_of(workspace_id: int) -> tuple:
+    """The workspace's retention rules as recall enforces them (read when its revision moves)."""
+    stored = Workspace.objects.filter(pk=workspace_id).values_list("expiry_rules", flat=True).first()
+    return expiry.rules_from(stored)
 
 
 def _revision_of(workspace_id: int):
