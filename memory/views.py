@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import threading
+from datetime import datetime
 
 import numpy as np
 from django.conf import settings
@@ -26,7 +27,7 @@ from memory.engine.graph_export import to_graphml, to_json
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
 from memory.models import Fact, Workspace
 from memory.permissions import get_workspace_for_user, roles_in
-from memory.services import curation, maintenance
+from memory.services import curation, maintenance, replay
 from memory.services import recall as recall_service
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
@@ -121,7 +122,9 @@ def _seeking(request: HttpRequest, page: selectors.FactPage) -> dict:
 @login_required
 def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
-    fact = _fact_or_404(ws, memory_id)
+    fact = selectors.fact_or_none(ws, memory_id)
+    if fact is None:
+        return _purged_fact(request, ws, memory_id)
     outbound = fact.outbound_links.select_related("to_fact").order_by("position", "pk")
     inbound = fact.inbound_links.select_related("from_fact").order_by("pk")
     events = selectors.filtered_events(ws, {"fact": memory_id})[:200]
@@ -131,11 +134,29 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
         hits = recall_service.explain(workspace=ws, query=query, origin=fact.origin, k=50)
         explanation = next((h for h in hits if h.id == memory_id), False)
     curve = decay_curve(fact)
-    visible = _visible_at(fact, request.GET.get("at", ""), list(events))
+    visible = _visible_at(fact, request.GET.get("at", ""), request.GET.get("caller", "")[:900],
+                          request.GET.get("clearance", ""))  # fmt: skip
     context = {"workspace": ws, "fact": fact, "outbound": outbound, "inbound": inbound, "events": list(events),
                "query": query, "explanation": explanation, "curve": curve, "visible": visible,
                "can_curate": bool(roles_in(request.user, ws) & set(CURATORS))}  # fmt: skip
     return render(request, "memory/fact_detail.html", context)
+
+
+def _purged_fact(request: HttpRequest, ws: Workspace, memory_id: str) -> HttpResponse:
+    """A fact a purge removed: its receipt and the replay still answer (410 Gone); otherwise 404."""
+    receipt = replay.purge_receipt(ws, memory_id)
+    if receipt is None:
+        raise Http404("no such fact")
+    visible = None
+    text = request.GET.get("at", "")
+    if text:
+        try:
+            moment = timezone.make_aware(datetime.fromisoformat(text))
+            visible = replay.replay(ws, memory_id, moment).to_dict() | {"at": moment}
+        except ValueError:
+            visible = {"error": "Use a date and time such as 2026-11-17T09:31."}
+    context = {"workspace": ws, "memory_id": memory_id, "receipt": receipt, "visible": visible}
+    return render(request, "memory/fact_purged.html", context, status=410)
 
 
 def _fact_or_404(ws: Workspace, memory_id: str) -> Fact:
@@ -145,10 +166,9 @@ def _fact_or_404(ws: Workspace, memory_id: str) -> Fact:
     return fact
 
 
-def _visible_at(fact: Fact, text: str, events: list) -> dict | None:
-    """Could recall have returned the fact at the given time, and if not, why (memory.engine.visibility)?"""
-    from datetime import datetime
-
+def _visible_at(fact: Fact, text: str, caller_text: str = "", clearance: str = "") -> dict | None:
+    """Could recall have returned the fact at the given time (for a caller, if one is named), and if
+    not, why (memory.services.replay)?"""
     if not text:
         return None
     try:
@@ -157,18 +177,15 @@ def _visible_at(fact: Fact, text: str, events: list) -> dict | None:
         return {"error": "Use a date and time such as 2026-11-17T09:31."}
     if timezone.is_naive(moment):
         moment = timezone.make_aware(moment, timezone.get_current_timezone())
-    times = visibility.FactTimes(
-        created_ms=to_ms(fact.created_at), archived_ms=to_ms(fact.archived_at), pruned_ms=to_ms(fact.pruned_at),
-        valid_to_ms=to_ms(fact.valid_to), held_ms=to_ms(fact.held_at), admitted_ms=to_ms(fact.admitted_at),
-        lifecycle=fact.lifecycle, status=fact.status, readable=fact.is_readable,
-    )  # fmt: skip
-    changes = [visibility.Change(to_ms(e.at), e.kind, e.actor, e.reason) for e in events]
-    successor = None
-    if fact.archived_at is not None or fact.valid_to is not None:
-        found = curation.successor_of(fact)
-        successor = (found.memory_id, to_ms(found.created_at)) if found is not None else None
-    answer = visibility.why(times, changes, to_ms(moment), successor=successor)
-    return {"at": moment, "visible": answer.visible, "reasons": list(answer.reasons)}
+    caller = None
+    if caller_text.strip() or clearance:
+        try:
+            origin = R.parse_origin(caller_text.strip() or "owner")
+        except R.OriginError as exc:
+            return {"error": f"Caller: {exc}"}
+        caller = visibility.Caller(origin.key, clearance if clearance in visibility.CLEARANCE_ORDER else "PII")
+    answer = replay.replay(fact.workspace, fact.memory_id, moment, caller=caller)
+    return {"at": moment, "visible": answer.visible, "reasons": list(answer.reasons), "caller": caller}
 
 
 def decay_curve(fact: Fact, weeks: int = 12) -> dict:

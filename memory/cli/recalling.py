@@ -1,4 +1,7 @@
-"""`tideline recall|context|explain QUERY --workspace W [--origin O] [--k K] [--as-of T]`"""
+"""`tideline recall|context|explain QUERY --workspace W [--origin O] [--k K] [--as-of T]`
+
+`explain … --fact ID` also replays one fact: could this caller (origin, clearance, intent) have
+recalled it at --as-of (default now), and if not, why not (memory.services.replay)."""
 
 from __future__ import annotations
 
@@ -23,6 +26,9 @@ def add_arguments(parser, verb: str) -> None:
     # Each verb takes only the options it honours: an ignored option would be a silent surprise.
     if verb in ("recall", "explain"):
         parser.add_argument("--as-of", help="ISO time: what recall would have returned then")
+    if verb == "explain":
+        parser.add_argument("--fact", metavar="ID", help="also say whether this fact was visible at --as-of (or now) "
+                            "to this caller, and if not, why (superseded, archived, expired, purged, shredded…)")
     if verb == "context":
         parser.add_argument("--max-chars", type=int, default=1200, help="context budget in characters")
     if verb == "recall":
@@ -59,8 +65,32 @@ def run(options: dict) -> None:
     as_of = _as_of(options["as_of"])
     if verb == "explain":
         hits = memory.explain(options["query"], k=options["k"], as_of=as_of, **common)
+        if options.get("fact"):
+            _emit_replay(options, memory, hits, origin, as_of)
+            return
     else:
         hits = memory.recall(options["query"], k=options["k"], as_of=as_of,
                              reinforce=not options.get("no_reinforce"), **common)  # fmt: skip
     lines = [f"{i + 1:>2}. {h.score:8.4f}  [{h.segment}] {h.content}  ({h.id})" for i, h in enumerate(hits)]
     emit(options, {"query": options["query"], "hits": [h.to_dict() for h in hits]}, "\n".join(lines) or "(nothing relevant)")
+
+
+def _emit_replay(options: dict, memory: Tideline, hits, origin, as_of: datetime | None) -> None:
+    from django.utils import timezone
+
+    from memory.engine import records as R
+    from memory.engine.visibility import Caller
+    from memory.services.replay import replay
+
+    parsed = R.parse_origin(origin)
+    caller = Caller(parsed.key, options["clearance"], options["intent"])
+    answer = replay(memory.workspace, options["fact"], as_of or timezone.now(), caller=caller)
+    rank = next((i + 1 for i, h in enumerate(hits) if h.id == options["fact"]), None)
+    at = answer.at.isoformat(timespec="seconds")
+    if answer.visible:
+        text = f"{options['fact']} was visible at {at} to {parsed.label()}"
+        text += f"; it ranks #{rank} for this query" if rank else "; it does not rank in the top --k for this query"
+    else:
+        text = f"{options['fact']} was NOT visible at {at} to {parsed.label()}:\n" + "\n".join(f"  - {r}" for r in answer.reasons)
+    emit(options, {"query": options["query"], "hits": [h.to_dict() for h in hits], "replay": answer.to_dict(),
+                   "rank": rank}, text)  # fmt: skip

@@ -4,7 +4,8 @@ visible, or not?").
 Pure: the caller passes the fact's timestamps and the changes the event log recorded for it (kind,
 moment, actor, reason), and gets a yes/no with reasons in words. The rules mirror what point-in-time
 recall applies (memory.services.recall): written by T, not archived or pruned by T, validity not
-ended by T, and a held write only from its admission on; a shredded origin is never readable.
+ended by T, a held write only from its admission on, not expired by a retention rule at T; a
+shredded origin is never readable, and a caller sees only its own origin up to its clearance.
 """
 
 from __future__ import annotations
@@ -38,6 +39,18 @@ class Change:
 
 
 @dataclass(frozen=True)
+class Caller:
+    """Who is asking: recall sees one origin's facts, up to a classification, within an intent."""
+
+    origin_key: str
+    clearance: str = "PII"
+    intent: str | None = None
+
+
+CLEARANCE_ORDER = ("PUBLIC", "INTERNAL", "PII")
+
+
+@dataclass(frozen=True)
 class Visibility:
     visible: bool
     reasons: tuple[str, ...]
@@ -64,11 +77,39 @@ def _leaving(changes: list[Change], moment_ms: float) -> Change | None:
     return max(found, key=lambda c: c.at_ms) if found else None
 
 
-def why(fact: FactTimes, changes: list[Change], at_ms: float, *, successor: tuple[str, float] | None = None) -> Visibility:
+def outside(caller: Caller, *, origin_key: str, origin_label: str, classification: str, intent_scope: str) -> list[str]:
+    """Why a caller could never see the fact whatever the moment: another origin, above its
+    clearance, or scoped to another intent (recall applies exactly these filters)."""
+    reasons = []
+    if caller.origin_key != origin_key:
+        reasons.append(f"it belongs to origin {origin_label}: a caller recalling as another origin never sees it")
+    if CLEARANCE_ORDER.index(classification) > CLEARANCE_ORDER.index(caller.clearance):
+        reasons.append(f"it is classified {classification}, above the caller's clearance ({caller.clearance})")
+    if intent_scope and intent_scope != caller.intent:
+        reasons.append(f"it is scoped to the intent {intent_scope!r}, which the caller did not ask for")
+    return reasons
+
+
+def purged(receipt: Change, at_ms: float, *, written_ms: float | None = None) -> Visibility:
+    """A fact whose row a purge removed: only its receipt remains to say what happened."""
+    when = f"{_when(receipt.at_ms)} by {_by(receipt.actor)}" + (f": {receipt.reason}" if receipt.reason else "")
+    if at_ms >= receipt.at_ms:
+        return Visibility(False, (f"it was purged ({when}); only the content-free receipt remains",))
+    if written_ms is not None and written_ms > at_ms:
+        return Visibility(False, (f"it had not been written yet (written {_when(written_ms)})",))
+    return Visibility(False, (
+        f"it was purged later ({when}): its content and history are gone, so whether recall returned it "
+        "then can no longer be replayed",
+    ))  # fmt: skip
+
+
+def why(fact: FactTimes, changes: list[Change], at_ms: float, *, successor: tuple[str, float] | None = None,
+        expired: str | None = None, scope: list[str] | tuple[str, ...] = ()) -> Visibility:  # fmt: skip
     """Whether recall could have returned the fact at `at_ms`, with the reasons it could not.
 
-    `successor` is (memory id, when) of the fact that replaced it, if any."""
-    reasons: list[str] = []
+    `successor` is (memory id, when) of the fact that replaced it, if any; `expired` names the
+    retention rule that had expired it by then; `scope` the caller's reasons (see `outside`)."""
+    reasons: list[str] = list(scope)
     if not fact.readable:
         reasons.append("its origin was crypto-shredded: nothing of it can be read any more")
     if fact.created_ms > at_ms:
@@ -98,4 +139,6 @@ def why(fact: FactTimes, changes: list[Change], at_ms: float, *, successor: tupl
             reasons.append(f"it was superseded by {successor[0]}: its validity ended {_when(fact.valid_to_ms)}")
         else:
             reasons.append(f"its validity had ended ({_when(fact.valid_to_ms)})")
+    if expired and fact.created_ms <= at_ms:
+        reasons.append(f"it had expired under {expired}")
     return Visibility(not reasons, tuple(reasons))

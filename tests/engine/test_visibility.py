@@ -53,3 +53,31 @@ def test_an_imported_slot_value_closed_by_its_successor_names_it():
     fact = FactTimes(created_ms=T0, valid_to_ms=T0 + DAY, lifecycle="archived")
     answer = why(fact, [], T0 + 2 * DAY, successor=("mem_next", T0 + DAY))
     assert answer.reasons == ("it was superseded by mem_next: its validity ended 2026-09-22 14:13 UTC",)
+
+
+def test_an_expired_fact_names_the_policy():
+    answer = why(FactTimes(created_ms=T0), [], T0 + 40 * DAY, expired="retention policy 'chat' (v2): older than 30 days")
+    assert answer.reasons == ("it had expired under retention policy 'chat' (v2): older than 30 days",)
+
+
+def test_a_caller_outside_the_origin_clearance_or_intent_is_told_so():
+    from memory.engine.visibility import Caller, outside
+
+    facts = dict(origin_key="channel:slack/C1", origin_label="slack/C1", classification="PII", intent_scope="billing")
+    reasons = outside(Caller("owner", clearance="INTERNAL"), **facts)
+    assert [r.split(":")[0].split(",")[0] for r in reasons] == [
+        "it belongs to origin slack/C1", "it is classified PII", "it is scoped to the intent 'billing'"]
+    assert outside(Caller("channel:slack/C1", "PII", "billing"), **facts) == []
+    answer = why(FactTimes(created_ms=T0), [], T0 + DAY, scope=reasons)
+    assert not answer.visible and len(answer.reasons) == 3
+
+
+def test_a_purged_fact_answers_from_its_receipt():
+    from memory.engine.visibility import purged
+
+    receipt = Change(T0 + DAY, "purged", "user:ada", "GDPR request 7")
+    after = purged(receipt, T0 + 2 * DAY)
+    assert after.reasons == ("it was purged (2026-09-22 14:13 UTC by ada: GDPR request 7); only the content-free receipt remains",)
+    before = purged(receipt, T0 + DAY / 2, written_ms=T0)
+    assert not before.visible and "can no longer be replayed" in before.reasons[0]
+    assert purged(receipt, T0 - DAY, written_ms=T0).reasons[0].startswith("it had not been written yet")
