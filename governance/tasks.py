@@ -5,7 +5,7 @@ The schedule allow-list (governance/schedules.py) allows every public function d
 
 from __future__ import annotations
 
-from governance.services import contradictions
+from governance.services import contradictions, retention
 from memory.models import Workspace
 from memory.services import maintenance
 
@@ -26,3 +26,9 @@ def run_nightly_everywhere() -> list[dict]:
         out.append(maintenance.run_dream(workspace, actor="task:dream").to_dict())
         out.append(contradictions.find_contradictions(workspace, actor="task:contradictions").to_dict())
     return out
+
+
+def apply_retention_all() -> list[dict]:
+    """Every enabled retention policy of every workspace, one transaction per policy (idempotent:
+    what a run archived or purged is not taken again, so a repeated or overlapping run takes nothing)."""
+    return retention.apply_everywhere(actor="task:retention")

@@ -52,4 +52,24 @@ def test_setup_schedules_runs_the_nightly_pass_from_governance_and_upgrades_an_o
     call_command("setup_schedules")
     nightly = Schedule.objects.get(name=NIGHTLY)
     assert (nightly.func, nightly.schedule_type) == ("governance.tasks.run_nightly_everywhere", Schedule.DAILY)
-    assert Schedule.objects.count() == 2
+    assert Schedule.objects.count() == 3
+
+
+def test_retention_runs_nightly_through_an_allowed_task_and_takes_nothing_twice(workspace):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from governance.services import retention
+
+    tl = Tideline(workspace)
+    old = tl.add("We talked about the ferry timetable on Tuesday.", segment="context",
+                 now=timezone.now() - timedelta(days=40))
+    retention.create(workspace, {"name": "chat", "segments": ["context"], "max_age_seconds": "30d"}, actor="t")
+    call_command("setup_schedules")
+    nightly = Schedule.objects.get(func="governance.tasks.apply_retention_all")
+    assert nightly.schedule_type == Schedule.DAILY and nightly.func in allowed_task_functions()
+    assert [r["archived"] for r in tasks.apply_retention_all()] == [1]
+    assert [r["archived"] for r in tasks.apply_retention_all()] == [0]
+    run = MemoryEvent.objects.filter(kind="retention_run").order_by("revision").first()
+    assert run.actor == "task:retention" and old.id in MemoryEvent.objects.get(kind="archived").fact_ids

@@ -25,6 +25,8 @@ SCHEDULES = [
     # One task runs the dream and then contradiction detection, so their order holds (governance/tasks.py).
     ("dream and contradictions (nightly at 03:00 UTC, every workspace)", "governance.tasks.run_nightly_everywhere",
      Schedule.DAILY, 3),
+    # Retention archives or purges what recall already hides; nightly, before the dream sees those facts.
+    ("retention policies (nightly at 02:00 UTC, every workspace)", "governance.tasks.apply_retention_all", Schedule.DAILY, 2),
 ]  # fmt: skip
 
 
