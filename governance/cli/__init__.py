@@ -5,4 +5,4 @@ Values are dotted module paths, imported only once Django is set up; each module
 """
 
 SUBCOMMANDS = {"contradictions": "governance.cli.contradictions", "review": "governance.cli.review",
-               "shred": "governance.cli.shred"}
+               "shred": "governance.cli.shred", "retention": "governance.cli.retention"}
