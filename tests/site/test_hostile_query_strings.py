@@ -43,6 +43,7 @@ READS = {
     "review-list": ["kind", "status", "origin", "age", "q", "sort", "page"], "review-detail": ["kind", "status", "origin", "age", "q", "sort"],
     "review-decide": ["kind", "status", "origin", "age", "q", "sort"], "review-settings": [], "review-bulk": [],
     "shred": ["origin"],
+    "retention": ["preview", "page", "edit"],
     "login": ["next"], "logout": ["next"],
 }  # fmt: skip
 UNREAD = ["zz", "page", "id[]"]
