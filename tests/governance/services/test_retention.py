@@ -205,3 +205,13 @@ def test_apply_everywhere_runs_every_enabled_policy_of_every_workspace(workspace
     reports = retention.apply_everywhere(now=NOW)
     assert sorted(r["workspace"] for r in reports) == ["acme", "globex"]
     assert {r["archived"] for r in reports if r["workspace"] == "acme"} == {2}
+
+
+def test_replay_of_an_archived_fact_names_the_policy_and_its_version(workspace, facts):
+    from memory.services.replay import replay
+
+    retention.create(workspace, CHAT, actor="t")
+    retention.apply(workspace, actor="user:ada", now=NOW)
+    answer = replay(workspace, facts["chat"], NOW + timedelta(seconds=1))
+    assert not answer.visible
+    assert any("retention policy 'chat logs' (v1)" in reason for reason in answer.reasons), answer.reasons
