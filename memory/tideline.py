@@ -13,7 +13,7 @@ from typing import Any
 
 from memory.engine import records as R
 from memory.models import Fact, Workspace
-from memory.services import embedding
+from memory.services import embedding, purging
 from memory.services import recall as recall_service
 from memory.services.interchange import export_facts
 from memory.services.policy import (  # noqa: F401 - re-exported for callers
@@ -23,6 +23,7 @@ from memory.services.policy import (  # noqa: F401 - re-exported for callers
     UnworthyFactError,
     WriteGateError,
 )
+from memory.services.purging import PurgeReport
 from memory.services.recall import RecallFilters, RecallHit
 from memory.services.workspaces import get_workspace
 from memory.services.writes import NewFact, WriteResult, write_fact
@@ -168,3 +169,15 @@ class Tideline:
     def export(self, origin: R.Origin | str | None = None) -> Iterator[dict]:
         """Every fact (every lifecycle), or one origin's, as facts.jsonl dicts."""
         return export_facts(workspace=self.workspace, origin=R.parse_origin(origin) if origin else None)
+
+    # ---------------------------------------------------------------- governance
+
+    def purge(self, ids: Iterable[str], *, hard: bool = False, reason: str = "", cascade: bool = True) -> PurgeReport:
+        """Retract the facts (soft: archived with status retracted, restorable) or, with `hard=True`,
+        delete them and what was derived only from them (`cascade`), with a content-free `purged`
+        receipt. RequestError (nothing changed) when no id names a fact."""
+        if hard:
+            report = purging.purge_facts(self.workspace, list(ids), actor=self.actor, reason=reason, cascade=cascade)
+        else:
+            report = purging.retract_facts(self.workspace, list(ids), actor=self.actor, reason=reason)
+        return report

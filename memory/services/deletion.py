@@ -8,6 +8,7 @@ same transaction, without memory knowing who they are.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from memory.models import Fact
 from memory.services.mutation import Mutation
@@ -18,11 +19,14 @@ from memory.signals import facts_deleted
 _CHUNK = 500
 
 
-def delete_facts(m: Mutation, memory_ids: Sequence[str], *, kind: str = "purged", reason: str = "") -> list[str]:
+def delete_facts(m: Mutation, memory_ids: Sequence[str], *, kind: str = "purged", reason: str = "",
+                 **data: Any) -> list[str]:  # fmt: skip
     """Delete the facts of `m.workspace` named in `memory_ids`, inside mutation `m`.
 
-    Records one `kind` event ("purged", "shredded") naming the deleted ids, then sends
-    `facts_deleted`. Ids that name no fact are ignored; returns the ids actually deleted.
+    Records one `kind` event ("purged", "shredded") naming the deleted ids and carrying `data` (a
+    purge's receipt fields), then sends `facts_deleted`; the event also counts the review items the
+    receivers closed (`review_items_closed`). Ids that name no fact are ignored; returns the ids
+    actually deleted.
     """
     wanted = list(dict.fromkeys(memory_ids))
     deleted: list[str] = []
@@ -36,6 +40,9 @@ def delete_facts(m: Mutation, memory_ids: Sequence[str], *, kind: str = "purged"
         Fact.objects.filter(pk__in=[pk for pk, _ in rows]).delete()
         deleted += [memory_id for _, memory_id in rows]
     if deleted:
-        m.record(kind, fact_ids=deleted, reason=reason)
-        facts_deleted.send(sender=Fact, workspace=m.workspace, memory_ids=deleted, kind=kind, reason=reason, mutation=m)
+        event = m.record(kind, fact_ids=deleted, reason=reason, **data)
+        responses = facts_deleted.send(sender=Fact, workspace=m.workspace, memory_ids=deleted, kind=kind,
+                                       reason=reason, mutation=m)  # fmt: skip
+        event.data["review_items_closed"] = sum(
+            v for _, v in responses if isinstance(v, int) and not isinstance(v, bool))
     return deleted
