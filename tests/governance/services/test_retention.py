@@ -215,3 +215,43 @@ def test_replay_of_an_archived_fact_names_the_policy_and_its_version(workspace, 
     answer = replay(workspace, facts["chat"], NOW + timedelta(seconds=1))
     assert not answer.visible
     assert any("retention policy 'chat logs' (v1)" in reason for reason in answer.reasons), answer.reasons
+
+
+# ---------------------------------------------------------------- purge (ENGINE-SPEC §6.2)
+
+
+def test_behaviour_92_a_purge_run_removes_the_transient_note_but_keeps_the_confirmed_belief(workspace, facts):
+    retention.create(workspace, {**CHAT, "max_age_seconds": 1, "action": "purge", "origin_kind": "owner"}, actor="t")
+    (report,) = retention.apply(workspace, actor="user:ada", now=NOW)
+    states = _lifecycles(facts)
+    assert (states["chat"], states["fresh"], states["sure"], states["pinned"]) == ("gone", "gone", "active", "active")
+    assert (report.purged, report.archived) == (2, 0)
+    receipt = MemoryEvent.objects.get(kind="purged")
+    assert sorted(receipt.fact_ids) == sorted([facts["chat"], facts["fresh"]]) and receipt.reason.startswith("retention policy")
+    run = MemoryEvent.objects.get(kind="retention_run")
+    assert (run.data["purged"], run.revision) == (2, receipt.revision)
+    assert retention.apply(workspace, actor="t", now=NOW)[0].purged == 0
+
+
+def test_behaviour_93_an_owner_scoped_purge_never_crosses_into_a_peers_derived_fact(workspace, facts):
+    # The peer's fact was derived from the owner's old chat (a source pointer and a derived_from link).
+    Fact.objects.filter(memory_id=facts["peer"]).update(source_pointers=[facts["chat"]])
+    Tideline(workspace).add("Ferry notes, summarised from the chat.", segment="context", origin=PEER, now=OLD,
+                            links=(("derived_from", facts["chat"]),))  # fmt: skip
+    from memory.models import Link
+    from memory.services.purging import plan
+
+    assert Link.objects.filter(kind="derived_from", to_fact__memory_id=facts["chat"]).exists()
+    assert len(plan(workspace, [facts["chat"]]).purged) == 3  # an unrestricted purge would take both peer facts
+    retention.create(workspace, {**CHAT, "action": "purge", "origin_kind": "owner"}, actor="t")
+    (report,) = retention.apply(workspace, actor="t", now=NOW)
+    assert report.purged == 1 and _lifecycles(facts)["chat"] == "gone"
+    assert Fact.objects.filter(workspace=workspace, origin_key=PEER.key).count() == 2  # both peer facts survive
+
+
+def test_a_purge_run_takes_archived_facts_too(workspace, facts):
+    Fact.objects.filter(memory_id=facts["chat"]).update(lifecycle="archived", archived_at=OLD)
+    retention.create(workspace, {**CHAT, "action": "purge"}, actor="t")
+    (preview,) = retention.preview(workspace, now=NOW)
+    assert preview.takes == 2  # the archived chat and the peer's note: a purge considers every lifecycle
+    assert retention.apply(workspace, actor="t", now=NOW)[0].purged == 2
