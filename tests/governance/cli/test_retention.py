@@ -138,3 +138,11 @@ def test_changes_and_runs_as_a_member_need_an_admin(old_facts, capsys):
     assert _json(capsys, "list", "--workspace", "acme", "--as", "olga")["policies"][0]["updated_by"] == "user:ada"
     assert _refused(capsys, "apply", "--workspace", "acme", "--yes", "--as", "olga")["kind"] == "forbidden"
     assert _json(capsys, "apply", "--workspace", "acme", "--yes", "--as", "ada")["runs"][0]["actor"] == "user:ada"
+
+
+def test_a_purge_policy_from_the_command_line_leaves_a_receipt(old_facts, capsys):
+    _add_chat(capsys, "--action-taken", "purge", "--origin-kind", "channel")
+    (run,) = _json(capsys, "apply", "--workspace", "acme", "--yes")["runs"]
+    assert (run["action"], run["purged"], run["archived"]) == ("purge", 1, 0)
+    assert not Fact.objects.filter(origin_key=PEER.key).exists() and Fact.objects.filter(origin_key="owner").count() == 2
+    assert MemoryEvent.objects.get(kind="purged").actor == "cli:retention"
