@@ -46,7 +46,7 @@ def policies(workspace: Workspace) -> list[RetentionPolicy]:
 
 def get_policy(workspace: Workspace, ref: Any) -> RetentionPolicy:
     """A policy of the workspace by id or name; `NotFoundError` otherwise."""
-    text = str(ref if ref is not None else "").strip()
+    text = str(ref if ref is not None else "").replace("\x00", "").strip()
     found = RetentionPolicy.objects.filter(workspace=workspace, name=text).first()
     if found is None and text.isdigit():
         found = RetentionPolicy.objects.filter(workspace=workspace, pk=int(text)).first()
@@ -77,15 +77,27 @@ def recent_runs(workspace: Workspace, limit: int = 20) -> QuerySet:
 # ---------------------------------------------------------------- changing
 
 
-def _validated(fields: Mapping[str, Any], *, every_fact: bool) -> dict[str, Any]:
+def _validated(workspace: Workspace, fields: Mapping[str, Any], *, every_fact: bool) -> dict[str, Any]:
     fields = dict(fields)
-    if fields.get("origin_key"):
-        fields["origin_key"] = resolve_origin(str(fields["origin_key"]))  # a label as the console shows it
+    typed = str(fields.get("origin_key") or "")
+    if typed:
+        fields["origin_key"] = resolve_origin(typed)  # a label as the console shows it
     try:
-        return engine.validate(fields, every_fact=every_fact)
+        out = engine.validate(fields, every_fact=every_fact)
     except engine.PolicyError as error:
         raise RequestError(f"{'; '.join(error.problems)}; nothing was changed", kind="validation",
                            details=error.problems) from error  # fmt: skip
+    _known_origin(workspace, out["origin_key"], typed)
+    return out
+
+
+def _known_origin(workspace: Workspace, origin_key: str, typed: str = "") -> None:
+    """A policy for one origin must name one the workspace has facts from: a typo would otherwise be
+    a policy that silently covers nothing."""
+    if origin_key and not Fact.objects.filter(workspace=workspace, origin_key=origin_key).exists():
+        raise RequestError(f"workspace {workspace.name!r} has no facts from origin {(typed or origin_key)!r} (write it as the "
+                           "console shows it, e.g. owner or channel:slack/C1/t1); nothing was changed",
+                           kind="validation")  # fmt: skip
 
 
 def _recompile(m: Mutation) -> None:
@@ -107,7 +119,7 @@ def _name_taken(workspace: Workspace, name: str, *, but: int | None = None) -> N
 
 def create(workspace: Workspace, fields: Mapping[str, Any], *, actor: str, every_fact: bool = False) -> RetentionPolicy:
     """A new policy (version 1), enforced from this mutation on if enabled."""
-    return create_many(workspace, [_validated(fields, every_fact=every_fact)], actor=actor)[0]
+    return create_many(workspace, [_validated(workspace, fields, every_fact=every_fact)], actor=actor)[0]
 
 
 def create_ladder(workspace: Workspace, mapping: Mapping[str, str], *, by: str = "tiers", actor: str,
@@ -120,6 +132,7 @@ def create_ladder(workspace: Workspace, mapping: Mapping[str, str], *, by: str =
     except engine.PolicyError as error:
         raise RequestError(f"{'; '.join(error.problems)}; nothing was changed", kind="validation",
                            details=error.problems) from error  # fmt: skip
+    _known_origin(workspace, validated[0]["origin_key"], str(common.get("origin_key") or ""))
     return create_many(workspace, validated, actor=actor)
 
 
@@ -152,7 +165,7 @@ def edit(workspace: Workspace, ref: Any, changes: Mapping[str, Any], *, actor: s
     wanted = {**before, **{k: v for k, v in changes.items() if k in engine.FIELDS}}
     if every_fact is None:
         every_fact = not engine.has_scope(before) and not engine.has_scope(wanted)
-    after = _validated(wanted, every_fact=every_fact)
+    after = _validated(workspace, wanted, every_fact=every_fact)
     if after == before:
         return policy
     _name_taken(workspace, after["name"], but=policy.pk)

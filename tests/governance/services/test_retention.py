@@ -255,3 +255,9 @@ def test_a_purge_run_takes_archived_facts_too(workspace, facts):
     (preview,) = retention.preview(workspace, now=NOW)
     assert preview.takes == 2  # the archived chat and the peer's note: a purge considers every lifecycle
     assert retention.apply(workspace, actor="t", now=NOW)[0].purged == 2
+
+
+def test_an_origin_the_workspace_never_heard_of_is_refused(workspace, facts):
+    with pytest.raises(RequestError, match="no facts from origin 'channel:slack/nope/x'"):
+        retention.create(workspace, {**CHAT, "origin_key": "channel:slack/nope/x"}, actor="t")
+    assert not RetentionPolicy.objects.exists()
