@@ -261,3 +261,18 @@ def test_an_origin_the_workspace_never_heard_of_is_refused(workspace, facts):
     with pytest.raises(RequestError, match="no facts from origin 'channel:slack/nope/x'"):
         retention.create(workspace, {**CHAT, "origin_key": "channel:slack/nope/x"}, actor="t")
     assert not RetentionPolicy.objects.exists()
+
+
+def test_a_warm_index_elsewhere_follows_every_policy_change(workspace, facts, monkeypatch):
+    """A second registry stands for another process whose index was warm before the policy existed."""
+    from memory.services.recall_index import IndexRegistry
+
+    monkeypatch.setattr(recall_service, "registry", IndexRegistry())
+    assert facts["chat"] in _recalled(workspace)
+    policy = retention.create(workspace, CHAT, actor="t")
+    assert facts["chat"] not in _recalled(workspace)
+    retention.edit(workspace, policy.pk, {"max_age_seconds": "60d"}, actor="t")  # now younger than the limit
+    assert facts["chat"] in _recalled(workspace)
+    retention.edit(workspace, policy.pk, {"max_age_seconds": "30d"}, actor="t")
+    retention.delete(workspace, policy.pk, actor="t")
+    assert facts["chat"] in _recalled(workspace)
