@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from django.urls import path
 
-from governance import views, views_bulk, views_retention, views_shred
+from governance import views, views_bulk, views_purge, views_retention, views_shred
 
 app_name = "governance"
 
 urlpatterns = [
     path("w/<slug:workspace>/review/", views.review_list, name="review-list"),
     path("w/<slug:workspace>/shred/", views_shred.shred_page, name="shred"),
+    path("w/<slug:workspace>/purge/", views_purge.purge_page, name="purge"),
     path("w/<slug:workspace>/retention/", views_retention.retention_page, name="retention"),
     path("w/<slug:workspace>/review/settings/", views.review_settings, name="review-settings"),
     path("w/<slug:workspace>/review/bulk/", views_bulk.review_bulk, name="review-bulk"),

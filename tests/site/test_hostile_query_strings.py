@@ -43,6 +43,7 @@ READS = {
     "review-list": ["kind", "status", "origin", "age", "q", "sort", "page"], "review-detail": ["kind", "status", "origin", "age", "q", "sort"],
     "review-decide": ["kind", "status", "origin", "age", "q", "sort"], "review-settings": [], "review-bulk": [],
     "shred": ["origin"],
+    "purge": ["facts", "origin", "query", "max", "after", "before", "segment", "mode", "page", "link_page", "item_page"],
     "retention": ["preview", "page", "edit"],
     "login": ["next"], "logout": ["next"],
 }  # fmt: skip

@@ -17,11 +17,12 @@ pytestmark = pytest.mark.django_db
 URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{fact}/panel/", "/w/{ws}/graph/", "/w/{ws}/recall/?q=porto",
         "/w/{ws}/events/", "/w/{ws}/events/?format=csv", "/w/{ws}/review/", "/w/{ws}/review/?q=porto&kind=contradiction",
         "/w/{ws}/review/{item}/", "/w/{ws}/review/settings/", "/w/{ws}/shred/", "/w/{ws}/shred/?origin=owner",
-        "/w/{ws}/retention/", "/w/{ws}/retention/?preview=1&edit=1"]  # fmt: skip
+        "/w/{ws}/retention/", "/w/{ws}/retention/?preview=1&edit=1", "/w/{ws}/purge/",
+        "/w/{ws}/purge/?segment=identity&mode=hard"]  # fmt: skip
 PERSONAS = {"anonymous": None, "outsider": "owner@other", "owner": "owner", "approver": "approver", "admin": "admin"}
 EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
 # Admin-only pages: owners and approvers are refused (403), even the preview (docs/SECURITY.md).
-ADMIN_ONLY = ("/w/{ws}/shred/",)
+ADMIN_ONLY = ("/w/{ws}/shred/", "/w/{ws}/purge/")
 
 
 @pytest.fixture
@@ -105,3 +106,4 @@ def test_the_navigation_shows_admin_pages_to_admins_only(client, world, persona)
     page = client.get(f"/w/{workspace.name}/facts/").content.decode()
     assert (f'href="/w/{workspace.name}/shred/"' in page) is (persona == "admin")
     assert (f'href="/w/{workspace.name}/retention/"' in page) is (persona == "admin")
+    assert (f'href="/w/{workspace.name}/purge/"' in page) is (persona == "admin")
