@@ -169,18 +169,24 @@ def edit(workspace: Workspace, ref: Any, changes: Mapping[str, Any], *, actor: s
     if after == before:
         return policy
     _name_taken(workspace, after["name"], but=policy.pk)
-    with mutate(workspace, actor=actor) as m:
-        policy = RetentionPolicy.objects.select_for_update().get(pk=policy.pk)
-        before = fields_of(policy)
-        for name, value in after.items():
-            setattr(policy, name, value)
-        policy.version += 1
-        policy.updated_by = actor
-        policy.save()
-        changed = {k for k in after if after[k] != before[k]}
-        change = ("enabled" if after["enabled"] else "disabled") if changed == {"enabled"} else "edited"
-        _record(m, policy, change, _diff(before, after), _diff(after, before))
-        _recompile(m)
+    try:
+        with mutate(workspace, actor=actor) as m:
+            policy = RetentionPolicy.objects.select_for_update().get(pk=policy.pk)
+            before = fields_of(policy)
+            for name, value in after.items():
+                setattr(policy, name, value)
+            policy.version += 1
+            policy.updated_by = actor
+            policy.save()
+            changed = {k for k in after if after[k] != before[k]}
+            change = ("enabled" if after["enabled"] else "disabled") if changed == {"enabled"} else "edited"
+            _record(m, policy, change, _diff(before, after), _diff(after, before))
+            _recompile(m)
+    except IntegrityError as error:  # a concurrent change took the new name first
+        raise RequestError("a retention policy with that name was just created; nothing was changed",
+                           kind="conflict") from error  # fmt: skip
+    except RetentionPolicy.DoesNotExist as error:
+        raise NotFoundError("that retention policy was deleted meanwhile; nothing was changed") from error
     return policy
 
 
@@ -192,7 +198,9 @@ def delete(workspace: Workspace, ref: Any, *, actor: str) -> dict[str, Any]:
     """Remove a policy; recall stops enforcing it in the same mutation. Facts it archived stay archived."""
     policy = get_policy(workspace, ref)
     with mutate(workspace, actor=actor) as m:
-        policy = RetentionPolicy.objects.select_for_update().get(pk=policy.pk)
+        policy = RetentionPolicy.objects.filter(pk=policy.pk).first()
+        if policy is None:  # a concurrent delete won; the workspace lock made this one wait for it
+            raise NotFoundError("that retention policy was deleted meanwhile; nothing was changed")
         gone = fields_of(policy)
         policy.version += 1
         _record(m, policy, "deleted", gone, None)
