@@ -10,6 +10,7 @@ get 403, outsiders 404 (as for the shred page).
 
 from __future__ import annotations
 
+import shlex
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -67,8 +68,20 @@ def _page(request: HttpRequest, ws, form: dict[str, str], *, pages=None, problem
     return render(request, "governance/purge.html", {
         "workspace": ws, "form": form, "preview": preview, "problem": problem, "reason": reason, "nav": nav,
         "origins": purge.origins(ws), "segments": R.SEGMENTS, "receipts": purge.receipts(ws),
-        "query_max": purge.QUERY_MAX,
+        "query_max": purge.QUERY_MAX, "command": _command(ws, form),
     }, status=status)  # fmt: skip
+
+
+def _command(ws, form: dict[str, str]) -> str:
+    """The same preview from the command line."""
+    words = ["tideline", "purge", "--workspace", ws.name]
+    if form["facts"]:
+        words += ["--fact", *form["facts"].split()[:5]] + (["…"] if len(form["facts"].split()) > 5 else [])
+    for name in ("origin", "query", "max", "after", "before", "segment"):
+        if form[name] and (name != "max" or form["query"]):
+            words += [f"--{name}", form[name]]
+    words += ["--hard"] if form["mode"] == "hard" else []
+    return " ".join(w if w == "…" else shlex.quote(w) for w in [*words, "--dry-run"])
 
 
 def _nav(form: dict[str, str], preview: purge.Preview) -> dict[str, dict]:
