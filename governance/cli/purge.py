@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 
 from governance.services import purge
-from memory.cli.common import emit
+from memory.cli.common import emit, progress_bar
 from memory.models import Membership
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
@@ -52,7 +52,9 @@ def run(options: dict) -> None:
         emit(options, {"dry_run": True, **_public(current)}, _describe(current) + "\n(dry run: nothing was changed)")
         return
     typed = str(current.facts) if options.get("yes") else _ask(options, current)
-    report = purge.apply(workspace, selection, hard=hard, typed=typed, actor=actor, reason=options.get("reason", ""))
+    with progress_bar(current.facts, "purging" if hard else "retracting") as bar:
+        report = purge.apply(workspace, selection, hard=hard, typed=typed, actor=actor,
+                             reason=options.get("reason", ""), progress=bar.update)  # fmt: skip
     if report.hard:
         human = (f"purged {report.facts} fact(s) of {report.workspace} ({report.cascaded} by cascade), "
                  f"{report.links} link(s) removed, {report.review_items_closed} review item(s) closed "

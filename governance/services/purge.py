@@ -11,8 +11,10 @@ and a confirmation that must be typed (the number of facts, or the workspace's n
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, time
+from typing import Any
 
 from django.db.models import Q
 from django.utils.dateparse import parse_date, parse_datetime
@@ -310,7 +312,7 @@ def _item_rows(pks: list[int], going: set[str]) -> list[dict]:
 
 
 def apply(workspace: Workspace, selection: Selection, *, hard: bool, typed: str, actor: str,
-          reason: str = "") -> PurgeReport:  # fmt: skip
+          reason: str = "", progress: Callable[[int], Any] | None = None) -> PurgeReport:  # fmt: skip
     """Retract or hard-purge after checking the typed confirmation against a fresh preview."""
     current = preview(workspace, selection, hard=hard, lists=False)
     if not current.accepts(typed):
@@ -321,7 +323,8 @@ def apply(workspace: Workspace, selection: Selection, *, hard: bool, typed: str,
         )
     # The previewed choice itself: a query is not re-run (reinforcement meanwhile could reorder its hits).
     if hard:
-        return purging.purge_facts(workspace, current.seed_ids, actor=actor, reason=reason, cascade=True)
+        return purging.purge_facts(workspace, current.seed_ids, actor=actor, reason=reason, cascade=True,
+                                   progress=progress)  # fmt: skip
     return purging.retract_facts(workspace, current.purged_ids, actor=actor, reason=reason)
 
 

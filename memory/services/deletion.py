@@ -7,7 +7,7 @@ same transaction, without memory knowing who they are.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from memory.models import Fact
@@ -20,19 +20,21 @@ _CHUNK = 500
 
 
 def delete_facts(m: Mutation, memory_ids: Sequence[str], *, kind: str = "purged", reason: str = "",
-                 **data: Any) -> list[str]:  # fmt: skip
+                 progress: Callable[[int], Any] | None = None, **data: Any) -> list[str]:  # fmt: skip
     """Delete the facts of `m.workspace` named in `memory_ids`, inside mutation `m`.
 
     Records one `kind` event ("purged", "shredded") naming the deleted ids and carrying `data` (a
     purge's receipt fields), then sends `facts_deleted`; the event also counts the review items the
     receivers closed (`review_items_closed`). Ids that name no fact are ignored; returns the ids
-    actually deleted.
+    actually deleted. `progress(n)` is told of each chunk of ids done.
     """
     wanted = list(dict.fromkeys(memory_ids))
     deleted: list[str] = []
     for start in range(0, len(wanted), _CHUNK):
         facts = Fact.objects.filter(workspace=m.workspace, memory_id__in=wanted[start : start + _CHUNK])
         rows = list(facts.values_list("pk", "memory_id"))
+        if progress is not None:
+            progress(len(wanted[start : start + _CHUNK]))
         if not rows:
             continue
         # Postings carry term counts: dropping them through the index keeps the counts right.

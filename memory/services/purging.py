@@ -22,6 +22,7 @@ import hashlib
 import hmac
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from django.db.models import Q
 
@@ -103,10 +104,12 @@ def _states(workspace: Workspace, ids) -> dict[str, str]:
 
 
 def purge_in_mutation(m: Mutation, memory_ids: Sequence[str], *, reason: str, cascade: bool = True,
-                      eligible: Collection[str] | Callable[[str], bool] | None = None) -> PurgeReport:  # fmt: skip
+                      eligible: Collection[str] | Callable[[str], bool] | None = None,
+                      progress: Callable[[int], Any] | None = None) -> PurgeReport:  # fmt: skip
     """Hard-delete `memory_ids` of `m.workspace` and their cascade inside the caller's mutation.
 
-    Ids naming no fact are ignored. Records one `purged` receipt (nothing when nothing matched)."""
+    Ids naming no fact are ignored. Records one `purged` receipt (nothing when nothing matched).
+    `progress(n)` hears of the facts deleted, chunk by chunk."""
     chosen = plan(m.workspace, memory_ids, cascade=cascade, eligible=eligible)
     ids = list(chosen.purged)
     if not ids:
@@ -124,7 +127,7 @@ def purge_in_mutation(m: Mutation, memory_ids: Sequence[str], *, reason: str, ca
     deleted = delete_facts(
         m, [row[1] for row in rows], kind=MemoryEvent.Kind.PURGED, reason=reason, facts=len(rows),
         cascaded=sum(1 for row in rows if row[1] in cascaded), links=links, hard=True,
-        hash_key=_fingerprint(key), hashes=hashes,
+        hash_key=_fingerprint(key), hashes=hashes, progress=progress,
     )  # fmt: skip
     receipt = next(e for e in reversed(m.events) if e.kind == MemoryEvent.Kind.PURGED)
     return PurgeReport(m.workspace.name, True, len(deleted), receipt.data["cascaded"], links,
@@ -132,10 +135,12 @@ def purge_in_mutation(m: Mutation, memory_ids: Sequence[str], *, reason: str, ca
 
 
 def purge_facts(workspace: Workspace, memory_ids: Sequence[str], *, actor: str, reason: str = "",
-                cascade: bool = True, eligible: Collection[str] | Callable[[str], bool] | None = None) -> PurgeReport:  # fmt: skip
+                cascade: bool = True, eligible: Collection[str] | Callable[[str], bool] | None = None,
+                progress: Callable[[int], Any] | None = None) -> PurgeReport:  # fmt: skip
     """Hard purge as one mutation; refuses (nothing changed) when no id names a fact."""
     with mutate(workspace, actor=actor) as m:
-        report = purge_in_mutation(m, memory_ids, reason=reason, cascade=cascade, eligible=eligible)
+        report = purge_in_mutation(m, memory_ids, reason=reason, cascade=cascade, eligible=eligible,
+                                   progress=progress)  # fmt: skip
         if not report.facts:
             raise RequestError("nothing matches: no fact of this workspace has those ids; nothing was changed",
                                kind="not_found")  # fmt: skip

@@ -73,6 +73,13 @@ def test_a_hard_purge_cascades_along_provenance_and_leaves_one_content_free_rece
     assert not receipt_matches(receipt, ids["door"])
 
 
+def test_progress_hears_of_every_fact_deleted(world, workspace):
+    _, ids = world
+    ticks = []
+    report = purge_facts(workspace, [ids["secret"]], actor="user:root", progress=ticks.append)
+    assert sum(ticks) == report.facts == 3
+
+
 def test_without_cascade_only_the_named_facts_go(world, workspace):
     tl, ids = world
     report = tl.purge([ids["secret"]], hard=True, cascade=False, reason="just that one")
