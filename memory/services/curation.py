@@ -25,11 +25,16 @@ def set_lifecycle(*, workspace: Workspace, memory_ids: Sequence[str], lifecycle:
         wanted_from = "active" if lifecycle == "archived" else "archived"
         facts = list(Fact.objects.filter(workspace=workspace, memory_id__in=list(memory_ids), lifecycle=wanted_from))
         for fact in facts:
+            before, after = {"lifecycle": wanted_from}, {"lifecycle": lifecycle}
             fact.lifecycle = lifecycle
             fact.archived_at = m.now if lifecycle == "archived" else None
-            fact.save(update_fields=["lifecycle", "archived_at"])
+            if lifecycle == "active" and fact.status == "retracted":
+                # Restoring a retraction (a purge's soft form, or a reviewer's block) takes it back:
+                # the fact returns as a plain statement, its status unset like a fresh write's.
+                before["status"], after["status"], fact.status = "retracted", None, None
+            fact.save(update_fields=["lifecycle", "archived_at", "status"])
             m.record("archived" if lifecycle == "archived" else "restored", fact_ids=[fact.memory_id],
-                     before={"lifecycle": wanted_from}, after={"lifecycle": lifecycle})  # fmt: skip
+                     before=before, after=after)  # fmt: skip
             changed += 1
         if lifecycle == "archived":
             unindex_facts([f.pk for f in facts])

@@ -117,6 +117,7 @@ def test_a_retraction_archives_with_the_reason_and_the_restore_brings_it_back(wo
     assert ids["secret"] not in [h.id for h in tl.recall("vault combination", reinforce=False)]
     assert _ids(workspace) >= {ids["summary"], ids["chained"]}  # nothing else moved
     assert set_lifecycle(workspace=workspace, memory_ids=[ids["secret"]], lifecycle="active", actor="user:root") == 1
+    assert Fact.objects.get(memory_id=ids["secret"]).status is None
     assert ids["secret"] in [h.id for h in tl.recall("vault combination painting", reinforce=False)]
 
 
