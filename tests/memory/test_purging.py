@@ -146,3 +146,20 @@ def test_warm_indexes_in_this_and_another_process_drop_purged_facts(world, works
     assert not gone & {node.id for node in graph.nodes}
     assert not gone & {e.source for e in graph.edges} | {e.target for e in graph.edges}
 
+
+
+def test_a_shredded_tombstone_can_be_purged_its_content_hash_left_empty(workspace):
+    from memory.services.shredding import shred_origin
+
+    peer = R.Origin("channel", "slack", "team", "s1")
+    tl = Tideline(workspace)
+    gone = tl.add("The deploy password is hunter2.", segment="knowledge", origin=peer).id
+    derived = tl.add("Deploy notes from the team channel.", segment="knowledge").id
+    Fact.objects.filter(memory_id=derived).update(source_pointers=[gone])
+    shred_origin(workspace, peer.key, actor="user:root")
+    # A shredded source is not live: the owner's note standing on it alone goes with it.
+    report = purge_facts(workspace, [gone], actor="user:root", reason="tidy tombstones")
+    assert report.purged_ids == [gone, derived]
+    receipt = MemoryEvent.objects.get(kind="purged")
+    assert receipt.data["hashes"][0][1] is None and receipt.data["hashes"][1][1] is not None
+    assert receipt_matches(receipt, gone) and not receipt_matches(receipt, gone, "The deploy password is hunter2.")
