@@ -120,3 +120,12 @@ def test_the_navigation_links_the_page_for_admins_only(client, world, role):
     client.force_login(users[role])
     page = client.get(f"/w/{workspace.name}/facts/").content.decode()
     assert (f'href="/w/{workspace.name}/purge/"' in page) is (role == "admin")
+
+
+def test_the_memory_graph_page_drops_purged_facts_though_it_was_cached(client, world):
+    workspace, users, ids = world
+    client.force_login(users["admin"])
+    assert ids["card"] in client.get(f"/w/{workspace.name}/graph/").content.decode()  # drawn and cached
+    client.post(_url(workspace), {"facts": ids["address"], "mode": "hard", "confirm": "2"})
+    graph = client.get(f"/w/{workspace.name}/graph/").content.decode()
+    assert ids["card"] not in graph and ids["address"] not in graph and ids["tea"] in graph

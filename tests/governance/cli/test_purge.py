@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.db import connection
 
 from memory.engine import records as R
 from memory.management.commands.tideline import subcommands
@@ -18,6 +24,7 @@ from memory.tideline import Tideline
 pytestmark = pytest.mark.django_db
 PEER = R.Origin("channel", "slack", "team", "s1")
 OLD = datetime(2025, 3, 1, tzinfo=UTC)
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -138,3 +145,27 @@ def test_as_a_member_who_is_not_an_admin_is_refused(facts, workspace, capsys):
     assert _refused(capsys, *args, "--as", "olga", "--json")["kind"] == "forbidden"
     _run(capsys, *args, "--as", "ada")
     assert MemoryEvent.objects.get(kind="purged").actor == "user:ada"
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="a second process needs a server database")
+def test_a_purge_by_another_process_leaves_this_process_warm_index_without_the_facts(workspace):
+    """Two real processes: this one's recall index is warm when another runs `tideline purge --hard`."""
+    from memory.services.recall_index import registry
+
+    registry.clear()
+    tl = Tideline(workspace)
+    secret = tl.add("The deploy password is hunter2.", segment="knowledge").id
+    tl.add("The deploy window is on Tuesdays.", segment="knowledge")
+    assert secret in [h.id for h in tl.recall("deploy password", reinforce=False)]
+    db = connection.settings_dict
+    env = {**os.environ, "TIDELINE_KEYSTORE_DIR": str(settings.TIDELINE_KEYSTORE_DIR),
+           "DATABASE_URL": f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"}  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "tideline_site.cli", "purge", "--workspace", workspace.name,
+                           "--fact", secret, "--hard", "--yes", "--json"], cwd=ROOT, env=env, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["facts"] == 1
+    hits = [h.id for h in tl.recall("deploy password", reinforce=False)]
+    assert secret not in hits and hits  # the other fact is still found
+    assert secret not in registry.get(workspace, R.parse_origin("owner")).rows
