@@ -153,3 +153,16 @@ def test_outsiders_get_404_and_visitors_the_login_page(client, world):
     assert client.get(_url(workspace)).status_code == 404
     assert client.post(_url(workspace), FORM).status_code == 404
     assert not RetentionPolicy.objects.exists()
+
+
+def test_apply_all_takes_the_workspace_name_and_runs_every_enabled_policy(client, world):
+    workspace = _admin(client, world)
+    retention.create(workspace, {"name": "mine", "origin_kind": "owner", "max_age_seconds": "30d"}, actor="t")
+    retention.create(workspace, {"name": "peers", "origin_kind": "channel", "max_age_seconds": "30d"}, actor="t")
+    retention.create(workspace, {"name": "off", "tiers": ["short"], "max_age_seconds": "1d", "enabled": False}, actor="t")
+    page = client.get(_url(workspace)).content.decode()
+    assert "3 facts would be taken" in page
+    assert client.post(_url(workspace), {"op": "apply", "confirm": "globex"}).status_code == 400
+    done = client.post(_url(workspace), {"op": "apply", "confirm": "acme"}, follow=True).content.decode()
+    assert "Applied 2 policies: 3 facts archived" in done
+    assert sorted(e.data["name"] for e in MemoryEvent.objects.filter(kind="retention_run")) == ["mine", "peers"]
