@@ -61,6 +61,11 @@ def test_an_admin_creates_previews_and_applies_a_policy(live_server, page):
     assert "old context (v1)" in runs and str(expected.takes) in runs
     screenshot(page, "retention-run")
     assert Fact.objects.filter(workspace=demo.workspace, lifecycle="archived", archived_at=run.at).count() == expected.takes
+    # On a phone the page stacks instead of widening (tables scroll inside their cards).
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server.url}/w/demo/retention/?preview={policy.pk}")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    screenshot(page, "retention-phone")
 
 
 def test_an_owner_reads_the_page_without_forms(live_server, page):
