@@ -42,7 +42,7 @@ def replay(workspace: Workspace, memory_id: str, moment: datetime, *, caller: vi
 
     `NotFoundError` when the workspace never had such a fact (or no receipt of its purge is left)."""
     asked = caller.__dict__ if caller is not None else {}
-    fact = Fact.objects.filter(workspace=workspace, memory_id=memory_id).first()
+    fact = None if "\x00" in memory_id else Fact.objects.filter(workspace=workspace, memory_id=memory_id).first()
     if fact is None:
         return _replay_purged(workspace, memory_id, moment, asked)
     events = list(selectors.filtered_events(workspace, {"fact": memory_id})[:EVENTS])
@@ -67,7 +67,9 @@ def replay(workspace: Workspace, memory_id: str, moment: datetime, *, caller: vi
 
 
 def purge_receipt(workspace: Workspace, memory_id: str) -> MemoryEvent | None:
-    """The `purged` event that removed `memory_id`, if any."""
+    """The `purged` event that removed `memory_id`, if any (an id no fact can have finds none)."""
+    if not memory_id or "\x00" in memory_id or len(memory_id) > 128:
+        return None
     return selectors.filtered_events(workspace, {"fact": memory_id, "kind": MemoryEvent.Kind.PURGED}).first()
 
 
