@@ -35,6 +35,11 @@ facts_deleted = Signal()
 # is then left intact).
 origin_shredded = Signal()
 
+# Sent by `memory.services.purging.retract_facts` inside the retracting mutation, after the facts
+# were archived with status `retracted`. Keyword arguments as for `facts_deleted` (`kind` is
+# "retracted"): nothing is left to decide about a retracted fact, so its open review items close.
+facts_retracted = Signal()
+
 
 def first_id(responses: list[tuple[object, object]]) -> int | None:
     """The first integer a receiver returned (a review item's id), if any."""

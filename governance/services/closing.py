@@ -1,4 +1,4 @@
-"""Closing review items whose facts were deleted or shredded: nothing is left to decide.
+"""Closing review items whose facts were deleted, retracted or shredded: nothing is left to decide.
 
 Connected to memory's `facts_deleted` and `origin_shredded` signals (governance/apps.py), so it runs
 inside the deleting (or shredding) mutation: the deletion, the closed items and their `reviewed` events commit together. Items are

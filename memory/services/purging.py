@@ -34,6 +34,7 @@ from memory.models import Fact, Link, MemoryEvent, Workspace
 from memory.services.deletion import delete_facts
 from memory.services.errors import RequestError
 from memory.services.mutation import Mutation, mutate
+from memory.signals import facts_retracted
 
 _CHUNK = 500  # ids per IN (...): under SQLite's bound-variable limit
 _LABEL = b"tideline purge receipt"
@@ -180,6 +181,8 @@ def retract_facts(workspace: Workspace, memory_ids: Sequence[str], *, actor: str
         now = m.now.isoformat()
         set_fact_states(m, {mid: {"lifecycle": "archived", "status": "retracted", "archived_at": now} for mid in rows},
                         reason=reason or "retracted")  # fmt: skip
+        facts_retracted.send(sender=Fact, workspace=m.workspace, memory_ids=list(rows), kind="retracted",
+                             reason=reason, mutation=m)  # fmt: skip
         revision = m.revision
     return PurgeReport(workspace.name, False, len(rows), 0, 0, 0, revision, actor, reason, list(rows))
 

@@ -141,3 +141,14 @@ def test_empty_selections_are_refused(world, workspace):
     assert "nothing matches" in refused.value.message and refused.value.kind == "not_found"
     with pytest.raises(RequestError):
         purge.Selection.parse()
+
+
+def test_a_retraction_closes_the_open_review_items_of_its_facts(world, workspace):
+    ids, item = world
+    from memory.services.purging import retract_facts
+
+    retract_facts(workspace, [ids["tea"]], actor="user:ada", reason="wrong person")
+    item.refresh_from_db()
+    assert item.status == "closed" and "retracted (wrong person)" in item.details["closed_reason"]
+    closing = MemoryEvent.objects.filter(workspace=workspace, kind="reviewed", data__review_action="closed")
+    assert list(closing.values_list("fact_ids", flat=True)) == [[ids["tea"]]]
