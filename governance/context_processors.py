@@ -1,4 +1,5 @@
-"""Template context for workspace pages: how many review items wait in the current workspace."""
+"""Template context: how many review items wait in the current workspace, and whether the signed-in
+user may create workspaces (the home page's link)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from functools import cache
 from django.http import HttpRequest
 
 from governance.selectors import open_review_count
+from governance.services.members import may_create_workspace
 from memory.models import Workspace
 
 
@@ -26,3 +28,11 @@ def review_queue(request: HttpRequest) -> dict:
         return open_review_count(workspace) if workspace is not None else 0
 
     return {"open_review_count": count}
+
+
+def workspace_creation(request: HttpRequest) -> dict:
+    """`can_create_workspace`, a callable the template calls only where it offers the link."""
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {}
+    return {"can_create_workspace": cache(lambda: may_create_workspace(user))}

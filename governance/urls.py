@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from django.urls import path
 
-from governance import views, views_bulk, views_purge, views_retention, views_shred
+from governance import views, views_bulk, views_members, views_purge, views_retention, views_shred
 
 app_name = "governance"
 
 urlpatterns = [
     path("w/<slug:workspace>/review/", views.review_list, name="review-list"),
     path("w/<slug:workspace>/shred/", views_shred.shred_page, name="shred"),
+    path("w/<slug:workspace>/members/", views_members.members_page, name="members"),
+    path("workspaces/new/", views_members.workspace_create, name="workspace-create"),
     path("w/<slug:workspace>/purge/", views_purge.purge_page, name="purge"),
     path("w/<slug:workspace>/retention/", views_retention.retention_page, name="retention"),
     path("w/<slug:workspace>/review/settings/", views.review_settings, name="review-settings"),

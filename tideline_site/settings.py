@@ -178,6 +178,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "memory.context_processors.workspaces",
                 "governance.context_processors.review_queue",
+                "governance.context_processors.workspace_creation",
             ],
         },
     }
