@@ -71,21 +71,26 @@ def create_member(workspace: Workspace, username: str, password: str, roles: Ite
                   email: str = "") -> Member:  # fmt: skip
     """Create a user (password checked by the site's password validators) and add them with `roles`."""
     wanted = _roles(roles)
-    username = _username(username)
-    User = get_user_model()
-    if User.objects.filter(username=username).exists():
-        raise RequestError(f"a user named {username!r} exists already: add them as an existing user", kind="conflict")
-    candidate = User(username=username, email=email)
-    try:
-        validate_password(password, candidate)
-    except ValidationError as error:
-        raise RequestError("the password is not accepted: " + " ".join(error.messages), kind="validation") from error
     with transaction.atomic():
-        user = User.objects.create_user(username=username, email=email, password=password)
+        user = create_user(username, password, email=email)
+        username = user.get_username()
         with mutate(workspace, actor=actor) as m:
             Membership.objects.bulk_create([Membership(user=user, workspace=m.workspace, role=r) for r in wanted])
             m.record("members_changed", change="created", username=username, before=[], after=list(wanted))
     return member(workspace, username)
+
+
+def create_user(username: str, password: str, *, email: str = ""):
+    """A new user account: the name checked like Django's, the password by the site's validators."""
+    username = _username(username)
+    User = get_user_model()
+    if User.objects.filter(username=username).exists():
+        raise RequestError(f"a user named {username!r} exists already: add them as an existing user", kind="conflict")
+    try:
+        validate_password(password, User(username=username, email=email))
+    except ValidationError as error:
+        raise RequestError("the password is not accepted: " + " ".join(error.messages), kind="validation") from error
+    return User.objects.create_user(username=username, email=email, password=password)
 
 
 def set_roles(workspace: Workspace, username: str, roles: Iterable[str], *, actor: str) -> tuple[tuple, tuple]:

@@ -18,7 +18,7 @@ URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{f
         "/w/{ws}/events/", "/w/{ws}/events/?format=csv", "/w/{ws}/review/", "/w/{ws}/review/?q=porto&kind=contradiction",
         "/w/{ws}/review/{item}/", "/w/{ws}/review/settings/", "/w/{ws}/shred/", "/w/{ws}/shred/?origin=owner",
         "/w/{ws}/retention/", "/w/{ws}/retention/?preview=1&edit=1", "/w/{ws}/purge/",
-        "/w/{ws}/purge/?segment=identity&mode=hard"]  # fmt: skip
+        "/w/{ws}/purge/?segment=identity&mode=hard", "/w/{ws}/members/"]  # fmt: skip
 PERSONAS = {"anonymous": None, "outsider": "owner@other", "owner": "owner", "approver": "approver", "admin": "admin"}
 EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
 # Admin-only pages: owners and approvers are refused (403), even the preview (docs/SECURITY.md).
