@@ -132,3 +132,43 @@ class RetentionPolicy(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} v{self.version}"
+
+
+class ImportJob(models.Model):
+    """A facts.jsonl uploaded from the console: previewed first, imported by a django-q2 worker on
+    confirmation, its progress kept here so the page can show a bar whatever process runs it."""
+
+    class Status(models.TextChoices):
+        PREVIEWED = "previewed"
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="import_jobs")
+    created_by = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+    file_name = models.CharField(max_length=255)
+    path = models.CharField(max_length=1000)  # the upload, kept under TIDELINE_VAR_DIR until the import ends
+    size = models.PositiveBigIntegerField(default=0)
+    gated = models.BooleanField(default=False)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PREVIEWED)
+    lines = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    preview = models.JSONField(default=dict, blank=True)
+    report = models.JSONField(default=dict, blank=True)
+    error = models.CharField(max_length=1000, blank=True, default="")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["previewed", "queued", "running", "done", "failed", "cancelled"]),
+                name="import_job_status_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"import #{self.pk} {self.file_name} ({self.status})"
