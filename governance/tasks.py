@@ -32,3 +32,10 @@ def apply_retention_all() -> list[dict]:
     """Every enabled retention policy of every workspace, one transaction per policy (idempotent:
     what a run archived or purged is not taken again, so a repeated or overlapping run takes nothing)."""
     return retention.apply_everywhere(actor="task:retention")
+
+
+def run_console_import(job_id: int) -> dict:
+    """A facts.jsonl uploaded from the console and confirmed by an admin (governance.services.imports)."""
+    from governance.services import imports
+
+    return imports.run(job_id)

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from django.urls import path
 
-from governance import views, views_bulk, views_members, views_purge, views_retention, views_shred
+from governance import (
+    views,
+    views_bulk,
+    views_exports,
+    views_import,
+    views_members,
+    views_purge,
+    views_retention,
+    views_shred,
+)
 
 app_name = "governance"
 
@@ -12,6 +21,13 @@ urlpatterns = [
     path("w/<slug:workspace>/review/", views.review_list, name="review-list"),
     path("w/<slug:workspace>/shred/", views_shred.shred_page, name="shred"),
     path("w/<slug:workspace>/members/", views_members.members_page, name="members"),
+    path("w/<slug:workspace>/exports/", views_exports.exports_page, name="exports"),
+    path("w/<slug:workspace>/exports/facts/", views_exports.export_facts, name="export-facts"),
+    path("w/<slug:workspace>/exports/events/", views_exports.export_events, name="export-events"),
+    path("w/<slug:workspace>/exports/graph/", views_exports.export_graph, name="export-graph"),
+    path("w/<slug:workspace>/exports/import/", views_import.import_page, name="import"),
+    path("w/<slug:workspace>/exports/import/<int:job_id>/", views_import.import_job, name="import-job"),
+    path("w/<slug:workspace>/exports/import/<int:job_id>/decide/", views_import.import_decide, name="import-decide"),
     path("workspaces/new/", views_members.workspace_create, name="workspace-create"),
     path("w/<slug:workspace>/purge/", views_purge.purge_page, name="purge"),
     path("w/<slug:workspace>/retention/", views_retention.retention_page, name="retention"),

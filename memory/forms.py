@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from memory.engine import records as R
+from memory.models import MemoryEvent
 
 
 def _choices(values, blank="any"):
@@ -56,11 +57,8 @@ class PlaygroundForm(forms.Form):
 
 
 class EventFilterForm(forms.Form):
-    kind = forms.ChoiceField(required=False, choices=[("", "any")] + [(k, k) for k in (
-        "created", "reinforced", "superseded", "confined", "held", "reviewed", "blocked", "feedback", "invalidated",
-        "confirmed",
-        "evicted", "archived", "restored", "pruned", "purged", "shredded", "linked", "imported", "dream_run",
-        "gc_run", "retention_run", "proposal", "workspace_created")])  # fmt: skip
+    # Every kind the log can hold (retention runs, exports and member changes included).
+    kind = forms.ChoiceField(required=False, choices=[("", "any")] + [(k, k) for k in MemoryEvent.Kind.values])
     actor = forms.CharField(required=False, max_length=200)
     fact = forms.CharField(required=False, max_length=128, label="Fact id")
     date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="From")

@@ -1,8 +1,5 @@
 from __future__ import annotations
 
-import csv
-import io
-import json
 import threading
 from datetime import datetime
 
@@ -13,8 +10,9 @@ from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Count
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -23,7 +21,6 @@ from memory import selectors
 from memory.engine import records as R
 from memory.engine import visibility
 from memory.engine.decay import effective_score
-from memory.engine.graph_export import to_graphml, to_json
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
 from memory.models import Fact, Workspace
 from memory.permissions import get_workspace_for_user, roles_in
@@ -237,38 +234,12 @@ def event_list(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
     form = EventFilterForm(request.GET or None)
     events = selectors.filtered_events(ws, form.cleaned_data if form.is_valid() else {})
-    fmt = request.GET.get("format")
-    if fmt in ("jsonl", "csv"):
-        return _stream_events(ws, events, fmt)
+    if request.GET.get("format"):
+        # Downloads are the admins' and audited: they live on the exports page (same filters).
+        return redirect(reverse("governance:export-events", args=[ws.name]) + "?" + request.GET.urlencode())
     page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
     template = "memory/event_list.html" + ("#event-table" if wants_partial(request) else "")
     return render(request, template, {"workspace": ws, "form": form, "page": page})
-
-
-def _stream_events(ws: Workspace, events, fmt: str) -> StreamingHttpResponse:
-    """The filtered log as JSONL or CSV, streamed so a long history never sits in memory."""
-    fields = ("revision", "at", "kind", "actor", "reason", "fact_ids", "data")
-
-    def rows():
-        if fmt == "csv":
-            buffer = io.StringIO()
-            writer = csv.writer(buffer)
-            writer.writerow(fields)
-            yield buffer.getvalue()
-        for event in events.iterator(chunk_size=2000):
-            record = {"revision": event.revision, "at": event.at.isoformat(), "kind": event.kind, "actor": event.actor,
-                      "reason": event.reason, "fact_ids": event.fact_ids, "data": event.data}  # fmt: skip
-            if fmt == "jsonl":
-                yield json.dumps(record, ensure_ascii=False) + "\n"
-            else:
-                buffer = io.StringIO()
-                csv.writer(buffer).writerow([json.dumps(record[f]) if f in ("fact_ids", "data") else record[f] for f in fields])
-                yield buffer.getvalue()
-
-    content_type = "application/x-ndjson" if fmt == "jsonl" else "text/csv"
-    response = StreamingHttpResponse(rows(), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{ws.name}-events.{fmt}"'
-    return response
 
 
 GRAPH_MAX_NODES = 5000
@@ -278,17 +249,9 @@ GRAPH_MAX_NODES = 5000
 @login_required
 def memory_graph(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
-    fmt = request.GET.get("format")
-    if fmt in ("graphml", "json"):
-        export = maintenance.export_graph(ws, max_nodes=GRAPH_MAX_NODES)
-    if fmt == "graphml":
-        response = HttpResponse(to_graphml(export), content_type="application/graphml+xml")
-        response["Content-Disposition"] = f'attachment; filename="{ws.name}-memory-graph.graphml"'
-        return response
-    if fmt == "json":
-        response = JsonResponse(to_json(export))
-        response["Content-Disposition"] = f'attachment; filename="{ws.name}-memory-graph.json"'
-        return response
+    if request.GET.get("format"):
+        # Downloads are the admins' and audited: they live on the exports page.
+        return redirect(reverse("governance:export-graph", args=[ws.name]) + "?" + request.GET.urlencode())
     return render(request, "memory/memory_graph.html", {"workspace": ws, **_graph_page(ws)})
 
 

@@ -8,6 +8,7 @@ from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
 
 from django.db import DataError, IntegrityError, connection, transaction
+from django.db.models import Q
 
 from memory import sealing, signals
 from memory.engine import interchange as X
@@ -86,29 +87,7 @@ def import_facts(
     gate, threat scan, dedup, slots), one write each, and refusals are reported per line.
     """
     report = ImportReport(workspace=workspace.name, gated=gate)
-    parsed: list[tuple[int, X.InterchangeRecord]] = []
-    seen: set[str] = set()
-    now_ms = time.time() * 1000
-    for number, line in enumerate(lines, start=1):
-        report.lines = number
-        obj = None
-        try:
-            obj = X.decode_line(line)
-            if obj is None:
-                continue
-            record = X.parse_record(obj, now_ms=now_ms)
-        except X.InterchangeError as exc:
-            memory_id = obj.get("memoryId") if isinstance(obj, dict) else None
-            shown = memory_id if V.is_memory_id(memory_id) else None
-            report.refused.append(LineRefusal(number, str(exc), shown))
-            continue
-        if record.memory_id in seen:
-            report.refused.append(LineRefusal(number, "duplicate memoryId earlier in the file", record.memory_id))
-            continue
-        seen.add(record.memory_id)
-        parsed.append((number, record))
-
-    parsed, present = _split_present(workspace, parsed, report)
+    parsed, present = _split_present(workspace, _parse_lines(lines, report), report)
     report.skipped = len(present)
     report.refused.sort(key=lambda refusal: refusal.line)
 
@@ -139,6 +118,41 @@ def import_facts(
     if report.imported >= ANALYZE_AFTER:
         refresh_planner_statistics()
     return report
+
+
+def preview_import(*, workspace: Workspace, lines: Iterable[str | bytes]) -> ImportReport:
+    """What `import_facts` (without the gate) would do with these lines, changing nothing: how many
+    would be imported, how many are present already, and every refused line with its reason."""
+    report = ImportReport(workspace=workspace.name)
+    parsed, present = _split_present(workspace, _parse_lines(lines, report), report)
+    report.imported, report.skipped = len(parsed), len(present)
+    report.refused.sort(key=lambda refusal: refusal.line)
+    return report
+
+
+def _parse_lines(lines: Iterable[str | bytes], report: ImportReport) -> list[tuple[int, X.InterchangeRecord]]:
+    """Validate every line (counting them in `report.lines`); refusals go to `report.refused`."""
+    parsed: list[tuple[int, X.InterchangeRecord]] = []
+    seen: set[str] = set()
+    now_ms = time.time() * 1000
+    for number, line in enumerate(lines, start=1):
+        report.lines = number
+        obj = None
+        try:
+            obj = X.decode_line(line)
+            if obj is None:
+                continue
+            record = X.parse_record(obj, now_ms=now_ms)
+        except X.InterchangeError as exc:
+            memory_id = obj.get("memoryId") if isinstance(obj, dict) else None
+            report.refused.append(LineRefusal(number, str(exc), memory_id if V.is_memory_id(memory_id) else None))
+            continue
+        if record.memory_id in seen:
+            report.refused.append(LineRefusal(number, "duplicate memoryId earlier in the file", record.memory_id))
+            continue
+        seen.add(record.memory_id)
+        parsed.append((number, record))
+    return parsed
 
 
 def _split_present(workspace, parsed, report) -> tuple[list, list[X.InterchangeRecord]]:
@@ -464,11 +478,16 @@ def record_from_fact(fact: Fact, links: list[X.InterchangeLink]) -> X.Interchang
     )
 
 
-def export_facts(*, workspace: Workspace, origin: R.Origin | None = None, chunk_size: int = 2000) -> Iterator[dict]:
-    """Every fact of the workspace (every lifecycle), or one origin's, as facts.jsonl dicts in write order."""
+def export_facts(*, workspace: Workspace, origin: R.Origin | None = None, chunk_size: int = 2000,
+                 where: Q | None = None) -> Iterator[dict]:  # fmt: skip
+    """Every fact of the workspace (every lifecycle), or one origin's, as facts.jsonl dicts in write order.
+
+    `where` narrows it further (e.g. an admin's export filters); a shredded origin's facts are skipped."""
     facts = Fact.objects.filter(workspace=workspace).order_by("pk")
     if origin is not None:
         facts = facts.filter(origin_key=origin.key)
+    if where is not None:
+        facts = facts.filter(where)
     batch: list[Fact] = []
     for fact in facts.iterator(chunk_size=chunk_size):
         batch.append(fact)

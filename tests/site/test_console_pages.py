@@ -102,16 +102,30 @@ def test_outsiders_get_404_and_anonymous_visitors_the_login_page(client, outside
     assert client.get(_url(name, workspace, *args)).status_code == 404
 
 
+def _admin(workspace):
+    user = get_user_model().objects.create_user("ada-admin", password="pw-ada-12345")
+    Membership.objects.create(user=user, workspace=workspace, role="admin")
+    return user
+
+
 def test_the_event_log_filters_paginates_and_downloads(client, owner, workspace):
     client.force_login(owner)
     body = client.get(_url("event-list", workspace), {"kind": "created"}).content.decode()
     assert "created" in body and "workspace_created" not in body.split("<tbody>")[1]
-    jsonl = b"".join(client.get(_url("event-list", workspace), {"format": "jsonl"}).streaming_content).decode()
+    assert "event-download" not in body  # downloads are the admins'
+    moved = client.get(_url("event-list", workspace), {"format": "jsonl", "kind": "created"})
+    assert moved.status_code == 302 and moved["Location"] == f"/w/{workspace.name}/exports/events/?format=jsonl&kind=created"
+    assert client.get(moved["Location"]).status_code == 403
+    client.force_login(_admin(workspace))
+    listed = client.get(_url("event-list", workspace), {"kind": "created"}).content.decode()
+    assert f'/w/{workspace.name}/exports/events/?kind=created&amp;format=jsonl' in listed  # the filter on screen
+    jsonl = b"".join(client.get(_url("event-list", workspace), {"format": "jsonl"}, follow=True).streaming_content).decode()
     kinds = [__import__("json").loads(line)["kind"] for line in jsonl.splitlines()]
     assert "workspace_created" in kinds and kinds.count("created") == 3
-    csv_text = b"".join(client.get(_url("event-list", workspace), {"format": "csv", "kind": "created"}).streaming_content).decode()
+    csv_text = b"".join(client.get(_url("event-list", workspace), {"format": "csv", "kind": "created"},
+                                   follow=True).streaming_content).decode()  # fmt: skip
     assert csv_text.splitlines()[0].startswith("revision,at,kind") and len(csv_text.splitlines()) == 4
-    fact_id = __import__("json").loads(jsonl.splitlines()[0])["fact_ids"]
+    fact_id = __import__("json").loads(jsonl.splitlines()[-1])["fact_ids"]
     assert fact_id  # the newest event names a fact
     by_fact = client.get(_url("event-list", workspace), {"fact": fact_id[0]}).content.decode()
     assert fact_id[0] in by_fact
@@ -120,10 +134,13 @@ def test_the_event_log_filters_paginates_and_downloads(client, owner, workspace)
 def test_the_memory_graph_page_and_its_downloads(client, owner, workspace):
     client.force_login(owner)
     page = client.get(_url("memory-graph", workspace)).content.decode()
-    assert 'id="graph-data"' in page and "communities" in page
-    graphml = client.get(_url("memory-graph", workspace), {"format": "graphml"})
+    assert 'id="graph-data"' in page and "communities" in page and "GraphML" not in page
+    assert client.get(_url("memory-graph", workspace), {"format": "graphml"}, follow=True).status_code == 403
+    client.force_login(_admin(workspace))
+    assert "GraphML" in client.get(_url("memory-graph", workspace)).content.decode()
+    graphml = client.get(_url("memory-graph", workspace), {"format": "graphml"}, follow=True)
     assert graphml["Content-Type"].startswith("application/graphml") and b"<graphml" in graphml.content
-    data = client.get(_url("memory-graph", workspace), {"format": "json"}).json()
+    data = client.get(_url("memory-graph", workspace), {"format": "json"}, follow=True).json()
     assert len(data["nodes"]) == 3
 
 

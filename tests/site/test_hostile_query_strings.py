@@ -33,6 +33,8 @@ HOSTILE = [
 # itself); every page also gets a few parameters no page reads. A page missing here fails the test.
 FACT_FILTERS = ["q", "segment", "tier", "lifecycle", "origin", "source_type", "trust", "classification",
                 "subject_key", "created_from", "created_to", "sort"]  # fmt: skip
+EXPORT_FILTERS = ["origin", "classification", "lifecycle", "segment", "created_from", "created_to"]
+EVENT_FILTERS = ["kind", "actor", "fact", "date_from", "date_to"]
 READS = {
     "home": [], "workspace-overview": [], "fact-bulk": [], "fact-action": [], "fact-panel": [],
     "fact-list": [*FACT_FILTERS, "page", "after", "before"],
@@ -45,6 +47,10 @@ READS = {
     "shred": ["origin"],
     "purge": ["facts", "origin", "query", "max", "after", "before", "segment", "mode", "page", "link_page", "item_page"],
     "retention": ["preview", "page", "edit"],
+    "members": [], "workspace-create": [],
+    "exports": [*EXPORT_FILTERS, *EVENT_FILTERS], "export-facts": ["format", *EXPORT_FILTERS],
+    "export-events": ["format", *EVENT_FILTERS], "export-graph": ["format"],
+    "import": [], "import-job": [], "import-decide": ["decision", "gated"],
     "login": ["next"], "logout": ["next"],
 }  # fmt: skip
 UNREAD = ["zz", "page", "id[]"]
@@ -54,6 +60,7 @@ PATH_VALUES = {
     "memory_id": ["mem_nope", "a%00b", "%00", "x" * 5000, "%ED%A0%80", "%E2%80%AE", "mem_1%20OR%201=1"],
     "action": ["up", "nope", "%00"],
     "item_id": ["0", "-1", "nope", "%00", "9" * 40],
+    "job_id": ["0", "999999999", "9" * 40],
 }
 
 
@@ -109,7 +116,8 @@ def world(workspace):
 def urls_for(workspace, fact) -> list[tuple[str, str, bool]]:
     """(page name, URL, whether the path holds the real values) for every console page."""
     item = ReviewItem.objects.filter(workspace=workspace).first()
-    real = {"workspace": workspace.name, "memory_id": quote(fact.id), "action": "up", "item_id": str(item.pk)}
+    real = {"workspace": workspace.name, "memory_id": quote(fact.id), "action": "up", "item_id": str(item.pk),
+            "job_id": "1"}
     urls = []
     for name, route in console_patterns():
         urls.append((name, fill(route, real), True))

@@ -15,14 +15,16 @@ from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
 URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{fact}/panel/", "/w/{ws}/graph/", "/w/{ws}/recall/?q=porto",
-        "/w/{ws}/events/", "/w/{ws}/events/?format=csv", "/w/{ws}/review/", "/w/{ws}/review/?q=porto&kind=contradiction",
+        "/w/{ws}/events/", "/w/{ws}/exports/events/?format=csv", "/w/{ws}/review/", "/w/{ws}/review/?q=porto&kind=contradiction",
         "/w/{ws}/review/{item}/", "/w/{ws}/review/settings/", "/w/{ws}/shred/", "/w/{ws}/shred/?origin=owner",
         "/w/{ws}/retention/", "/w/{ws}/retention/?preview=1&edit=1", "/w/{ws}/purge/",
-        "/w/{ws}/purge/?segment=identity&mode=hard", "/w/{ws}/members/"]  # fmt: skip
+        "/w/{ws}/purge/?segment=identity&mode=hard", "/w/{ws}/members/", "/w/{ws}/exports/",
+        "/w/{ws}/exports/facts/?format=jsonl", "/w/{ws}/exports/facts/?format=json&segment=identity",
+        "/w/{ws}/exports/graph/?format=graphml", "/w/{ws}/exports/import/"]  # fmt: skip
 PERSONAS = {"anonymous": None, "outsider": "owner@other", "owner": "owner", "approver": "approver", "admin": "admin"}
 EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
 # Admin-only pages: owners and approvers are refused (403), even the preview (docs/SECURITY.md).
-ADMIN_ONLY = ("/w/{ws}/shred/", "/w/{ws}/purge/")
+ADMIN_ONLY = ("/w/{ws}/shred/", "/w/{ws}/purge/", "/w/{ws}/exports/")
 
 
 @pytest.fixture

@@ -1,0 +1,67 @@
+"""Console import (/w/<ws>/exports/import/), admins only: upload a facts.jsonl, read the per-line
+preview (nothing changes yet), then import it, through the write path's gate or not. The import
+runs in a django-q2 worker; its page shows a progress bar that refreshes itself until it is done.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from governance.models import ImportJob
+from governance.services import imports
+from memory.permissions import get_workspace_for_user
+from memory.services.errors import RequestError
+from tideline_site.htmx import wants_partial
+
+ADMINS = ("admin",)
+
+
+@login_required
+def import_page(request: HttpRequest, workspace: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace, roles=ADMINS)
+    problem = ""
+    if request.method == "POST":
+        try:
+            job = imports.receive(ws, request.FILES.get("file"), actor=f"user:{request.user.get_username()}")
+        except RequestError as error:
+            problem = f"{error.message}. Nothing was imported."
+        else:
+            return redirect("governance:import-job", ws.name, job.pk)
+    jobs = ImportJob.objects.filter(workspace=ws)[:20]
+    return render(request, "governance/import.html", {"workspace": ws, "jobs": jobs, "problem": problem,
+                                                      "max_mb": imports.MAX_BYTES // 1048576},
+                  status=400 if problem else 200)  # fmt: skip
+
+
+@login_required
+def import_job(request: HttpRequest, workspace: str, job_id: int) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace, roles=ADMINS)
+    job = ImportJob.objects.filter(workspace=ws, pk=job_id).first()
+    if job is None:
+        raise Http404("no such import")
+    template = "governance/import_job.html" + ("#job-status" if wants_partial(request) else "")
+    percent = int(100 * job.done / job.lines) if job.lines else (100 if job.status == "done" else 0)
+    return render(request, template, {"workspace": ws, "job": job, "percent": min(percent, 100),
+                                      "refused": (job.report or job.preview).get("refused", [])})  # fmt: skip
+
+
+@require_POST
+@login_required
+def import_decide(request: HttpRequest, workspace: str, job_id: int) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace, roles=ADMINS)
+    job = ImportJob.objects.filter(workspace=ws, pk=job_id).first()
+    if job is None:
+        raise Http404("no such import")
+    try:
+        if request.POST.get("decision") == "cancel":
+            imports.cancel(job)
+            messages.success(request, "Cancelled: nothing was imported and the upload was deleted.")
+        else:
+            imports.confirm(job, gated=request.POST.get("gated") == "on")
+    except RequestError as error:
+        messages.error(request, error.message)
+    return redirect("governance:import-job", ws.name, job.pk)
