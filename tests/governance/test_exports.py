@@ -1,0 +1,136 @@
+"""Admin exports and console import: downloads (filters, streaming, the exported event, CSV
+neutralisation, a round trip) and an upload previewed, then imported by the worker."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.http import StreamingHttpResponse
+
+from governance.models import ImportJob
+from governance.services.exports import neutralise
+from memory.models import Fact, Membership, MemoryEvent
+from memory.services.workspaces import create_workspace
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+PEER = "channel:slack/general/s1"
+
+
+@pytest.fixture
+def world(workspace):
+    tl = Tideline(workspace, actor="user:ada")
+    tl.add("I live in Porto.", segment="identity", classification="PII")
+    tl.add("I prefer green tea in the morning.", segment="preference")
+    tl.add("The release train leaves on Thursdays.", segment="knowledge", origin=PEER)
+    User = get_user_model()
+    people = {}
+    for role in ("owner", "approver", "admin"):
+        people[role] = User.objects.create_user(f"{role}-x", password="pw-12345-x")
+        Membership.objects.create(user=people[role], workspace=workspace, role=role)
+    return workspace, people
+
+
+def _body(response) -> str:
+    assert isinstance(response, StreamingHttpResponse)
+    return b"".join(response.streaming_content).decode()
+
+
+def _exported(workspace):
+    return list(MemoryEvent.objects.filter(workspace=workspace, kind="exported").order_by("revision"))
+
+
+@pytest.mark.parametrize("role", ["owner", "approver"])
+def test_only_admins_export(client, world, role):
+    workspace, people = world
+    client.force_login(people[role])
+    for path in ("", "facts/?format=jsonl", "events/?format=csv", "graph/?format=graphml", "import/"):
+        assert client.get(f"/w/{workspace.name}/exports/{path}").status_code == 403
+    assert not _exported(workspace)
+
+
+def test_facts_jsonl_honours_the_filters_and_leaves_one_event(client, world):
+    workspace, people = world
+    client.force_login(people["admin"])
+    every = [json.loads(line) for line in _body(client.get(f"/w/{workspace.name}/exports/facts/?format=jsonl")).splitlines()]
+    assert len(every) == 3
+    owners = _body(client.get(f"/w/{workspace.name}/exports/facts/", {"format": "jsonl", "origin": "owner",
+                                                                       "classification": "PII"}))  # fmt: skip
+    assert [json.loads(line)["content"] for line in owners.splitlines()] == ["I live in Porto."]
+    doc = json.loads(_body(client.get(f"/w/{workspace.name}/exports/facts/", {"format": "json", "segment": "knowledge"})))
+    assert [f["content"] for f in doc["facts"]] == ["The release train leaves on Thursdays."]
+    events = _exported(workspace)
+    assert [(e.data["what"], e.data["count"], e.actor) for e in events] == [
+        ("facts.jsonl", 3, "user:admin-x"), ("facts.jsonl", 1, "user:admin-x"), ("facts.json", 1, "user:admin-x")]
+    assert events[1].data["filters"] == {"origin": "owner", "classification": "PII"}
+    assert "Porto" not in json.dumps([e.data for e in events])
+
+
+def test_bad_filters_are_a_message_not_a_file(client, world):
+    workspace, people = world
+    client.force_login(people["admin"])
+    for query in ({"format": "xml"}, {"format": "jsonl", "origin": "slack"}, {"format": "jsonl", "created_from": "2026-13-45"}):
+        response = client.get(f"/w/{workspace.name}/exports/facts/", query)
+        assert response.status_code == 400 and "error" in response.content.decode()
+    assert not _exported(workspace)
+
+
+def test_the_event_log_export_honours_its_filters_and_neutralises_formulas(client, world):
+    workspace, people = world
+    client.force_login(people["admin"])
+    Tideline(workspace, actor="=HYPERLINK(\"http://evil\")").add("I walk to work.", segment="context")
+    rows = _body(client.get(f"/w/{workspace.name}/exports/events/", {"format": "csv", "kind": "created"})).splitlines()
+    assert rows[0] == "revision,at,kind,actor,reason,fact_ids,data" and len(rows) == 5
+    actors = [row[3] for row in csv.reader(rows[1:])]
+    assert "'=HYPERLINK(\"http://evil\")" in actors and not any(a.startswith("=") for a in actors)
+    jsonl = _body(client.get(f"/w/{workspace.name}/exports/events/", {"format": "jsonl", "actor": "ada"}))
+    assert {json.loads(line)["kind"] for line in jsonl.splitlines()} == {"created"}
+    assert _exported(workspace)[-1].data == {"what": "events.jsonl", "filters": {"actor": "ada"}, "count": 3}
+    assert [neutralise(v) for v in ("=1+1", "+1", "-1", "@x", "\tx", "ok", None, 5)] == [
+        "'=1+1", "'+1", "'-1", "'@x", "'\tx", "ok", "", "5"]
+
+
+def test_graph_downloads(client, world):
+    workspace, people = world
+    client.force_login(people["admin"])
+    graphml = client.get(f"/w/{workspace.name}/exports/graph/?format=graphml")
+    assert graphml["Content-Type"].startswith("application/graphml") and b"<graphml" in graphml.content
+    assert _exported(workspace)[-1].data["what"] == "graph.graphml"
+
+
+def test_a_round_trip_through_the_console(client, world):
+    workspace, people = world
+    client.force_login(people["admin"])
+    exported = _body(client.get(f"/w/{workspace.name}/exports/facts/?format=jsonl"))
+    target = create_workspace("copy")
+    Membership.objects.create(user=people["admin"], workspace=target, role="admin")
+    upload = SimpleUploadedFile("facts.jsonl", (exported + "not json\n").encode())
+    preview = client.post("/w/copy/exports/import/", {"file": upload}, follow=True)
+    page = preview.content.decode()
+    assert "Preview: nothing has been imported yet" in page and "line 4" not in page and ">4</td>" in page
+    job = ImportJob.objects.get(workspace=target)
+    assert job.preview["imported"] == 3 and job.preview["refused_count"] == 1 and not Fact.objects.filter(workspace=target)
+    done = client.post(f"/w/copy/exports/import/{job.pk}/decide/", {"decision": "import"}, follow=True).content.decode()
+    assert "Imported" in done
+    job.refresh_from_db()
+    assert job.status == "done" and job.report["imported"] == 3
+    contents = lambda ws: sorted(f.content for f in Fact.objects.filter(workspace=ws))  # noqa: E731
+    assert contents(target) == contents(workspace)
+    again = client.post(f"/w/copy/exports/import/{job.pk}/decide/", {"decision": "import"}, follow=True).content.decode()
+    assert "done already" in again and Fact.objects.filter(workspace=target).count() == 3
+
+
+def test_an_upload_can_be_cancelled_and_a_missing_file_is_a_message(client, world):
+    workspace, people = world
+    client.force_login(people["admin"])
+    assert client.post(f"/w/{workspace.name}/exports/import/", {}).status_code == 400
+    client.post(f"/w/{workspace.name}/exports/import/", {"file": SimpleUploadedFile("f.jsonl", b"{}\n")})
+    job = ImportJob.objects.get(workspace=workspace)
+    client.post(f"/w/{workspace.name}/exports/import/{job.pk}/decide/", {"decision": "cancel"})
+    job.refresh_from_db()
+    assert job.status == "cancelled"
+    assert client.get(f"/w/{workspace.name}/exports/import/{job.pk + 99}/").status_code == 404
