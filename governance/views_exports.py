@@ -29,7 +29,8 @@ RECENT = 20
 
 
 class FactFilterForm(forms.Form):
-    origin = forms.CharField(required=False, max_length=900, help_text="owner or channel:CHANNEL/CONVERSATION/SESSION")
+    origin = forms.CharField(required=False, max_length=900,
+                             widget=forms.TextInput(attrs={"placeholder": "any, owner or channel:C/T/S"}))
     classification = forms.ChoiceField(required=False, choices=[("", "any")] + [(c, c) for c in R.CLASSIFICATIONS])
     lifecycle = forms.ChoiceField(required=False, choices=[("", "any")] + [(c, c) for c in R.LIFECYCLES])
     segment = forms.ChoiceField(required=False, choices=[("", "any")] + [(c, c) for c in R.SEGMENTS])
@@ -50,8 +51,8 @@ class FactFilterForm(forms.Form):
 @login_required
 def exports_page(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace, roles=ADMINS)
-    facts_form = FactFilterForm(request.GET or None)
-    events_form = EventFilterForm(request.GET or None)
+    facts_form = FactFilterForm(request.GET)  # bound even when empty: the page shows how many facts go
+    events_form = EventFilterForm(request.GET)
     count = None
     if facts_form.is_valid():
         count = exports.count_facts(ws, exports.FactFilters(**facts_form.cleaned_data))
