@@ -27,6 +27,7 @@ from memory.permissions import get_workspace_for_user, roles_in
 from memory.services import curation, maintenance, replay
 from memory.services import recall as recall_service
 from memory.services.errors import RequestError
+from memory.services.expiry import expired_by
 from memory.services.policy import TidelineError
 from memory.timestamps import to_ms
 from tideline_site.htmx import wants_partial
@@ -135,7 +136,8 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
                           request.GET.get("clearance", ""))  # fmt: skip
     context = {"workspace": ws, "fact": fact, "outbound": outbound, "inbound": inbound, "events": list(events),
                "query": query, "explanation": explanation, "curve": curve, "visible": visible,
-               "can_curate": bool(roles_in(request.user, ws) & set(CURATORS))}  # fmt: skip
+               "can_curate": bool(roles_in(request.user, ws) & set(CURATORS)),
+               "expired": expired_by(fact) if fact.lifecycle == "active" else None}  # fmt: skip
     return render(request, "memory/fact_detail.html", context)
 
 

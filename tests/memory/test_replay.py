@@ -97,3 +97,14 @@ def test_explain_fact_as_of_replays_in_the_cli(workspace, facts, capsys):
                  "--as-of", (T0 + timedelta(days=1)).isoformat())  # fmt: skip
     text = capsys.readouterr().out
     assert "was visible at" in text and "ranks #1" in text
+
+
+def test_the_inspector_says_when_a_fact_has_expired(client, owner, workspace):
+    old = Tideline(workspace).add("We met at the harbour café last spring.", segment="context",
+                                  now=timezone.now() - timedelta(days=60))  # fmt: skip
+    url = f"/w/{workspace.name}/facts/{old.id}/"
+    client.force_login(owner)
+    assert "Expired" not in client.get(url).content.decode()
+    _expire_context(workspace)
+    page = client.get(url).content.decode()
+    assert "<h2>Expired</h2>" in page and "retention policy &#x27;chat logs&#x27; (v4)" in page
