@@ -31,7 +31,7 @@ def test_the_event_log_download_follows_the_filter_chosen_on_screen(live_server,
     _login(page, live_server, "demo-admin")
     page.goto(f"{live_server.url}/w/demo/events/")
     page.select_option("select[name=kind]", "created")
-    page.wait_for_function("document.querySelector('a.event-download').href.includes('kind=created')")
+    page.wait_for_selector("a.event-download[href*='kind=created']")
     with page.expect_download() as download:
         page.click("a.event-download >> text=JSONL")
     path = tmp_path / "events.jsonl"

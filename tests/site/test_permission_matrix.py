@@ -107,5 +107,7 @@ def test_the_navigation_shows_admin_pages_to_admins_only(client, world, persona)
     client.force_login(users[persona])
     page = client.get(f"/w/{workspace.name}/facts/").content.decode()
     assert (f'href="/w/{workspace.name}/shred/"' in page) is (persona == "admin")
-    assert (f'href="/w/{workspace.name}/retention/"' in page) is (persona == "admin")
     assert (f'href="/w/{workspace.name}/purge/"' in page) is (persona == "admin")
+    assert (f'href="/w/{workspace.name}/exports/"' in page) is (persona == "admin")
+    # Every member reads the retention policies and the members list, so every member is shown them.
+    assert f'href="/w/{workspace.name}/retention/"' in page and f'href="/w/{workspace.name}/members/"' in page
