@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memory.engine import records as R
@@ -30,6 +30,8 @@ facts_strategy = st.lists(
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(facts=facts_strategy, query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
        asker=st.sampled_from(ORIGINS + ["channel:wa/c1", "nobody"]))  # fmt: skip
+# A peer's words that are the tail of the owner's own fact (found by a random seed in CI).
+@example(facts=[(0, 0, ["porto"] * 4), (0, 1, ["porto"] * 3)], query=["porto"], asker="owner")
 def test_no_recall_explain_or_context_returns_a_fact_of_another_origin_or_workspace(facts, query, asker):
     registry.clear()
     run = next(_names)
@@ -49,5 +51,8 @@ def test_no_recall_explain_or_context_returns_a_fact_of_another_origin_or_worksp
     block = tl.context(text, origin=asker) or ""
     visible = {f.content for f in Fact.objects.filter(memory_id__in=allowed, workspace=target)}
     forbidden = {f.content for f in Fact.objects.filter(workspace__in=workspaces).exclude(memory_id__in=allowed)}
+    # Compared line by line: one fact's words can be the tail of another's ("porto porto noted today."
+    # inside "porto porto porto noted today."), so a substring test would cry wolf.
+    packed = {line.split("] ", 1)[1] for line in block.splitlines() if "] " in line}
     for content in forbidden - visible:  # the same words written by two origins are two facts
-        assert content not in block
+        assert content not in packed
