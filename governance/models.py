@@ -1,4 +1,4 @@
-"""Governance records: review items (contradictions, held writes, promotions) and retention policies."""
+"""Governance records: review items, retention policies, import jobs, gold sets and proposals."""
 
 from __future__ import annotations
 
@@ -172,3 +172,167 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"import #{self.pk} {self.file_name} ({self.status})"
+
+
+class GoldSet(models.Model):
+    """A workspace's gold set: queries a person wrote, each with the facts that should answer it.
+
+    Two kinds. A *live* set (a scaffold of the workspace's own facts, or cases added from the recall
+    playground) names this workspace's facts by memory id and is scored against the workspace as it
+    is. A *standalone* set (an uploaded gold JSON) carries its own facts, which an evaluation seeds
+    into a throwaway workspace. Only an approved set with no placeholder query counts for the gate;
+    any edit takes the approval back.
+    """
+
+    class Kind(models.TextChoices):
+        LIVE = "live", "this workspace's facts"
+        STANDALONE = "standalone", "its own facts"
+
+    class Source(models.TextChoices):
+        UPLOAD = "upload"
+        SCAFFOLD = "scaffold"
+        PLAYGROUND = "playground"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="gold_sets")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=12, choices=Kind.choices)
+    source = models.CharField(max_length=12, choices=Source.choices)
+    # Standalone sets only: the facts in the harness's format (key, content, segment, …).
+    facts = models.JSONField(default=list, blank=True)
+    created_by = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                    related_name="+")  # fmt: skip
+    approved_by_name = models.CharField(max_length=200, blank=True, default="")
+    approved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="gold_set_unique_name"),
+            models.CheckConstraint(condition=Q(kind__in=["live", "standalone"]), name="gold_set_kind_valid"),
+        ]
+
+    @property
+    def approved(self) -> bool:
+        return self.approved_at is not None
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class GoldCase(models.Model):
+    """One query of a gold set and the keys (live sets: memory ids) of the facts that answer it.
+    No relevant keys makes it an abstention case: nothing should come back."""
+
+    gold_set = models.ForeignKey(GoldSet, on_delete=models.CASCADE, related_name="cases")
+    case_id = models.CharField(max_length=100)
+    query = models.CharField(max_length=1000)
+    relevant_keys = models.JSONField(default=list, blank=True)
+    category = models.CharField(max_length=100, blank=True, default="uncategorized")
+    # For a scaffold case: what the fact says, so the person knows what to ask for (never scored).
+    hint = models.CharField(max_length=1000, blank=True, default="")
+    position = models.PositiveIntegerField(default=0)
+    edited_by = models.CharField(max_length=200, blank=True, default="")
+    edited_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["gold_set", "position", "id"]
+        constraints = [models.UniqueConstraint(fields=["gold_set", "case_id"], name="gold_case_unique_id")]
+
+    def __str__(self) -> str:
+        return f"{self.gold_set} {self.case_id}"
+
+
+class Proposal(models.Model):
+    """A self-improvement proposal: a change to what memory returns, evaluated on the workspace's
+    approved gold sets and applied only after a second person approved it (seed 002's loop).
+
+    `change` says what it does: retract facts (through memory's archive primitive) or write a new
+    tuning version (recall settings and maintenance thresholds). Applying records what it did, so a
+    revert restores exactly the state before it.
+    """
+
+    class Change(models.TextChoices):
+        RETRACT = "retract", "retract facts"
+        TUNING = "tuning", "change settings"
+
+    class Source(models.TextChoices):
+        TELEMETRY = "telemetry", "down-votes"
+        RECALL_MISSES = "recall_misses", "recall misses"
+        THRESHOLDS = "thresholds", "maintenance thresholds"
+        MANUAL = "manual", "manual"
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        APPROVED = "approved"
+        APPLIED = "applied"
+        REJECTED = "rejected"
+        REVERTED = "reverted"
+
+    class Evaluation(models.TextChoices):
+        NONE = "none", "not evaluated"
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="proposals")
+    change = models.CharField(max_length=10, choices=Change.choices)
+    source = models.CharField(max_length=16, choices=Source.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    title = models.CharField(max_length=300)
+    rationale = models.TextField()
+    # Retract: the facts. Tuning: the values it proposes, and the version they were proposed against.
+    fact_ids = models.JSONField(default=list, blank=True)
+    tuning = models.JSONField(default=dict, blank=True)
+    base_version = models.PositiveIntegerField(default=0)
+    # Telemetry proposals are not made twice for the same thing while one is open.
+    fingerprint = models.CharField(max_length=64, blank=True, default="")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                               related_name="+")  # fmt: skip
+    author_name = models.CharField(max_length=200)  # a username, or "telemetry"
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Evaluation (run by a django-q2 worker; the page polls these).
+    evaluation = models.CharField(max_length=8, choices=Evaluation.choices, default=Evaluation.NONE)
+    eval_done = models.PositiveIntegerField(default=0)
+    eval_total = models.PositiveIntegerField(default=0)
+    eval_error = models.CharField(max_length=1000, blank=True, default="")
+    report = models.JSONField(default=dict, blank=True)
+    clears_bar = models.BooleanField(null=True, blank=True)
+    bar_reason = models.CharField(max_length=1000, blank=True, default="")
+    evaluated_at = models.DateTimeField(null=True, blank=True)
+    evaluated_version = models.PositiveIntegerField(null=True, blank=True)
+    evaluated_gold = models.CharField(max_length=64, blank=True, default="")
+    # Decision.
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+                                   related_name="+")  # fmt: skip
+    decided_by_name = models.CharField(max_length=200, blank=True, default="")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_reason = models.CharField(max_length=1000, blank=True, default="")
+    # Apply and revert.
+    applied_by_name = models.CharField(max_length=200, blank=True, default="")
+    applied_at = models.DateTimeField(null=True, blank=True)
+    applied = models.JSONField(default=dict, blank=True)  # what apply did: versions, or facts it archived
+    reverted_by_name = models.CharField(max_length=200, blank=True, default="")
+    reverted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(change__in=["retract", "tuning"]), name="proposal_change_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "approved", "applied", "rejected", "reverted"]),
+                name="proposal_status_valid",
+            ),
+            models.UniqueConstraint(
+                fields=["workspace", "fingerprint"],
+                condition=Q(status__in=["pending", "approved"]) & ~Q(fingerprint=""),
+                name="proposal_one_open_per_fingerprint",
+            ),
+        ]
+        indexes = [models.Index(fields=["workspace", "status", "-created_at"], name="proposal_inbox_idx")]
+
+    def __str__(self) -> str:
+        return f"proposal #{self.pk} ({self.status})"

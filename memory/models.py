@@ -46,6 +46,10 @@ class Workspace(models.Model):
     # policies (memory.engine.expiry), written by governance whenever a policy changes. A fact one of
     # them expires never surfaces in recall, even before the scheduled run archives or purges it.
     expiry_rules = models.JSONField(default=list, blank=True)
+    # Tuning (memory.engine.tuning): the recall and maintenance knobs in force, and their version (0:
+    # the defaults). Changed only through memory.services.tuning, which keeps every version as a row.
+    tuning = models.JSONField(default=dict, blank=True)
+    tuning_version = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["name"]
@@ -433,6 +437,29 @@ def link_reason_opener(workspace_id: int, origin_key: str, *, unreadable: str | 
     return lambda sealed: open_one(sealed).decode("utf-8") if sealed else None
 
 
+class TuningVersion(models.Model):
+    """One version of a workspace's tuning, kept for history and revert (never edited, never deleted)."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="tuning_versions")
+    version = models.PositiveIntegerField()
+    values = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField()
+    actor = models.CharField(max_length=200, blank=True, default="")
+    reason = models.CharField(max_length=1000, blank=True, default="")
+    # What made it: "proposal #12", "revert of proposal #12", "manual".
+    source = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["workspace", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "version"], name="tuning_version_unique"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="tuning_version_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.workspace} tuning v{self.version}"
+
+
 class KeyStoreBinding(models.Model):
     """Which key store and master key this database's sealed data belongs to (at most one row).
 
@@ -556,6 +583,7 @@ class MemoryEvent(models.Model):
         REEMBEDDED = "reembedded"
         WORKSPACE_CREATED = "workspace_created"
         SETTINGS_CHANGED = "settings_changed"
+        GOLD_SET = "gold_set"
         EXPORTED = "exported"
         MEMBERS_CHANGED = "members_changed"
 

@@ -164,6 +164,7 @@ def recall_with_graph(
     limit: int = DEFAULT_LIMIT,
     seed_count: int = 4,
     hop_decay: float = 0.5,
+    graph_weight: float = 1.0,
     max_hops: int = 2,
     fan_out: int = 10,
     rrf_k: int = 60,
@@ -180,7 +181,8 @@ def recall_with_graph(
     hybrid's first `limit` hits come back unchanged. The walk reaches facts up to `max_hops` links
     away in either direction, over every link kind; a reached fact weighs `hop_decay^hop /
     √(1 + degree)`. Three ranked lanes (BM25 rank and vector rank of the seeds, graph weight of the
-    reached facts) are fused: `score = Σ 1/(rrf_k + rank)` over the lanes a fact is in. Ties fall to
+    reached facts) are fused: `score = Σ 1/(rrf_k + rank)` over the lanes a fact is in, the graph
+    lane's share times `graph_weight` (a workspace tuning knob, 1 by default). Ties fall to
     the newest `created_at`, then to lane order.
     """
     limit = limit if limit and limit > 0 else DEFAULT_LIMIT
@@ -222,7 +224,7 @@ def recall_with_graph(
     weights = [hop_decay**hop / math.sqrt(1 + len(neighbors(graph, mid))) for mid, hop in reached]
     graph_order = sorted(range(len(reached)), key=lambda i: -weights[i])  # stable: BFS order on ties
     graph_rank = {reached[i][0]: pos + 1 for pos, i in enumerate(graph_order)}
-    graph_weight = {mid: weight for (mid, _), weight in zip(reached, weights, strict=True)}
+    weight_of = {mid: weight for (mid, _), weight in zip(reached, weights, strict=True)}
     row_of = {mid: cols.row_index[mid] for mid in dict.fromkeys([*(h.memory_id for h in seeds), *graph_rank])}
     if seed_hits is not None:
         lex_rank = {h.memory_id: position + 1 for position, h in enumerate(seeds)}
@@ -235,6 +237,7 @@ def recall_with_graph(
     for position, mid in enumerate(dict.fromkeys([*lex_rank, *vec_rank, *graph_rank])):
         parts = {"lexical": lex_rank.get(mid), "vector": vec_rank.get(mid), "graph": graph_rank.get(mid)}
         shares = {lane: (1.0 / (rrf_k + rank) if rank else 0.0) for lane, rank in parts.items()}
+        shares["graph"] *= graph_weight
         score = 0.0
         for lane in ("lexical", "vector", "graph"):
             score += shares[lane]
@@ -246,7 +249,7 @@ def recall_with_graph(
             "vec_rank": parts["vector"],
             "graph_rank": parts["graph"],
             "hop": hops.get(mid),
-            "graph_weight": graph_weight.get(mid),
+            "graph_weight": weight_of.get(mid),
             "via_graph": parts["lexical"] is None and parts["vector"] is None,
             "rrf_lexical": shares["lexical"],
             "rrf_vector": shares["vector"],

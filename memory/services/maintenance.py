@@ -293,12 +293,21 @@ def _jsonable(values: dict[str, Any]) -> dict[str, Any]:
     return {k: (float(v) if hasattr(v, "item") else v) for k, v in values.items()}
 
 
+def _tuning_of(workspace: Workspace):
+    """The thresholds in force (the workspace's tuning version; the defaults when never changed)."""
+    from memory.services.tuning import current
+
+    return current(workspace)[1]
+
+
 def run_gc(workspace: Workspace, *, dry_run: bool = False, now: datetime | None = None, actor: str = "gc") -> RunReport:
     """Decay GC (ENGINE-SPEC §4.1): archive or prune what decayed; permanent and confirmed facts are immune."""
     from memory.engine.decay_gc import plan_decay_gc
 
     now = now or timezone.now()
-    plan = plan_decay_gc(maint_facts(workspace), int(to_ms(now)))
+    tuning = _tuning_of(workspace)
+    plan = plan_decay_gc(maint_facts(workspace), int(to_ms(now)), archive_below=tuning.gc_archive_below,
+                         prune_below=tuning.gc_prune_below)  # fmt: skip
     report = RunReport("gc", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()))
     if dry_run:
         return report
@@ -336,7 +345,10 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
     from memory.engine.dream import plan_dream
 
     now = now or timezone.now()
-    plan = plan_dream(maint_facts(workspace, lifecycles=None), workspace_links(workspace), int(to_ms(now)))
+    tuning = _tuning_of(workspace)
+    plan = plan_dream(maint_facts(workspace, lifecycles=None), workspace_links(workspace), int(to_ms(now)),
+                      consolidate_threshold=tuning.dream_merge_similarity,
+                      evict_below_score=tuning.dream_evict_below)  # fmt: skip
     report = RunReport("dream", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()), len(plan.links_added()))
     if dry_run:
         return report

@@ -21,7 +21,7 @@ from memory.engine import expiry
 from memory.engine import records as R
 from memory.engine.context import pack_context
 from memory.engine.decay import apply_feedback
-from memory.engine.fusion import FusionSettings
+from memory.engine import tuning as tuning_rules
 from memory.engine.graph_recall import recall_with_graph
 from memory.engine.recall import explain as engine_explain
 from memory.engine.recall import recall as default_lane
@@ -142,29 +142,39 @@ def _hits(index: ScopeIndex, raw_hits) -> list[RecallHit]:
 
 
 SEED_COUNT = 4
-# With a learned embedder the fused lane gives its cosine this share of the relevance blend (the
-# lexical lane keeps 1 − 0.25 − this). Chosen from a flat region on LoCoMo's development
-# conversations (docs/BENCHMARKS.md); the n-gram share is the model-free default's.
-LEARNED_SETTINGS = FusionSettings(vector_weight=0.4)
+# With a learned embedder the fused lane gives its cosine a share of the relevance blend (the
+# tuning's `learned_weight`, 0.4 by default: the lexical lane keeps 1 − 0.25 − 0.4). Chosen from a
+# flat region on LoCoMo's development conversations (docs/BENCHMARKS.md).
+LEARNED_SETTINGS = tuning_rules.DEFAULT.fusion(learned=True)
 CONFIGURED = embedding.CONFIGURED
 
 
-def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: int, embedder: Any = None):
+def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: int, embedder: Any = None,
+          tuning: tuning_rules.Tuning | None = None):  # fmt: skip
     """Tideline's default ranking: the fused lane (stemmed BM25 + expansion + n-grams, × decay × trust,
     plus a learned embedder's cosine when one is configured and the scope has its vectors), extended
-    along typed links when the query or its top seeds call for it (ENGINE-SPEC §3.7)."""
-    lane_args: dict[str, Any] = {}
+    along typed links when the query or its top seeds call for it (ENGINE-SPEC §3.7).
+
+    With the workspace's tuning in force, or `tuning` (an evaluation trying a proposal's values);
+    each hit's components name the settings version that ranked it ("proposed" for a trial)."""
+    version: int | str = "proposed" if tuning is not None else index.tuning_version
+    tuning = tuning or index.tuning or tuning_rules.DEFAULT
+    lane_args: dict[str, Any] = {"settings": tuning.fusion()}
     if embedder is not None:
         learned = registry.with_learned(index, view, embedder.fingerprint)
         if learned is not None:
             view = learned
-            lane_args = {"settings": LEARNED_SETTINGS, "embedder": embedder,
+            lane_args = {"settings": tuning.fusion(learned=True), "embedder": embedder,
                          "query_vector": embedder.embed_one(query)}  # fmt: skip
     seeds = default_lane(view, query, now_ms, scope, limit=max(k, 2 * SEED_COUNT), **lane_args)
     if not seeds:
         return []
-    return recall_with_graph(view, index.links, query, now_ms, scope, limit=k, seed_count=SEED_COUNT, seed_hits=seeds,
-                             graph=registry.link_graph(index))  # fmt: skip
+    hits = recall_with_graph(view, index.links, query, now_ms, scope, limit=k, seed_count=SEED_COUNT, seed_hits=seeds,
+                             graph=registry.link_graph(index), hop_decay=tuning.hop_decay,
+                             graph_weight=tuning.graph_weight)  # fmt: skip
+    for hit in hits:
+        hit.components["settings_version"] = version
+    return hits
 
 
 def _now_ms(filters: RecallFilters, now: datetime | None) -> int:
@@ -175,11 +185,13 @@ def _now_ms(filters: RecallFilters, now: datetime | None) -> int:
 def recall(
     *, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K, filters: RecallFilters = RecallFilters(),
     reinforce: bool = True, now: datetime | None = None, embedder: Any = CONFIGURED,
+    tuning: tuning_rules.Tuning | None = None,
 ) -> list[RecallHit]:
     """Hybrid + graph recall for `query`, best first; reinforces the returned facts unless told not to.
 
     `embedder`: the learned embedder whose vectors join the fused lane (default: the configured one;
-    None for model-free recall whatever the settings say)."""
+    None for model-free recall whatever the settings say). `tuning`: rank with these values instead
+    of the workspace's (an evaluation's trial; never reinforces)."""
     scope = _scope(origin)
     if scope is None:
         return []
@@ -190,8 +202,8 @@ def recall(
         view = _view(index, now_ms, filters)
         if view is None:
             return []
-        hits = _hits(index, _rank(index, view, query, now_ms, scope, k, embedder))
-    if reinforce and hits and filters.as_of is None:
+        hits = _hits(index, _rank(index, view, query, now_ms, scope, k, embedder, tuning))
+    if reinforce and hits and filters.as_of is None and tuning is None:
         _reinforce(index, [h.id for h in hits], now or timezone.now())
     return hits
 

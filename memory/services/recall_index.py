@@ -36,7 +36,7 @@ from django.db import DatabaseError, connection
 from django.db.models import Q
 
 from memory import sealing
-from memory.engine import expiry
+from memory.engine import expiry, tuning
 from memory.engine import records as R
 from memory.engine.candidates import FactColumns, FactRow
 from memory.engine.hrr import HrrEmbedder
@@ -127,6 +127,9 @@ class ScopeIndex:
     extra: Extra | None = None
     # The workspace's retention rules as of `revision` (a policy change is a mutation, so it bumps it).
     expiry_rules: tuple = ()
+    # The workspace's tuning in force as of `revision` (memory.engine.tuning) and its version.
+    tuning: Any = None
+    tuning_version: int = 0
     link_graph: tuple | None = None  # (the `links` list it was built from, its Graph): see `link_graph()`
     lock: threading.RLock = field(default_factory=threading.RLock)
     # Set when a sync failed: the index was emptied and left the registry. A caller that fetched it
@@ -282,7 +285,7 @@ class IndexRegistry:
             # A full build decrypts every fact: it must see a shred made by another process a moment
             # ago, so the key is read from the key store, not from this process's short-lived cache.
             sealing.keyring.forget(index.workspace_id, index.origin_key)
-            index.expiry_rules = _expiry_rules_of(index.workspace_id)
+            _read_workspace_settings(index)
             scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
             self._load(index, scope)
             self._load_vectors(index, None)
@@ -292,7 +295,7 @@ class IndexRegistry:
             return
         if current == index.revision:
             return
-        index.expiry_rules = _expiry_rules_of(index.workspace_id)
+        _read_workspace_settings(index)
         touched: set[str] = set()
         all_links = shredded = False
         for kind, fact_ids in MemoryEvent.objects.filter(
@@ -738,10 +741,18 @@ def _visible_from(held_at, admitted_at) -> float | None:
     return to_ms(admitted_at) if admitted_at is not None else float("inf")
 
 
-def _expiry_rules_of(workspace_id: int) -> tuple:
-    """The workspace's retention rules as recall enforces them (read when its revision moves)."""
-    stored = Workspace.objects.filter(pk=workspace_id).values_list("expiry_rules", flat=True).first()
-    return expiry.rules_from(stored)
+def _read_workspace_settings(index: ScopeIndex) -> None:
+    """The workspace's retention rules and tuning as recall enforces them (read when its revision
+    moves: both change only through a mutation)."""
+    stored = (
+        Workspace.objects.filter(pk=index.workspace_id).values_list("expiry_rules", "tuning", "tuning_version").first()
+    )
+    rules, values, version = stored or ([], {}, 0)
+    index.expiry_rules = expiry.rules_from(rules)
+    try:
+        index.tuning, index.tuning_version = tuning.parse(values), version
+    except tuning.TuningError:  # never stored (the service validates), but recall must not die of it
+        index.tuning, index.tuning_version = tuning.DEFAULT, version
 
 
 def _revision_of(workspace_id: int):
