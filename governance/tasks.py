@@ -39,3 +39,10 @@ def run_console_import(job_id: int) -> dict:
     from governance.services import imports
 
     return imports.run(job_id)
+
+
+def evaluate_proposal(proposal_id: int) -> dict:
+    """A proposal's evaluation on the workspace's approved gold sets (governance.services.proposals)."""
+    from governance.services import proposals
+
+    return proposals.run_evaluation(proposal_id)

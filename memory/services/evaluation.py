@@ -324,3 +324,8 @@ def export_scaffold(workspace: Workspace, *, max_cases: int | None = None) -> di
                           "note": "rewrite this query the way a person would ask it"})  # fmt: skip
     return {"name": f"{workspace.name}-scaffold", "approved": False, "generated_at": to_ms(timezone.now()),
             "facts": out_facts, "cases": cases}  # fmt: skip
+
+
+def forget_seeded(gold: GoldSet, seeded: Seeded | None) -> None:
+    """After a rolled-back seeding: drop the throwaway workspace's index and destroy its keys."""
+    _forget(gold, seeded)

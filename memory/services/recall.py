@@ -19,9 +19,9 @@ from django.utils import timezone
 
 from memory.engine import expiry
 from memory.engine import records as R
+from memory.engine import tuning as tuning_rules
 from memory.engine.context import pack_context
 from memory.engine.decay import apply_feedback
-from memory.engine import tuning as tuning_rules
 from memory.engine.graph_recall import recall_with_graph
 from memory.engine.recall import explain as engine_explain
 from memory.engine.recall import recall as default_lane

@@ -1,0 +1,168 @@
+"""Self-improvement proposals as plain rules (issue 14; seed 002's human-gated loop).
+
+What a proposal must clear before anyone may approve it, judged on the per-case metrics of the
+workspace's approved gold sets, baseline against candidate, case by case:
+
+* a change that can alter what recall returns ("beat"): ENGINE-SPEC Decision 11 — the paired
+  bootstrap 95% CI of the MRR delta lies above 0, and neither recall@k nor nDCG@k drops by more
+  than 0.01;
+* a change that only takes facts away (a retraction, a maintenance threshold) ("not lose"): no
+  metric's paired 95% CI lower bound below −0.01, and no fact an approved gold case needs is taken.
+
+Also here: which facts telemetry proposes to retract, which facts a proposal may never retract,
+and the small bounded search over recall settings that a recall-miss proposal comes from.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from memory.engine import tuning as T
+from memory.engine.metrics import MAX_METRIC_DROP, EvalReport, paired_bootstrap_ci
+
+BEAT, NOT_LOSE = "beat", "not_lose"
+METRICS = (("mrr", "reciprocal_rank"), ("recall_at_k", "recall_at_k"), ("ndcg_at_k", "ndcg_at_k"),
+           ("hit_at_k", "hit_at_k"))  # fmt: skip
+LOSS_FLOOR = -0.01  # "must not lose": no metric's CI lower bound below this
+DEFAULT_MIN_DOWNVOTES = 3
+PROTECTED_SEGMENTS = frozenset({"identity"})  # with the permanent (pinned) tier: never retracted by a proposal
+
+
+def bar_for(change: str, before: T.Tuning | None = None, after: T.Tuning | None = None) -> str:
+    """Which bar a proposal must clear: recall-settings changes must beat it, the rest must not lose."""
+    if change == "tuning" and before is not None and after is not None and T.recall_changed(before, after):
+        return BEAT
+    return NOT_LOSE
+
+
+@dataclass(frozen=True)
+class Delta:
+    metric: str
+    baseline: float
+    candidate: float
+    mean: float
+    lo: float
+    hi: float
+    pairs: int
+
+    def as_dict(self) -> dict:
+        return {"metric": self.metric, "baseline": self.baseline, "candidate": self.candidate, "mean": self.mean,
+                "ci95": [self.lo, self.hi], "pairs": self.pairs}  # fmt: skip
+
+
+def _mean(values: Iterable[float]) -> float:
+    kept = [v for v in values if math.isfinite(v)]
+    return sum(kept) / len(kept) if kept else float("nan")
+
+
+def deltas(baseline: EvalReport, candidate: EvalReport, *, seed: int = 1) -> dict[str, Delta]:
+    """Each metric's means and the paired bootstrap CI of candidate − baseline (same cases, same order)."""
+    out = {}
+    for name, attr in METRICS:
+        base = [getattr(r, attr) for r in baseline.per_case]
+        cand = [getattr(r, attr) for r in candidate.per_case]
+        ci = paired_bootstrap_ci(base, cand, seed=seed)
+        out[name] = Delta(name, _mean(base), _mean(cand), ci.mean, ci.lo, ci.hi, ci.n)
+    return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    clears: bool
+    reason: str
+
+
+def judge(bar: str, found: Mapping[str, Delta], *, needed_facts_taken: Sequence[str] = ()) -> Verdict:
+    """Whether the measured deltas clear `bar`, with the reason in words a person reads."""
+    if not found or all(d.pairs == 0 for d in found.values()):
+        return Verdict(False, "no gold case with a relevant fact was scored, so nothing shows it is safe")
+    if bar == BEAT:
+        mrr = found["mrr"]
+        if not mrr.lo > 0:
+            return Verdict(False, f"MRR does not improve for sure: its change is {mrr.mean:+.3f}, 95% CI "
+                                  f"[{mrr.lo:+.3f}, {mrr.hi:+.3f}], and the bar needs the whole interval above 0")  # fmt: skip
+        for name in ("recall_at_k", "ndcg_at_k"):
+            d = found[name]
+            if d.candidate < d.baseline - MAX_METRIC_DROP - 1e-12:
+                return Verdict(False, f"{_label(name)} drops by {d.baseline - d.candidate:.3f}, more than the "
+                                      f"{MAX_METRIC_DROP:.2f} the bar allows")  # fmt: skip
+        return Verdict(True, f"MRR improves by {mrr.mean:+.3f} (95% CI [{mrr.lo:+.3f}, {mrr.hi:+.3f}], above 0) and "
+                             "recall@k and nDCG@k hold within 0.01")  # fmt: skip
+    if needed_facts_taken:
+        shown = ", ".join(needed_facts_taken[:3]) + (" …" if len(needed_facts_taken) > 3 else "")
+        return Verdict(False, f"it would take away {len(needed_facts_taken)} fact(s) an approved gold case needs "
+                              f"({shown})")  # fmt: skip
+    for name, d in found.items():
+        if d.pairs and d.lo < LOSS_FLOOR - 1e-12:
+            return Verdict(False, f"{_label(name)} could drop: its change is {d.mean:+.3f}, 95% CI lower bound "
+                                  f"{d.lo:+.3f}, below the {LOSS_FLOOR:+.2f} the bar allows")  # fmt: skip
+    return Verdict(True, "no metric loses: every 95% CI lower bound is at or above −0.01")
+
+
+def _label(metric: str) -> str:
+    return {"mrr": "MRR", "recall_at_k": "recall@k", "ndcg_at_k": "nDCG@k", "hit_at_k": "hit@k"}[metric]
+
+
+# ---------------------------------------------------------------- what a proposal may touch
+
+
+def protected(segment: str, tier: str) -> bool:
+    """Pinned (permanent-tier) and identity facts are never retracted by a proposal."""
+    return tier == "permanent" or segment in PROTECTED_SEGMENTS
+
+
+def telemetry_retractions(downvotes: Mapping[str, int], *, min_downvotes: int = DEFAULT_MIN_DOWNVOTES) -> list[str]:
+    """Facts down-voted at least `min_downvotes` times, most down-voted first (ties by id, stable)."""
+    if min_downvotes < 1:
+        raise ValueError("min_downvotes must be at least 1")
+    chosen = [(count, mid) for mid, count in downvotes.items() if count >= min_downvotes]
+    return [mid for count, mid in sorted(chosen, key=lambda item: (-item[0], item[1]))]
+
+
+# ---------------------------------------------------------------- the bounded settings search
+
+# Each recall knob is tried one step either side of its value and at its default; the improving
+# single moves are then combined once. At most 3·len(STEPS) + 1 candidates: a bounded search.
+STEPS: dict[str, float] = {
+    "ngram_weight": 0.1,
+    "expansion_weight": 0.15,
+    "ngram_floor": 0.1,
+    "graph_weight": 0.5,
+    "hop_decay": 0.2,
+    "learned_weight": 0.1,
+}
+
+
+def neighbours(current: T.Tuning, *, learned: bool = False) -> list[T.Tuning]:
+    """One-knob moves from `current` (a step either way, and the default), each within the knob's
+    range; invalid combinations are skipped."""
+    out = []
+    for name, step in STEPS.items():
+        if name == "learned_weight" and not learned:
+            continue
+        knob, now = T.KNOB[name], getattr(current, name)
+        tried = dict.fromkeys([round(now - step, 4), round(now + step, 4), getattr(T.DEFAULT, name)])
+        for value in tried:
+            if value == now or not knob.low <= value <= knob.high:
+                continue
+            try:
+                out.append(current.changed(**{name: value}))
+            except T.TuningError:
+                continue
+    return out
+
+
+def combine(current: T.Tuning, improving: Sequence[T.Tuning]) -> T.Tuning | None:
+    """The improving one-knob moves taken together (one per knob, the first given wins), or None."""
+    values: dict[str, float] = {}
+    for candidate in improving:
+        for change in T.diff(current, candidate):
+            values.setdefault(change["name"], change["after"])
+    if len(values) < 2:
+        return None
+    try:
+        return current.changed(**values)
+    except T.TuningError:
+        return None

@@ -1,0 +1,355 @@
+"""Evaluate a proposal on the workspace's approved gold sets: baseline against candidate, case by case.
+
+The baseline is the workspace as it is (the tuning in force); the candidate is the same with the
+proposal applied: other tuning values, or some facts taken away (a retraction, or what a maintenance
+pass with the proposed thresholds would archive). Live gold sets are ranked against the workspace
+itself, read-only (nothing is reinforced); a standalone set is seeded into a throwaway workspace
+inside a transaction that is rolled back. Every capability is compared, the bar is judged on
+`default` (what recall serves), and the report is plain JSON for the page and the CLI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import close_old_connections, connection, transaction
+from django.utils import timezone
+
+from governance.engine import proposals as rules
+from governance.models import GoldSet, Proposal
+from memory.engine import tuning as T
+from memory.engine.metrics import evaluate
+from memory.models import Fact, Workspace
+from memory.services import capabilities as caps
+from memory.services import evaluation as harness
+from memory.services import recall as recall_service
+from memory.services import tuning as tuning_service
+from memory.services.errors import RequestError
+
+K = 10
+REFERENCE = ("bm25", "hybrid", "graph", "vector")  # compared for the record; the bar is judged on default
+CAPABILITIES = ("default", *REFERENCE)
+POOL = 20  # ranked per query before the facts a trial takes away are dropped
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One side of the comparison: the tuning to rank with and the facts taken away (memory ids)."""
+
+    tuning: T.Tuning
+    removed: frozenset[str] = frozenset()
+
+
+@dataclass
+class _Scored:
+    cases: list[dict] = field(default_factory=list)  # {"id", "relevant_ids", "category"}, pooled over sets
+    rankings: dict[str, dict[str, dict[str, list[str]]]] = field(default_factory=dict)  # cap → side → case → ids
+    needed_taken: list[str] = field(default_factory=list)
+
+
+def usable_sets(workspace: Workspace) -> list[GoldSet]:
+    """Approved sets with at least one case and no placeholder query: what the gate counts."""
+    sets = GoldSet.objects.filter(workspace=workspace, approved_at__isnull=False).prefetch_related("cases")
+    return [s for s in sets if s.cases.all() and not any(harness.PLACEHOLDER in c.query for c in s.cases.all())]
+
+
+def gold_fingerprint(sets: Sequence[GoldSet]) -> str:
+    """Which sets, in which state, an evaluation used (an edit or re-approval changes it)."""
+    parts = [f"{s.pk}:{s.approved_at.isoformat() if s.approved_at else ''}:{s.updated_at.isoformat()}" for s in sets]
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:32]
+
+
+def trials(proposal: Proposal, in_force: T.Tuning) -> tuple[Trial, Trial, str]:
+    """(baseline, candidate, bar) for the proposal, against the tuning in force."""
+    if proposal.change == Proposal.Change.RETRACT:
+        return Trial(in_force), Trial(in_force, frozenset(proposal.fact_ids)), rules.NOT_LOSE
+    proposed = tuning_service.parse_or_refuse(proposal.tuning)
+    return Trial(in_force), Trial(proposed), rules.bar_for("tuning", in_force, proposed)
+
+
+def maintenance_removals(workspace: Workspace, tuning: T.Tuning, now) -> frozenset[str]:
+    """The facts a decay GC and a dream with these thresholds would take out of recall now."""
+    from memory.engine.decay_gc import plan_decay_gc
+    from memory.engine.dream import plan_dream
+    from memory.services.maintenance import maint_facts, workspace_links
+    from memory.timestamps import to_ms
+
+    now_ms = int(to_ms(now))
+    gc = plan_decay_gc(maint_facts(workspace), now_ms, archive_below=tuning.gc_archive_below,
+                       prune_below=tuning.gc_prune_below)  # fmt: skip
+    dream = plan_dream(maint_facts(workspace, lifecycles=None), workspace_links(workspace), now_ms,
+                       consolidate_threshold=tuning.dream_merge_similarity, evict_below_score=tuning.dream_evict_below)
+    taken = {a.memory_id for a in (*gc.archived, *gc.pruned)}
+    for change in dream.fact_changes():
+        if change.after.get("lifecycle") not in (None, "active"):
+            taken.add(change.memory_id)
+    return frozenset(taken)
+
+
+def _maintenance_changed(base: Trial, cand: Trial) -> bool:
+    return any(c["group"] == "maintenance" for c in T.diff(base.tuning, cand.tuning))
+
+
+class _Progress:
+    """Counts ranked queries; a worker's bar is written by a thread with its own connection, since a
+    standalone set is ranked inside a transaction that is rolled back (its writes never show)."""
+
+    def __init__(self, proposal_id: int | None, total: int, report: Callable[[int, int], None] | None) -> None:
+        self.done, self.total, self.report = 0, total, report
+        self._stop = threading.Event()
+        self._thread = None
+        if proposal_id is not None and not connection.in_atomic_block:
+            self._thread = threading.Thread(target=self._write_loop, args=(proposal_id,), daemon=True)
+            self._thread.start()
+
+    def step(self, n: int = 1) -> None:
+        self.done += n
+        if self.report:
+            self.report(self.done, self.total)
+
+    def _write_loop(self, proposal_id: int) -> None:
+        written = -1
+        try:
+            while not self._stop.wait(0.5):
+                if self.done != written:
+                    written = self.done
+                    try:
+                        Proposal.objects.filter(pk=proposal_id).update(eval_done=written, eval_total=self.total)
+                    except Exception:  # best effort: a busy SQLite file only delays the bar
+                        close_old_connections()
+        finally:
+            connection.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+
+def evaluate_proposal(proposal: Proposal, *, progress: Callable[[int, int], None] | None = None,
+                      live_bar: bool = False) -> dict[str, Any]:  # fmt: skip
+    """The report: per capability the baseline and candidate metrics and the paired CIs of their
+    deltas, the default's per-category figures, the cases that changed, and the verdict."""
+    started = time.perf_counter()
+    workspace = proposal.workspace
+    sets = usable_sets(workspace)
+    if not sets:
+        raise RequestError(gate_refusal(workspace), kind="unapproved")
+    version, in_force = tuning_service.current(workspace)
+    base, cand, bar = trials(proposal, in_force)
+    now = timezone.now()
+    passes = sum(2 if cap == "default" or base.removed != cand.removed or _maintenance_changed(base, cand) else 1
+                 for cap in CAPABILITIES)  # fmt: skip
+    total = passes * sum(len(s.cases.all()) for s in sets)
+    bar_writer = _Progress(proposal.pk if live_bar else None, total, progress)
+    scored = _Scored()
+    try:
+        for gold in sets:
+            _score_set(gold, workspace, base, cand, now, scored, bar_writer)
+    finally:
+        bar_writer.stop()
+    report = _report(scored, bar, proposal, sets, version)
+    report["seconds"] = round(time.perf_counter() - started, 2)
+    return report
+
+
+def gate_refusal(workspace: Workspace) -> str:
+    """Why there is nothing to evaluate on, in words (the gate refuses unapproved and placeholder sets)."""
+    sets = list(GoldSet.objects.filter(workspace=workspace).prefetch_related("cases"))
+    if not sets:
+        return ("this workspace has no gold set: upload one or make a scaffold on the Gold sets page, rewrite its "
+                "queries, and have an approver approve it")  # fmt: skip
+    placeholder = [s.name for s in sets if any(harness.PLACEHOLDER in c.query for c in s.cases.all())]
+    if placeholder:
+        return (f"gold set(s) {', '.join(placeholder)} still have the placeholder query; rewrite every case, then "
+                "have an approver approve the set (no approved gold set to evaluate on)")  # fmt: skip
+    return "no gold set of this workspace is approved yet: an approver must approve one before anything is evaluated"
+
+
+def _cases_of(gold: GoldSet, resolve: Callable[[str], str]) -> list[dict]:
+    return [{"id": f"{gold.pk}:{c.case_id}", "query": c.query, "category": c.category or "uncategorized",
+             "relevant_ids": tuple(dict.fromkeys(resolve(k) for k in c.relevant_keys))}
+            for c in gold.cases.all()]  # fmt: skip
+
+
+@contextmanager
+def _ranked_in(gold: GoldSet, workspace: Workspace, now):
+    """(workspace to rank in, cases with relevant ids resolved, (parsed set, ids by key) or None).
+
+    A live set ranks in the workspace itself. A standalone set is seeded through the write path into
+    a throwaway workspace whose rows are rolled back and whose keys are destroyed afterwards."""
+    if gold.kind == GoldSet.Kind.LIVE:
+        yield workspace, _cases_of(gold, lambda key: key), None
+        return
+    parsed = harness.parse_gold({"name": gold.name, "facts": gold.facts,
+                                 "cases": [{"id": c.case_id, "query": c.query, "relevantKeys": c.relevant_keys,
+                                            "category": c.category} for c in gold.cases.all()]},
+                                gold.name)  # fmt: skip
+    seeded = None
+    try:
+        with transaction.atomic():
+            seeded = harness.seed_gold(parsed, now=now)
+            ids = seeded.ids_by_key
+            yield seeded.workspace, _cases_of(gold, lambda key: ids.get(key, f"missing:{key}")), (parsed, ids)
+            raise _Rollback
+    except _Rollback:
+        pass
+    finally:
+        harness.forget_seeded(parsed, seeded)
+
+
+class _Rollback(Exception):
+    pass
+
+
+def _score_set(gold, workspace, base: Trial, cand: Trial, now, scored: _Scored, bar: _Progress) -> None:
+    with _ranked_in(gold, workspace, now) as (where, cases, standalone):
+        base_removed, cand_removed = set(base.removed), set(cand.removed)
+        if standalone is not None:
+            parsed, ids = standalone
+            base_removed = _map_removed(workspace, base.removed, parsed, ids)
+            cand_removed = _map_removed(workspace, cand.removed, parsed, ids)
+        if _maintenance_changed(base, cand):
+            base_removed |= maintenance_removals(where, base.tuning, now)
+            cand_removed |= maintenance_removals(where, cand.tuning, now)
+        _rank_cases(where, cases, Trial(base.tuning, frozenset(base_removed)), Trial(cand.tuning, frozenset(cand_removed)),
+                    now, scored, bar)  # fmt: skip
+
+
+def search_settings(workspace: Workspace, *, max_cases: int = 200):
+    """The bounded search behind a recall-miss proposal: the settings in force and their one-knob
+    neighbours (then the improving moves combined), scored by the default lane's MRR on the first
+    `max_cases` approved gold cases. (best tuning, baseline report, best report), or None when no
+    case misses or no candidate raises MRR."""
+    from memory.services import embedding
+
+    sets = usable_sets(workspace)
+    if not sets:
+        raise RequestError(gate_refusal(workspace), kind="unapproved")
+    _, in_force = tuning_service.current(workspace)
+    now = timezone.now()
+    candidates = [in_force, *rules.neighbours(in_force, learned=embedding.configured() is not None)]
+    cases: list[dict] = []
+    rankings: list[dict[str, list[str]]] = [{} for _ in candidates]
+    combined: T.Tuning | None = None
+    budget = max_cases
+    contexts = []
+    for gold in sets:
+        if budget <= 0:
+            break
+        with _ranked_in(gold, workspace, now) as (where, set_cases, _):
+            set_cases = set_cases[:budget]
+            budget -= len(set_cases)
+            cases += set_cases
+            for position, tuning in enumerate(candidates):
+                for case in set_cases:
+                    rankings[position][case["id"]] = _default(where, case["query"], Trial(tuning), now)
+            contexts.append((gold, set_cases))
+    plain = [{"id": c["id"], "relevant_ids": c["relevant_ids"], "category": c["category"]} for c in cases]
+    reports = [evaluate(plain, ranking, K) for ranking in rankings]
+    base = reports[0]
+    if base.n_scored == 0 or base.hit_rate >= 1.0:
+        return None
+    improving = sorted((i for i in range(1, len(candidates)) if reports[i].mrr > base.mrr + 1e-9),
+                       key=lambda i: -reports[i].mrr)  # fmt: skip
+    if not improving:
+        return None
+    combined = rules.combine(in_force, [candidates[i] for i in improving])
+    best_index = improving[0]
+    best, best_report = candidates[best_index], reports[best_index]
+    if combined is not None:
+        ranking: dict[str, list[str]] = {}
+        for gold, set_cases in contexts:
+            with _ranked_in(gold, workspace, now) as (where, fresh_cases, _):
+                for case in fresh_cases[: len(set_cases)]:
+                    ranking[case["id"]] = _default(where, case["query"], Trial(combined), now)
+        combined_report = evaluate(plain, ranking, K)
+        if combined_report.mrr > best_report.mrr + 1e-9:
+            best, best_report = combined, combined_report
+    return best, base, best_report
+
+
+def _map_removed(workspace: Workspace, removed: frozenset[str], parsed, ids_by_key: dict[str, str]) -> set[str]:
+    """A standalone set's own ids for workspace facts taken away: same key (a scaffold's ids) or same words."""
+    if not removed:
+        return set()
+    out = {ids_by_key[mid] for mid in removed if mid in ids_by_key}
+    contents = {f.content for f in Fact.objects.filter(workspace=workspace, memory_id__in=list(removed))}
+    out |= {ids_by_key[f.key] for f in parsed.facts if f.content in contents and f.key in ids_by_key}
+    return out
+
+
+def _rank_cases(workspace, cases, base: Trial, cand: Trial, now, scored: _Scored, bar: _Progress) -> None:
+    scored.cases += cases
+    relevant = {rid for case in cases for rid in case["relevant_ids"]}
+    taken = sorted((cand.removed - base.removed) & relevant)
+    for rid in taken:
+        needing = [c["id"].split(":", 1)[1] for c in cases if rid in c["relevant_ids"]]
+        scored.needed_taken.append(f"{rid} (case {', '.join(needing[:2])})")
+    same_lists = base.removed == cand.removed
+    for cap in CAPABILITIES:
+        sides = scored.rankings.setdefault(cap, {"baseline": {}, "candidate": {}})
+        for case in cases:
+            if cap == "default":
+                base_ids = _default(workspace, case["query"], base, now)
+                cand_ids = _default(workspace, case["query"], cand, now)
+                bar.step(2)
+            else:
+                ranked = caps.rank(cap, workspace, case["query"], origin="owner", limit=POOL + len(base.removed | cand.removed),
+                                   now=now)  # fmt: skip
+                base_ids = [i for i in ranked if i not in base.removed][:POOL]
+                cand_ids = base_ids if same_lists else [i for i in ranked if i not in cand.removed][:POOL]
+                bar.step(1 if same_lists else 2)
+            sides["baseline"][case["id"]] = base_ids
+            sides["candidate"][case["id"]] = cand_ids
+
+
+def _default(workspace, query: str, trial: Trial, now) -> list[str]:
+    hits = recall_service.recall(workspace=workspace, query=query, origin="owner", k=POOL + len(trial.removed),
+                                 reinforce=False, now=now, tuning=trial.tuning)  # fmt: skip
+    return [h.id for h in hits if h.id not in trial.removed][:POOL]
+
+
+def _summary(report) -> dict[str, Any]:
+    return {"mrr": report.mrr, "recall_at_k": report.recall_at_k, "ndcg_at_k": report.ndcg_at_k,
+            "hit_at_k": report.hit_rate, "scored": report.n_scored, "abstention_violations": report.abstention_violations}  # fmt: skip
+
+
+def _report(scored: _Scored, bar: str, proposal: Proposal, sets, version: int) -> dict[str, Any]:
+    cases = [{"id": c["id"], "relevant_ids": c["relevant_ids"], "category": c["category"]} for c in scored.cases]
+    out: dict[str, Any] = {"k": K, "bar": bar, "settings_version": version, "gold_fingerprint": gold_fingerprint(sets),
+                           "sets": [{"id": s.pk, "name": s.name, "kind": s.kind, "cases": len(s.cases.all())} for s in sets],
+                           "cases": len(cases), "capabilities": {}}  # fmt: skip
+    verdict = None
+    for cap in CAPABILITIES:
+        sides = scored.rankings.get(cap, {"baseline": {}, "candidate": {}})
+        base = evaluate(cases, sides["baseline"], K)
+        cand = evaluate(cases, sides["candidate"], K)
+        found = rules.deltas(base, cand)
+        out["capabilities"][cap] = {"baseline": _summary(base), "candidate": _summary(cand),
+                                    "deltas": {name: d.as_dict() for name, d in found.items()}}  # fmt: skip
+        if cap == "default":
+            verdict = rules.judge(bar, found, needed_facts_taken=scored.needed_taken)
+            out["by_category"] = {
+                name: {"baseline": base.by_category.get(name), "candidate": cand.by_category.get(name)}
+                for name in sorted(set(base.by_category) | set(cand.by_category))
+            }
+            queries = {c["id"]: c["query"] for c in scored.cases}
+            changed = [
+                {"case": b.case_id, "query": queries.get(b.case_id, ""), "baseline_rr": b.reciprocal_rank,
+                 "candidate_rr": c.reciprocal_rank, "category": b.category}
+                for b, c in zip(base.per_case, cand.per_case, strict=True)
+                if not b.abstention and b.reciprocal_rank != c.reciprocal_rank
+            ]  # fmt: skip
+            changed.sort(key=lambda row: row["candidate_rr"] - row["baseline_rr"])
+            out["changed_cases"] = changed[:50]
+            out["changed_count"] = len(changed)
+    out["needed_facts_taken"] = scored.needed_taken
+    out["verdict"] = {"clears": verdict.clears, "reason": verdict.reason}
+    return out

@@ -1,0 +1,454 @@
+"""Self-improvement proposals: propose → evaluate → approve → apply → revert (issue 14).
+
+Nothing a proposal changes reaches recall before three things happened, in order: an evaluation on
+the workspace's approved gold sets cleared the proposal's bar (governance.engine.proposals), a
+second person (an approver or admin who is not its author) approved it, and someone applied it.
+Applying writes a new tuning version (memory.services.tuning) or retracts facts through memory's
+primitives; reverting restores exactly what was there before. Every step is a `proposal` event.
+
+Who may do what: owners and admins propose; approvers and admins approve or reject, never their
+own; any member evaluates, applies an approved proposal, or reverts an applied one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from governance.engine import proposals as rules
+from governance.models import Proposal
+from governance.services import proposal_eval
+from memory.engine import tuning as T
+from memory.models import Fact, MemoryEvent, Workspace
+from memory.permissions import roles_in
+from memory.services import tuning as tuning_service
+from memory.services.curation import fact_states, set_fact_states
+from memory.services.errors import RequestError
+from memory.services.mutation import mutate
+
+TELEMETRY = "telemetry"
+PROPOSE_ROLES = ("owner", "admin")
+DECIDE_ROLES = ("approver", "admin")
+MAX_FACTS = 200  # facts one retract proposal may name
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def get(workspace: Workspace, proposal_id: Any) -> Proposal:
+    try:
+        pk = int(str(proposal_id).lstrip("#"))
+    except (TypeError, ValueError):
+        raise RequestError(f"no proposal {proposal_id!r}: proposal ids are numbers", kind="not_found") from None
+    found = Proposal.objects.filter(workspace=workspace, pk=pk).select_related("workspace").first()
+    if found is None:
+        raise RequestError(f"no proposal #{pk} in {workspace.name}", kind="not_found")
+    return found
+
+
+def _require_role(user, workspace: Workspace, roles: tuple[str, ...], doing: str) -> None:
+    if user is None:
+        return  # a trusted caller (a scheduled task, a test of the engine's rules) acts as the system
+    if not (roles_in(user, workspace) & set(roles)):
+        raise RequestError(f"only {' or '.join(r + 's' for r in roles)} may {doing}", kind="forbidden")
+
+
+def _event(workspace: Workspace, proposal: Proposal, action: str, *, actor: str, reason: str = "", **data) -> None:
+    with mutate(workspace, actor=actor) as m:
+        m.record("proposal", fact_ids=list(proposal.fact_ids)[:MAX_FACTS], reason=reason, proposal=proposal.pk,
+                 action=action, change=proposal.change, source=proposal.source, **data)  # fmt: skip
+
+
+def _fingerprint(*parts: Any) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:40]
+
+
+def _create(workspace: Workspace, *, actor: str, author=None, event_reason: str = "", **fields) -> Proposal | None:
+    """Create and log a proposal; None when an open one with the same fingerprint already exists."""
+    try:
+        with transaction.atomic():
+            proposal = Proposal.objects.create(workspace=workspace, author=author, **fields)
+    except IntegrityError:
+        return None
+    _event(workspace, proposal, "proposed", actor=actor, reason=event_reason or proposal.title,
+           diff=describe_change(proposal))  # fmt: skip
+    return proposal
+
+
+def describe_change(proposal: Proposal) -> list[dict[str, Any]]:
+    """The diff, before → after: knob values for a tuning proposal, lifecycles for a retraction."""
+    if proposal.change == Proposal.Change.RETRACT:
+        return [{"fact": mid, "before": "active", "after": "retracted (archived)"} for mid in proposal.fact_ids]
+    before = tuning_service.values_of(proposal.workspace, proposal.base_version) if proposal.base_version else T.DEFAULT
+    try:
+        after = T.parse(proposal.tuning)
+    except T.TuningError:
+        return []
+    return [{"name": c["name"], "label": c["label"], "group": c["group"], "before": c["before"], "after": c["after"]}
+            for c in T.diff(before, after)]  # fmt: skip
+
+
+def _protected_ids(workspace: Workspace, memory_ids: list[str]) -> list[str]:
+    rows = Fact.objects.filter(workspace=workspace, memory_id__in=memory_ids).values_list("memory_id", "segment", "tier")
+    return [mid for mid, segment, tier in rows if rules.protected(segment, tier)]
+
+
+# ---------------------------------------------------------------- proposing
+
+
+def propose_retraction(workspace: Workspace, memory_ids: list[str], *, rationale: str, user=None, actor: str,
+                       source: str = Proposal.Source.MANUAL) -> Proposal:  # fmt: skip
+    """A proposal to retract facts (manual: by an owner or admin)."""
+    if source == Proposal.Source.MANUAL:
+        _require_role(user, workspace, PROPOSE_ROLES, "propose changes")
+    ids = list(dict.fromkeys(str(m).strip() for m in memory_ids if str(m).strip()))
+    if not ids:
+        raise RequestError("name at least one fact to retract", kind="validation")
+    if len(ids) > MAX_FACTS:
+        raise RequestError(f"a proposal retracts at most {MAX_FACTS} facts", kind="validation")
+    active = set(Fact.objects.filter(workspace=workspace, memory_id__in=ids, lifecycle="active")
+                 .values_list("memory_id", flat=True))  # fmt: skip
+    missing = [m for m in ids if m not in active]
+    if missing:
+        raise RequestError(f"no active fact {missing[0]!r} in {workspace.name}", kind="not_found")
+    guarded = _protected_ids(workspace, ids)
+    if guarded:
+        raise RequestError(f"{guarded[0]} is protected (pinned or identity): a proposal cannot retract it",
+                           kind="protected")  # fmt: skip
+    if not rationale.strip():
+        raise RequestError("say why: a proposal needs a rationale", kind="validation")
+    title = f"Retract {len(ids)} fact{'s' if len(ids) != 1 else ''}"
+    proposal = _create(workspace, actor=actor, author=user, change=Proposal.Change.RETRACT, source=source, title=title,
+                       rationale=rationale.strip()[:5000], fact_ids=ids, author_name=_name(user, actor),
+                       fingerprint=_fingerprint("retract", sorted(ids)))  # fmt: skip
+    if proposal is None:
+        raise RequestError("an open proposal to retract exactly these facts exists already", kind="conflict")
+    return proposal
+
+
+def propose_tuning(workspace: Workspace, values: dict[str, Any], *, rationale: str, user=None, actor: str,
+                   source: str = Proposal.Source.MANUAL, title: str = "") -> Proposal:  # fmt: skip
+    """A proposal to change knobs (values: only the knobs that change, on top of the version in force)."""
+    if source == Proposal.Source.MANUAL:
+        _require_role(user, workspace, PROPOSE_ROLES, "propose changes")
+    version, in_force = tuning_service.current(workspace)
+    if not isinstance(values, dict) or not values:
+        raise RequestError("name at least one setting to change, e.g. ngram_weight=0.3", kind="validation")
+    after = tuning_service.parse_or_refuse({**in_force.as_dict(), **values})
+    changes = T.diff(in_force, after)
+    if not changes:
+        raise RequestError("these values are the ones in force already: nothing would change", kind="validation")
+    if not rationale.strip():
+        raise RequestError("say why: a proposal needs a rationale", kind="validation")
+    title = title or "Change " + ", ".join(f"{c['label']} {c['before']:g} → {c['after']:g}" for c in changes[:3])
+    proposal = _create(workspace, actor=actor, author=user, change=Proposal.Change.TUNING, source=source,
+                       title=title[:300], rationale=rationale.strip()[:5000], tuning=after.as_dict(), base_version=version,
+                       author_name=_name(user, actor), fingerprint=_fingerprint("tuning", version, after.as_dict()))  # fmt: skip
+    if proposal is None:
+        raise RequestError("an open proposal with exactly these settings exists already", kind="conflict")
+    return proposal
+
+
+def downvotes(workspace: Workspace) -> Counter:
+    """How many times each fact was down-voted (feedback events)."""
+    counts: Counter = Counter()
+    for fact_ids, data in MemoryEvent.objects.filter(workspace=workspace, kind="feedback").values_list("fact_ids", "data"):
+        if isinstance(data, dict) and data.get("signal") == "down" and not data.get("ignored"):
+            counts.update(fact_ids or [])
+    return counts
+
+
+def propose_from_telemetry(workspace: Workspace, *, min_downvotes: int = rules.DEFAULT_MIN_DOWNVOTES,
+                           actor: str = TELEMETRY) -> list[Proposal]:  # fmt: skip
+    """One retract proposal per active, unprotected fact down-voted at least `min_downvotes` times."""
+    if min_downvotes < 1:
+        raise RequestError("--min-downvotes must be at least 1", kind="validation")
+    counts = downvotes(workspace)
+    chosen = rules.telemetry_retractions(counts, min_downvotes=min_downvotes)
+    active = dict(Fact.objects.filter(workspace=workspace, memory_id__in=chosen, lifecycle="active")
+                  .values_list("memory_id", "segment"))  # fmt: skip
+    guarded = set(_protected_ids(workspace, chosen))
+    made = []
+    for mid in chosen:
+        if mid not in active or mid in guarded:
+            continue
+        rationale = (f"People down-voted this fact {counts[mid]} times (the threshold is {min_downvotes}): it "
+                     "keeps coming back in recall where it is not wanted. Retracting archives it; revert restores it.")  # fmt: skip
+        proposal = _create(workspace, actor=actor, change=Proposal.Change.RETRACT, source=Proposal.Source.TELEMETRY,
+                           title=f"Retract a {active[mid]} fact down-voted {counts[mid]} times", rationale=rationale,
+                           fact_ids=[mid], author_name=TELEMETRY, fingerprint=_fingerprint("retract", [mid]))  # fmt: skip
+        if proposal is not None:
+            made.append(proposal)
+    return made
+
+
+def propose_from_recall_misses(workspace: Workspace, *, actor: str = TELEMETRY, max_cases: int = 200) -> Proposal | None:
+    """Search a few recall settings around the ones in force for fewer gold misses; propose the best
+    one that raises MRR on the approved sets (None when nothing misses or nothing helps)."""
+    found = proposal_eval.search_settings(workspace, max_cases=max_cases)
+    if found is None:
+        return None
+    best, base_report, best_report = found
+    version, in_force = tuning_service.current(workspace)
+    misses_before = base_report.n_scored - round(base_report.hit_rate * base_report.n_scored)
+    misses_after = best_report.n_scored - round(best_report.hit_rate * best_report.n_scored)
+    rationale = (f"{misses_before} of {base_report.n_scored} approved gold cases do not find their fact in the top "
+                 f"{proposal_eval.K}. A bounded search over the recall settings found these values: MRR "
+                 f"{base_report.mrr:.3f} → {best_report.mrr:.3f}, misses {misses_before} → {misses_after}, on the same "
+                 "cases. The evaluation decides whether the gain is real.")  # fmt: skip
+    changes = {c["name"]: c["after"] for c in T.diff(in_force, best)}
+    try:
+        return propose_tuning(workspace, changes, rationale=rationale, actor=actor, source=Proposal.Source.RECALL_MISSES)
+    except RequestError as error:
+        if error.kind == "conflict":
+            return None
+        raise
+
+
+def propose_thresholds(workspace: Workspace, *, actor: str = TELEMETRY, min_restored: int = 3) -> Proposal | None:
+    """When people restored at least `min_restored` facts that decay GC or the dream took out, propose
+    taking out less: the GC archive threshold (or the dream's eviction floor) one step lower."""
+    taken_by: dict[str, str] = {}
+    restored: set[str] = set()
+    for kind, actor_name, fact_ids in MemoryEvent.objects.filter(
+        workspace=workspace, kind__in=("archived", "pruned", "evicted", "restored")
+    ).order_by("revision", "pk").values_list("kind", "actor", "fact_ids"):
+        machine = "gc" if "gc" in actor_name else ("dream" if "dream" in actor_name else "")
+        for mid in fact_ids or []:
+            if kind != "restored" and machine:
+                taken_by[mid] = machine
+            elif kind == "restored" and mid in taken_by and not ("gc" in actor_name or "dream" in actor_name):
+                restored.add(mid)
+    by_machine = Counter(taken_by[mid] for mid in restored)
+    _, in_force = tuning_service.current(workspace)
+    if by_machine["gc"] >= min_restored:
+        value = round(max(in_force.gc_prune_below, in_force.gc_archive_below - 0.05), 4)
+        changes, what = {"gc_archive_below": value}, "decay GC archived"
+    elif by_machine["dream"] >= min_restored:
+        changes, what = {"dream_evict_below": round(max(0.0, in_force.dream_evict_below - 0.02), 4)}, "the dream evicted"
+    else:
+        return None
+    count = by_machine["gc"] if "gc_archive_below" in changes else by_machine["dream"]
+    rationale = (f"People restored {count} facts that {what}: it takes out facts they still want. Taking out "
+                 "less keeps them; the evaluation checks that nothing a gold case needs is lost.")  # fmt: skip
+    try:
+        return propose_tuning(workspace, changes, rationale=rationale, actor=actor, source=Proposal.Source.THRESHOLDS)
+    except RequestError as error:
+        if error.kind in ("conflict", "validation"):
+            return None
+        raise
+
+
+def _name(user, actor: str) -> str:
+    return user.get_username() if user is not None else actor
+
+
+# ---------------------------------------------------------------- evaluating
+
+
+def request_evaluation(proposal: Proposal, *, user=None, actor: str) -> Proposal:
+    """Queue an evaluation in the worker (or run it now when tasks run synchronously)."""
+    from django_q.tasks import async_task
+
+    _require_role(user, proposal.workspace, ("owner", "approver", "admin"), "evaluate proposals")
+    if proposal.status not in (Proposal.Status.PENDING, Proposal.Status.APPROVED):
+        raise RequestError(f"proposal #{proposal.pk} is {proposal.status}: only pending proposals are evaluated",
+                           kind="conflict")  # fmt: skip
+    refusal = None if proposal_eval.usable_sets(proposal.workspace) else proposal_eval.gate_refusal(proposal.workspace)
+    if refusal:
+        raise RequestError(refusal, kind="unapproved")
+    queued = Proposal.objects.filter(pk=proposal.pk).exclude(evaluation__in=["queued", "running"]).update(
+        evaluation=Proposal.Evaluation.QUEUED, eval_done=0, eval_total=0, eval_error="")
+    if not queued:
+        raise RequestError(f"proposal #{proposal.pk} is being evaluated already", kind="conflict")
+    _event(proposal.workspace, proposal, "evaluation_requested", actor=actor)
+    async_task("governance.tasks.evaluate_proposal", proposal.pk)
+    proposal.refresh_from_db()
+    return proposal
+
+
+def run_evaluation(proposal_id: int, *, live_bar: bool = True) -> dict[str, Any]:
+    """The worker's part: evaluate, keep the report and the verdict on the proposal, log it."""
+    proposal = Proposal.objects.select_related("workspace").get(pk=proposal_id)
+    Proposal.objects.filter(pk=proposal.pk).update(evaluation=Proposal.Evaluation.RUNNING, eval_done=0)
+    try:
+        report = proposal_eval.evaluate_proposal(proposal, live_bar=live_bar)
+    except RequestError as error:
+        Proposal.objects.filter(pk=proposal.pk).update(evaluation=Proposal.Evaluation.FAILED, eval_error=error.message[:1000])
+        return {"proposal": proposal.pk, "error": error.message}
+    except Exception as error:  # the page must say it failed, not spin forever
+        Proposal.objects.filter(pk=proposal.pk).update(evaluation=Proposal.Evaluation.FAILED,
+                                                       eval_error=f"the evaluation failed: {type(error).__name__}")  # fmt: skip
+        raise
+    verdict = report["verdict"]
+    Proposal.objects.filter(pk=proposal.pk).update(
+        evaluation=Proposal.Evaluation.DONE, report=report, clears_bar=verdict["clears"], bar_reason=verdict["reason"],
+        evaluated_at=timezone.now(), evaluated_version=report["settings_version"],
+        evaluated_gold=report["gold_fingerprint"], eval_done=report["cases"], eval_total=report["cases"],
+    )  # fmt: skip
+    _event(proposal.workspace, proposal, "evaluated", actor="worker:evaluation", reason=verdict["reason"],
+           clears_bar=verdict["clears"], cases=report["cases"], settings_version=report["settings_version"])  # fmt: skip
+    return {"proposal": proposal.pk, "clears_bar": verdict["clears"], "cases": report["cases"]}
+
+
+def stale_reason(proposal: Proposal) -> str | None:
+    """Why the stored evaluation no longer speaks for the proposal (None: it still does)."""
+    if proposal.evaluation != Proposal.Evaluation.DONE or proposal.clears_bar is None:
+        return "it has not been evaluated yet"
+    version, _ = tuning_service.current(proposal.workspace)
+    if proposal.evaluated_version != version:
+        return (f"the settings moved to version {version} after it was evaluated (on version "
+                f"{proposal.evaluated_version}): evaluate it again")  # fmt: skip
+    if proposal.evaluated_gold != proposal_eval.gold_fingerprint(proposal_eval.usable_sets(proposal.workspace)):
+        return "the approved gold sets changed after it was evaluated: evaluate it again"
+    return None
+
+
+def approval_blocker(proposal: Proposal, user=None, actor: str = "") -> str | None:
+    """Why this person may not approve this proposal now (None: they may)."""
+    if proposal.status != Proposal.Status.PENDING:
+        return f"it is {proposal.status} already"
+    if user is not None and not (roles_in(user, proposal.workspace) & set(DECIDE_ROLES)):
+        return "only approvers or admins approve proposals"
+    if _is_author(proposal, user, actor):
+        return "its author cannot approve it: a second person must"
+    stale = stale_reason(proposal)
+    if stale:
+        return stale
+    if not proposal.clears_bar:
+        return f"it does not clear the bar: {proposal.bar_reason}"
+    return None
+
+
+def _is_author(proposal: Proposal, user, actor: str) -> bool:
+    if user is not None and proposal.author_id is not None:
+        return proposal.author_id == user.pk
+    name = user.get_username() if user is not None else actor
+    return bool(name) and name == proposal.author_name and proposal.author_name != TELEMETRY
+
+
+def _locked(proposal: Proposal) -> Proposal:
+    return Proposal.objects.select_for_update().select_related("workspace").get(pk=proposal.pk)
+
+
+# ---------------------------------------------------------------- deciding
+
+
+def approve(proposal: Proposal, *, user=None, actor: str, reason: str) -> Proposal:
+    if not reason.strip():
+        raise RequestError("give a reason for the approval", kind="validation")
+    with transaction.atomic():
+        current = _locked(proposal)
+        blocker = approval_blocker(current, user, actor)
+        if blocker:
+            kind = "forbidden" if "author" in blocker or "only" in blocker else "conflict"
+            raise RequestError(f"proposal #{current.pk} cannot be approved: {blocker}", kind=kind)
+        current.status, current.decided_by, current.decided_by_name = Proposal.Status.APPROVED, user, _name(user, actor)
+        current.decided_at, current.decision_reason = timezone.now(), reason.strip()[:1000]
+        current.save(update_fields=["status", "decided_by", "decided_by_name", "decided_at", "decision_reason"])
+    _event(current.workspace, current, "approved", actor=_name(user, actor), reason=current.decision_reason)
+    return current
+
+
+def reject(proposal: Proposal, *, user=None, actor: str, reason: str) -> Proposal:
+    if not reason.strip():
+        raise RequestError("give a reason for the rejection", kind="validation")
+    with transaction.atomic():
+        current = _locked(proposal)
+        if current.status != Proposal.Status.PENDING:
+            raise RequestError(f"proposal #{current.pk} is {current.status} already: only a pending one is rejected",
+                               kind="conflict")  # fmt: skip
+        _require_role(user, current.workspace, DECIDE_ROLES, "reject proposals")
+        if _is_author(current, user, actor):
+            raise RequestError("its author cannot decide it: a second person must (withdrawing is not built yet)",
+                               kind="forbidden")  # fmt: skip
+        current.status, current.decided_by, current.decided_by_name = Proposal.Status.REJECTED, user, _name(user, actor)
+        current.decided_at, current.decision_reason = timezone.now(), reason.strip()[:1000]
+        current.save(update_fields=["status", "decided_by", "decided_by_name", "decided_at", "decision_reason"])
+    _event(current.workspace, current, "rejected", actor=_name(user, actor), reason=current.decision_reason)
+    return current
+
+
+# ---------------------------------------------------------------- applying and reverting
+
+
+def apply(proposal: Proposal, *, user=None, actor: str) -> Proposal:
+    """Carry out an approved proposal: a new tuning version, or the retraction. Refused twice."""
+    workspace = proposal.workspace
+    _require_role(user, workspace, ("owner", "approver", "admin"), "apply proposals")
+    with transaction.atomic():
+        current = _locked(proposal)
+        if current.status == Proposal.Status.APPLIED:
+            raise RequestError(f"proposal #{current.pk} is applied already", kind="conflict")
+        if current.status != Proposal.Status.APPROVED:
+            raise RequestError(f"proposal #{current.pk} is {current.status}: only an approved proposal is applied",
+                               kind="conflict")  # fmt: skip
+        stale = stale_reason(current)
+        if stale:
+            raise RequestError(f"proposal #{current.pk} cannot be applied: {stale}", kind="conflict")
+        name = _name(user, actor)
+        if current.change == Proposal.Change.TUNING:
+            before_version, _ = tuning_service.current(workspace)
+            version = tuning_service.set_tuning(workspace, current.tuning, actor=name, source=f"proposal #{current.pk}",
+                                                reason=current.title, expect_version=before_version)  # fmt: skip
+            done = {"from_version": before_version, "to_version": version}
+        else:
+            guarded = _protected_ids(workspace, current.fact_ids)
+            if guarded:
+                raise RequestError(f"{guarded[0]} is protected now (pinned or identity): not retracted", kind="protected")
+            before = fact_states(workspace, current.fact_ids)
+            live = {mid: state for mid, state in before.items() if state.get("lifecycle") == "active"}
+            if not live:
+                raise RequestError("none of its facts is active any more: nothing to retract", kind="conflict")
+            with mutate(workspace, actor=name) as m:
+                set_fact_states(m, {mid: {"lifecycle": "archived", "status": "retracted",
+                                          "archived_at": m.now.isoformat()} for mid in live},
+                                reason=f"retracted by proposal #{current.pk}")  # fmt: skip
+            done = {"retracted": sorted(live), "before": live}
+        current.status, current.applied, current.applied_at, current.applied_by_name = (
+            Proposal.Status.APPLIED, done, timezone.now(), name)
+        current.save(update_fields=["status", "applied", "applied_at", "applied_by_name"])
+    _event(workspace, current, "applied", actor=name, **{k: v for k, v in done.items() if k != "before"})
+    return current
+
+
+def revert(proposal: Proposal, *, user=None, actor: str, reason: str = "") -> Proposal:
+    """Undo an applied proposal: the prior tuning version comes back as a new version, or the
+    retracted facts return to the state they had. Refused when something changed them since."""
+    workspace = proposal.workspace
+    _require_role(user, workspace, ("owner", "approver", "admin"), "revert proposals")
+    with transaction.atomic():
+        current = _locked(proposal)
+        if current.status != Proposal.Status.APPLIED:
+            raise RequestError(f"proposal #{current.pk} is {current.status}: only an applied proposal is reverted",
+                               kind="conflict")  # fmt: skip
+        name = _name(user, actor)
+        done = current.applied or {}
+        if current.change == Proposal.Change.TUNING:
+            version, _ = tuning_service.current(workspace)
+            if version != done.get("to_version"):
+                raise RequestError(f"the settings moved on to version {version} after this proposal wrote version "
+                                   f"{done.get('to_version')}: revert the later change first", kind="conflict")  # fmt: skip
+            prior = tuning_service.values_of(workspace, done["from_version"])
+            restored = tuning_service.set_tuning(workspace, prior.as_dict(), actor=name, expect_version=version,
+                                                 source=f"revert of proposal #{current.pk}",
+                                                 reason=reason or f"revert of proposal #{current.pk}")  # fmt: skip
+            undone = {"restored_version": done["from_version"], "new_version": restored}
+        else:
+            before = done.get("before") or {}
+            now_states = fact_states(workspace, list(before))
+            back = {mid: state for mid, state in before.items()
+                    if now_states.get(mid, {}).get("status") == "retracted"}  # fmt: skip
+            if back:
+                with mutate(workspace, actor=name) as m:
+                    set_fact_states(m, back, reason=reason or f"revert of proposal #{current.pk}")
+            undone = {"restored": sorted(back), "skipped": sorted(set(before) - set(back))}
+        current.status, current.reverted_at, current.reverted_by_name = Proposal.Status.REVERTED, timezone.now(), name
+        current.save(update_fields=["status", "reverted_at", "reverted_by_name"])
+    _event(workspace, current, "reverted", actor=name, reason=reason, **undone)
+    return current
