@@ -80,16 +80,23 @@ def load_gold(path: str | Path, *, require_approval: bool = False) -> GoldSet:
         raise RequestError(f"no such gold file: {path}", kind="not_found") from exc
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RequestError(f"{path.name} is not valid JSON: {exc}", kind="invalid_input") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("facts"), list) or not isinstance(data.get("cases"), list):
-        raise RequestError(f"{path.name}: a gold set needs 'facts' and 'cases' lists", kind="invalid_input")
-    if (require_approval or "approved" in data) and data.get("approved") is not True:
+    if isinstance(data, dict) and (require_approval or "approved" in data) and data.get("approved") is not True \
+            and isinstance(data.get("facts"), list) and isinstance(data.get("cases"), list):  # fmt: skip
         raise RequestError(
             f"{path.name} is an un-approved scaffold: review its queries, then set \"approved\": true",
             kind="unapproved",
         )
+    return parse_gold(data, path.name, default_name=path.stem)
+
+
+def parse_gold(data: Any, label: str, *, default_name: str = "gold", allow_placeholders: bool = False) -> GoldSet:
+    """A gold set from its parsed JSON (`label` names it in messages); refuses what `load_gold` refuses.
+    `allow_placeholders`: accept cases whose query is still the scaffold's placeholder (a draft)."""
+    if not isinstance(data, dict) or not isinstance(data.get("facts"), list) or not isinstance(data.get("cases"), list):
+        raise RequestError(f"{label}: a gold set needs 'facts' and 'cases' lists", kind="invalid_input")
     facts, seen = [], set()
     for index, raw in enumerate(data["facts"]):
-        where = f"{path.name}: facts[{index}]"
+        where = f"{label}: facts[{index}]"
         if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) for k in ("key", "content", "segment")):
             raise RequestError(f"{where} needs string key, content and segment", kind="invalid_input")
         if raw["segment"] not in R.SEGMENTS:
@@ -112,19 +119,19 @@ def load_gold(path: str | Path, *, require_approval: bool = False) -> GoldSet:
                               supersedes))  # fmt: skip
     cases = []
     for index, raw in enumerate(data["cases"]):
-        where = f"{path.name}: cases[{index}]"
+        where = f"{label}: cases[{index}]"
         relevant = _field(raw, "relevant_keys", "relevantKeys") if isinstance(raw, dict) else None
         if not isinstance(raw, dict) or not isinstance(raw.get("id"), str) or not isinstance(raw.get("query"), str) \
                 or not isinstance(relevant, list) or not all(isinstance(k, str) for k in relevant):
             raise RequestError(f"{where} needs string id and query and a list of relevant keys", kind="invalid_input")
-        if PLACEHOLDER in raw["query"]:
+        if PLACEHOLDER in raw["query"] and not allow_placeholders:
             raise RequestError(f"{where} still has a placeholder query: rewrite it first", kind="unapproved")
         unknown = [k for k in relevant if k not in seen]
         if unknown:
             raise RequestError(f"{where} names unknown fact key(s) {unknown}", kind="invalid_input")
         cases.append(GoldCase(raw["id"], raw["query"], tuple(relevant), str(raw.get("category") or "uncategorized"),
                               raw.get("original_top10") or {}))  # fmt: skip
-    return GoldSet(str(data.get("name") or path.stem), tuple(facts), tuple(cases))
+    return GoldSet(str(data.get("name") or default_name), tuple(facts), tuple(cases))
 
 
 @dataclass
