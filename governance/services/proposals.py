@@ -315,7 +315,7 @@ def approval_blocker(proposal: Proposal, user=None, actor: str = "") -> str | No
         return f"it is {proposal.status} already"
     if user is not None and not (roles_in(user, proposal.workspace) & set(DECIDE_ROLES)):
         return "only approvers or admins approve proposals"
-    if _is_author(proposal, user, actor):
+    if is_author(proposal, user, actor):
         return "its author cannot approve it: a second person must"
     stale = stale_reason(proposal)
     if stale:
@@ -325,7 +325,7 @@ def approval_blocker(proposal: Proposal, user=None, actor: str = "") -> str | No
     return None
 
 
-def _is_author(proposal: Proposal, user, actor: str) -> bool:
+def is_author(proposal: Proposal, user, actor: str) -> bool:
     if user is not None and proposal.author_id is not None:
         return proposal.author_id == user.pk
     name = user.get_username() if user is not None else actor
@@ -364,7 +364,7 @@ def reject(proposal: Proposal, *, user=None, actor: str, reason: str) -> Proposa
             raise RequestError(f"proposal #{current.pk} is {current.status} already: only a pending one is rejected",
                                kind="conflict")  # fmt: skip
         _require_role(user, current.workspace, DECIDE_ROLES, "reject proposals")
-        if _is_author(current, user, actor):
+        if is_author(current, user, actor):
             raise RequestError("its author cannot decide it: a second person must (withdrawing is not built yet)",
                                kind="forbidden")  # fmt: skip
         current.status, current.decided_by, current.decided_by_name = Proposal.Status.REJECTED, user, _name(user, actor)

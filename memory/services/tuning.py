@@ -67,3 +67,27 @@ def values_of(workspace: Workspace, version: int) -> T.Tuning:
 
 def history(workspace: Workspace, *, limit: int = 50) -> list[TuningVersion]:
     return list(TuningVersion.objects.filter(workspace=workspace).order_by("-version")[:limit])
+
+
+def changes_from_text(workspace: Workspace, typed: dict[str, str], *, decimals: int = 4) -> dict[str, float | int]:
+    """The knobs a person changed, from text (a form's fields, a CLI's name=value pairs): values equal to
+    the ones in force (as shown, rounded to `decimals`) are no change. Raises RequestError on a non-number."""
+    unknown = sorted(set(typed) - set(T.KNOB))
+    if unknown:
+        raise RequestError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(T.KNOB)}", kind="validation")
+    _, in_force = current(workspace)
+    out: dict[str, float | int] = {}
+    for name, text in typed.items():
+        text = str(text).strip()
+        if not text:
+            continue
+        try:
+            value = float(text)
+        except ValueError:
+            raise RequestError(f"{name} must be a number, got {text[:40]!r}", kind="validation") from None
+        if value != value or value in (float("inf"), float("-inf")):
+            raise RequestError(f"{name} must be a finite number", kind="validation")
+        if abs(value - round(getattr(in_force, name), decimals)) < 1e-9:
+            continue
+        out[name] = int(value) if T.KNOB[name].integer and value == int(value) else value
+    return out

@@ -1,0 +1,202 @@
+"""The proposals pages: /w/<ws>/proposals/ (inbox, new proposals) and /w/<ws>/proposals/<id>/ (issue 14).
+
+Every member reads them. Owners and admins propose; approvers and admins approve or reject (never
+their own); any member evaluates, applies an approved proposal or reverts an applied one. Apply and
+revert change what recall returns, so each asks once more before it acts. The work is
+`governance.services.proposals`'; a refusal comes back as a message on the page, never an error page.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+
+from governance.engine import proposals as rules
+from governance.models import Proposal
+from governance.services import proposal_eval, proposals
+from memory.engine import tuning as T
+from memory.models import MemoryEvent
+from memory.permissions import get_workspace_for_user
+from memory.services import tuning as tuning_service
+from memory.services.errors import RequestError
+from tideline_site.htmx import wants_partial
+
+PAGE_SIZE = 25
+STATUSES = [s.value for s in Proposal.Status]
+
+
+@login_required
+def proposals_page(request: HttpRequest, workspace: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    if request.method == "POST":
+        return _propose(request, ws)
+    status = request.GET.get("status", "")
+    status = status if status in STATUSES else ""
+    found = Proposal.objects.filter(workspace=ws).order_by("-created_at", "-pk")
+    counts = {s: 0 for s in STATUSES}
+    for value in found.values_list("status", flat=True):
+        counts[value] += 1
+    page = Paginator(found.filter(status=status) if status else found, PAGE_SIZE).get_page(request.GET.get("page"))
+    version, in_force = tuning_service.current(ws)
+    roles = request.workspace_roles
+    return render(request, "governance/proposals.html", {
+        "workspace": ws, "page": page, "status": status, "counts": counts, "total": sum(counts.values()),
+        "can_propose": bool(roles & set(proposals.PROPOSE_ROLES)), "version": version,
+        "knobs": [(k, getattr(in_force, k.name)) for k in T.KNOBS], "min_downvotes": rules.DEFAULT_MIN_DOWNVOTES,
+        "gate": None if proposal_eval.usable_sets(ws) else proposal_eval.gate_refusal(ws), "form": request.POST,
+    })  # fmt: skip
+
+
+def _propose(request: HttpRequest, ws) -> HttpResponse:
+    user, actor = request.user, request.user.get_username()
+    action = request.POST.get("action", "")
+    rationale = request.POST.get("rationale", "").replace("\x00", "")[:5000]
+    try:
+        if not (request.workspace_roles & set(proposals.PROPOSE_ROLES)):
+            raise RequestError("only owners or admins make proposals", kind="forbidden")
+        if action == "telemetry":
+            made = proposals.propose_from_telemetry(ws, min_downvotes=_int(request.POST.get("min_downvotes"), 3))
+            made += [p for p in (proposals.propose_thresholds(ws),) if p is not None]
+            _said(request, made, "no fact has enough down-votes and no restored facts point at a threshold")
+        elif action == "misses":
+            made = [p for p in (proposals.propose_from_recall_misses(ws),) if p is not None]
+            _said(request, made, "no better recall settings were found (or every approved gold case finds its fact "
+                                 "already, or that proposal is open)")  # fmt: skip
+        elif action == "tuning":
+            typed = {k.name: request.POST.get(k.name, "")[:40] for k in T.KNOBS}
+            changed = tuning_service.changes_from_text(ws, typed)
+            made = [proposals.propose_tuning(ws, changed, rationale=rationale, user=user, actor=actor)]
+            return redirect("governance:proposal-detail", ws.name, made[0].pk)
+        elif action == "retract":
+            ids = request.POST.get("fact_ids", "").replace(",", " ").split()
+            made = [proposals.propose_retraction(ws, ids, rationale=rationale, user=user, actor=actor)]
+            return redirect("governance:proposal-detail", ws.name, made[0].pk)
+        else:
+            raise RequestError("choose what to propose", kind="validation")
+    except RequestError as error:
+        messages.error(request, error.message)
+    return redirect("governance:proposals", ws.name)
+
+
+def _said(request: HttpRequest, made: list[Proposal], none: str) -> None:
+    if made:
+        messages.success(request, f"Proposed {len(made)}: " + ", ".join(f"#{p.pk} {p.title}" for p in made[:5]))
+    else:
+        messages.info(request, f"Nothing to propose: {none}.")
+
+
+def _int(value, default: int) -> int:
+    try:
+        return max(1, min(1000, int(value)))
+    except (TypeError, ValueError):
+        return default
+
+
+@login_required
+def proposal_detail(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    proposal = Proposal.objects.filter(workspace=ws, pk=proposal_id).first()
+    if proposal is None:
+        raise Http404("no such proposal")
+    if request.method == "POST":
+        return _act(request, ws, proposal)
+    if wants_partial(request):
+        return render(request, "governance/proposal_detail.html#evaluation", _context(request, ws, proposal))
+    return render(request, "governance/proposal_detail.html", _context(request, ws, proposal))
+
+
+def _act(request: HttpRequest, ws, proposal: Proposal) -> HttpResponse:
+    user, actor = request.user, request.user.get_username()
+    action = request.POST.get("action", "")
+    reason = request.POST.get("reason", "").replace("\x00", "").strip()[:1000]
+    confirm = None
+    try:
+        if action == "evaluate":
+            proposals.request_evaluation(proposal, user=user, actor=actor)
+            messages.success(request, "Evaluation queued: the bar below fills as the worker scores the gold cases.")
+        elif action == "approve":
+            proposals.approve(proposal, user=user, actor=actor, reason=reason)
+            messages.success(request, f"Approved #{proposal.pk}. It changes nothing until someone applies it.")
+        elif action == "reject":
+            proposals.reject(proposal, user=user, actor=actor, reason=reason)
+            messages.success(request, f"Rejected #{proposal.pk}.")
+        elif action in ("apply", "revert"):
+            if request.POST.get("confirmed") != "yes":
+                confirm = action
+            elif action == "apply":
+                done = proposals.apply(proposal, user=user, actor=actor).applied or {}
+                messages.success(request, f"Applied #{proposal.pk}: " + (
+                    f"the settings are now version {done['to_version']}." if "to_version" in done
+                    else f"{len(done.get('retracted', []))} fact(s) retracted."))  # fmt: skip
+            else:
+                proposals.revert(proposal, user=user, actor=actor, reason=reason)
+                messages.success(request, f"Reverted #{proposal.pk}: recall is as it was before it was applied.")
+        else:
+            raise RequestError("choose an action", kind="validation")
+    except RequestError as error:
+        messages.error(request, error.message)
+    if confirm:
+        proposal.refresh_from_db()
+        return render(request, "governance/proposal_detail.html", _context(request, ws, proposal, confirm=confirm))
+    return redirect("governance:proposal-detail", ws.name, proposal.pk)
+
+
+def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | None = None) -> dict:
+    roles = request.workspace_roles
+    user = request.user
+    report = proposal.report or {}
+    default = (report.get("capabilities") or {}).get("default") or {}
+    history = MemoryEvent.objects.filter(workspace=ws, kind="proposal", data__proposal=proposal.pk).order_by("revision")
+    return {
+        "workspace": ws, "proposal": proposal, "diff": proposals.describe_change(proposal), "report": report,
+        "chart": delta_chart(default.get("deltas") or {}), "capabilities": _capability_rows(report),
+        "percent": _percent(proposal), "history": history[:100], "confirm": confirm,
+        "can_decide": bool(roles & set(proposals.DECIDE_ROLES)) and proposal.status == Proposal.Status.PENDING,
+        "blocker": proposals.approval_blocker(proposal, user, user.get_username()),
+        "stale": proposals.stale_reason(proposal) if proposal.evaluation == Proposal.Evaluation.DONE else None,
+        "is_author": proposals.is_author(proposal, user, user.get_username()),
+    }  # fmt: skip
+
+
+def _percent(proposal: Proposal) -> int:
+    if proposal.evaluation == Proposal.Evaluation.DONE:
+        return 100
+    return min(100, int(100 * proposal.eval_done / proposal.eval_total)) if proposal.eval_total else 0
+
+
+METRIC_LABELS = {"mrr": "MRR", "recall_at_k": "recall@k", "ndcg_at_k": "nDCG@k", "hit_at_k": "hit@k"}
+
+
+def _capability_rows(report: dict) -> list[dict]:
+    rows = []
+    for cap, found in (report.get("capabilities") or {}).items():
+        for name, d in (found.get("deltas") or {}).items():
+            rows.append({"capability": cap, "metric": METRIC_LABELS.get(name, name), "baseline": d["baseline"],
+                         "candidate": d["candidate"], "mean": d["mean"], "lo": d["ci95"][0], "hi": d["ci95"][1]})  # fmt: skip
+    return rows
+
+
+def delta_chart(deltas: dict, *, width: int = 560, row: int = 34) -> dict | None:
+    """Coordinates for the SVG of each metric's delta with its 95% CI around a zero line (no JS needed)."""
+    if not deltas:
+        return None
+    span = max([0.05] + [abs(v) for d in deltas.values() for v in (d["ci95"][0], d["ci95"][1], d["mean"])
+                         if v == v])  # fmt: skip
+    left, plot = 110, width - 130
+    zero = left + plot / 2
+
+    def x(value: float) -> float:
+        return round(zero + (value / span) * (plot / 2), 1) if value == value else zero
+
+    rows = []
+    for i, (name, d) in enumerate(deltas.items()):
+        y = 24 + i * row
+        lo, hi, mean = d["ci95"][0], d["ci95"][1], d["mean"]
+        tone = "up" if lo == lo and lo > 0 else ("down" if hi == hi and hi < 0 else "flat")
+        rows.append({"label": METRIC_LABELS.get(name, name), "y": y, "x_lo": x(lo), "x_hi": x(hi), "x_mean": x(mean),
+                     "text": f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]" if mean == mean else "n/a", "tone": tone})  # fmt: skip
+    return {"width": width, "height": 24 + len(rows) * row, "zero": zero, "rows": rows, "span": f"{span:.2f}",
+            "left": left, "right": left + plot, "text_x": width - 4}  # fmt: skip
