@@ -98,7 +98,7 @@ def _int(value, default: int) -> int:
 @login_required
 def proposal_detail(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
-    proposal = Proposal.objects.filter(workspace=ws, pk=proposal_id).first()
+    proposal = Proposal.objects.filter(workspace=ws, pk=proposal_id).first() if proposal_id < 2**31 else None
     if proposal is None:
         raise Http404("no such proposal")
     if request.method == "POST":

@@ -7,4 +7,5 @@ Values are dotted module paths, imported only once Django is set up; each module
 SUBCOMMANDS = {"contradictions": "governance.cli.contradictions", "review": "governance.cli.review",
                "shred": "governance.cli.shred", "retention": "governance.cli.retention",
                "purge": "governance.cli.purge", "members": "governance.cli.members",
-               "workspace": "governance.cli.workspace"}
+               "workspace": "governance.cli.workspace", "proposals": "governance.cli.proposals",
+               "gold": "governance.cli.gold"}

@@ -67,7 +67,7 @@ def sets(workspace: Workspace):
 def get(workspace: Workspace, gold_id: Any) -> GoldSet:
     text = str(gold_id).strip()
     found = None
-    if text.lstrip("#").isdigit():
+    if text.lstrip("#").isdigit() and int(text.lstrip("#")) < 2**31:
         found = GoldSet.objects.filter(workspace=workspace, pk=int(text.lstrip("#"))).first()
     if found is None:
         found = GoldSet.objects.filter(workspace=workspace, name=text).first()
@@ -78,7 +78,10 @@ def get(workspace: Workspace, gold_id: Any) -> GoldSet:
 
 def get_case(gold: GoldSet, case_pk: Any) -> GoldCase:
     try:
-        return gold.cases.get(pk=int(case_pk))
+        pk = int(case_pk)
+        if not 0 < pk < 2**31:
+            raise ValueError(pk)
+        return gold.cases.get(pk=pk)
     except (TypeError, ValueError, GoldCase.DoesNotExist):
         raise RequestError(f"no case {case_pk!r} in gold set {gold.name!r}", kind="not_found") from None
 

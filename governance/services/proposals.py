@@ -43,6 +43,8 @@ MAX_FACTS = 200  # facts one retract proposal may name
 def get(workspace: Workspace, proposal_id: Any) -> Proposal:
     try:
         pk = int(str(proposal_id).lstrip("#"))
+        if not 0 < pk < 2**31:
+            raise ValueError(pk)
     except (TypeError, ValueError):
         raise RequestError(f"no proposal {proposal_id!r}: proposal ids are numbers", kind="not_found") from None
     found = Proposal.objects.filter(workspace=workspace, pk=pk).select_related("workspace").first()
@@ -251,8 +253,10 @@ def _name(user, actor: str) -> str:
 # ---------------------------------------------------------------- evaluating
 
 
-def request_evaluation(proposal: Proposal, *, user=None, actor: str) -> Proposal:
-    """Queue an evaluation in the worker (or run it now when tasks run synchronously)."""
+def request_evaluation(proposal: Proposal, *, user=None, actor: str, inline: bool = False,
+                       progress=None) -> Proposal:  # fmt: skip
+    """Queue an evaluation in the worker (or run it now when tasks run synchronously). `inline` runs
+    it in this process instead (the CLI, which shows its own progress bar through `progress`)."""
     from django_q.tasks import async_task
 
     _require_role(user, proposal.workspace, ("owner", "approver", "admin"), "evaluate proposals")
@@ -267,17 +271,20 @@ def request_evaluation(proposal: Proposal, *, user=None, actor: str) -> Proposal
     if not queued:
         raise RequestError(f"proposal #{proposal.pk} is being evaluated already", kind="conflict")
     _event(proposal.workspace, proposal, "evaluation_requested", actor=actor)
-    async_task("governance.tasks.evaluate_proposal", proposal.pk)
+    if inline:
+        run_evaluation(proposal.pk, progress=progress)
+    else:
+        async_task("governance.tasks.evaluate_proposal", proposal.pk)
     proposal.refresh_from_db()
     return proposal
 
 
-def run_evaluation(proposal_id: int, *, live_bar: bool = True) -> dict[str, Any]:
+def run_evaluation(proposal_id: int, *, live_bar: bool = True, progress=None) -> dict[str, Any]:
     """The worker's part: evaluate, keep the report and the verdict on the proposal, log it."""
     proposal = Proposal.objects.select_related("workspace").get(pk=proposal_id)
     Proposal.objects.filter(pk=proposal.pk).update(evaluation=Proposal.Evaluation.RUNNING, eval_done=0)
     try:
-        report = proposal_eval.evaluate_proposal(proposal, live_bar=live_bar)
+        report = proposal_eval.evaluate_proposal(proposal, live_bar=live_bar, progress=progress)
     except RequestError as error:
         Proposal.objects.filter(pk=proposal.pk).update(evaluation=Proposal.Evaluation.FAILED, eval_error=error.message[:1000])
         return {"proposal": proposal.pk, "error": error.message}
@@ -452,3 +459,19 @@ def revert(proposal: Proposal, *, user=None, actor: str, reason: str = "") -> Pr
         current.save(update_fields=["status", "reverted_at", "reverted_by_name"])
     _event(workspace, current, "reverted", actor=name, reason=reason, **undone)
     return current
+
+
+def to_dict(proposal: Proposal, *, with_report: bool = False) -> dict[str, Any]:
+    """What the CLI and the API show of a proposal."""
+    out = {"id": proposal.pk, "workspace": proposal.workspace.name, "title": proposal.title, "change": proposal.change,
+           "source": proposal.source, "status": proposal.status, "author": proposal.author_name,
+           "rationale": proposal.rationale, "diff": describe_change(proposal), "fact_ids": list(proposal.fact_ids),
+           "base_version": proposal.base_version, "created_at": proposal.created_at.isoformat(),
+           "evaluation": proposal.evaluation, "clears_bar": proposal.clears_bar, "bar_reason": proposal.bar_reason,
+           "evaluated_version": proposal.evaluated_version,
+           "decided_by": proposal.decided_by_name or None, "decision_reason": proposal.decision_reason or None,
+           "applied": proposal.applied or None, "applied_by": proposal.applied_by_name or None,
+           "reverted_by": proposal.reverted_by_name or None}  # fmt: skip
+    if with_report:
+        out["report"] = proposal.report or None
+    return out

@@ -72,7 +72,15 @@ def run(options: dict) -> None:
         hits = memory.recall(options["query"], k=options["k"], as_of=as_of,
                              reinforce=not options.get("no_reinforce"), **common)  # fmt: skip
     lines = [f"{i + 1:>2}. {h.score:8.4f}  [{h.segment}] {h.content}  ({h.id})" for i, h in enumerate(hits)]
-    emit(options, {"query": options["query"], "hits": [h.to_dict() for h in hits]}, "\n".join(lines) or "(nothing relevant)")
+    payload = {"query": options["query"], "hits": [h.to_dict() for h in hits]}
+    if verb == "explain":  # which recall settings ranked these (a proposal's apply or revert moves it)
+        from memory.services.tuning import current
+
+        payload["settings_version"] = current(memory.workspace)[0]
+        lines.insert(0, f"recall settings version {payload['settings_version']}")
+        if not hits:
+            lines.append("(nothing relevant)")
+    emit(options, payload, "\n".join(lines) or "(nothing relevant)")
 
 
 def _emit_replay(options: dict, memory: Tideline, hits, origin, as_of: datetime | None) -> None:

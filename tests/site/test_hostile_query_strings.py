@@ -52,6 +52,8 @@ READS = {
     "export-events": ["format", *EVENT_FILTERS], "export-graph": ["format"],
     "import": [], "import-job": [], "import-decide": ["decision", "gated"],
     "login": ["next"], "logout": ["next"],
+    "proposals": ["status", "page"], "proposal-detail": [], "gold": [], "gold-detail": ["page"],
+    "gold-from-playground": [],
 }  # fmt: skip
 UNREAD = ["zz", "page", "id[]"]
 # Hostile path segments for each kind of path argument, besides the real value.
@@ -61,6 +63,8 @@ PATH_VALUES = {
     "action": ["up", "nope", "%00"],
     "item_id": ["0", "-1", "nope", "%00", "9" * 40],
     "job_id": ["0", "999999999", "9" * 40],
+    "proposal_id": ["0", "999999999", "9" * 40],
+    "gold_id": ["0", "999999999", "9" * 40],
 }
 
 
@@ -117,7 +121,7 @@ def urls_for(workspace, fact) -> list[tuple[str, str, bool]]:
     """(page name, URL, whether the path holds the real values) for every console page."""
     item = ReviewItem.objects.filter(workspace=workspace).first()
     real = {"workspace": workspace.name, "memory_id": quote(fact.id), "action": "up", "item_id": str(item.pk),
-            "job_id": "1"}
+            "job_id": "1", "proposal_id": "1", "gold_id": "1"}
     urls = []
     for name, route in console_patterns():
         urls.append((name, fill(route, real), True))

@@ -8,7 +8,8 @@ import json
 import pytest
 from django.contrib.auth import get_user_model
 
-from governance.models import ReviewItem
+from governance.models import GoldSet, Proposal, ReviewItem
+from governance.services import gold, proposals
 from memory.models import Fact, Membership
 from memory.services.curation import fact_states
 from memory.tideline import Tideline
@@ -20,7 +21,8 @@ URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{f
         "/w/{ws}/retention/", "/w/{ws}/retention/?preview=1&edit=1", "/w/{ws}/purge/",
         "/w/{ws}/purge/?segment=identity&mode=hard", "/w/{ws}/members/", "/w/{ws}/exports/",
         "/w/{ws}/exports/facts/?format=jsonl", "/w/{ws}/exports/facts/?format=json&segment=identity",
-        "/w/{ws}/exports/graph/?format=graphml", "/w/{ws}/exports/import/"]  # fmt: skip
+        "/w/{ws}/exports/graph/?format=graphml", "/w/{ws}/exports/import/", "/w/{ws}/proposals/",
+        "/w/{ws}/proposals/?status=pending", "/w/{ws}/proposals/{proposal}/", "/w/{ws}/gold/", "/w/{ws}/gold/{gold}/"]  # fmt: skip
 PERSONAS = {"anonymous": None, "outsider": "owner@other", "owner": "owner", "approver": "approver", "admin": "admin"}
 EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
 # Admin-only pages: owners and approvers are refused (403), even the preview (docs/SECURITY.md).
@@ -42,6 +44,8 @@ def world(workspace, other_workspace):
         target, role = (other_workspace, "owner") if role == "owner@other" else (workspace, role)
         Membership.objects.create(user=user, workspace=target, role=role)
         users[persona] = user
+    gold.scaffold(workspace, size=2, actor="setup")
+    proposals.propose_tuning(workspace, {"ngram_floor": 0.5}, rationale="a test", actor="setup")
     return workspace, fact, users, item
 
 
@@ -51,7 +55,8 @@ def test_permission_matrix(client, world, persona, url):
     workspace, fact, users, item = world
     if persona in users:
         client.force_login(users[persona])
-    response = client.get(url.format(ws=workspace.name, fact=fact.id, item=item.pk))
+    response = client.get(url.format(ws=workspace.name, fact=fact.id, item=item.pk,
+                                      proposal=Proposal.objects.get().pk, gold=GoldSet.objects.get().pk))
     admin_only = url.startswith(ADMIN_ONLY) and persona in ("owner", "approver")
     assert response.status_code == (403 if admin_only else EXPECTED[persona])
     if persona == "anonymous":

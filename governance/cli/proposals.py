@@ -1,0 +1,176 @@
+"""`tideline proposals list|show|propose|evaluate|approve|reject|apply|revert --workspace W [--json]` (issue 14).
+
+`propose --from-telemetry` makes the telemetry proposals (facts down-voted --min-downvotes times,
+and a maintenance threshold when people restored what decay or the dream took); `--from-misses`
+searches recall settings for fewer gold misses; `--set NAME=VALUE … --rationale TEXT --as USER` and
+`--retract ID … --rationale TEXT --as USER` are an owner's or admin's own proposals. `evaluate ID`
+scores it here with a progress bar (`--queue` hands it to the worker instead). `approve` and
+`reject` need `--as USER` (an approver or admin who is not the author) and `--reason`. The work is
+`governance.services.proposals`'.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+
+from governance.models import Proposal
+from governance.services import proposals
+from memory.cli.common import emit, progress_bar
+from memory.models import Membership
+from memory.services import tuning as tuning_service
+from memory.services.errors import RequestError
+from memory.services.workspaces import get_workspace
+
+HELP = ("self-improvement proposals: list and show them, propose (from telemetry, recall misses, or by hand), "
+        "evaluate on the approved gold sets, approve or reject (a second person), apply, revert")  # fmt: skip
+ACTOR = "cli:proposals"
+ACTIONS = ("list", "show", "propose", "evaluate", "approve", "reject", "apply", "revert")
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("action", choices=ACTIONS)
+    parser.add_argument("proposal", nargs="?", metavar="ID", help="show/evaluate/approve/reject/apply/revert: the proposal")
+    parser.add_argument("--workspace", required=True)
+    parser.add_argument("--status", choices=[s.value for s in Proposal.Status], help="list: only these")
+    parser.add_argument("--as", dest="as_user", metavar="USERNAME",
+                        help="act as this member (approve/reject and hand-made proposals need it)")  # fmt: skip
+    parser.add_argument("--reason", default="", help="approve/reject (required), revert (optional)")
+    source = parser.add_argument_group("propose")
+    source.add_argument("--from-telemetry", action="store_true", help="retract facts down-voted often enough")
+    source.add_argument("--min-downvotes", type=int, default=3, help="--from-telemetry: down-votes needed (default 3)")
+    source.add_argument("--from-misses", action="store_true", help="search recall settings for fewer gold misses")
+    source.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a setting to change (repeat)")
+    source.add_argument("--retract", action="append", default=[], metavar="FACT_ID", help="a fact to retract (repeat)")
+    source.add_argument("--rationale", default="", help="--set/--retract: why (the approver reads it)")
+    parser.add_argument("--queue", action="store_true", help="evaluate: hand it to the worker and return")
+
+
+def run(options: dict) -> None:
+    workspace = get_workspace(options["workspace"])
+    action = options["action"]
+    if action == "list":
+        return _list(options, workspace)
+    if action == "propose":
+        return _propose(options, workspace)
+    if not options.get("proposal"):
+        raise RequestError(f"proposals {action} needs the proposal's ID", kind="usage")
+    proposal = proposals.get(workspace, options["proposal"])
+    user, actor = member_user(workspace, options.get("as_user"))
+    if action == "show":
+        return emit(options, proposals.to_dict(proposal, with_report=True), _show(proposal))
+    if action == "evaluate":
+        return _evaluate(options, proposal, user, actor)
+    if action in ("approve", "reject"):
+        if user is None:
+            raise RequestError(f"proposals {action} needs --as USERNAME: a named approver or admin decides",
+                               kind="usage")  # fmt: skip
+        if not options.get("reason", "").strip():
+            raise RequestError(f"proposals {action} needs --reason TEXT", kind="usage")
+        verb = proposals.approve if action == "approve" else proposals.reject
+        done = verb(proposal, user=user, actor=actor, reason=options["reason"])
+        return emit(options, proposals.to_dict(done), f"proposal #{done.pk} {done.status} by {done.decided_by_name}")
+    if action == "apply":
+        done = proposals.apply(proposal, user=user, actor=actor)
+        what = done.applied or {}
+        text = (f"applied #{done.pk}: recall settings version {what['from_version']} → {what['to_version']}"
+                if "to_version" in what else f"applied #{done.pk}: retracted {', '.join(what.get('retracted', []))}")  # fmt: skip
+        return emit(options, proposals.to_dict(done), text)
+    done = proposals.revert(proposal, user=user, actor=actor, reason=options.get("reason") or "")
+    version, _ = tuning_service.current(workspace)
+    emit(options, proposals.to_dict(done), f"reverted #{done.pk}; recall settings version is now {version}")
+
+
+def member_user(workspace, username: str | None):
+    if not username:
+        return None, ACTOR
+    found = get_user_model().objects.filter(username=username).first()
+    if found is None or not Membership.objects.filter(workspace=workspace, user=found).exists():
+        raise RequestError(f"{username!r} is not a member of workspace {workspace.name!r}", kind="forbidden")
+    return found, username
+
+
+def _list(options: dict, workspace) -> None:
+    found = Proposal.objects.filter(workspace=workspace).order_by("-created_at", "-pk").select_related("workspace")
+    if options.get("status"):
+        found = found.filter(status=options["status"])
+    rows = list(found[:500])
+    version, _ = tuning_service.current(workspace)
+    lines = [f"proposals of {workspace.name} (recall settings version {version}): {len(rows)}"]
+    for p in rows:
+        bar = {True: "clears the bar", False: "misses the bar"}.get(p.clears_bar, p.evaluation)
+        lines.append(f"  #{p.pk:<5} {p.status:<9} {bar:<15} {p.title}  (by {p.author_name})")
+    emit(options, {"workspace": workspace.name, "settings_version": version,
+                   "proposals": [proposals.to_dict(p) for p in rows]}, "\n".join(lines))  # fmt: skip
+
+
+def _show(p: Proposal) -> str:
+    lines = [f"#{p.pk} {p.title}", f"  status {p.status}; {p.get_change_display()}; from {p.get_source_display()}; "
+             f"by {p.author_name}", f"  why: {p.rationale}"]  # fmt: skip
+    for change in proposals.describe_change(p):
+        if "fact" in change:
+            lines.append(f"  {change['fact']}: {change['before']} → {change['after']}")
+        else:
+            lines.append(f"  {change['name']}: {change['before']} → {change['after']}")
+    if p.evaluation == "done":
+        lines.append(f"  evaluation: {'clears' if p.clears_bar else 'misses'} the bar — {p.bar_reason}")
+        for name, d in ((p.report or {}).get("capabilities", {}).get("default", {}).get("deltas") or {}).items():
+            lines.append(f"    {name:<12} {d['baseline']:.3f} → {d['candidate']:.3f}  Δ {d['mean']:+.3f} "
+                         f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]")  # fmt: skip
+    else:
+        lines.append(f"  evaluation: {p.evaluation}{' — ' + p.eval_error if p.eval_error else ''}")
+    if p.decided_by_name:
+        lines.append(f"  {p.status if p.status != 'applied' else 'approved'} by {p.decided_by_name}: {p.decision_reason}")
+    return "\n".join(lines)
+
+
+def _propose(options: dict, workspace) -> None:
+    user, actor = member_user(workspace, options.get("as_user"))
+    chosen = [bool(options.get("from_telemetry")), bool(options.get("from_misses")), bool(options.get("set")),
+              bool(options.get("retract"))]  # fmt: skip
+    if sum(chosen) != 1:
+        raise RequestError("proposals propose takes one of --from-telemetry, --from-misses, --set NAME=VALUE, "
+                           "--retract FACT_ID", kind="usage")  # fmt: skip
+    if options.get("from_telemetry"):
+        made = proposals.propose_from_telemetry(workspace, min_downvotes=options["min_downvotes"])
+        made += [p for p in (proposals.propose_thresholds(workspace),) if p is not None]
+    elif options.get("from_misses"):
+        made = [p for p in (proposals.propose_from_recall_misses(workspace),) if p is not None]
+    else:
+        if user is None:
+            raise RequestError("a hand-made proposal needs --as USERNAME (an owner or admin): it is theirs",
+                               kind="usage")  # fmt: skip
+        if options.get("set"):
+            typed = {}
+            for pair in options["set"]:
+                name, sep, value = pair.partition("=")
+                if not sep:
+                    raise RequestError(f"--set takes NAME=VALUE, not {pair!r}", kind="usage")
+                typed[name.strip()] = value
+            changes = tuning_service.changes_from_text(workspace, typed)
+            made = [proposals.propose_tuning(workspace, changes, rationale=options["rationale"], user=user, actor=actor)]
+        else:
+            made = [proposals.propose_retraction(workspace, options["retract"], rationale=options["rationale"],
+                                                 user=user, actor=actor)]  # fmt: skip
+    lines = [f"proposed #{p.pk}: {p.title} (by {p.author_name})" for p in made] or ["nothing to propose"]
+    emit(options, {"workspace": workspace.name, "proposed": [proposals.to_dict(p) for p in made]}, "\n".join(lines))
+
+
+def _evaluate(options: dict, proposal: Proposal, user, actor: str) -> None:
+    if options.get("queue"):
+        done = proposals.request_evaluation(proposal, user=user, actor=actor)
+        return emit(options, proposals.to_dict(done), f"evaluation of #{done.pk} queued for the worker")
+    bar = progress_bar(None, f"evaluating #{proposal.pk}", "ranking")
+
+    def step(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    try:
+        proposals.request_evaluation(proposal, user=user, actor=actor, inline=True, progress=step)
+    finally:
+        bar.close()
+    proposal.refresh_from_db()
+    if proposal.evaluation == Proposal.Evaluation.FAILED:
+        raise RequestError(f"the evaluation of #{proposal.pk} failed: {proposal.eval_error}", kind="evaluation_failed")
+    emit(options, proposals.to_dict(proposal, with_report=True), _show(proposal))

@@ -1,0 +1,108 @@
+"""`tideline proposals …` and `tideline gold …` (issue 14): the loop from the command line, and bad
+input answered with one line and exit 2, nothing changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from governance.models import GoldSet, Proposal
+from memory.models import Membership
+from memory.services import tuning as tuning_service
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+GOLD = Path(__file__).resolve().parents[2] / "data" / "tideline-gold" / "synthetic.json"
+WORDS = ["lisbon", "saxophone", "kilimanjaro", "origami", "pistachio", "trombone"]
+TYPOS = ["lisbton", "saxaphone", "kilimanjero", "origammi", "pistashio", "trombome"]
+
+
+@pytest.fixture
+def world(workspace):
+    tl = Tideline(workspace)
+    ids = {w: tl.add(f"Maya keeps a {w} in the study.", segment="knowledge").id for w in WORDS}
+    for name, role in (("olga", "owner"), ("abe", "approver")):
+        Membership.objects.create(user=get_user_model().objects.create_user(name, password="pw-12345-x"),
+                                  workspace=workspace, role=role)
+    return workspace, tl, ids
+
+
+def tideline(capsys, *args) -> tuple[int, dict]:
+    try:
+        call_command("tideline", *args, "--json")
+        code = 0
+    except SystemExit as exit_:
+        code = exit_.code
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_the_loop_from_the_command_line(world, capsys):
+    ws, tl, ids = world
+    tuning_service.set_tuning(ws, {"ngram_floor": 0.95}, actor="setup")  # typos miss at this floor
+    code, made = tideline(capsys, "gold", "scaffold", "--workspace", ws.name, "--size", "6", "--as", "olga")
+    assert code == 0 and made["placeholders"] == 6
+    code, out = tideline(capsys, "proposals", "propose", "--workspace", ws.name, "--set", "ngram_floor=0.3",
+                         "--rationale", "typos", "--as", "olga")
+    pid = str(out["proposed"][0]["id"])
+    code, out = tideline(capsys, "proposals", "evaluate", pid, "--workspace", ws.name)
+    assert code == 2 and "placeholder" in out["error"]["message"]  # the gate refuses a scaffold
+    gold_set = GoldSet.objects.get()
+    for case in gold_set.cases.all():
+        word = next(w for w in WORDS if case.relevant_keys == [ids[w]])
+        case.query = f"where is the {TYPOS[WORDS.index(word)]}"
+        case.save()
+    code, out = tideline(capsys, "gold", "approve", "--set", gold_set.name, "--workspace", ws.name, "--as", "olga")
+    assert code == 2 and "only approvers" in out["error"]["message"]
+    code, out = tideline(capsys, "gold", "approve", "--set", gold_set.name, "--workspace", ws.name, "--as", "abe")
+    assert code == 0 and out["approved"]
+    code, out = tideline(capsys, "proposals", "evaluate", pid, "--workspace", ws.name)
+    assert code == 0 and out["clears_bar"] is True and out["report"]["cases"] == 6
+    code, out = tideline(capsys, "proposals", "apply", pid, "--workspace", ws.name)
+    assert code == 2 and "only an approved proposal" in out["error"]["message"]
+    code, out = tideline(capsys, "proposals", "approve", pid, "--workspace", ws.name, "--reason", "ok")
+    assert code == 2 and "--as" in out["error"]["message"]
+    code, out = tideline(capsys, "proposals", "approve", pid, "--workspace", ws.name, "--reason", "ok", "--as", "abe")
+    assert code == 0 and out["status"] == "approved" and out["decided_by"] == "abe"
+    code, out = tideline(capsys, "proposals", "approve", pid, "--workspace", ws.name, "--reason", "ok", "--as", "abe")
+    assert code == 2 and "approved already" in out["error"]["message"]
+    before = [h.id for h in tl.recall("where is the lisbton", k=3, reinforce=False)]
+    code, out = tideline(capsys, "proposals", "apply", pid, "--workspace", ws.name)
+    assert code == 0 and out["applied"]["to_version"] == 2
+    code, explained = tideline(capsys, "explain", "where is the lisbton", "--workspace", ws.name)
+    assert explained["settings_version"] == 2 and explained["hits"][0]["id"] == ids["lisbon"]
+    code, out = tideline(capsys, "proposals", "apply", pid, "--workspace", ws.name)
+    assert code == 2 and "applied already" in out["error"]["message"]
+    code, out = tideline(capsys, "proposals", "revert", pid, "--workspace", ws.name)
+    assert code == 0 and out["status"] == "reverted"
+    assert [h.id for h in tl.recall("where is the lisbton", k=3, reinforce=False)] == before
+    code, out = tideline(capsys, "proposals", "revert", pid, "--workspace", ws.name)
+    assert code == 2 and "only an applied proposal" in out["error"]["message"]
+    code, listed = tideline(capsys, "proposals", "list", "--workspace", ws.name, "--status", "reverted")
+    assert [p["id"] for p in listed["proposals"]] == [int(pid)]
+
+
+def test_telemetry_proposals_and_bad_input(world, capsys):
+    ws, tl, ids = world
+    for _ in range(3):
+        tl.feedback(ids["origami"], "down")
+    code, out = tideline(capsys, "proposals", "propose", "--workspace", ws.name, "--from-telemetry")
+    assert code == 0 and [p["fact_ids"] for p in out["proposed"]] == [[ids["origami"]]]
+    assert out["proposed"][0]["author"] == "telemetry"
+    for args, says in [
+        (("proposals", "show", "999", "--workspace", ws.name), "no proposal #999"),
+        (("proposals", "show", "abc", "--workspace", ws.name), "proposal ids are numbers"),
+        (("proposals", "propose", "--workspace", ws.name, "--set", "ngram_floor=high", "--rationale", "x", "--as", "olga"),
+         "must be a number"),
+        (("proposals", "propose", "--workspace", ws.name, "--set", "ngram_floor=0.5", "--rationale", "x"), "--as"),
+        (("gold", "upload", str(GOLD) + ".missing", "--workspace", ws.name), "cannot read"),
+    ]:
+        count = Proposal.objects.count()
+        code, out = tideline(capsys, *args)
+        assert code == 2 and says in out["error"]["message"], (args, out)
+        assert Proposal.objects.count() == count
+    code, out = tideline(capsys, "gold", "upload", str(GOLD), "--workspace", ws.name)
+    assert code == 0 and out["kind"] == "standalone" and not out["approved"]
