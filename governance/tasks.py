@@ -46,3 +46,18 @@ def evaluate_proposal(proposal_id: int) -> dict:
     from governance.services import proposals
 
     return proposals.run_evaluation(proposal_id)
+
+
+def propose_from_telemetry_everywhere() -> list[dict]:
+    """Telemetry proposals for every workspace: a retraction per fact down-voted often enough, and a
+    maintenance threshold when people restored what decay or the dream took. An open proposal for
+    the same change is not made twice, so the nightly run is idempotent."""
+    from governance.services import proposals
+
+    out = []
+    for workspace in Workspace.objects.all():
+        made = proposals.propose_from_telemetry(workspace)
+        threshold = proposals.propose_thresholds(workspace)
+        made += [threshold] if threshold is not None else []
+        out.append({"workspace": workspace.name, "proposed": [p.pk for p in made]})
+    return out

@@ -52,7 +52,7 @@ def test_setup_schedules_runs_the_nightly_pass_from_governance_and_upgrades_an_o
     call_command("setup_schedules")
     nightly = Schedule.objects.get(name=NIGHTLY)
     assert (nightly.func, nightly.schedule_type) == ("governance.tasks.run_nightly_everywhere", Schedule.DAILY)
-    assert Schedule.objects.count() == 3
+    assert Schedule.objects.count() == 4
 
 
 def test_retention_runs_nightly_through_an_allowed_task_and_takes_nothing_twice(workspace):
@@ -73,3 +73,20 @@ def test_retention_runs_nightly_through_an_allowed_task_and_takes_nothing_twice(
     assert [r["archived"] for r in tasks.apply_retention_all()] == [0]
     run = MemoryEvent.objects.filter(kind="retention_run").order_by("revision").first()
     assert run.actor == "task:retention" and old.id in MemoryEvent.objects.get(kind="archived").fact_ids
+
+
+def test_telemetry_proposals_are_made_nightly_through_an_allowed_task_and_not_twice(workspace):
+    from governance.models import Proposal
+
+    tl = Tideline(workspace)
+    fact = tl.add("The meeting room is on the third floor.", segment="knowledge")
+    for _ in range(3):
+        tl.feedback(fact.id, "down")
+    call_command("setup_schedules")
+    nightly = Schedule.objects.get(func="governance.tasks.propose_from_telemetry_everywhere")
+    assert nightly.schedule_type == Schedule.DAILY and nightly.func in allowed_task_functions()
+    first = tasks.propose_from_telemetry_everywhere()
+    assert [len(r["proposed"]) for r in first] == [1]
+    assert [len(r["proposed"]) for r in tasks.propose_from_telemetry_everywhere()] == [0]
+    made = Proposal.objects.get()
+    assert made.fact_ids == [fact.id] and made.author_name == "telemetry" and made.status == "pending"

@@ -27,6 +27,9 @@ SCHEDULES = [
      Schedule.DAILY, 3),
     # Retention archives or purges what recall already hides; nightly, before the dream sees those facts.
     ("retention policies (nightly at 02:00 UTC, every workspace)", "governance.tasks.apply_retention_all", Schedule.DAILY, 2),
+    # Proposals from the day's telemetry (down-votes, restored facts); after the dream, for the morning's review.
+    ("proposals from telemetry (nightly at 04:00 UTC, every workspace)", "governance.tasks.propose_from_telemetry_everywhere",
+     Schedule.DAILY, 4),
 ]  # fmt: skip
 
 
