@@ -115,8 +115,9 @@ def _act(request: HttpRequest, ws, proposal: Proposal) -> HttpResponse:
     confirm = None
     try:
         if action == "evaluate":
-            proposals.request_evaluation(proposal, user=user, actor=actor)
-            messages.success(request, "Evaluation queued: the bar below fills as the worker scores the gold cases.")
+            done = proposals.request_evaluation(proposal, user=user, actor=actor)
+            messages.success(request, "Evaluated: the report is below." if done.evaluation == Proposal.Evaluation.DONE
+                             else "Evaluation queued: the bar below fills as the worker scores the gold cases.")  # fmt: skip
         elif action == "approve":
             proposals.approve(proposal, user=user, actor=actor, reason=reason)
             messages.success(request, f"Approved #{proposal.pk}. It changes nothing until someone applies it.")
@@ -153,6 +154,7 @@ def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | Non
     return {
         "workspace": ws, "proposal": proposal, "diff": proposals.describe_change(proposal), "report": report,
         "chart": delta_chart(default.get("deltas") or {}), "capabilities": _capability_rows(report),
+        "metric_names": [METRIC_LABELS.get(n, n) for n in (default.get("deltas") or {})],
         "percent": _percent(proposal), "history": history[:100], "confirm": confirm,
         "can_decide": bool(roles & set(proposals.DECIDE_ROLES)) and proposal.status == Proposal.Status.PENDING,
         "blocker": proposals.approval_blocker(proposal, user, user.get_username()),
@@ -171,21 +173,22 @@ METRIC_LABELS = {"mrr": "MRR", "recall_at_k": "recall@k", "ndcg_at_k": "nDCG@k",
 
 
 def _capability_rows(report: dict) -> list[dict]:
+    """One row per capability, one cell per metric: in force → proposed, and the delta with its CI."""
     rows = []
     for cap, found in (report.get("capabilities") or {}).items():
-        for name, d in (found.get("deltas") or {}).items():
-            rows.append({"capability": cap, "metric": METRIC_LABELS.get(name, name), "baseline": d["baseline"],
-                         "candidate": d["candidate"], "mean": d["mean"], "lo": d["ci95"][0], "hi": d["ci95"][1]})  # fmt: skip
+        cells = [{"baseline": d["baseline"], "candidate": d["candidate"], "mean": d["mean"], "lo": d["ci95"][0],
+                  "hi": d["ci95"][1]} for d in (found.get("deltas") or {}).values()]  # fmt: skip
+        rows.append({"capability": cap, "cells": cells})
     return rows
 
 
-def delta_chart(deltas: dict, *, width: int = 560, row: int = 34) -> dict | None:
+def delta_chart(deltas: dict, *, width: int = 640, row: int = 34) -> dict | None:
     """Coordinates for the SVG of each metric's delta with its 95% CI around a zero line (no JS needed)."""
     if not deltas:
         return None
     span = max([0.05] + [abs(v) for d in deltas.values() for v in (d["ci95"][0], d["ci95"][1], d["mean"])
                          if v == v])  # fmt: skip
-    left, plot = 110, width - 130
+    left, plot = 80, width - 80 - 200  # labels on the left, the numbers in the last 200 px
     zero = left + plot / 2
 
     def x(value: float) -> float:

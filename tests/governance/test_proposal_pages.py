@@ -58,7 +58,7 @@ def test_the_whole_loop_through_the_console_as_two_people(client, world):
     proposal = Proposal.objects.get(workspace=ws)
     assert response.redirect_chain[-1][0].endswith(f"/proposals/{proposal.pk}/")
     response = client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "evaluate"}, follow=True)  # inline (TIDELINE_Q_SYNC)
-    assert "Evaluation queued" in _messages(response), _messages(response)
+    assert "Evaluated" in _messages(response), _messages(response)
     proposal.refresh_from_db()
     assert proposal.evaluation == "done" and proposal.clears_bar, proposal.bar_reason
     page = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/").content.decode()
