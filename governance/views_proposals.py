@@ -45,7 +45,7 @@ def proposals_page(request: HttpRequest, workspace: str) -> HttpResponse:
     return render(request, "governance/proposals.html", {
         "workspace": ws, "page": page, "status": status, "counts": counts, "total": sum(counts.values()),
         "can_propose": bool(roles & set(proposals.PROPOSE_ROLES)), "version": version,
-        "knobs": [(k, getattr(in_force, k.name)) for k in T.KNOBS], "min_downvotes": rules.DEFAULT_MIN_DOWNVOTES,
+        "knobs": [(k, f"{getattr(in_force, k.name):g}") for k in T.KNOBS], "min_downvotes": rules.DEFAULT_MIN_DOWNVOTES,
         "gate": None if proposal_eval.usable_sets(ws) else proposal_eval.gate_refusal(ws), "form": request.POST,
     })  # fmt: skip
 
@@ -152,7 +152,8 @@ def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | Non
     default = (report.get("capabilities") or {}).get("default") or {}
     history = MemoryEvent.objects.filter(workspace=ws, kind="proposal", data__proposal=proposal.pk).order_by("revision")
     return {
-        "workspace": ws, "proposal": proposal, "diff": proposals.describe_change(proposal), "report": report,
+        "workspace": ws, "proposal": proposal, "diff": [{k: _num(v) for k, v in c.items()} for c in proposals.describe_change(proposal)],
+        "report": report,
         "chart": delta_chart(default.get("deltas") or {}), "capabilities": _capability_rows(report),
         "metric_names": [METRIC_LABELS.get(n, n) for n in (default.get("deltas") or {})],
         "percent": _percent(proposal), "history": history[:100], "confirm": confirm,
@@ -161,6 +162,11 @@ def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | Non
         "stale": proposals.stale_reason(proposal) if proposal.evaluation == Proposal.Evaluation.DONE else None,
         "is_author": proposals.is_author(proposal, user, user.get_username()),
     }  # fmt: skip
+
+
+def _num(value):
+    """A knob's value as a person writes it (0.5, not 0.5000); anything else as it is."""
+    return f"{value:g}" if isinstance(value, float) else value
 
 
 def _percent(proposal: Proposal) -> int:

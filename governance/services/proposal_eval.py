@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import close_old_connections, connection, transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from governance.engine import proposals as rules
@@ -53,10 +54,14 @@ class _Scored:
     needed_taken: list[str] = field(default_factory=list)
 
 
-def usable_sets(workspace: Workspace) -> list[GoldSet]:
-    """Approved sets with at least one case and no placeholder query: what the gate counts."""
-    sets = GoldSet.objects.filter(workspace=workspace, approved_at__isnull=False).prefetch_related("cases")
-    return [s for s in sets if s.cases.all() and not any(harness.PLACEHOLDER in c.query for c in s.cases.all())]
+def usable_sets(workspace: Workspace, *, with_cases: bool = False) -> list[GoldSet]:
+    """Approved sets with at least one case and no placeholder query: what the gate counts. Counted in
+    the database (pages ask on every request); `with_cases` also loads the cases, for scoring."""
+    sets = (GoldSet.objects.filter(workspace=workspace, approved_at__isnull=False)
+            .annotate(case_total=Count("cases"),
+                      placeholders=Count("cases", filter=Q(cases__query__contains=harness.PLACEHOLDER)))
+            .filter(case_total__gt=0, placeholders=0).order_by("name", "pk"))  # fmt: skip
+    return list(sets.prefetch_related("cases") if with_cases else sets)
 
 
 def gold_fingerprint(sets: Sequence[GoldSet]) -> str:
@@ -138,7 +143,7 @@ def evaluate_proposal(proposal: Proposal, *, progress: Callable[[int, int], None
     deltas, the default's per-category figures, the cases that changed, and the verdict."""
     started = time.perf_counter()
     workspace = proposal.workspace
-    sets = usable_sets(workspace)
+    sets = usable_sets(workspace, with_cases=True)
     if not sets:
         raise RequestError(gate_refusal(workspace), kind="unapproved")
     version, in_force = tuning_service.current(workspace)
@@ -161,11 +166,12 @@ def evaluate_proposal(proposal: Proposal, *, progress: Callable[[int, int], None
 
 def gate_refusal(workspace: Workspace) -> str:
     """Why there is nothing to evaluate on, in words (the gate refuses unapproved and placeholder sets)."""
-    sets = list(GoldSet.objects.filter(workspace=workspace).prefetch_related("cases"))
+    sets = list(GoldSet.objects.filter(workspace=workspace)
+                .annotate(placeholders=Count("cases", filter=Q(cases__query__contains=harness.PLACEHOLDER))))
     if not sets:
         return ("this workspace has no gold set: upload one or make a scaffold on the Gold sets page, rewrite its "
                 "queries, and have an approver approve it")  # fmt: skip
-    placeholder = [s.name for s in sets if any(harness.PLACEHOLDER in c.query for c in s.cases.all())]
+    placeholder = [s.name for s in sets if s.placeholders]
     if placeholder:
         return (f"gold set(s) {', '.join(placeholder)} still have the placeholder query; rewrite every case, then "
                 "have an approver approve the set (no approved gold set to evaluate on)")  # fmt: skip
@@ -229,7 +235,7 @@ def search_settings(workspace: Workspace, *, max_cases: int = 200):
     case misses or no candidate raises MRR."""
     from memory.services import embedding
 
-    sets = usable_sets(workspace)
+    sets = usable_sets(workspace, with_cases=True)
     if not sets:
         raise RequestError(gate_refusal(workspace), kind="unapproved")
     _, in_force = tuning_service.current(workspace)
@@ -296,7 +302,14 @@ def _rank_cases(workspace, cases, base: Trial, cand: Trial, now, scored: _Scored
     for cap in CAPABILITIES:
         sides = scored.rankings.setdefault(cap, {"baseline": {}, "candidate": {}})
         for case in cases:
-            if cap == "default":
+            if cap == "default" and base.tuning == cand.tuning:
+                # Same settings, different facts taken away (a retraction): one ranking serves both sides.
+                both = Trial(base.tuning, base.removed | cand.removed)
+                pool = [*_default(workspace, case["query"], both, now, keep=base.removed | cand.removed)]
+                base_ids = [i for i in pool if i not in base.removed][:POOL]
+                cand_ids = [i for i in pool if i not in cand.removed][:POOL]
+                bar.step(2)
+            elif cap == "default":
                 base_ids = _default(workspace, case["query"], base, now)
                 cand_ids = _default(workspace, case["query"], cand, now)
                 bar.step(2)
@@ -310,10 +323,13 @@ def _rank_cases(workspace, cases, base: Trial, cand: Trial, now, scored: _Scored
             sides["candidate"][case["id"]] = cand_ids
 
 
-def _default(workspace, query: str, trial: Trial, now) -> list[str]:
+def _default(workspace, query: str, trial: Trial, now, *, keep: frozenset[str] = frozenset()) -> list[str]:
+    """The default recall's ranking under the trial's settings, its removed facts left out (those in
+    `keep` are kept, for a caller that filters each side itself)."""
     hits = recall_service.recall(workspace=workspace, query=query, origin="owner", k=POOL + len(trial.removed),
                                  reinforce=False, now=now, tuning=trial.tuning)  # fmt: skip
-    return [h.id for h in hits if h.id not in trial.removed][:POOL]
+    left_out = trial.removed - keep
+    return [h.id for h in hits if h.id not in left_out][: POOL + len(keep)]
 
 
 def _summary(report) -> dict[str, Any]:

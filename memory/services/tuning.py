@@ -87,7 +87,7 @@ def changes_from_text(workspace: Workspace, typed: dict[str, str], *, decimals: 
             raise RequestError(f"{name} must be a number, got {text[:40]!r}", kind="validation") from None
         if value != value or value in (float("inf"), float("-inf")):
             raise RequestError(f"{name} must be a finite number", kind="validation")
-        if abs(value - round(getattr(in_force, name), decimals)) < 1e-9:
+        if abs(value - getattr(in_force, name)) <= 0.5 * 10**-decimals:  # as shown: no change
             continue
         out[name] = int(value) if T.KNOB[name].integer and value == int(value) else value
     return out
