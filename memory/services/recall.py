@@ -270,8 +270,10 @@ def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now
             fact.last_accessed_at = m.now
             fields += ["access_count", "last_accessed_at"]
         fact.save(update_fields=fields)
+        # Which recall settings served the fact being judged (a proposal's apply or revert moves it).
         m.record("feedback", fact_ids=[fact.memory_id], signal=signal, before=before,
-                 after={"importance": fact.importance, "confidence": fact.confidence})  # fmt: skip
+                 after={"importance": fact.importance, "confidence": fact.confidence},
+                 settings_version=m.workspace.tuning_version)  # fmt: skip
     return fact
 
 

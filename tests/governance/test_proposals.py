@@ -176,3 +176,14 @@ def test_recall_misses_propose_settings_from_a_bounded_search(tl, memory, people
     proposal = proposals.propose_from_recall_misses(ws)
     assert proposal is not None and proposal.source == "recall_misses" and proposal.author_name == "telemetry"
     assert proposal.tuning["ngram_floor"] < 0.95 and "10 of 10" in proposal.rationale
+
+
+def test_feedback_and_the_playground_name_the_settings_version_in_force(tl, memory, client, people):
+    ws = tl.workspace
+    tuning_service.set_tuning(ws, {"ngram_floor": 0.5}, actor="olga", reason="test")
+    tl.feedback(memory["origami"], "up")
+    event = MemoryEvent.objects.filter(workspace=ws, kind="feedback").latest("revision")
+    assert event.data["settings_version"] == 1
+    client.force_login(people["owner"])
+    page = client.get(f"/w/{ws.name}/recall/?q=origami").content.decode()
+    assert "recall settings version 1" in page
