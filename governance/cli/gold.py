@@ -2,8 +2,9 @@
 
 `upload FILE` stores a gold JSON (either format the harness reads; unknown keys refused) as an
 unapproved set; `scaffold` makes a set from the workspace's most-used owner facts, each query the
-placeholder to rewrite in the console; `approve --set NAME --as USER` is an approver's or admin's
-act (not the set's maker; no placeholder left). The work is `governance.services.gold`'s.
+placeholder to rewrite in the console; `approve --set NAME [--as USER]` is an approver's or admin's
+act (checked with --as; without it the operator approves as cli:gold), never the set's maker's, and
+only once no placeholder query is left. The work is `governance.services.gold`'s.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ ACTOR = "cli:gold"
 
 def add_arguments(parser) -> None:
     parser.add_argument("action", choices=("list", "show", "upload", "scaffold", "approve"))
-    parser.add_argument("file", nargs="?", metavar="FILE", help="upload: the gold JSON")
+    parser.add_argument("target", nargs="?", metavar="FILE|SET", help="upload: the gold JSON; show/approve: the set")
+    parser.add_argument("--file", help="upload: the gold JSON (instead of the positional FILE)")
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--set", dest="gold_set", metavar="NAME", help="show/approve: the set (name or id)")
     parser.add_argument("--name", default="", help="upload/scaffold: the new set's name")
     parser.add_argument("--size", type=int, default=gold.SCAFFOLD_DEFAULT, help="scaffold: how many cases")
-    parser.add_argument("--as", dest="as_user", metavar="USERNAME", help="act as this member (approve needs it)")
+    parser.add_argument("--as", dest="as_user", metavar="USERNAME",
+                        help="act as this member (else as cli:gold, the operator; nobody approves a set they made)")
 
 
 def run(options: dict) -> None:
@@ -44,9 +47,9 @@ def run(options: dict) -> None:
             for s in found]  # fmt: skip
         return emit(options, {"workspace": workspace.name, "gold_sets": found}, "\n".join(lines))
     if action == "upload":
-        if not options.get("file"):
+        if not (options.get("file") or options.get("target")):
             raise RequestError("gold upload needs the FILE to upload", kind="usage")
-        path = Path(options["file"])
+        path = Path(options.get("file") or options["target"])
         try:
             raw = path.read_bytes()
         except OSError as exc:
@@ -58,9 +61,9 @@ def run(options: dict) -> None:
         made = gold.scaffold(workspace, size=options["size"], name=options["name"], user=user, actor=actor)
         return emit(options, gold.describe(made), f"made {made.name!r} (#{made.pk}) with {made.cases.count()} cases: "
                     f"rewrite each query on /w/{workspace.name}/gold/{made.pk}/, then have an approver approve it")  # fmt: skip
-    if not options.get("gold_set"):
-        raise RequestError(f"gold {action} needs --set NAME", kind="usage")
-    found = gold.get(workspace, options["gold_set"])
+    if not (options.get("gold_set") or options.get("target")):
+        raise RequestError(f"gold {action} needs the set: --set NAME (or its id)", kind="usage")
+    found = gold.get(workspace, options.get("gold_set") or options["target"])
     if action == "show":
         lines = [f"{found.name} (#{found.pk}, {found.kind}, {'approved' if found.approved else 'not approved'})"]
         for c in found.cases.all():
@@ -69,7 +72,5 @@ def run(options: dict) -> None:
         payload = {**gold.describe(found), "case_list": [{"id": c.case_id, "query": c.query, "relevant_keys": c.relevant_keys,
                                                           "category": c.category} for c in found.cases.all()]}  # fmt: skip
         return emit(options, payload, "\n".join(lines))
-    if user is None:
-        raise RequestError("gold approve needs --as USERNAME: a named approver or admin approves a set", kind="usage")
     done = gold.approve(found, user=user, actor=actor)
     emit(options, gold.describe(done), f"approved {done.name!r}: proposals are evaluated on it from now on")

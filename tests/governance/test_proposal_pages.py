@@ -144,3 +144,17 @@ def test_the_playground_adds_a_gold_case(client, world):
                            follow=True)
     assert "playground" in _messages(response)
     assert GoldSet.objects.get(workspace=ws, name="playground").cases.get().relevant_keys == [ids["lisbon"]]
+
+
+def test_a_running_evaluation_polls_its_progress_as_a_fragment(client, world):
+    ws, users, _ = world
+    proposal = Proposal.objects.create(workspace=ws, change="tuning", source="manual", title="t", rationale="r",
+                                       tuning={"ngram_floor": 0.5}, author_name="x", evaluation="running",
+                                       eval_done=3, eval_total=12)  # fmt: skip
+    client.force_login(users["approver"])
+    fragment = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in fragment and 'id="evaluation"' in fragment and 'hx-trigger="every 1s"' in fragment
+    assert 'value="25"' in fragment and "3 of 12" in fragment
+    Proposal.objects.filter(pk=proposal.pk).update(evaluation="failed", eval_error="the evaluation failed: boom")
+    fragment = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    assert "hx-trigger" not in fragment and "the evaluation failed: boom" in fragment
