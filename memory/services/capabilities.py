@@ -16,12 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from memory.engine import records as R
 from memory.engine.candidates import candidate_mask
 from memory.engine.graph_recall import recall_with_graph
-from memory.engine.hrr import cosine_many
 from memory.engine.lanes import vector_lane
 from memory.engine.recall import recall_hybrid, search
 from memory.services import embedding
@@ -78,11 +75,10 @@ def _learned_only(index, embedder, query: str, now_ms: int, scope, limit: int) -
 
 
 def _vector_only(cols, query: str, now_ms: int, scope, limit: int) -> list[str]:
+    """HRR cosine alone, through the vector lane (one product over the stored matrix with its cached
+    norms: no per-query copy of the candidates' vectors)."""
     mask = candidate_mask(cols, now_ms, scope)
     if cols.embeddings is None or not mask.any():
         return []
-    rows = np.flatnonzero(mask & cols.embedded)
-    sims = cosine_many(registry.embedder.embed_one(query), cols.embeddings[rows])
-    keep = sims >= registry.embedder.min_sim
-    order = np.argsort(-sims[keep], kind="stable")[:limit]
-    return [cols.memory_ids[i] for i in rows[keep][order]]
+    rows, _ = vector_lane(cols, mask, registry.embedder.embed_one(query), registry.embedder.min_sim)
+    return [cols.memory_ids[i] for i in rows[:limit]]
