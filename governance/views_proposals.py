@@ -45,7 +45,7 @@ def proposals_page(request: HttpRequest, workspace: str) -> HttpResponse:
     return render(request, "governance/proposals.html", {
         "workspace": ws, "page": page, "status": status, "counts": counts, "total": sum(counts.values()),
         "can_propose": bool(roles & set(proposals.PROPOSE_ROLES)), "version": version,
-        "knobs": [(k, f"{getattr(in_force, k.name):g}") for k in T.KNOBS], "min_downvotes": rules.DEFAULT_MIN_DOWNVOTES,
+        "knobs": [(k, f"{getattr(in_force, k.name):g}", f"{k.low:g}–{k.high:g}") for k in T.KNOBS], "min_downvotes": rules.DEFAULT_MIN_DOWNVOTES,
         "gate": None if proposal_eval.usable_sets(ws) else proposal_eval.gate_refusal(ws), "form": request.POST,
     })  # fmt: skip
 

@@ -63,7 +63,7 @@ def test_the_whole_loop_through_the_console_as_two_people(client, world):
     assert proposal.evaluation == "done" and proposal.clears_bar, proposal.bar_reason
     page = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/").content.decode()
     assert "Clears the bar" in page and "<svg" in page
-    assert "Waiting for an approver or admin who is not its author" in page
+    assert "You wrote this proposal: a second person" in page
     response = client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "approve", "reason": "mine"}, follow=True)
     assert "cannot be approved" in _messages(response)
     client.force_login(users["approver"])
