@@ -1,4 +1,4 @@
-"""Template context: how many review items wait in the current workspace, and whether the signed-in
+"""Template context: how many review items and pending proposals wait in the current workspace, and whether the signed-in
 user may create workspaces (the home page's link)."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from functools import cache
 
 from django.http import HttpRequest
 
+from governance.models import Proposal
 from governance.selectors import open_review_count
 from governance.services.members import may_create_workspace
 from memory.models import Workspace
@@ -23,11 +24,19 @@ def review_queue(request: HttpRequest) -> dict:
         return {}
 
     @cache
-    def count() -> int:
-        workspace = Workspace.objects.filter(name=name, memberships__user=user).distinct().first()
-        return open_review_count(workspace) if workspace is not None else 0
+    def workspace():
+        return Workspace.objects.filter(name=name, memberships__user=user).distinct().first()
 
-    return {"open_review_count": count}
+    @cache
+    def count() -> int:
+        return open_review_count(workspace()) if workspace() is not None else 0
+
+    @cache
+    def pending_proposals() -> int:
+        found = workspace()
+        return Proposal.objects.filter(workspace=found, status=Proposal.Status.PENDING).count() if found else 0
+
+    return {"open_review_count": count, "pending_proposal_count": pending_proposals}
 
 
 def workspace_creation(request: HttpRequest) -> dict:

@@ -158,3 +158,14 @@ def test_a_running_evaluation_polls_its_progress_as_a_fragment(client, world):
     Proposal.objects.filter(pk=proposal.pk).update(evaluation="failed", eval_error="the evaluation failed: boom")
     fragment = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/", HTTP_HX_REQUEST="true").content.decode()
     assert "hx-trigger" not in fragment and "the evaluation failed: boom" in fragment
+
+
+def test_the_navigation_counts_pending_proposals(client, world):
+    ws, users, _ = world
+    Proposal.objects.create(workspace=ws, change="tuning", source="manual", title="t", rationale="r",
+                            tuning={"ngram_floor": 0.5}, author_name="x")  # fmt: skip
+    Proposal.objects.create(workspace=ws, change="tuning", source="manual", title="u", rationale="r", status="applied",
+                            tuning={"ngram_floor": 0.6}, author_name="x")  # fmt: skip
+    client.force_login(users["approver"])
+    page = client.get(f"/w/{ws.name}/").content.decode()
+    assert '<span class="badge" title="pending proposals">1</span>' in page
