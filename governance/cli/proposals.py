@@ -30,6 +30,7 @@ ACTIONS = ("list", "show", "propose", "evaluate", "approve", "reject", "apply", 
 def add_arguments(parser) -> None:
     parser.add_argument("action", choices=ACTIONS)
     parser.add_argument("proposal", nargs="?", metavar="ID", help="show/evaluate/approve/reject/apply/revert: the proposal")
+    parser.add_argument("--id", dest="proposal_id", metavar="ID", help="the proposal (instead of the positional ID)")
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--status", choices=[s.value for s in Proposal.Status], help="list: only these")
     parser.add_argument("--as", dest="as_user", metavar="USERNAME",
@@ -52,9 +53,10 @@ def run(options: dict) -> None:
         return _list(options, workspace)
     if action == "propose":
         return _propose(options, workspace)
-    if not options.get("proposal"):
+    chosen = options.get("proposal") or options.get("proposal_id")
+    if not chosen:
         raise RequestError(f"proposals {action} needs the proposal's ID", kind="usage")
-    proposal = proposals.get(workspace, options["proposal"])
+    proposal = proposals.get(workspace, chosen)
     user, actor = member_user(workspace, options.get("as_user"))
     if action == "show":
         return emit(options, proposals.to_dict(proposal, with_report=True), _show(proposal))
