@@ -83,6 +83,8 @@ def gold_detail(request: HttpRequest, workspace: str, gold_id: int) -> HttpRespo
         confirm = outcome
     cases = found.cases.all()
     page = Paginator(cases, CASES_PER_PAGE).get_page(request.GET.get("page"))
+    for case in page.object_list:  # a query lifted from the fact grades recall on its own answer key
+        case.copied = bool(case.hint) and PLACEHOLDER not in case.query and _words(case.query) <= _words(case.hint)
     roles = request.workspace_roles
     user = request.user
     return render(request, "governance/gold_detail.html", {
@@ -147,6 +149,10 @@ def gold_from_playground(request: HttpRequest, workspace: str) -> HttpResponse:
     response = redirect("memory:recall-playground", ws.name)
     response["Location"] += "?" + _query_string(query)
     return response
+
+
+def _words(text: str) -> set[str]:
+    return {w.strip(".,;:!?\"'()").lower() for w in text.split()} - {""}
 
 
 def _query_string(query: str) -> str:

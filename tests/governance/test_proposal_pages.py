@@ -169,3 +169,17 @@ def test_the_navigation_counts_pending_proposals(client, world):
     client.force_login(users["approver"])
     page = client.get(f"/w/{ws.name}/").content.decode()
     assert '<span class="badge" title="pending proposals">1</span>' in page
+
+
+def test_a_query_lifted_from_its_fact_is_pointed_out(client, world):
+    ws, users, ids = world
+    client.force_login(users["owner"])
+    client.post(f"/w/{ws.name}/gold/", {"action": "scaffold", "size": "2"})
+    gold = GoldSet.objects.get(workspace=ws)
+    first, second = gold.cases.all()
+    first.query = " ".join(first.hint.split()[:4])  # the fact's own words
+    first.save()
+    second.query = "what instrument sits by the desk"
+    second.save()
+    page = client.get(f"/w/{ws.name}/gold/{gold.pk}/").content.decode()
+    assert page.count("gold-copied") == 1 and "Every word of this query is the fact's own" in page
