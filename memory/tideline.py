@@ -50,6 +50,7 @@ class FactRecord:
     outcome: str = "stored"
     superseded: tuple[str, ...] = ()
     review_item_id: int | None = None
+    rules: tuple[str, ...] = ()  # held: the rules that held the write
 
     @property
     def deduplicated(self) -> bool:
@@ -59,6 +60,7 @@ class FactRecord:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["created_at"] = self.created_at.isoformat()
         out["superseded"] = list(self.superseded)
+        out["rules"] = list(self.rules)
         out["deduplicated"] = self.deduplicated
         return out
 
@@ -72,6 +74,7 @@ class FactRecord:
             created_at=fact.created_at, outcome=result.outcome if result else "stored",
             superseded=tuple(result.superseded) if result else (),
             review_item_id=result.review_item_id if result else None,
+            rules=tuple(result.rules) if result else (),
         )  # fmt: skip
 
 

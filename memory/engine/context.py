@@ -70,6 +70,7 @@ def pack_context(
     *,
     max_chars: int = DEFAULT_MAX_CHARS,
     threat_scan: ThreatScan | None = None,
+    untrusted_scan: ThreatScan | None = None,
 ) -> str | None:
     """Render hits in rank order and pack them greedily into `max_chars`; None when there are no hits.
 
@@ -84,7 +85,11 @@ def pack_context(
     used = 0
     for hit in hits:
         content = cols.contents[hit.row]
-        threats = list(threat_scan(content)) if threat_scan is not None else []
+        # An untrusted fact gets the whole untrusted-content judgement when one is given (it also
+        # catches text that addresses the agent); every other line the threat scan alone.
+        scan = untrusted_scan if untrusted_scan is not None and is_untrusted_source(cols.source_types[hit.row]) \
+            else threat_scan  # fmt: skip
+        threats = list(scan(content)) if scan is not None else []
         unit = render_unit(cols.segments[hit.row], content, cols.source_types[hit.row], threats)
         cost = len(unit) + 1
         if units and used + cost > max_chars:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from memory.engine import holds
 from memory.engine import records as R
+from memory.engine.directives import judge_untrusted
 from memory.engine.gate import (  # noqa: F401 - the error classes are part of this module's surface
     Allow,
     Block,
@@ -21,7 +23,6 @@ from memory.engine.gate import (  # noqa: F401 - the error classes are part of t
     WriteGateError,
     evaluate_write_gate,
 )
-from memory.engine.scan import scan_for_threats
 from memory.engine.worthiness import assess_worthiness
 
 # Post-turn extraction and compaction distil a conversation: their protected-segment proposals are
@@ -89,12 +90,18 @@ def gate(new, *, targets: Iterable, holders: Iterable) -> Allow | Confine:
     return decision
 
 
-def scan(new, content: str) -> None:
-    """Untrusted content is scanned for injected instructions; trusted writers are never scanned."""
+def scan(new, content: str) -> holds.Hold | None:
+    """Untrusted content is read for injected instructions; trusted writers are never scanned.
+
+    A plain attack is refused (MemoryThreatError naming its rules); text that addresses the agent
+    instead of stating a fact comes back as a hold, so a person decides (issue 15)."""
     if not R.is_untrusted_source(new.source_type):
-        return
-    result = scan_for_threats(content)
-    if result.flagged:
-        error = MemoryThreatError.for_rules(result.rules)
-        error.matches = result.matches  # which rule matched and why, for the caller's report
+        return None
+    verdict = judge_untrusted(content)
+    if verdict.action == "refuse":
+        error = MemoryThreatError.for_rules(verdict.rules)
+        error.matches = verdict.matches  # which rule matched and why, for the caller's report
         raise error
+    if verdict.action == "hold":
+        return holds.Hold(holds.QUARANTINE, verdict.reason, verdict.rules)
+    return None

@@ -22,6 +22,7 @@ from memory.engine import records as R
 from memory.engine import tuning as tuning_rules
 from memory.engine.context import pack_context
 from memory.engine.decay import apply_feedback
+from memory.engine.directives import judge_untrusted
 from memory.engine.graph_recall import recall_with_graph
 from memory.engine.recall import explain as engine_explain
 from memory.engine.recall import recall as default_lane
@@ -119,8 +120,13 @@ def _blocked(index: ScopeIndex, hit) -> tuple[bool, tuple[str, ...]]:
     row = index.rows[hit.memory_id]
     if not R.is_untrusted_source(row.source_type):
         return False, ()
-    result = scan_for_threats(row.content)
-    return result.flagged, result.rules
+    verdict = judge_untrusted(row.content)  # the write path's judgement, so a newer rule applies to older facts
+    return verdict.action != "allow", verdict.rules
+
+
+def _untrusted_rules(text: str) -> list[str]:
+    verdict = judge_untrusted(text)
+    return list(verdict.rules) if verdict.action != "allow" else []
 
 
 def _hits(index: ScopeIndex, raw_hits) -> list[RecallHit]:
@@ -244,7 +250,8 @@ def context(*, workspace: Workspace, query: str, origin: Any, max_chars: int = 1
             return None
         raw = _rank(index, view, query, now_ms, scope, k, embedder)
         # Context goes straight into a prompt, so every line is rescanned, the owner's included.
-        return pack_context(view, raw, max_chars=max_chars, threat_scan=lambda text: list(scan_for_threats(text).rules))
+        return pack_context(view, raw, max_chars=max_chars, threat_scan=lambda text: list(scan_for_threats(text).rules),
+                            untrusted_scan=_untrusted_rules)  # fmt: skip
 
 
 def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now: datetime | None = None) -> Fact | None:

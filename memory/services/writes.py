@@ -66,6 +66,7 @@ class WriteResult:
     outcome: str  # "created" | "reinforced" | "confined" | "held" | "unchanged" (a repeated correction)
     superseded: list[str] = field(default_factory=list)
     review_item_id: int | None = None
+    rules: tuple[str, ...] = ()  # a held write: the rules that held it
 
     @property
     def deduplicated(self) -> bool:
@@ -148,13 +149,13 @@ def _write(m: Mutation, new: NewFact, embedder: Any = embedding.CONFIGURED) -> W
     slot_write = bool(subject_key) and not new.supersedes
     holders = list(active.filter(subject_key=subject_key).order_by("created_at", "pk")) if slot_write else []
     decision = policy.gate(new, targets=targets, holders=holders)
-    policy.scan(new, content)
+    addressed = policy.scan(new, content)  # refuses an attack; a hold when the text addresses the agent
 
     confined = isinstance(decision, policy.Confine)
     if confined and decision.drop_subject_key:
         subject_key, slot_write = None, False  # kept outside the slot, which a trusted value holds
     slot_priors = [p for p in holders if trusted or R.is_untrusted_source(p.source_type)] if slot_write else []
-    hold = _hold_for_review(workspace, new, decision, confined, corrects=bool(new.supersedes or slot_priors))
+    hold = _hold_for_review(workspace, new, decision, confined, corrects=bool(new.supersedes or slot_priors)) or addressed
 
     # Restatement and dedup: never for explicit corrections (`supersedes`), and only ever into a
     # fact of the same origin and trust class, so an untrusted write cannot reinforce a trusted one.
@@ -224,7 +225,7 @@ def _write_held(m: Mutation, new: NewFact, content: str, decision, subject_key: 
         item_id = _announce_hold(m, prior, replaces, hold)
         m.record("held", fact_ids=[prior.memory_id], reason=hold.reason, rules=list(hold.rules), hold=hold.kind,
                  review_item=item_id, repeated=True)  # fmt: skip
-        return WriteResult(prior, "held", [], item_id)
+        return WriteResult(prior, "held", [], item_id, tuple(hold.rules))
     if prior is not None and prior.status == "retracted" and prior.admitted_at is None:
         raise policy.WriteGateError(f"memory write blocked: a reviewer blocked this content before ({prior.memory_id}); "
                                     "it is not held for review again", ("review_blocked",))  # fmt: skip
@@ -239,7 +240,7 @@ def _write_held(m: Mutation, new: NewFact, content: str, decision, subject_key: 
     item_id = _announce_hold(m, fact, replaces, hold)
     m.record("held", fact_ids=[fact.memory_id], reason=hold.reason, rules=list(hold.rules), hold=hold.kind,
              review_item=item_id, replaces=[f.memory_id for f in replaces])  # fmt: skip
-    return WriteResult(fact, "held", [], item_id)
+    return WriteResult(fact, "held", [], item_id, tuple(hold.rules))
 
 
 def _duplicate_of(workspace, origin: R.Origin, trusted: bool, content: str, active) -> Fact | None:

@@ -1,0 +1,234 @@
+"""Readings of a text with its disguises taken off, for the directive detector (issue 15).
+
+An attacker hides "ignore previous instructions" from a keyword reader in many ways: look-alike
+letters from other scripts or Unicode's styled alphabets (𝐢𝐠𝐧𝐨𝐫𝐞, ⓘⓖⓝⓞⓡⓔ, ɪɢɴᴏʀᴇ, 🅸🅶🅽🅾🆁🅴), one
+letter at a time with spaces, dots, dashes or underscores between them, leetspeak (1gn0r3),
+stretched letters (ignoooore), text written backwards, ROT13 and other shifts, and encodings
+(base64, base32, hex, binary, %xx, \\uXXXX and \\xXX escapes). `readings(text)` returns the text as
+a plain lower-case Latin reading plus each undisguised variant that differs from it; a detector
+runs its rules over all of them.
+
+Everything here is linear in the text's length: each reading is one pass (a translation table, a
+bounded regex substitution, a slice), and decoding is limited to `MAX_RUNS` runs of at most
+`MAX_RUN` characters, so a megabyte of adversarial input costs a few passes over a megabyte.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import html
+import re
+import unicodedata
+import urllib.parse
+
+MAX_RUN = 4096  # longest encoded run decoded
+MAX_RUNS = 24  # decoded runs per text, all encodings together
+MIN_RUN = 12  # shorter runs are words, ids or hashes more often than hidden sentences
+
+# Letters that look Latin but are not, and Unicode alphabets NFKC leaves alone.
+_FOLD = {
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
+    "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "һ": "h", "ӏ": "l", "ԛ": "q", "ԝ": "w",
+    "ѵ": "v", "ү": "y", "ɡ": "g",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "n", "ι": "i", "κ": "k", "μ": "m", "ν": "v", "ο": "o",
+    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "γ": "y", "ω": "w",
+    # Latin small capitals and other look-alikes
+    "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ꜰ": "f", "ɢ": "g", "ʜ": "h", "ɪ": "i", "ᴊ": "j",
+    "ᴋ": "k", "ʟ": "l", "ᴍ": "m", "ɴ": "n", "ᴏ": "o", "ᴘ": "p", "ʀ": "r", "ꜱ": "s", "ᴛ": "t", "ᴜ": "u",
+    "ᴠ": "v", "ᴡ": "w", "ʏ": "y", "ᴢ": "z", "ı": "i", "ȷ": "j", "ℓ": "l", "Ꭵ": "i", "ꭵ": "i",
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-",
+}  # fmt: skip
+# Squared, negative circled and negative squared Latin capitals (U+1F130–U+1F189) read as letters.
+for _base in (0x1F130, 0x1F150, 0x1F170):
+    for _offset in range(26):
+        _FOLD[chr(_base + _offset)] = chr(ord("a") + _offset)
+_FOLD_TABLE = str.maketrans(_FOLD)
+_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]+")
+_PAREN_LETTER = re.compile(r"\(([a-z0-9])\)")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i",
+                       "|": "l", "+": "t"})  # fmt: skip
+_LEET_WORD = re.compile(r"(?<![\w.])(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0-9@$!|+])[a-z0-9@$!|+]{3,}(?![\w.])")
+# Single letters (or short syllables) strung with one separator between each: "i g n o r e",
+# "I.G.N.O.R.E", "s-e-n-d", "i_g_n_o_r_e".
+_SPACED = re.compile(r"(?<![\w])(?:[a-z0-9][ ._\-]){2,}[a-z0-9](?![\w])")
+_WORD_SEPARATOR = re.compile(r"(?<=[a-z])[-_.](?=[a-z])")
+_NOT_LETTER = re.compile(r"[^a-z]+")
+_UTF7_RUN = re.compile(rf"\+[A-Za-z0-9+/]{{4,{MAX_RUN}}}-")
+_MORSE = {".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h", "..": "i",
+          ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",
+          "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x", "-.--": "y", "--..": "z"}  # fmt: skip
+_MORSE_RUN = re.compile(r"(?:[.\-]{1,5}[ /]+){6,2000}[.\-]{1,5}")
+_SPLIT_WORD = re.compile(r"\b([a-z]{2,})[-_.]([a-z]{2,})\b")
+_STRETCH = re.compile(r"([a-z])\1{2,}")
+_SEPARATOR_RUN = re.compile(r"[ ._\-]")
+
+_BASE64_RUN = re.compile(rf"[A-Za-z0-9+/]{{{MIN_RUN},{MAX_RUN}}}={{0,2}}")
+_BASE32_RUN = re.compile(rf"[A-Z2-7]{{{MIN_RUN},{MAX_RUN}}}={{0,6}}")
+_HEX_RUN = re.compile(rf"(?:[0-9a-fA-F]{{2}}){{{MIN_RUN // 2},{MAX_RUN // 2}}}")
+_BINARY_RUN = re.compile(r"(?:[01]{8}[ ]?){4,512}")
+_ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2})")
+
+
+def fold(text: str) -> str:
+    """NFKC, look-alikes and styled alphabets to plain Latin, invisible characters and accents gone,
+    lower case. Real words of other scripts stay readable to rules written for them."""
+    text = unicodedata.normalize("NFKC", text)
+    text = _INVISIBLE.sub("", text).lower().translate(_FOLD_TABLE)
+    text = _MARKS.sub("", unicodedata.normalize("NFKD", text))
+    return _PAREN_LETTER.sub(r"\1", text)
+
+
+def _despace(text: str) -> str:
+    def join(match: re.Match[str]) -> str:
+        run = match.group()
+        separators = _SEPARATOR_RUN.findall(run)
+        inner = max(set(separators), key=separators.count)  # the commonest joins letters; another breaks words
+        return "".join(" " if c in "._- " and c != inner else ("" if c == inner else c) for c in run)
+
+    text = _SPACED.sub(join, text)
+    for _ in range(3):  # "in-struc-tions": each pass joins one more piece
+        text = _SPLIT_WORD.sub(r"\1\2", text)
+    return text
+
+
+def _unleet(text: str) -> str:
+    return _LEET_WORD.sub(lambda m: m.group().translate(_LEET), text)
+
+
+def _printable(raw: bytes) -> str | None:
+    try:
+        decoded = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    letters = sum(c.isalpha() or c.isspace() for c in decoded)
+    return decoded if decoded and letters / len(decoded) >= 0.75 else None
+
+
+def _decoded_runs(text: str) -> list[str]:
+    """Sentences hidden in encoded runs (each at most MAX_RUN characters, MAX_RUNS in all)."""
+    found: list[str] = []
+
+    def add(value: str | None) -> None:
+        if value and len(found) < MAX_RUNS:
+            found.append(value)
+
+    for match in _BASE64_RUN.finditer(text):
+        if len(found) >= MAX_RUNS:
+            break
+        run = match.group()
+        for candidate in (run, run[::-1]):  # a reversed payload is a known trick
+            try:
+                add(_printable(base64.b64decode(candidate + "=" * (-len(candidate) % 4), validate=True)))
+            except (binascii.Error, ValueError):
+                continue
+    for match in _BASE32_RUN.finditer(text):
+        try:
+            add(_printable(base64.b32decode(match.group() + "=" * (-len(match.group()) % 8))))
+        except (binascii.Error, ValueError):
+            continue
+    for match in _HEX_RUN.finditer(text):
+        add(_printable(bytes.fromhex(match.group())))
+    for match in _BINARY_RUN.finditer(text) if "0101" in text or "0110" in text else ():
+        bits = match.group().replace(" ", "")
+        add(_printable(bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - 7, 8))))
+    if "%" in text:
+        unquoted = urllib.parse.unquote(text)
+        if unquoted != text:
+            add(unquoted)
+    if "&" in text and ";" in text:
+        unescaped = html.unescape(text)
+        if unescaped != text:
+            add(unescaped)
+    for match in _UTF7_RUN.finditer(text) if "+" in text else ():
+        try:
+            add(match.group().encode("ascii").decode("utf-7"))
+        except (UnicodeDecodeError, UnicodeEncodeError):
+            continue
+    for match in _MORSE_RUN.finditer(text) if ".-" in text or "-." in text else ():
+        words = match.group().split("/")
+        add(" ".join("".join(_MORSE.get(code, "") for code in word.split()) for word in words))
+    if _ESCAPES.search(text):
+        add(_ESCAPES.sub(lambda m: chr(int(m.group()[2:], 16)), text))
+    return found
+
+
+_LOWER = "abcdefghijklmnopqrstuvwxyz"
+_CAESAR_BACK = str.maketrans(_LOWER, _LOWER[-3:] + _LOWER[:-3])  # undoes Caesar's own shift of 3
+_ATBASH = str.maketrans(_LOWER, _LOWER[::-1])
+
+
+_COMMON_WORDS = frozenset((
+    "the", "and", "to", "of", "a", "in", "is", "you", "for", "that", "it", "on", "with", "as", "be", "at", "this",
+    "your", "are", "i", "my", "me", "we", "our", "or", "not", "will", "was", "have", "de", "la", "el", "le", "les",
+    "und", "der", "die", "das", "il", "que", "en", "y", "et", "ist",
+))  # fmt: skip
+_TOKEN = re.compile(r"[a-z]+")
+# Three words in a row with no vowel-consonant shape of the language around them ("rtmliv kiverlfh"):
+# consonant clusters of four or more, the mark of shifted or reversed text.
+_ODD_RUN = re.compile(r"(?:\b\w*[bcdfghjklmnpqrstvwxz]{4}\w*\b\W+){2}")
+
+
+def _reads_as_language(text: str) -> bool:
+    """Whether the text is already plain language (a quarter of its words are everyday function
+    words): then reversing or un-shifting it cannot reveal anything and is skipped."""
+    words = _TOKEN.findall(text[:4000])
+    return len(words) >= 3 and sum(w in _COMMON_WORDS for w in words) >= 0.25 * len(words)
+
+
+# Everyday words and trigger words written backwards (none of them a word forwards).
+_REVERSED_COMMON = frozenset(("eht", "dna", "uoy", "ruoy", "rof", "taht", "htiw", "siht", "era", "ton", "lliw",
+                              "evah", "lla", "morf", "erongi", "suoiverp", "snoitcurtsni", "dnes", "laever"))  # fmt: skip
+
+
+def _looks_reversed(text: str) -> bool:
+    """Two everyday words written backwards ("eht", "uoy", "lla"): a reversed sentence inside prose."""
+    return sum(word in _REVERSED_COMMON for word in _TOKEN.findall(text[:4000])) >= 2
+
+
+def readings(text: str, *, depth: int = 2) -> list[str]:
+    """The folded text and every distinct undisguised reading of it (decoded runs are read again,
+    `depth` layers deep: base64 inside base64 is found). A reading is only made when the text shows
+    the disguise it undoes, so plain text costs one or two readings."""
+    base = fold(text)
+    out = [base]
+    seen = {base}
+
+    def add(value: str) -> None:
+        if value not in seen:
+            seen.add(value)
+            out.append(value)
+
+    if not text.isascii():
+        add(_INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).lower())  # other scripts as written
+    stretched = _STRETCH.sub(r"\1", base) if _STRETCH.search(base) else base
+    add(stretched)
+    despaced = _despace(stretched) if _SPACED.search(stretched) or _SPLIT_WORD.search(stretched) else stretched
+    add(despaced)
+    if _LEET_WORD.search(despaced):
+        add(_unleet(despaced))
+    if _WORD_SEPARATOR.search(base):
+        add(_WORD_SEPARATOR.sub(" ", base))  # "reveal-the-system-prompt"
+    # Reversal and letter shifts, for the sentences that do not read as language (a ciphered line
+    # wrapped in ordinary prose is still found; ordinary prose is not transformed for nothing).
+    if not _reads_as_language(base) or _ODD_RUN.search(base) or _looks_reversed(base):
+        hidden = base
+        add(hidden[::-1])
+        add(codecs.encode(hidden, "rot13"))
+        add(hidden.translate(_CAESAR_BACK))
+        add(hidden.translate(_ATBASH))
+    if depth > 0:
+        for decoded in _decoded_runs(text):
+            for reading in readings(decoded, depth=depth - 1):
+                add(reading)
+    return out
+
+
+def compact(text: str) -> str:
+    """Every letter of the folded, un-leeted text run together ("dis re gard" → "disregard"), for
+    rules that look for whole phrases written without their spaces."""
+    return _NOT_LETTER.sub("", _unleet(fold(text)))

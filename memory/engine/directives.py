@@ -1,0 +1,369 @@
+"""Untrusted text that addresses the agent instead of stating a fact (issue 15).
+
+A memory fact is a statement about the world. Text from a web page or a tool result that instead
+tells the agent what to do — override its instructions, keep a standing order, claim someone
+authorised it, speak as the system or developer, call a tool, send data somewhere, edit the files
+the agent reads — is not refused outright: the write path holds it for review, so a person decides
+and an odd but honest text is not lost.
+
+`read_directive(text)` reads every undisguised reading of the text (`memory.engine.deobfuscate`)
+with a set of signal rules, each with a weight. The weights add up per family, the strongest family
+and any second family decide the score, and a text that *talks about* attacks — a report, a lesson,
+a quotation, with no second person outside its quotes — is discounted: quoting "ignore previous
+instructions" in a security talk is not an instruction. A score of `HOLD_AT` or more is a directive.
+
+All patterns are bounded (no nested repetition over the same characters) and read each reading once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memory.engine.deobfuscate import compact, fold, readings
+from memory.engine.scan import ScanResult, ThreatMatch, scan_for_threats
+
+HOLD_AT = 1.0
+MAX_CHARS = 20_000  # a directive is read in the first 20,000 characters; longer writes are cut for this read
+
+_W = r"[^\s]+"  # one word
+_GAP = r"(?:\s+[^\s]+){0,%d}?\s+"  # a few filler words between two keywords
+
+
+def _gap(words: int) -> str:
+    return _GAP % words
+
+
+_OVERRIDE_VERBS = (r"(?:ignor(?:e|es)|disregards?|forget|set\s+aside|pay\s+no\s+attention\s+to|overlook|abandon|drop|"
+                   r"cancel|revokes?|bypass(?:es)?|reset|skip|stop\s+following|circumvent|overrides?|discard|neglect|"
+                   r"dismiss)")  # fmt: skip
+_RULE_OBJECTS = (r"(?:instructions?|rules?|guidance|guidelines?|directives?|prompts?|constraints?|configuration|"
+                 r"polic(?:y|ies)|setup|guardrails?|orders?|restrictions?|safety|checks?|persona|programming|"
+                 r"settings|limits?|filters?|protections?|system\s+message)")  # fmt: skip
+_SEND = (r"(?:send|e-?mail|forward|post|upload|transmit|share|sync|copy|dm|report|leak|exfiltrate|push|put|write|"
+         r"include|make\s+a\s+(?:get|post)\s+request|call\s+the\s+webhook|bcc)")  # fmt: skip
+_DETERMINER = r"(?:(?:the|all|every|my|your|our|their|its|his|her)\s+)?(?:\w+(?:'s)?\s+)?"
+_SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|memories|notes|facts|everything\s+you\s+"
+              r"(?:know|remember)|passwords?|secrets?|credentials|api\s+keys?|tokens?|contacts?|contact\s+list|"
+              r"address\s+book|diary|location|recovery\s+codes|backup\s+codes|cookies?|session\s+cookie|vault|"
+              r"summary\s+of\s+everything|private\s+keys?|2fa\s+codes)")  # fmt: skip
+_AGENT = r"(?:you|your|yourself|the\s+(?:assistant|ai|agent|bot|model|llm)|assistant|ai)"
+
+_RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
+    (rule, family, weight, re.compile(pattern))
+    for rule, family, weight, pattern in (
+        # ---- overriding the agent's instructions
+        ("override_instructions", "override", 1.0, _OVERRIDE_VERBS + _gap(6) + r"(?:\w+\s+){0,2}" + _RULE_OBJECTS),
+        ("override_void", "override", 1.0,
+         r"(?:instructions?|rules?|guidance|constraints?|configuration|orders?|directives?|guardrails?|prompt|polic(?:y|ies))"
+         + _gap(6) + r"(?:(?:are|is)\s+(?:now\s+)?(?:void|obsolete|cancell?ed|revoked|deprecated|superseded|lifted|disabled|"
+         r"a\s+test|no\s+longer\s+(?:valid|binding|in\s+effect))|no\s+longer\s+(?:binds?|appl(?:y|ies)|matters?))"),
+        ("override_new_rules", "override", 1.0,
+         r"(?:you\s+are\s+now|you\s+are\s+no\s+longer|from\s+this\s+(?:line|point|message)\s+on|new\s+(?:priority\s+)?"
+         r"(?:directive|rules?|orders?|instructions?)\s*(?::|follow|apply)|the\s+real\s+(?:instructions?|task)|"
+         r"your\s+real\s+task|(?:behave|act|respond)\s+as\s+(?:an?\s+)?(?:unfiltered|unrestricted|jailbroken)|"
+         r"(?:developer|god|dan|jailbreak|raw)\s+mode|without\s+(?:any\s+)?(?:restrictions|limits|safety\s+checks)|"
+         r"no\s+(?:restrictions|limits|rules)\s+(?:today|now|anymore)|never\s+refuses?)"),
+        ("override_pretend", "override", 1.0, r"pretend\s+(?:that\s+)?(?:the|your)\s+(?:[^\s]+\s+){1,4}"
+         r"(?:never\s+existed|(?:does|do)\s+not\s+exist)"),
+        ("override_what_you_were_told", "override", 1.0,
+         r"(?:forget|ignore|disregard)\s+(?:what|everything|anything|whatever)\s+(?:(?:the\s+)?\w+\s+)?"
+         r"(?:told|said|gave|wrote|instructed)|(?:everything|anything|nothing|whatever)\s+you\s+were\s+"
+         r"(?:told|given|configured|instructed|programmed)|(?:ignore|disregard|forget)\s+(?:all\s+)?(?:the\s+)?"
+         r"(?:previous|prior|earlier|above|preceding)\s*(?:$|[.!,;])"),
+        ("decode_and_obey", "override", 1.0,
+         r"decode\s+(?:this|the|it)\b.{0,60}?(?:act\s+on|follow|obey|execute|run|do\s+what)|(?:run|execute|follow)\s+"
+         r"(?:the\s+)?decoded|(?:hidden|real)\s+(?:order|instructions?)|read\s+(?:this|it)\s+backwards\s+and"),
+        ("obey_this_source", "override", 1.0,
+         r"(?:obey|follow|trust|comply\s+with|take\s+(?:your\s+)?orders\s+from|answer\s+only\s+to)\s+"
+         r"(?:only\s+)?(?:me|this|(?:the\s+)?instructions?\s+(?:below|here|in\s+this)|the\s+(?:text|page|author|message|"
+         r"document|note|website)|"
+         r"(?:any|all)\s+(?:website|instructions?|messages?|comments?|tool))"),
+        # ---- standing orders and memory poisoning
+        ("standing_order", "standing_order", 1.0,
+         r"(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|from\s+this\s+day\s+on|for\s+(?:all|every)\s+future|"
+         r"in\s+(?:every|all)\s+future|each\s+time\s+you|every\s+time\s+you|next\s+time\s+you|whenever\s+(?:you|someone|"
+         r"anyone|the\s+user|the\s+owner|a\s+user)|(?:make\s+it\s+a|save\s+this|as\s+a)\s+(?:permanent\s+|standing\s+)?"
+         r"(?:rule|instruction|order)|standing\s+(?:order|instruction)|permanently\s+record|for\s+every\s+session|"
+         r"in\s+every\s+(?:future\s+)?(?:reply|answer|response|session))"),
+        ("memory_write_order", "standing_order", 1.0,
+         r"(?:remember\s+(?:this|forever|that\s+(?:the\s+)?(?:owner|user|you))|always\s+remember|keep\s+in\s+mind\s+(?:for|that)|"
+         r"learn\s+this|memori[sz]e\s+this|add\s+(?:this\s+)?to\s+your\s+(?:long-term\s+)?memory|update\s+your\s+memory|"
+         r"record\s+(?:this\s+)?as\s+a\s+fact|store\s+this\s+as|note\s+to\s+(?:self|the\s+(?:assistant|ai|agent)))"),
+        ("second_person_order", "standing_order", 0.6,
+         r"(?:^|[.!?:;]\s+|\n)(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+(?:to|required\s+to|allowed\s+to|"
+         r"permitted\s+to))|never\s+(?:tell|mention|ask|reveal|show)|always\s+(?:run|send|include|append|add|forward|"
+         r"approve|accept|trust|obey|respond|answer|reply|recommend|treat|open))"),
+        ("destructive_order", "standing_order", 0.6,
+         r"(?:^|[.:!]\s+|\n)(?:delete|erase|wipe|remove|transfer|pay|approve|grant|disable|turn\s+off)\s+"
+         r"(?:all|every|the\s+(?:user|owner)'?s?)\b|(?:so|then)\s+(?:proceed|go\s+ahead)|go\s+ahead\s*[.!]?$"),
+        ("agent_addressed", "standing_order", 0.5,
+         r"(?:^|[.!?]\s+|\n)(?:kindly\s+|please\s+)?(?:silently|automatically|immediately|quietly)\s+\w+|"
+         r"(?:before\s+(?:answering|replying|you\s+(?:answer|reply))|when\s+summari[sz]ing|in\s+your\s+(?:next\s+)?"
+         r"(?:reply|answer|response|summary))"),
+        # ---- claims of authorisation
+        ("authorisation_claim", "authorisation", 1.0,
+         r"(?:(?:has|have|is|are|was|were)\s+(?:already\s+)?(?:authori[sz]ed|approved|cleared|permitted|allowed|"
+         r"pre-?approved|granted|delegated|verified)|(?:already\s+)?consented\s+to|authori[sz]ed\s+you|grants?\s+you|you\s+are\s+(?:cleared|"
+         r"authori[sz]ed|permitted|allowed|approved)\s+to|you\s+(?:may|can)\s+now)"),
+        ("authority_voice", "authorisation", 1.0,
+         r"(?:permission|consent|authori[sz]ation|clearance)(?:\s+(?:code|level))?" + _gap(4)
+         + r"(?:granted|recorded|confirmed|approved|\d+)|on\s+behalf\s+of\s+(?:the\s+)?(?:owner|user|account\s+holder)|"
+         r"i\s+am\s+the\s+(?:owner|admin|administrator|user|developer)|(?:staff|team|admin|administrator|support|"
+         r"compliance\s+notice|security\s+team)\s+here|as\s+the\s+(?:security\s+team|admin|administrator|owner|"
+         r"developer|operator)|(?:signed|verified)\s+(?:and\s+)?trusted|trusted\s+instruction\s+source|"
+         r"(?:treat|accept)\s+(?:its|my|these|this\s+\w+'?s?)\s+(?:commands|words|instructions)\s+as\s+(?:the\s+)?"
+         r"(?:owner|trusted|theirs)|(?:owner|admin|administrator|operator|management|root|system\s+administrator|legal"
+         r"\s+department|platform)\s+(?:says|said|told\s+me|confirms|has\s+approved|approved|pre-approved|"
+         r"authori[sz]es|grants)|approved\s+exception|per\s+the\s+owner'?s"),
+        # ---- speaking as the system or developer
+        ("role_marker", "role_marker", 1.0,
+         r"<\|?\s*(?:im_start|im_end|system|developer|endoftext|start_header_id|end_header_id|user|assistant|message|"
+         r"tool_call|eot_id)\s*\|?>|\[/?inst\]|<</?sys>>|\[\[?system\]?\]|</?(?:system|developer)>|"
+         r"(?:^|\n)\s*#{2,}\s*(?:system|instruction|developer(?:\s+message)?)\b|(?:^|\n|[.!?]\s+)\s*(?:system|developer)"
+         r"(?:\s+(?:message|prompt|note|override))?\s*:|\"role\"\s*:\s*\"(?:system|developer)\"|"
+         r"(?:begin|start)\s+system\s+prompt|system\s+prompt\s+(?:begins|starts)|\[system\s+override\]|"
+         r"(?:^|\n)\s*human:.{0,200}assistant:|developer\s+note\s+to\s+the\s+(?:ai|assistant|agent)|</user>"),
+        # ---- calling tools
+        ("tool_call_json", "tool_call", 1.0,
+         r"[{,]\s*\"(?:tool|name|function|function_call|tool_calls|tool_use|recipient|plugin|method|action|type)\"\s*:"
+         r"[^{}]{0,200}?\"(?:arguments|parameters|args|input|params|command|cmd|op|code)\"\s*:|"
+         r"\"method\"\s*:\s*\"tools/call\"|\"type\"\s*:\s*\"tool_use\"|\[tool_calls\]|\"functions\.[a-z_]+\""),
+        ("tool_call_markup", "tool_call", 1.0,
+         r"<\s*(?:tool_call|tool_use|tool_code|function_calls|invoke|antml_invoke|execute_command|tool|call\s+name|"
+         r"action\s+type|function\s*=|command)\b|<\|tool_call\|>|\btool\s*:\s*[a-z_]+\(\s*[a-z_]+\s*=|"
+         r"call\s+tool\s+`?[a-z_]+`?\s+with"),
+        # ---- sending data out
+        ("markdown_image_exfil", "exfiltration", 1.0,
+         r"!\[[^\]\n]{0,80}\]\(\s*(?:https?:)?//[^)\s]{0,200}(?:[?&=]|\{\{|\$\{|%[a-z_]+%)[^)\n]{0,200}\)"),
+        # Sending out what is sensitive is a directive by itself; sending ordinary things (an invoice, a
+        # summary, "data") only counts with another signal, such as an unusual destination.
+        ("send_sensitive_out", "exfiltration", 1.0, _SEND + _gap(10) + _DETERMINER + _SENSITIVE),
+        ("send_data_out", "exfiltration", 0.6, _SEND + _gap(10) + _DETERMINER
+         + r"(?:messages|e-?mails?|invoices?|summary|data|export|logs?|calendar|files?|documents?)"),
+        ("script_exfil", "exfiltration", 1.0, r"<script\b|document\.cookie|fetch\(\s*['\"]https?://"),
+        ("exfil_destination", "exfiltration", 0.6,
+         r"(?:webhook|pastebin|gist|ngrok|requestbin|webhook\.site|discord\.com/api/webhooks|hooks\.|/collect|/ingest|"
+         r"/exfil|ftp://|telegram\s+user|--post-file|-d\s+\"\$\(|curl\s+-x\s+post)"),
+        ("fetch_and_obey", "exfiltration", 1.0,
+         r"(?:fetch|open|visit|read|load)\s+(?:instructions\s+from\s+)?(?:https?://|[a-z0-9.-]+\.[a-z]{2,}/)\S*"
+         + _gap(4) + r"(?:and\s+)?(?:do|follow|obey|execute)\s+(?:what|whatever|it|the)"),
+        ("credential_lure", "exfiltration", 1.0,
+         r"(?:enter|type|confirm|verify)\s+(?:their|your|the)\s+(?:bank\s+)?(?:login|password|credentials|details)|"
+         r"(?:u|user|email)=[a-z_]*(?:owner|user)[a-z_]*&p(?:assword)?=|click\s+\S+\s+and\s+enter"),
+        # ---- editing what the agent reads
+        ("persona_file_edit", "persona_file", 1.0,
+         r"(?:edit|append|modify|rewrite|overwrite|replace|update|change|patch|delete|add|insert|create|save|amend|"
+         r"alter|put|write|remove)" + _gap(10) + r"[\w~./-]{0,60}?"
+         + r"(?:soul\.md|agents\.md|claude\.md|gemini\.md|memory\.md|system\.md|\.cursorrules|\.clinerules|"
+         r"\.windsurfrules|persona(?:\s+(?:file|prompt))?|system\s+prompt(?:\s+file)?|custom\s+instructions|"
+         r"instructions?\s+(?:file|markdown)|rules\s+file|base\s+prompt|prompt\s+template|identity\s+file|"
+         r"(?:agent|bot)(?:'s)?\s+(?:instructions|configuration|profile)|your\s+(?:own\s+)?(?:configuration|"
+         r"instructions|prompt|persona)|agent\s+instructions)"),
+        ("pipe_to_shell", "tool_call", 0.6, r"(?:curl|wget)\s+[^|\n]{0,200}\|\s*(?:ba)?sh"),
+        ("run_command", "tool_call", 0.5, r"(?:^|[.:!]\s+|\n)(?:run|execute|exec)\b"),
+        ("destructive_command", "tool_call", 1.0,
+         r"(?:rm\s+-rf\s+[~/]|"
+         r"powershell\s+-enc|nc\s+\S+\s+\d+\s+-e|chmod\s+777\s+/|net\s+user\s+\S+\s+\S+\s+/add|drop\s+table|"
+         r"authorized_keys|/etc/(?:passwd|shadow)|\.ssh/id_rsa|\.aws/credentials)"),
+        # ---- reveal the secrets
+        ("reveal_key", "exfiltration", 1.0, r"(?:reveal|disclose|dump|leak)\s+(?:\w+\s+){0,3}keys?\b"),
+        ("reveal_secrets", "exfiltration", 1.0,
+         r"(?:reveal|print|show|display|list|output|dump|tell\s+(?:me|the\s+user)|read\s+aloud|disclose|export|give\s+me)"
+         + _gap(5) + r"(?:(?:the|all|every|your|its|my)\s+)?(?:\w+\s+)?(?:secrets?|passwords?|api\s+keys?|credentials|"
+         r"tokens?|hidden\s+(?:memory|instructions|prompt|notes|configuration)|system\s+prompt|stored\s+(?:notes|facts|"
+         r"passwords)|memory|2fa\s+codes|backup\s+codes|recovery\s+codes|private\s+key)"),
+    )
+)
+
+# Whole phrases written without spaces ("dis re gard pre vious in struc tions"), read on `compact(text)`.
+_COMPACT = re.compile(
+    r"(?:ignore|disregard|forget|bypass|override)(?:all|any|the|your|my)?(?:previous|prior|earlier|above|preceding|"
+    r"existing)?(?:instructions|rules|guidelines|directives|systemprompt)|(?:reveal|print|show|send|dump|email)"
+    r"(?:me)?(?:the|your|all)?(?:systemprompt|passwords?|apikeys?|secrets|hiddeninstructions)"
+)
+
+_COMPACT_ANCHORS = ("instructions", "rules", "guidelines", "directives", "systemprompt", "password", "apikey",
+                    "secrets", "hiddeninstructions")  # fmt: skip
+
+# The literal pieces one of which a rule's pattern cannot match without: a rule whose pieces are all
+# absent from a reading is not run on it (most text trips no anchor at all, which keeps a write fast).
+ANCHORS: dict[str, tuple[str, ...]] = {
+    "override_instructions": ("ignor", "disregard", "forget", "aside", "attention", "overlook", "abandon", "drop",
+                              "cancel", "revoke", "bypass", "reset", "skip", "stop following", "circumvent",
+                              "overrid", "discard", "neglect", "dismiss"),
+    "override_void": ("void", "obsolete", "cancel", "revoked", "deprecated", "superseded", "lifted", "disabled",
+                      "a test", "no longer"),
+    "override_new_rules": ("you are", "from this", "new ", "the real", "your real", "behave", "act as", "respond as",
+                           "mode", "without", "no restrictions", "no limits", "no rules", "never refuse"),
+    "override_pretend": ("pretend",),
+    "override_what_you_were_told": ("forget", "ignore", "disregard", "you were"),
+    "decode_and_obey": ("decode", "hidden", "real", "backwards"),
+    "obey_this_source": ("obey", "follow", "trust", "comply", "orders from", "answer only"),
+    "standing_order": ("from now", "forward", "henceforth", "hereafter", "from this day", "future", "each time",
+                       "every time", "next time", "whenever", "rule", "instruction", "order", "permanently",
+                       "every session", "in every"),
+    "memory_write_order": ("remember", "keep in mind", "learn this", "memori", "memory", "record", "store this",
+                           "note to"),
+    "second_person_order": ("you", "never", "always"),
+    "destructive_order": ("delete", "erase", "wipe", "remove", "transfer", "pay", "approve", "grant", "disable",
+                          "turn off", "proceed", "go ahead"),
+    "agent_addressed": ("silently", "automatically", "immediately", "quietly", "before", "when summari", "in your"),
+    "authorisation_claim": ("authori", "approved", "cleared", "permitted", "allowed", "granted", "delegated",
+                            "verified", "consented", "grant", "you may now", "you can now"),
+    "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", "here", "as the",
+                        "signed", "trusted", "treat", "accept", "owner", "admin", "operator", "management", "root",
+                        "legal", "platform", "exception", "per the"),
+    "role_marker": ("<", "[", "#", "system", "developer", "role", "human:"),
+    "tool_call_json": ('"', "[tool_calls]"),
+    "tool_call_markup": ("<", "tool"),
+    "markdown_image_exfil": ("![",),
+    "send_sensitive_out": ("send", "mail", "forward", "post", "upload", "transmit", "share", "sync", "copy", "dm",
+                           "report", "leak", "exfiltrate", "push", "put", "write", "include", "request", "webhook",
+                           "bcc"),
+    "script_exfil": ("<script", "cookie", "fetch("),
+    "exfil_destination": ("webhook", "pastebin", "gist", "ngrok", "requestbin", "hooks.", "/collect", "/ingest",
+                          "/exfil", "ftp://", "telegram", "--post-file", "-d \"$(", "curl -x post"),
+    "fetch_and_obey": ("fetch", "open", "visit", "read", "load"),
+    "credential_lure": ("enter", "type", "confirm", "verify", "=", "click"),
+    "persona_file_edit": (".md", "rules", "persona", "prompt", "instructions", "configuration", "profile", "identity",
+                          "your "),
+    "pipe_to_shell": ("|",),
+    "run_command": ("run", "exec"),
+    "destructive_command": ("rm -rf", "powershell", "nc ", "chmod", "net user", "drop table", "authorized_keys",
+                            "/etc/", "id_rsa", ".aws"),
+    "reveal_key": ("reveal", "disclose", "dump", "leak"),
+    "reveal_secrets": ("reveal", "print", "show", "display", "list", "output", "dump", "tell", "read aloud",
+                       "disclose", "export", "give me"),
+}  # fmt: skip
+ANCHORS["send_data_out"] = ANCHORS["send_sensitive_out"]
+
+
+def _literals(alternation: str) -> tuple[str, ...]:
+    """The words of a `(?:a|b\\s+c)` alternation as literal strings ("a", "b c")."""
+    body = alternation.removeprefix("(?:").removesuffix(")")
+    return tuple(word.replace("\\s+", " ") for word in body.split("|"))
+
+
+# Other languages: "ignore … instructions", "from now on", "send/reveal … password".
+_ML_IGNORE = (r"(?:ignora|olvida|omite|ignorez|oubliez|ignore|ignoriere|vergiss|missachte|dimentica|esqueca|esqueça|desconsidere|"
+              r"игнорируй|забудь|игнорируйте|忽略|无视|無視|忘记|忘記|無視して|무시|تجاهل|अनदेखा|yok\s+say|gormezden|"
+              r"zignoruj|zapomnij|negeer|vergeet|bo\s+qua|bỏ\s+qua|abaikan|ละเว้น|ігноруй|αγνοησε|αγνόησε|התעלם|উপেক্ষা|puuza)")  # fmt: skip
+_ML_RULES = (r"(?:instrucciones|reglas|instructions|consignes|regles|anweisungen|regeln|befehle|istruzioni|regole|"
+             r"instrucoes|instruções|regras|инструкции|указания|правила|指令|指示|规则|規則|命令|지시|규칙|التعليمات|निर्देश|"
+             r"talimat|instrukcje|instrukcji|instructies|huong\s+dan|hướng\s+dẫn|instruksi|คำสั่ง|інструкції|οδηγιες|"
+             r"οδηγίες|הוראות|নির্দেশ|maagizo)")  # fmt: skip
+_ML_FROM_NOW = (r"(?:de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+(?:ahora|maintenant|agora)|ab\s+sofort|d'ora\s+in\s+poi|"
+                r"отныне|с\s+этого\s+момента|从现在开始|從現在開始|今後|これから|지금부터|من\s+الآن\s+فصاعدا|अब\s+से)")  # fmt: skip
+_ML_SECRET = (r"(?:contrasena|contraseña|mot\s+de\s+passe|passwort|password|senha|пароль|密码|密碼|パスワード|비밀번호|"
+              r"كلمة\s+المرور|पासवर्ड|sifre|şifre|haslo|hasło|wachtwoord|mat\s+khau|mật\s+khẩu|kata\s+sandi|รหัสผ่าน|"
+              r"κωδικο|κωδικό|סיסמה|পাসওয়ার্ড|nenosiri|clave\s+api|chiave\s+api|api-schlussel|api-schlüssel)")  # fmt: skip
+_ML_SEND = (r"(?:envia|envía|envoyez|envoie|sende|senden|invia|envie|отправь|отправьте|发给|發給|送って|教えて|보내|"
+            r"أرسل|भेजें|gonder|gönder|wyslij|wyślij|stuur|gui|gửi|kirim|ส่ง|στειλε|στείλε|שלח|পাঠান|tuma|revelez|"
+            r"révélez|revela|mostra|zeige|покажи|надішли|reenvia|reenvía|leitest|weiter|发送|發送)")  # fmt: skip
+ANCHORS["override_instructions_ml"] = _literals(_ML_IGNORE)
+ANCHORS["standing_order_ml"] = _literals(_ML_FROM_NOW)
+ANCHORS["send_secret_ml"] = _literals(_ML_SECRET)
+_ML_RULES_COMPILED = (
+    ("override_instructions_ml", "override", 1.0,
+     re.compile(_ML_IGNORE + r".{0,40}?" + _ML_RULES + "|" + _ML_RULES + r".{0,40}?" + _ML_IGNORE)),
+    ("standing_order_ml", "standing_order", 1.0, re.compile(_ML_FROM_NOW)),
+    ("send_secret_ml", "exfiltration", 1.0,
+     re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
+)
+
+# A text that reports on, teaches or quotes attacks instead of making one.
+_DISCUSSION = re.compile(
+    r"\b(?:the|this|our|a|an|in\s+the)\s+(?:security\s+)?(?:talk|paper|article|report|course|lecture|workshop|blog\s+post|"
+    r"podcast|survey|textbook|chapter|guideline|documentation|docs|newsletter|slides|ctf|evaluation|threat\s+model|"
+    r"red-team\s+report|incident\s+review|study|challenge|episode|schema|template)\b|\bresearchers?\b|"
+    r"\b(?:returns?|e\.g\.|for\s+instance|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discuss(?:es|ed)|teach(?:es)?|covered|found\s+that|"
+    r"coined|lists|compares|warned|notes\s+that|measures|assumes|such\s+as|for\s+example|an\s+example|examples?\s+of|"
+    r"is\s+called|known\s+as|a\s+common|classic)\b"
+)
+_QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|'[^'\n]{3,300}'|`[^`\n]{1,300}`")
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yourself)\b")
+
+
+@dataclass(frozen=True)
+class Directive:
+    score: float
+    rules: tuple[str, ...]
+    families: tuple[str, ...]
+
+    @property
+    def reason(self) -> str:
+        return ("it addresses the agent instead of stating a fact (" + ", ".join(self.families).replace("_", " ")
+                + "): held for a person to decide")  # fmt: skip
+
+
+def _discussion(text: str) -> bool:
+    """Talks about attacks: a reporting or teaching frame, and no second person outside quotations."""
+    if not _DISCUSSION.search(text):
+        return False
+    return not _SECOND_PERSON.search(_QUOTED.sub(" ", text))
+
+
+def read_directive(text: str) -> Directive | None:
+    """The directive signals in `text` (None when it reads as a statement about the world)."""
+    if not text or not text.strip():
+        return None
+    views = readings(text[:MAX_CHARS])
+    hits: dict[str, tuple[str, float]] = {}
+    for view in views:
+        for rule, family, weight, pattern in (*_RULES, *_ML_RULES_COMPILED):
+            if rule in hits or not any(anchor in view for anchor in ANCHORS[rule]):
+                continue
+            if pattern.search(view):
+                hits[rule] = (family, weight)
+    if "override_instructions" not in hits:
+        joined = compact(text[:MAX_CHARS])
+        if any(word in joined for word in _COMPACT_ANCHORS) and _COMPACT.search(joined):
+            hits["compact_override"] = ("override", 1.0)
+    if not hits:
+        return None
+    by_family: dict[str, float] = {}
+    for family, weight in hits.values():
+        by_family[family] = min(1.5, by_family.get(family, 0.0) + weight)
+    ranked = sorted(by_family.values(), reverse=True)
+    score = ranked[0] + (0.5 * ranked[1] if len(ranked) > 1 else 0.0)
+    if _discussion(views[0]):
+        score *= 0.4
+    if score < HOLD_AT:
+        return None
+    families = tuple(sorted(by_family, key=lambda f: -by_family[f]))
+    return Directive(round(score, 3), tuple(hits), families)
+
+
+# Phrase families of the threat scan that a quotation in a report or a lesson may trip: an attack
+# string *discussed* is allowed; smuggled characters, hidden (encoded) payloads and secrets never are.
+QUOTABLE_FAMILIES = frozenset({"override", "exfiltration"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the write path does with an untrusted text: "allow", "hold" (for review) or "refuse"."""
+
+    action: str
+    rules: tuple[str, ...] = ()
+    reason: str = ""
+    matches: tuple[ThreatMatch, ...] = ()
+
+
+ALLOW = Verdict("allow")
+
+
+def judge_untrusted(content: str, scan: ScanResult | None = None) -> Verdict:
+    """The whole picture for an untrusted text: the threat scan refuses what is plainly an attack,
+    unless every match is a quotable phrase inside a text that discusses attacks; text that
+    addresses the agent is held for review; the rest is a statement and is allowed."""
+    scan = scan if scan is not None else scan_for_threats(content)
+    if scan.flagged:
+        quoted = _discussion(fold(content[:MAX_CHARS])) and all(
+            m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
+        if not quoted:
+            return Verdict("refuse", scan.rules, "matched threat pattern(s): " + ", ".join(scan.rules), scan.matches)
+    directive = read_directive(content)
+    if directive is not None:
+        return Verdict("hold", directive.rules, directive.reason)
+    return ALLOW
