@@ -37,8 +37,8 @@ def load(path: Path, split: str = "all") -> list[dict]:
 
 def fate(tl, text: str) -> tuple[str, tuple[str, ...]]:
     """How one untrusted write ended, and the rules that said so."""
+    from memory.engine.directives import judge_untrusted
     from memory.engine.gate import TidelineError
-    from memory.engine.scan import scan_for_threats
 
     try:
         record = tl.add(text, segment="knowledge", source_type="tool_output")
@@ -46,8 +46,8 @@ def fate(tl, text: str) -> tuple[str, tuple[str, ...]]:
         return "refused", tuple(getattr(error, "rules", ()) or ())
     if record.outcome == "held":
         return "held", ()
-    scan = scan_for_threats(record.content)  # what recall's rescan of an untrusted fact reads
-    return ("blocked", scan.rules) if scan.flagged else ("stored", ())
+    verdict = judge_untrusted(record.content)  # what recall's rescan of an untrusted fact decides
+    return ("blocked", verdict.rules) if verdict.action != "allow" else ("stored", ())
 
 
 def run(items: list[dict]) -> dict[str, Any]:
@@ -80,6 +80,47 @@ def run(items: list[dict]) -> dict[str, Any]:
     return out
 
 
+def time_reading(items: list[dict], samples: int = 300) -> dict[str, Any]:
+    """The judgement's own cost: p50 of the threat scan alone and of the whole untrusted-content
+    judgement on texts of 1,000 characters (the corpus's benign texts joined: what most untrusted
+    writes look like), and seconds on adversarial inputs of
+    0.5 and 1 MB (a linear reader takes about twice as long on twice the input)."""
+    from memory.bench.writes import LatencySummary
+    from memory.engine.directives import judge_untrusted
+    from memory.engine.scan import scan_for_threats
+
+    texts = []
+    pool = [item["text"] for item in items if item["label"] == "benign"] or ["The ferry leaves every twenty minutes."]
+    for start in range(samples):
+        text, k = "", start
+        while len(text) < 1000:
+            text += pool[k % len(pool)] + " "
+            k += 7
+        texts.append(text[:1000])
+    out: dict[str, Any] = {}
+    for name, call in (("scan_only", scan_for_threats), ("judgement", judge_untrusted)):
+        times = []
+        for text in texts:
+            started = time.perf_counter()
+            call(text)
+            times.append((time.perf_counter() - started) * 1000)
+        summary = LatencySummary.of(times)
+        out[name] = {"p50_ms": round(summary.p50_ms, 3), "p95_ms": round(summary.p95_ms, 3)}
+    out["added_p50_ms"] = round(out["judgement"]["p50_ms"] - out["scan_only"]["p50_ms"], 3)
+    adversarial = {"repeated trigger word": "ignore ", "one letter": "a", "base64 alphabet": "QUJD",
+                   "spaced letters": "i g n o r e ", "markdown image openers": "![x](http://a/?"}  # fmt: skip
+    out["adversarial"] = {}
+    for label, unit in adversarial.items():
+        row = {}
+        for size in (500_000, 1_000_000):
+            text = (unit * (size // len(unit) + 1))[:size]
+            started = time.process_time()
+            judge_untrusted(text)
+            row[f"{size // 1000}KB_s"] = round(time.process_time() - started, 3)
+        out["adversarial"][label] = row
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memory.bench.injection", description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
@@ -91,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
 
     django.setup()
     result = run(load(args.corpus, args.split))
+    result["reading"] = time_reading(load(args.corpus, "all"))
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
         return 0
@@ -98,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{result['items']} texts ({args.split}) written as tool_output in {result['seconds']} s")
     print(f"  attacks kept out of recall: {attack['kept_out']} of {attack['total']}")
     print(f"  benign texts kept out:      {benign['kept_out']} of {benign['total']}")
+    reading = result["reading"]
+    print(f"  1,000-character texts: threat scan alone p50 {reading['scan_only']['p50_ms']} ms, whole judgement "
+          f"p50 {reading['judgement']['p50_ms']} ms (adds {reading['added_p50_ms']} ms)")
+    for label, row in reading["adversarial"].items():
+        print(f"  adversarial {label:<24} 500 KB {row['500KB_s']:.3f} s   1 MB {row['1000KB_s']:.3f} s")
     for f in result["families"]:
         print(f"    {f['label']:<7} {f['family']:<36} {f['kept_out']:>3}/{f['total']:<3} "
               f"(refused {f['refused']}, held {f['held']}, blocked {f['blocked']})")

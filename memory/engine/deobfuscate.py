@@ -190,42 +190,96 @@ def _looks_reversed(text: str) -> bool:
     return sum(word in _REVERSED_COMMON for word in _TOKEN.findall(text[:4000])) >= 2
 
 
-def readings(text: str, *, depth: int = 2) -> list[str]:
-    """The folded text and every distinct undisguised reading of it (decoded runs are read again,
-    `depth` layers deep: base64 inside base64 is found). A reading is only made when the text shows
-    the disguise it undoes, so plain text costs one or two readings."""
+_OTHER_SCRIPT = re.compile("[\u0370-\u03ff\u0400-\u052f\u0590-\u08ff\u0900-\u0dff\u0e00-\u0eff\u1100-\u11ff"
+                           "\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_LATIN_LETTER = re.compile(r"[a-z]")
+_ANY_LETTER = re.compile(r"[^\W\d_]")
+
+
+_OTHER_SCRIPT_RUN = re.compile(_OTHER_SCRIPT.pattern + "+")
+PAD = 160  # characters kept on each side of a disguise, so a phrase around it still reads whole
+_MAX_WINDOWS = 64
+
+
+def _around(text: str, spans: list[tuple[int, int]]) -> str:
+    """The stretches of `text` around `spans` (PAD characters each side, overlaps merged), joined by
+    an ellipsis; one that does not begin the text starts with it too, so it never reads as a start."""
+    merged: list[list[int]] = []
+    for start, end in sorted(spans)[: _MAX_WINDOWS * 8]:
+        start, end = max(0, start - PAD), min(len(text), end + PAD)
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    parts = [("" if start == 0 else "… ") + text[start:end] for start, end in merged[:_MAX_WINDOWS]]
+    return " ".join(parts)
+
+
+_VOWEL = re.compile(r"[aeiou]")
+
+
+def _few_vowels(text: str) -> bool:
+    """Letters with under 30% vowels: a letter shift moves the vowels away (English has about 38%)."""
+    sample = text[:4000]
+    letters = len(_LATIN_LETTER.findall(sample))
+    return letters >= 12 and len(_VOWEL.findall(sample)) < 0.30 * letters
+
+
+def _mostly_latin(text: str) -> bool:
+    """Whether nearly every letter is a-z: shifted or reversed Latin text, not another language's."""
+    sample = text[:4000]
+    letters = len(_ANY_LETTER.findall(sample))
+    return letters >= 12 and len(_LATIN_LETTER.findall(sample)) >= 0.9 * letters
+
+
+def views(text: str, *, depth: int = 2) -> tuple[list[str], list[str]]:
+    """(readings, ciphered): the folded text and every distinct undisguised reading of it, and apart
+    the reversed and letter-shifted readings (gibberish for ordinary text, so a detector reads them
+    for its core phrases only). Decoded runs are read again, `depth` layers deep. A reading is only
+    made when the text shows the disguise it undoes, so plain text costs one or two readings."""
     base = fold(text)
-    out = [base]
+    out, ciphered = [base], []
     seen = {base}
 
-    def add(value: str) -> None:
+    def add(value: str, into: list[str] = out) -> None:
         if value not in seen:
             seen.add(value)
-            out.append(value)
+            into.append(value)
 
-    if not text.isascii():
-        add(_INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).lower())  # other scripts as written
-    stretched = _STRETCH.sub(r"\1", base) if _STRETCH.search(base) else base
-    add(stretched)
-    despaced = _despace(stretched) if _SPACED.search(stretched) or _SPLIT_WORD.search(stretched) else stretched
-    add(despaced)
-    if _LEET_WORD.search(despaced):
-        add(_unleet(despaced))
-    if _WORD_SEPARATOR.search(base):
-        add(_WORD_SEPARATOR.sub(" ", base))  # "reveal-the-system-prompt"
-    # Reversal and letter shifts, for the sentences that do not read as language (a ciphered line
-    # wrapped in ordinary prose is still found; ordinary prose is not transformed for nothing).
-    if not _reads_as_language(base) or _ODD_RUN.search(base) or _looks_reversed(base):
-        hidden = base
-        add(hidden[::-1])
-        add(codecs.encode(hidden, "rot13"))
-        add(hidden.translate(_CAESAR_BACK))
-        add(hidden.translate(_ATBASH))
+    if not text.isascii() and _OTHER_SCRIPT.search(text):
+        plain = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).lower()  # other scripts as written
+        add(_around(plain, [m.span() for m in _OTHER_SCRIPT_RUN.finditer(plain)]))
+    # Two undisguised readings at most, each every undoing at once and each only of the stretches
+    # around a disguise (a rule already read the rest in the folded text): one that joins what was
+    # pulled apart ("i g n o r e", "in-struc-tions", "1gn0r3"), one that splits what was run
+    # together ("reveal-the-system-prompt").
+    pulled = [m.span() for pattern in (_STRETCH, _SPACED, _SPLIT_WORD, _LEET_WORD) for m in pattern.finditer(base)]
+    if pulled:
+        window = _around(base, pulled)
+        stretched = _STRETCH.sub(r"\1", window)
+        joined = _despace(stretched)
+        add(_unleet(joined) if _LEET_WORD.search(joined) else joined)
+    split = [m.span() for m in _WORD_SEPARATOR.finditer(base)]
+    if split:
+        window = _STRETCH.sub(r"\1", _around(base, split))
+        add(_WORD_SEPARATOR.sub(" ", _unleet(window) if _LEET_WORD.search(window) else window))
+    if _ODD_RUN.search(base) or _looks_reversed(base) or (_mostly_latin(base) and _few_vowels(base)):
+        for value in (base[::-1], codecs.encode(base, "rot13"), base.translate(_CAESAR_BACK), base.translate(_ATBASH)):
+            add(value, ciphered)
     if depth > 0:
         for decoded in _decoded_runs(text):
-            for reading in readings(decoded, depth=depth - 1):
-                add(reading)
-    return out
+            inner, inner_ciphered = views(decoded, depth=depth - 1)
+            for value in inner:
+                add(value)
+            for value in inner_ciphered:
+                add(value, ciphered)
+    return out, ciphered
+
+
+def readings(text: str, *, depth: int = 2) -> list[str]:
+    """Every reading of `views`, undisguised ones first."""
+    plain, ciphered = views(text, depth=depth)
+    return plain + ciphered
 
 
 def compact(text: str) -> str:

@@ -20,11 +20,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memory.engine.deobfuscate import compact, fold, readings
+from memory.engine.deobfuscate import compact, fold, views
 from memory.engine.scan import ScanResult, ThreatMatch, scan_for_threats
 
 HOLD_AT = 1.0
-MAX_CHARS = 20_000  # a directive is read in the first 20,000 characters; longer writes are cut for this read
+MAX_CHARS = 2_000_000  # read whole (linear); past this a write is refused by validation long before
 
 _W = r"[^\s]+"  # one word
 _GAP = r"(?:\s+[^\s]+){0,%d}?\s+"  # a few filler words between two keywords
@@ -183,60 +183,88 @@ _COMPACT = re.compile(
     r"(?:me)?(?:the|your|all)?(?:systemprompt|passwords?|apikeys?|secrets|hiddeninstructions)"
 )
 
+# What a ciphered (reversed, ROT13, shifted) sentence is read for: the core phrases of an attack.
+CIPHER_RULES = frozenset({"override_instructions", "override_what_you_were_told", "obey_this_source", "standing_order",
+                          "memory_write_order", "authorisation_claim", "send_sensitive_out", "reveal_secrets",
+                          "reveal_key", "override_new_rules", "persona_file_edit"})  # fmt: skip
 _COMPACT_ANCHORS = ("instructions", "rules", "guidelines", "directives", "systemprompt", "password", "apikey",
                     "secrets", "hiddeninstructions")  # fmt: skip
 
 # The literal pieces one of which a rule's pattern cannot match without: a rule whose pieces are all
 # absent from a reading is not run on it (most text trips no anchor at all, which keeps a write fast).
+def _starts(*verbs: str) -> tuple[str, ...]:
+    """Anchors for a verb that must open a sentence: after ". ", ": ", "! ", a newline, or at the start."""
+    return tuple(f"{lead}{verb}" for verb in verbs for lead in (". ", ": ", "! ", "\n", "^"))
+
+
 ANCHORS: dict[str, tuple[str, ...]] = {
     "override_instructions": ("ignor", "disregard", "forget", "aside", "attention", "overlook", "abandon", "drop",
                               "cancel", "revoke", "bypass", "reset", "skip", "stop following", "circumvent",
                               "overrid", "discard", "neglect", "dismiss"),
     "override_void": ("void", "obsolete", "cancel", "revoked", "deprecated", "superseded", "lifted", "disabled",
                       "a test", "no longer"),
-    "override_new_rules": ("you are", "from this", "new ", "the real", "your real", "behave", "act as", "respond as",
-                           "mode", "without", "no restrictions", "no limits", "no rules", "never refuse"),
+    "override_new_rules": ("you are now", "you are no longer", "from this line", "from this point", "from this message",
+                           "new directive", "new priority", "new rule", "new order", "new instruction", "the real ",
+                           "your real task", "behave as", "act as", "respond as", " mode", "without restrictions",
+                           "without any", "without limits", "without safety", "no restrictions", "no limits",
+                           "no rules", "never refuse"),
     "override_pretend": ("pretend",),
     "override_what_you_were_told": ("forget", "ignore", "disregard", "you were"),
-    "decode_and_obey": ("decode", "hidden", "real", "backwards"),
+    "decode_and_obey": ("decode", "hidden order", "hidden instruction", "real order", "real instruction", "backwards"),
     "obey_this_source": ("obey", "follow", "trust", "comply", "orders from", "answer only"),
-    "standing_order": ("from now", "forward", "henceforth", "hereafter", "from this day", "future", "each time",
-                       "every time", "next time", "whenever", "rule", "instruction", "order", "permanently",
-                       "every session", "in every"),
-    "memory_write_order": ("remember", "keep in mind", "learn this", "memori", "memory", "record", "store this",
-                           "note to"),
-    "second_person_order": ("you", "never", "always"),
-    "destructive_order": ("delete", "erase", "wipe", "remove", "transfer", "pay", "approve", "grant", "disable",
-                          "turn off", "proceed", "go ahead"),
-    "agent_addressed": ("silently", "automatically", "immediately", "quietly", "before", "when summari", "in your"),
+    "standing_order": ("from now on", "going forward", "henceforth", "hereafter", "from this day", " future",
+                       "each time you", "every time you", "next time you", "whenever ", "make it a", "save this",
+                       "as a ", "standing ", "permanently record", "every session", "in every "),
+    "memory_write_order": ("remember", "keep in mind", "learn this", "memori", "your memory", "long-term memory",
+                           "record this", "record as", "store this", "note to"),
+    "second_person_order": ("you must", "you should", "you shall", "you will", "you need to", "you have to",
+                            "you are to", "you are required", "you are allowed", "you are permitted", "never tell",
+                            "never mention", "never ask", "never reveal", "never show", "always "),
+    "destructive_order": (*_starts("delete", "erase", "wipe", "remove", "transfer", "pay", "approve", "grant",
+                                   "disable", "turn off"), "proceed", "go ahead"),
+    "agent_addressed": ("silently", "automatically", "immediately", "quietly", "before answering", "before replying",
+                        "before you", "when summari", "in your reply", "in your answer", "in your response",
+                        "in your summary", "in your next"),
     "authorisation_claim": ("authori", "approved", "cleared", "permitted", "allowed", "granted", "delegated",
                             "verified", "consented", "grant", "you may now", "you can now"),
-    "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", "here", "as the",
-                        "signed", "trusted", "treat", "accept", "owner", "admin", "operator", "management", "root",
-                        "legal", "platform", "exception", "per the"),
-    "role_marker": ("<", "[", "#", "system", "developer", "role", "human:"),
-    "tool_call_json": ('"', "[tool_calls]"),
-    "tool_call_markup": ("<", "tool"),
+    "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", " here", "compliance",
+                        "as the ", "signed", "verified", "trusted instruction", "treat ", "accept ", " says",
+                        " said", " told me", " confirms", "approved", " grants", "per the owner"),
+    "role_marker": ("<|", "|>", "[inst", "[/inst", "<<sys", "<</sys", "system", "developer", "human:", "</user>",
+                    "<user", "<assistant", "<message", "<im_", "<endoftext", "<start_header", "<end_header",
+                    "<tool_call", "<eot"),
+    "tool_call_json": ('"arguments"', '"parameters"', '"args"', '"input"', '"params"', '"command"', '"cmd"', '"op"',
+                       '"code"', '"tools/call"', '"tool_use"', "[tool_calls]", '"functions.'),
+    "tool_call_markup": ("<tool", "<function", "<invoke", "<antml", "<execute", "<call", "<action", "<command",
+                         "<|tool", "tool:", "call tool"),
     "markdown_image_exfil": ("![",),
-    "send_sensitive_out": ("send", "mail", "forward", "post", "upload", "transmit", "share", "sync", "copy", "dm",
-                           "report", "leak", "exfiltrate", "push", "put", "write", "include", "request", "webhook",
-                           "bcc"),
+    "send_sensitive_out": ("conversation", "transcript", "history", "memor", "notes", "facts", "everything you",
+                           "password", "secret", "credential", "api key", "token", "contact", "address book", "diary",
+                           "location", "recovery code", "backup code", "cookie", "vault", "private key", "2fa"),
+    "send_data_out": ("message", "mail", "invoice", "summary", "data", "export", "log", "calendar", "file",
+                      "document"),
     "script_exfil": ("<script", "cookie", "fetch("),
     "exfil_destination": ("webhook", "pastebin", "gist", "ngrok", "requestbin", "hooks.", "/collect", "/ingest",
                           "/exfil", "ftp://", "telegram", "--post-file", "-d \"$(", "curl -x post"),
-    "fetch_and_obey": ("fetch", "open", "visit", "read", "load"),
-    "credential_lure": ("enter", "type", "confirm", "verify", "=", "click"),
-    "persona_file_edit": (".md", "rules", "persona", "prompt", "instructions", "configuration", "profile", "identity",
-                          "your "),
-    "pipe_to_shell": ("|",),
-    "run_command": ("run", "exec"),
+    "fetch_and_obey": ("do what", "do whatever", "do it", "do the", "follow what", "follow it", "follow the",
+                       "obey what", "obey it", "obey the", "execute what", "execute it", "execute the"),
+    "credential_lure": ("enter ", "type ", "confirm ", "verify ", "&p=", "&password=", "click "),
+    "persona_file_edit": (".md", "rules", "persona", "prompt", "instructions", "configuration", "profile", "identity"),
+    "pipe_to_shell": ("| sh", "| bash", "|sh", "|bash"),
+    "run_command": _starts("run", "exec"),
     "destructive_command": ("rm -rf", "powershell", "nc ", "chmod", "net user", "drop table", "authorized_keys",
                             "/etc/", "id_rsa", ".aws"),
     "reveal_key": ("reveal", "disclose", "dump", "leak"),
-    "reveal_secrets": ("reveal", "print", "show", "display", "list", "output", "dump", "tell", "read aloud",
-                       "disclose", "export", "give me"),
+    "reveal_secrets": ("secret", "password", "api key", "credential", "token", "hidden", "system prompt", "stored",
+                       "memory", "2fa", "backup code", "recovery code", "private key"),
 }  # fmt: skip
-ANCHORS["send_data_out"] = ANCHORS["send_sensitive_out"]
+
+
+def _present(view: str, *, core_only: bool = False) -> frozenset[str]:
+    """Every anchor the view holds ("^word": the view starts with it), found once per reading
+    (`core_only`: a ciphered reading, read for the core rules' anchors only)."""
+    anchors = _CORE_ANCHORS if core_only else _ALL_ANCHORS
+    return frozenset(a for a in anchors if (view.startswith(a[1:]) if a[0] == "^" else a in view))
 
 
 def _literals(alternation: str) -> tuple[str, ...]:
@@ -271,6 +299,10 @@ _ML_RULES_COMPILED = (
     ("send_secret_ml", "exfiltration", 1.0,
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
 )
+
+_ANCHOR_SETS = {rule: frozenset(anchors) for rule, anchors in ANCHORS.items()}
+_ALL_ANCHORS = tuple(sorted(set().union(*_ANCHOR_SETS.values())))
+_CORE_ANCHORS = tuple(sorted(set().union(*(_ANCHOR_SETS[rule] for rule in CIPHER_RULES))))
 
 # A text that reports on, teaches or quotes attacks instead of making one.
 _DISCUSSION = re.compile(
@@ -308,13 +340,18 @@ def read_directive(text: str) -> Directive | None:
     """The directive signals in `text` (None when it reads as a statement about the world)."""
     if not text or not text.strip():
         return None
-    views = readings(text[:MAX_CHARS])
+    plain, ciphered = views(text[:MAX_CHARS])
     hits: dict[str, tuple[str, float]] = {}
-    for view in views:
-        for rule, family, weight, pattern in (*_RULES, *_ML_RULES_COMPILED):
-            if rule in hits or not any(anchor in view for anchor in ANCHORS[rule]):
-                continue
-            if pattern.search(view):
+    every_rule = (*_RULES, *_ML_RULES_COMPILED)
+    core = tuple(r for r in _RULES if r[0] in CIPHER_RULES)
+    base_present = _present(plain[0])
+    for index, (view, rules) in enumerate([(v, every_rule) for v in plain] + [(v, core) for v in ciphered]):
+        present = base_present if index == 0 else _present(view, core_only=index >= len(plain))
+        # Another reading of the same text is only worth a rule's time where undoing a disguise
+        # brought in one of its anchors; what the plain text holds was read on the plain text.
+        fresh = present if index == 0 else present - base_present
+        for rule, family, weight, pattern in rules:
+            if rule not in hits and not _ANCHOR_SETS[rule].isdisjoint(fresh) and pattern.search(view):
                 hits[rule] = (family, weight)
     if "override_instructions" not in hits:
         joined = compact(text[:MAX_CHARS])
@@ -327,7 +364,7 @@ def read_directive(text: str) -> Directive | None:
         by_family[family] = min(1.5, by_family.get(family, 0.0) + weight)
     ranked = sorted(by_family.values(), reverse=True)
     score = ranked[0] + (0.5 * ranked[1] if len(ranked) > 1 else 0.0)
-    if _discussion(views[0]):
+    if _discussion(plain[0]):
         score *= 0.4
     if score < HOLD_AT:
         return None
