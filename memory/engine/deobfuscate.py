@@ -185,9 +185,13 @@ _REVERSED_COMMON = frozenset(("eht", "dna", "uoy", "ruoy", "rof", "taht", "htiw"
                               "evah", "lla", "morf", "erongi", "suoiverp", "snoitcurtsni", "dnes", "laever"))  # fmt: skip
 
 
+_REVERSED_WORD = re.compile(r"\b(?:" + "|".join(sorted(_REVERSED_COMMON)) + r")\b")
+
+
 def _looks_reversed(text: str) -> bool:
     """Two everyday words written backwards ("eht", "uoy", "lla"): a reversed sentence inside prose."""
-    return sum(word in _REVERSED_COMMON for word in _TOKEN.findall(text[:4000])) >= 2
+    found = _REVERSED_WORD.search(text, 0, 4000)
+    return found is not None and _REVERSED_WORD.search(text, found.end(), 4000) is not None
 
 
 _OTHER_SCRIPT = re.compile("[\u0370-\u03ff\u0400-\u052f\u0590-\u08ff\u0900-\u0dff\u0e00-\u0eff\u1100-\u11ff"
@@ -221,13 +225,15 @@ _VOWEL = re.compile(r"[aeiou]")
 def _few_vowels(text: str) -> bool:
     """Letters with under 30% vowels: a letter shift moves the vowels away (English has about 38%)."""
     sample = text[:4000]
-    letters = len(_LATIN_LETTER.findall(sample))
-    return letters >= 12 and len(_VOWEL.findall(sample)) < 0.30 * letters
+    letters = len(_NOT_LETTER.sub("", sample))
+    return letters >= 12 and sum(sample.count(vowel) for vowel in "aeiou") < 0.30 * letters
 
 
 def _mostly_latin(text: str) -> bool:
     """Whether nearly every letter is a-z: shifted or reversed Latin text, not another language's."""
     sample = text[:4000]
+    if sample.isascii():
+        return True
     letters = len(_ANY_LETTER.findall(sample))
     return letters >= 12 and len(_LATIN_LETTER.findall(sample)) >= 0.9 * letters
 

@@ -47,6 +47,17 @@ _SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|mem
               r"(?:know|remember)|passwords?|secrets?|credentials|api\s+keys?|tokens?|contacts?|contact\s+list|"
               r"address\s+book|diary|location|recovery\s+codes|backup\s+codes|cookies?|session\s+cookie|vault|"
               r"summary\s+of\s+everything|private\s+keys?|2fa\s+codes)")  # fmt: skip
+_STANDING = (r"(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|from\s+this\s+day\s+on|for\s+(?:all|every)\s+"
+             r"future|in\s+(?:every|all)\s+future|each\s+time\s+you|every\s+time\s+you|next\s+time\s+you|"
+             r"whenever|for\s+every\s+session|in\s+every\s+(?:future\s+)?(?:reply|answer|response|session)|"
+             r"(?:to|in)\s+every\s+(?:reply|answer|response|message|e-?mail)\s+you|when\s+you\s+next)")  # fmt: skip
+# What makes a time phrase an order: an imperative right after it (or after its clause), or a cue
+# that speaks to the agent anywhere near it.
+_IMPERATIVE = (r"\b(?:respond|reply|answer|tell|say|send|forward|recommend|treat|trust|obey|remember|include|append|"
+               r"add|store|share|approve|accept|run|use|follow|ignore|assume|consider|fetch|print|reveal|copy|delete|"
+               r"disable|enable|never|always|do\s+not|don't|first)\b")  # fmt: skip
+_STRONG_CUE = (r"\b(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+to)|your|always|never|recommend|"
+               r"treat|obey|reveal|silently|automatically|the\s+(?:assistant|ai|agent|bot)|the\s+(?:owner|user)\s+is)\b")  # fmt: skip
 _AGENT = r"(?:you|your|yourself|the\s+(?:assistant|ai|agent|bot|model|llm)|assistant|ai)"
 
 _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
@@ -62,7 +73,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:you\s+are\s+now|you\s+are\s+no\s+longer|from\s+this\s+(?:line|point|message)\s+on|new\s+(?:priority\s+)?"
          r"(?:directive|rules?|orders?|instructions?)\s*(?::|follow|apply)|the\s+real\s+(?:instructions?|task)|"
          r"your\s+real\s+task|(?:behave|act|respond)\s+as\s+(?:an?\s+)?(?:unfiltered|unrestricted|jailbroken)|"
-         r"(?:developer|god|dan|jailbreak|raw)\s+mode|without\s+(?:any\s+)?(?:restrictions|limits|safety\s+checks)|"
+         r"(?:enable|activate|enter|switch\s+to|in|into)\s+(?:developer|god|dan|jailbreak|raw|unrestricted)\s+mode|without\s+(?:any\s+)?(?:restrictions|limits|safety\s+checks)|"
          r"no\s+(?:restrictions|limits|rules)\s+(?:today|now|anymore)|never\s+refuses?)"),
         ("override_pretend", "override", 1.0, r"pretend\s+(?:that\s+)?(?:the|your)\s+(?:[^\s]+\s+){1,4}"
          r"(?:never\s+existed|(?:does|do)\s+not\s+exist)"),
@@ -74,20 +85,27 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("decode_and_obey", "override", 1.0,
          r"decode\s+(?:this|the|it)\b.{0,60}?(?:act\s+on|follow|obey|execute|run|do\s+what)|(?:run|execute|follow)\s+"
          r"(?:the\s+)?decoded|(?:hidden|real)\s+(?:order|instructions?)|read\s+(?:this|it)\s+backwards\s+and"),
+        ("new_authority", "override", 1.0,
+         r"(?:new|only|real|primary)\s+(?:instruction|command|order)s?\s+source|overrides?\s+(?:the\s+)?(?:owner|user|"
+         r"operator|system)\b|(?:takes|take)\s+precedence\s+over\s+(?:the\s+)?(?:owner|user|system|your)"),
         ("obey_this_source", "override", 1.0,
          r"(?:obey|follow|trust|comply\s+with|take\s+(?:your\s+)?orders\s+from|answer\s+only\s+to)\s+"
          r"(?:only\s+)?(?:me|this|(?:the\s+)?instructions?\s+(?:below|here|in\s+this)|the\s+(?:text|page|author|message|"
          r"document|note|website)|"
          r"(?:any|all)\s+(?:website|instructions?|messages?|comments?|tool))"),
         # ---- standing orders and memory poisoning
+        # A standing order is a time phrase plus something the agent is to do, in one sentence: "from
+        # now on the office opens at 9:30" is news, "from now on, recommend account X" an order.
         ("standing_order", "standing_order", 1.0,
-         r"(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|from\s+this\s+day\s+on|for\s+(?:all|every)\s+future|"
-         r"in\s+(?:every|all)\s+future|each\s+time\s+you|every\s+time\s+you|next\s+time\s+you|whenever\s+(?:you|someone|"
-         r"anyone|the\s+user|the\s+owner|a\s+user)|(?:make\s+it\s+a|save\s+this|as\s+a)\s+(?:permanent\s+|standing\s+)?"
-         r"(?:rule|instruction|order)|standing\s+(?:order|instruction)|permanently\s+record|for\s+every\s+session|"
-         r"in\s+every\s+(?:future\s+)?(?:reply|answer|response|session))"),
+         _STANDING + r"\s*,?\s+(?:please\s+)?" + _IMPERATIVE + "|" + _STANDING + r"[^,\n]{0,80},\s*(?:please\s+)?"
+         + _IMPERATIVE + "|" + _STANDING + r"[^\n]{0,120}?" + _STRONG_CUE + "|" + _STRONG_CUE + r"[^.!?\n]{0,120}?"
+         + _STANDING + r"|(?:each|every|next)\s+time\s+you[^\n]{0,120}?" + _IMPERATIVE),
+        ("standing_rule", "standing_order", 1.0,
+         r"(?:make\s+it\s+a|save\s+this|as\s+a)\s+(?:permanent\s+|standing\s+)?(?:rule|instruction|order)|"
+         r"standing\s+(?:order|instruction)|permanently\s+record|store\s+(?:this\s+)?as\s+a\s+standing"),
         ("memory_write_order", "standing_order", 1.0,
-         r"(?:remember\s+(?:this|forever|that\s+(?:the\s+)?(?:owner|user|you))|always\s+remember|keep\s+in\s+mind\s+(?:for|that)|"
+         r"(?:remember\s+(?:this|forever|that\s+(?:the\s+)?(?:owner|user|you))|always\s+remember|keep\s+in\s+mind\s+"
+         r"for\s+(?:every|all|each|future)|"
          r"learn\s+this|memori[sz]e\s+this|add\s+(?:this\s+)?to\s+your\s+(?:long-term\s+)?memory|update\s+your\s+memory|"
          r"record\s+(?:this\s+)?as\s+a\s+fact|store\s+this\s+as|note\s+to\s+(?:self|the\s+(?:assistant|ai|agent)))"),
         ("second_person_order", "standing_order", 0.6,
@@ -97,6 +115,13 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("destructive_order", "standing_order", 0.6,
          r"(?:^|[.:!]\s+|\n)(?:delete|erase|wipe|remove|transfer|pay|approve|grant|disable|turn\s+off)\s+"
          r"(?:all|every|the\s+(?:user|owner)'?s?)\b|(?:so|then)\s+(?:proceed|go\s+ahead)|go\s+ahead\s*[.!]?$"),
+        ("agent_vocative", "standing_order", 1.0,
+         r"(?:^|[.!?]\s+|\n)(?:dear\s+)?(?:assistant|ai|agent|bot|model|chatbot|llm)\s*[,:]\s*(?:please\s+)?"
+         r"(?:quietly\s+|silently\s+|now\s+)?" + _IMPERATIVE + r"|note\s+(?:for|to)\s+"
+         r"the\s+(?:ai|assistant|agent|model|bot)|(?:ai|assistant|agent|model)\s+reading\s+this"),
+        ("suppress_warnings", "override", 1.0,
+         r"(?:leave\s+out|omit|hide|suppress|do\s+not\s+mention|don't\s+mention|never\s+mention|skip)\s+(?:any|all|every)"
+         r"\w*\b[^.!?\n]{0,60}?(?:security|warning|alert|login|sign-in|device|fraud|breach)"),
         ("agent_addressed", "standing_order", 0.5,
          r"(?:^|[.!?]\s+|\n)(?:kindly\s+|please\s+)?(?:silently|automatically|immediately|quietly)\s+\w+|"
          r"(?:before\s+(?:answering|replying|you\s+(?:answer|reply))|when\s+summari[sz]ing|in\s+your\s+(?:next\s+)?"
@@ -114,14 +139,18 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"developer|operator)|(?:signed|verified)\s+(?:and\s+)?trusted|trusted\s+instruction\s+source|"
          r"(?:treat|accept)\s+(?:its|my|these|this\s+\w+'?s?)\s+(?:commands|words|instructions)\s+as\s+(?:the\s+)?"
          r"(?:owner|trusted|theirs)|(?:owner|admin|administrator|operator|management|root|system\s+administrator|legal"
-         r"\s+department|platform)\s+(?:says|said|told\s+me|confirms|has\s+approved|approved|pre-approved|"
-         r"authori[sz]es|grants)|approved\s+exception|per\s+the\s+owner'?s"),
+         r"\s+department|platform)\s+(?:says|said|confirms|has\s+approved|approved|pre-approved|authori[sz]es|grants)"
+         r"\s+(?:that\s+)?(?:you|your|the\s+assistant|this\s+(?:request|tool|plugin|page|document|message|source)|"
+         r"all\s+actions|elevated|access|disclosure|sharing|it\s+is\s+fine)|told\s+me\s+to\s+(?:tell|ask)\s+you|"
+         r"approved\s+exception|per\s+the\s+owner'?s"),
         # ---- speaking as the system or developer
         ("role_marker", "role_marker", 1.0,
          r"<\|?\s*(?:im_start|im_end|system|developer|endoftext|start_header_id|end_header_id|user|assistant|message|"
          r"tool_call|eot_id)\s*\|?>|\[/?inst\]|<</?sys>>|\[\[?system\]?\]|</?(?:system|developer)>|"
-         r"(?:^|\n)\s*#{2,}\s*(?:system|instruction|developer(?:\s+message)?)\b|(?:^|\n|[.!?]\s+)\s*(?:system|developer)"
-         r"(?:\s+(?:message|prompt|note|override))?\s*:|\"role\"\s*:\s*\"(?:system|developer)\"|"
+         r"(?:^|\n)\s*#{2,}\s*(?:system|instruction|developer(?:\s+message)?)\b|(?:^|\n|[.!?]\s+)\s*"
+         r"(?:system(?:\s+(?:message|prompt|note|override))?|developer\s+(?:message|prompt|note|override))\s*:"
+         r"[^\n]{0,120}?\b(?:you|your|the\s+(?:assistant|ai|model)|ignore|reveal|disregard|follow|obey|new\s+rules|"
+         r"respond|answer|always|never|must|comply|forward|send|disable|enable|policy|operator|rules)\b|\"role\"\s*:\s*\"(?:system|developer)\"|"
          r"(?:begin|start)\s+system\s+prompt|system\s+prompt\s+(?:begins|starts)|\[system\s+override\]|"
          r"(?:^|\n)\s*human:.{0,200}assistant:|developer\s+note\s+to\s+the\s+(?:ai|assistant|agent)|</user>"),
         # ---- calling tools
@@ -185,6 +214,7 @@ _COMPACT = re.compile(
 
 # What a ciphered (reversed, ROT13, shifted) sentence is read for: the core phrases of an attack.
 CIPHER_RULES = frozenset({"override_instructions", "override_what_you_were_told", "obey_this_source", "standing_order",
+                          "standing_rule",
                           "memory_write_order", "authorisation_claim", "send_sensitive_out", "reveal_secrets",
                           "reveal_key", "override_new_rules", "persona_file_edit"})  # fmt: skip
 _COMPACT_ANCHORS = ("instructions", "rules", "guidelines", "directives", "systemprompt", "password", "apikey",
@@ -213,15 +243,20 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "decode_and_obey": ("decode", "hidden order", "hidden instruction", "real order", "real instruction", "backwards"),
     "obey_this_source": ("obey", "follow", "trust", "comply", "orders from", "answer only"),
     "standing_order": ("from now on", "going forward", "henceforth", "hereafter", "from this day", " future",
-                       "each time you", "every time you", "next time you", "whenever ", "make it a", "save this",
-                       "as a ", "standing ", "permanently record", "every session", "in every "),
-    "memory_write_order": ("remember", "keep in mind", "learn this", "memori", "your memory", "long-term memory",
+                       "each time you", "every time you", "next time you", "whenever", "every session", "in every ",
+                       "every reply", "every answer", "every response", "every message", "every email",
+                       "when you next"),
+    "standing_rule": ("make it a", "save this", "as a ", "standing ", "permanently record"),
+    "memory_write_order": ("remember", "keep in mind for", "learn this", "memori", "your memory", "long-term memory",
                            "record this", "record as", "store this", "note to"),
     "second_person_order": ("you must", "you should", "you shall", "you will", "you need to", "you have to",
                             "you are to", "you are required", "you are allowed", "you are permitted", "never tell",
                             "never mention", "never ask", "never reveal", "never show", "always "),
     "destructive_order": (*_starts("delete", "erase", "wipe", "remove", "transfer", "pay", "approve", "grant",
                                    "disable", "turn off"), "proceed", "go ahead"),
+    "agent_vocative": ("assistant", "ai", "agent", "bot", "model", "llm"),
+    "suppress_warnings": ("leave out", "omit", "hide", "suppress", "mention", "skip"),
+    "new_authority": ("source", "overrid", "precedence"),
     "agent_addressed": ("silently", "automatically", "immediately", "quietly", "before answering", "before replying",
                         "before you", "when summari", "in your reply", "in your answer", "in your response",
                         "in your summary", "in your next"),

@@ -15,15 +15,15 @@ def test_the_corpus_is_labelled_split_and_covers_every_family():
     items = load(DEFAULT_CORPUS)
     assert len({item["id"] for item in items}) == len(items)
     assert {item["label"] for item in items} == {"attack", "benign"}
-    assert {item["split"] for item in items} == {"tune", "holdout"}
-    families = Counter((item["label"], item["family"]) for item in items)
+    assert {item["split"] for item in items} == {"tune", "holdout", "fresh"}
+    families = Counter((item["label"], item["family"]) for item in items if item["split"] != "fresh")
     assert all(count >= 20 for count in families.values()), families
     attack_families = {family for label, family in families if label == "attack"}
     assert {"override_paraphrase", "fake_role_markers", "standing_orders", "authorisation_claims",
             "exfil_markdown_image", "exfil_links_mail_webhooks", "tool_call_payloads", "persona_files",
             "obfuscation_encodings", "obfuscation_leet_spacing_reversal", "homoglyphs", "multilingual"} <= attack_families
     holdout = [item for item in items if item["split"] == "holdout"]
-    assert 0.2 <= len(holdout) / len(items) <= 0.3  # a quarter kept out of any tuning
+    assert 0.15 <= len(holdout) / len(items) <= 0.3  # about a quarter kept out of tuning
     assert all(item["text"].strip() for item in items)
 
 
