@@ -1,6 +1,6 @@
 """How much injected text the write path keeps out of recall, and how much honest text it refuses.
 
-    python -m memory.bench.injection [--corpus tests/data/injection/corpus.jsonl] [--split all|tune|holdout|fresh] [--json]
+    python -m memory.bench.injection [--corpus tests/data/injection/corpus.jsonl] [--split all|tune|holdout|fresh|blind2] [--json]
 
 Writes every text of the labelled corpus (`label` attack or benign, `family`, `split`) through the
 full write path as `tool_output` into the `knowledge` segment of a fresh workspace (a unique name;
@@ -124,7 +124,7 @@ def time_reading(items: list[dict], samples: int = 300) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memory.bench.injection", description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--split", choices=("all", "tune", "holdout", "fresh"), default="all")
+    parser.add_argument("--split", choices=("all", "tune", "holdout", "fresh", "blind2"), default="all")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")

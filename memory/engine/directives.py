@@ -42,15 +42,18 @@ _RULE_OBJECTS = (r"(?:instructions?|rules?|guidance|guidelines?|directives?|prom
                  r"settings|limits?|filters?|protections?|system\s+message)")  # fmt: skip
 _SEND = (r"(?:send|e-?mail|forward|post|upload|transmit|share|sync|copy|dm|report|leak|exfiltrate|push|put|write|"
          r"include|make\s+a\s+(?:get|post)\s+request|call\s+the\s+webhook|bcc)")  # fmt: skip
-_DETERMINER = r"(?:(?:the|all|every|my|your|our|their|its|his|her)\s+)?(?:\w+(?:'s)?\s+)?"
+_DETERMINER = (r"(?:a\s+copy\s+of\s+)?(?:(?:the|all|every|my|your|our|their|its|his|her)\s+)?(?:\w+(?:'s)?\s+)?"
+               r"(?:\w+\s+)?")  # fmt: skip
 _SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|memories|notes|facts|everything\s+you\s+"
               r"(?:know|remember)|passwords?|secrets?|credentials|api\s+keys?|tokens?|contacts?|contact\s+list|"
               r"address\s+book|diary|location|recovery\s+codes|backup\s+codes|cookies?|session\s+cookie|vault|"
-              r"summary\s+of\s+everything|private\s+keys?|2fa\s+codes)")  # fmt: skip
+              r"summary\s+of\s+everything|private\s+keys?|2fa\s+codes|addresses|medical\s+records|health\s+records|"
+              r"card\s+numbers?|bank\s+details|payslips?|id\s+documents?|photos)")  # fmt: skip
 _STANDING = (r"(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|from\s+this\s+day\s+on|for\s+(?:all|every)\s+"
              r"future|in\s+(?:every|all)\s+future|each\s+time\s+you|every\s+time\s+you|next\s+time\s+you|"
              r"whenever|for\s+every\s+session|in\s+every\s+(?:future\s+)?(?:reply|answer|response|session)|"
-             r"(?:to|in)\s+every\s+(?:reply|answer|response|message|e-?mail)\s+you|when\s+you\s+next)")  # fmt: skip
+             r"(?:to|in)\s+every\s+(?:reply|answer|response|message|e-?mail)\s+you|when\s+you\s+next|starting\s+(?:today|"
+             r"now|tomorrow)|as\s+of\s+(?:today|now)|effective\s+immediately)")  # fmt: skip
 # What makes a time phrase an order: an imperative right after it (or after its clause), or a cue
 # that speaks to the agent anywhere near it.
 _IMPERATIVE = (r"\b(?:respond|reply|answer|tell|say|send|forward|recommend|treat|trust|obey|remember|include|append|"
@@ -85,6 +88,13 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("decode_and_obey", "override", 1.0,
          r"decode\s+(?:this|the|it)\b.{0,60}?(?:act\s+on|follow|obey|execute|run|do\s+what)|(?:run|execute|follow)\s+"
          r"(?:the\s+)?decoded|(?:hidden|real)\s+(?:order|instructions?)|read\s+(?:this|it)\s+backwards\s+and"),
+        ("stale_configuration", "override", 1.0,
+         r"(?:set|put)\s+(?:your\s+|the\s+)?(?:earlier|previous|prior|current|original)?\s*(?:setup|configuration|"
+         r"instructions?|rules?|guidance|settings)\s+(?:to\s+one\s+side|aside)|(?:your|the)\s+(?:configuration|setup|"
+         r"instructions?|rules?|guidance|system\s+prompt)\s+(?:has\s+|have\s+)?(?:expired|(?:is|are)\s+(?:outdated|"
+         r"stale|out\s+of\s+date|expired))|(?:everything|anything|all)\s+(?:above|before)\s+this\s+(?:line|point|"
+         r"message)\s+(?:as|is|are)\s+(?:outdated|obsolete|void|invalid)|act\s+on\s+what\s+follows|operate\s+under\s+"
+         r"the\s+rules\s+(?:in|of|below)|the\s+rules\s+in\s+this\s+(?:comment|page|message|document|note)"),
         ("new_authority", "override", 1.0,
          r"(?:new|only|real|primary)\s+(?:instruction|command|order)s?\s+source|overrides?\s+(?:the\s+)?(?:owner|user|"
          r"operator|system)\b|(?:takes|take)\s+precedence\s+over\s+(?:the\s+)?(?:owner|user|system|your)"),
@@ -142,7 +152,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"\s+department|platform)\s+(?:says|said|confirms|has\s+approved|approved|pre-approved|authori[sz]es|grants)"
          r"\s+(?:that\s+)?(?:you|your|the\s+assistant|this\s+(?:request|tool|plugin|page|document|message|source)|"
          r"all\s+actions|elevated|access|disclosure|sharing|it\s+is\s+fine)|told\s+me\s+to\s+(?:tell|ask)\s+you|"
-         r"approved\s+exception|per\s+the\s+owner'?s"),
+         r"approved\s+exception|per\s+the\s+(?:account\s+)?owner'?s|(?:owner|user|admin|administrator|operator|boss|"
+         r"manager)\s+(?:asked|wants|wanted|told|instructed|needs)\s+you\s+to|you\s+may\s+(?:now\s+)?(?:forward|send|"
+         r"share|disclose|read|transfer|export|upload|reveal|give)"),
         # ---- speaking as the system or developer
         ("role_marker", "role_marker", 1.0,
          r"<\|?\s*(?:im_start|im_end|system|developer|endoftext|start_header_id|end_header_id|user|assistant|message|"
@@ -191,6 +203,10 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"instructions|prompt|persona)|agent\s+instructions)"),
         ("pipe_to_shell", "tool_call", 0.6, r"(?:curl|wget)\s+[^|\n]{0,200}\|\s*(?:ba)?sh"),
         ("run_command", "tool_call", 0.5, r"(?:^|[.:!]\s+|\n)(?:run|execute|exec)\b"),
+        ("persona_file_named", "persona_file", 1.0,
+         r"(?:soul|agents|claude|gemini|memory|system)\.md\b[^.!?\n]{0,40}?\b(?:add|append|insert|write|replace|change|"
+         r"edit|remove|delete|put)\b|\.(?:cursorrules|clinerules|windsurfrules)\b[^.!?\n]{0,40}?\b(?:add|append|write|"
+         r"replace|change|edit)\b"),
         ("destructive_command", "tool_call", 1.0,
          r"(?:rm\s+-rf\s+[~/]|"
          r"powershell\s+-enc|nc\s+\S+\s+\d+\s+-e|chmod\s+777\s+/|net\s+user\s+\S+\s+\S+\s+/add|drop\s+table|"
@@ -245,7 +261,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "standing_order": ("from now on", "going forward", "henceforth", "hereafter", "from this day", " future",
                        "each time you", "every time you", "next time you", "whenever", "every session", "in every ",
                        "every reply", "every answer", "every response", "every message", "every email",
-                       "when you next"),
+                       "when you next", "starting ", "as of ", "effective immediately"),
     "standing_rule": ("make it a", "save this", "as a ", "standing ", "permanently record"),
     "memory_write_order": ("remember", "keep in mind for", "learn this", "memori", "your memory", "long-term memory",
                            "record this", "record as", "store this", "note to"),
@@ -257,12 +273,17 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "agent_vocative": ("assistant", "ai", "agent", "bot", "model", "llm"),
     "suppress_warnings": ("leave out", "omit", "hide", "suppress", "mention", "skip"),
     "new_authority": ("source", "overrid", "precedence"),
+    "stale_configuration": ("one side", "aside", "expired", "outdated", "stale", "out of date", "obsolete", "void",
+                            "invalid", "what follows", "operate under", "rules in this"),
+    "persona_file_named": (".md", "rules"),
     "agent_addressed": ("silently", "automatically", "immediately", "quietly", "before answering", "before replying",
                         "before you", "when summari", "in your reply", "in your answer", "in your response",
                         "in your summary", "in your next"),
     "authorisation_claim": ("authori", "approved", "cleared", "permitted", "allowed", "granted", "delegated",
                             "verified", "consented", "grant", "you may now", "you can now"),
     "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", " here", "compliance",
+                        " asked you", " wants you", " wanted you", " told you", " instructed you", " needs you",
+                        "you may",
                         "as the ", "signed", "verified", "trusted instruction", "treat ", "accept ", " says",
                         " said", " told me", " confirms", "approved", " grants", "per the owner"),
     "role_marker": ("<|", "|>", "[inst", "[/inst", "<<sys", "<</sys", "system", "developer", "human:", "</user>",
@@ -275,7 +296,9 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "markdown_image_exfil": ("![",),
     "send_sensitive_out": ("conversation", "transcript", "history", "memor", "notes", "facts", "everything you",
                            "password", "secret", "credential", "api key", "token", "contact", "address book", "diary",
-                           "location", "recovery code", "backup code", "cookie", "vault", "private key", "2fa"),
+                           "location", "recovery code", "backup code", "cookie", "vault", "private key", "2fa",
+                           "addresses", "medical", "health record", "card number", "bank details", "payslip",
+                           "id document", "photos"),
     "send_data_out": ("message", "mail", "invoice", "summary", "data", "export", "log", "calendar", "file",
                       "document"),
     "script_exfil": ("<script", "cookie", "fetch("),

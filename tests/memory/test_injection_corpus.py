@@ -15,8 +15,8 @@ def test_the_corpus_is_labelled_split_and_covers_every_family():
     items = load(DEFAULT_CORPUS)
     assert len({item["id"] for item in items}) == len(items)
     assert {item["label"] for item in items} == {"attack", "benign"}
-    assert {item["split"] for item in items} == {"tune", "holdout", "fresh"}
-    families = Counter((item["label"], item["family"]) for item in items if item["split"] != "fresh")
+    assert {item["split"] for item in items} == {"tune", "holdout", "fresh", "blind2"}
+    families = Counter((item["label"], item["family"]) for item in items if item["split"] in ("tune", "holdout"))
     assert all(count >= 20 for count in families.values()), families
     attack_families = {family for label, family in families if label == "attack"}
     assert {"override_paraphrase", "fake_role_markers", "standing_orders", "authorisation_claims",
