@@ -162,22 +162,9 @@ _CAESAR_BACK = str.maketrans(_LOWER, _LOWER[-3:] + _LOWER[:-3])  # undoes Caesar
 _ATBASH = str.maketrans(_LOWER, _LOWER[::-1])
 
 
-_COMMON_WORDS = frozenset((
-    "the", "and", "to", "of", "a", "in", "is", "you", "for", "that", "it", "on", "with", "as", "be", "at", "this",
-    "your", "are", "i", "my", "me", "we", "our", "or", "not", "will", "was", "have", "de", "la", "el", "le", "les",
-    "und", "der", "die", "das", "il", "que", "en", "y", "et", "ist",
-))  # fmt: skip
-_TOKEN = re.compile(r"[a-z]+")
 # Three words in a row with no vowel-consonant shape of the language around them ("rtmliv kiverlfh"):
 # consonant clusters of four or more, the mark of shifted or reversed text.
 _ODD_RUN = re.compile(r"(?:\b\w*[bcdfghjklmnpqrstvwxz]{4}\w*\b\W+){2}")
-
-
-def _reads_as_language(text: str) -> bool:
-    """Whether the text is already plain language (a quarter of its words are everyday function
-    words): then reversing or un-shifting it cannot reveal anything and is skipped."""
-    words = _TOKEN.findall(text[:4000])
-    return len(words) >= 3 and sum(w in _COMMON_WORDS for w in words) >= 0.25 * len(words)
 
 
 # Everyday words and trigger words written backwards (none of them a word forwards).
@@ -217,9 +204,6 @@ def _around(text: str, spans: list[tuple[int, int]]) -> str:
             merged.append([start, end])
     parts = [("" if start == 0 else "… ") + text[start:end] for start, end in merged[:_MAX_WINDOWS]]
     return " ".join(parts)
-
-
-_VOWEL = re.compile(r"[aeiou]")
 
 
 def _few_vowels(text: str) -> bool:
@@ -288,7 +272,7 @@ def readings(text: str, *, depth: int = 2) -> list[str]:
     return plain + ciphered
 
 
-def compact(text: str) -> str:
-    """Every letter of the folded, un-leeted text run together ("dis re gard" → "disregard"), for
-    rules that look for whole phrases written without their spaces."""
-    return _NOT_LETTER.sub("", _unleet(fold(text)))
+def compact(folded: str) -> str:
+    """Every letter of an already folded text, un-leeted and run together ("dis re gard" →
+    "disregard"), for rules that look for whole phrases written without their spaces."""
+    return _NOT_LETTER.sub("", _unleet(folded))

@@ -26,7 +26,6 @@ from memory.engine.scan import ScanResult, ThreatMatch, scan_for_threats
 HOLD_AT = 1.0
 MAX_CHARS = 2_000_000  # read whole (linear); past this a write is refused by validation long before
 
-_W = r"[^\s]+"  # one word
 _GAP = r"(?:\s+[^\s]+){0,%d}?\s+"  # a few filler words between two keywords
 
 
@@ -61,7 +60,6 @@ _IMPERATIVE = (r"\b(?:respond|reply|answer|tell|say|send|forward|recommend|treat
                r"disable|enable|never|always|do\s+not|don't|first)\b")  # fmt: skip
 _STRONG_CUE = (r"\b(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+to)|your|always|never|recommend|"
                r"treat|obey|reveal|silently|automatically|the\s+(?:assistant|ai|agent|bot)|the\s+(?:owner|user)\s+is)\b")  # fmt: skip
-_AGENT = r"(?:you|your|yourself|the\s+(?:assistant|ai|agent|bot|model|llm)|assistant|ai)"
 
 _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
     (rule, family, weight, re.compile(pattern))
@@ -221,7 +219,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
     )
 )
 
-# Whole phrases written without spaces ("dis re gard pre vious in struc tions"), read on `compact(text)`.
+# Whole phrases written without spaces ("dis re gard pre vious in struc tions"), read on `compact(folded)`.
 _COMPACT = re.compile(
     r"(?:ignore|disregard|forget|bypass|override)(?:all|any|the|your|my)?(?:previous|prior|earlier|above|preceding|"
     r"existing)?(?:instructions|rules|guidelines|directives|systemprompt)|(?:reveal|print|show|send|dump|email)"
@@ -412,7 +410,7 @@ def read_directive(text: str) -> Directive | None:
             if rule not in hits and not _ANCHOR_SETS[rule].isdisjoint(fresh) and pattern.search(view):
                 hits[rule] = (family, weight)
     if "override_instructions" not in hits:
-        joined = compact(text[:MAX_CHARS])
+        joined = compact(plain[0])  # the folded text views() already made
         if any(word in joined for word in _COMPACT_ANCHORS) and _COMPACT.search(joined):
             hits["compact_override"] = ("override", 1.0)
     if not hits:
