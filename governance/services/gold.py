@@ -18,6 +18,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from governance.models import GoldCase, GoldSet
+from governance.services.acting import acting_name, require_role
 from memory.models import Fact, Workspace
 from memory.permissions import roles_in
 from memory.services import evaluation as harness
@@ -40,15 +41,6 @@ FACT_KEYS = {"key", "content", "segment", "importance", "source_type", "sourceTy
              "supersedes_keys", "supersedesKeys", "tier", "decay_rate", "effective_importance",
              "archived_after_seeding"}  # fmt: skip
 CASE_KEYS = {"id", "query", "category", "relevant_keys", "relevantKeys", "original_top10", "note"}
-
-
-def _require(user, workspace: Workspace, roles: tuple[str, ...], doing: str) -> None:
-    if user is not None and not (roles_in(user, workspace) & set(roles)):
-        raise RequestError(f"only {' or '.join(r + 's' for r in roles)} may {doing}", kind="forbidden")
-
-
-def _name(user, actor: str) -> str:
-    return user.get_username() if user is not None else actor
 
 
 def _event(gold: GoldSet, action: str, *, actor: str, **data) -> None:
@@ -140,11 +132,11 @@ def upload(workspace: Workspace, raw: bytes | str, *, filename: str = "upload.js
            actor: str) -> GoldSet:  # fmt: skip
     """A standalone set from a gold JSON: its facts are seeded into a throwaway workspace when scored.
     An `approved: true` inside the file counts for nothing here: approval is an approver's act."""
-    _require(user, workspace, EDIT_ROLES, "add gold sets")
+    require_role(user, workspace, EDIT_ROLES, "add gold sets")
     data = parse_upload(raw, filename)
     wanted = (name or str(data.get("name") or "") or filename.rsplit(".", 1)[0]).strip()[:100]
     _unique_name(workspace, wanted)
-    who = _name(user, actor)
+    who = acting_name(user, actor)
     with transaction.atomic():
         gold = GoldSet.objects.create(workspace=workspace, name=wanted, kind=GoldSet.Kind.STANDALONE,
                                       source=GoldSet.Source.UPLOAD, facts=data["facts"], created_by=who)  # fmt: skip
@@ -161,7 +153,7 @@ def upload(workspace: Workspace, raw: bytes | str, *, filename: str = "upload.js
 def scaffold(workspace: Workspace, *, size: int = SCAFFOLD_DEFAULT, name: str = "", user=None, actor: str) -> GoldSet:
     """A live set from the owner's most-used active facts, one case per fact, each query the placeholder:
     the person writes how they would really ask (the fact's words are shown as a hint, never scored)."""
-    _require(user, workspace, EDIT_ROLES, "make gold sets")
+    require_role(user, workspace, EDIT_ROLES, "make gold sets")
     if not 1 <= size <= MAX_CASES:
         raise RequestError(f"a scaffold holds 1 to {MAX_CASES} cases", kind="validation")
     facts = list(Fact.objects.filter(workspace=workspace, lifecycle="active", origin_kind="owner")
@@ -174,7 +166,7 @@ def scaffold(workspace: Workspace, *, size: int = SCAFFOLD_DEFAULT, name: str = 
         while GoldSet.objects.filter(workspace=workspace, name=wanted).exists():
             wanted, n = f"{base} ({n})", n + 1
     _unique_name(workspace, wanted)
-    who = _name(user, actor)
+    who = acting_name(user, actor)
     with transaction.atomic():
         gold = GoldSet.objects.create(workspace=workspace, name=wanted, kind=GoldSet.Kind.LIVE,
                                       source=GoldSet.Source.SCAFFOLD, created_by=who)  # fmt: skip
@@ -224,8 +216,8 @@ def _touched(gold: GoldSet) -> bool:
 
 def edit_case(gold: GoldSet, case_pk: Any, *, query: str, category: str | None = None, relevant_keys: Any = None,
               user=None, actor: str) -> GoldCase:  # fmt: skip
-    _require(user, gold.workspace, EDIT_ROLES, "edit gold sets")
-    who = _name(user, actor)
+    require_role(user, gold.workspace, EDIT_ROLES, "edit gold sets")
+    who = acting_name(user, actor)
     with transaction.atomic():
         case = get_case(gold, case_pk)
         before = case.query
@@ -243,8 +235,8 @@ def edit_case(gold: GoldSet, case_pk: Any, *, query: str, category: str | None =
 
 
 def add_case(gold: GoldSet, *, query: str, relevant_keys: Any, category: str = "", user=None, actor: str) -> GoldCase:
-    _require(user, gold.workspace, EDIT_ROLES, "edit gold sets")
-    who = _name(user, actor)
+    require_role(user, gold.workspace, EDIT_ROLES, "edit gold sets")
+    who = acting_name(user, actor)
     with transaction.atomic():
         locked = GoldSet.objects.select_for_update().get(pk=gold.pk)
         count = locked.cases.count()
@@ -265,8 +257,8 @@ def add_case(gold: GoldSet, *, query: str, relevant_keys: Any, category: str = "
 
 
 def delete_case(gold: GoldSet, case_pk: Any, *, user=None, actor: str) -> str:
-    _require(user, gold.workspace, EDIT_ROLES, "edit gold sets")
-    who = _name(user, actor)
+    require_role(user, gold.workspace, EDIT_ROLES, "edit gold sets")
+    who = acting_name(user, actor)
     with transaction.atomic():
         case = get_case(gold, case_pk)
         case_id = case.case_id
@@ -278,16 +270,16 @@ def delete_case(gold: GoldSet, case_pk: Any, *, user=None, actor: str) -> str:
 
 def add_from_playground(workspace: Workspace, *, query: str, memory_id: str, user=None, actor: str) -> GoldCase:
     """"This query should have found that fact": a case in the workspace's live set "playground"."""
-    _require(user, workspace, EDIT_ROLES, "add gold cases")
+    require_role(user, workspace, EDIT_ROLES, "add gold cases")
     if not Fact.objects.filter(workspace=workspace, memory_id=memory_id).exists():
         raise RequestError(f"no fact {memory_id!r} in {workspace.name}", kind="not_found")
     gold = GoldSet.objects.filter(workspace=workspace, name=PLAYGROUND).first()
     if gold is None:
         gold, made = GoldSet.objects.get_or_create(
             workspace=workspace, name=PLAYGROUND,
-            defaults={"kind": GoldSet.Kind.LIVE, "source": GoldSet.Source.PLAYGROUND, "created_by": _name(user, actor)})
+            defaults={"kind": GoldSet.Kind.LIVE, "source": GoldSet.Source.PLAYGROUND, "created_by": acting_name(user, actor)})
         if made:
-            _event(gold, "created", actor=_name(user, actor), cases=0)
+            _event(gold, "created", actor=acting_name(user, actor), cases=0)
     if gold.kind != GoldSet.Kind.LIVE:
         raise RequestError(f"the gold set {PLAYGROUND!r} is an uploaded set; rename it to add playground cases",
                            kind="conflict")  # fmt: skip
@@ -298,8 +290,8 @@ def add_from_playground(workspace: Workspace, *, query: str, memory_id: str, use
 
 
 def delete_set(gold: GoldSet, *, user=None, actor: str) -> str:
-    _require(user, gold.workspace, EDIT_ROLES, "delete gold sets")
-    who, name, pk, cases = _name(user, actor), gold.name, gold.pk, gold.cases.count()
+    require_role(user, gold.workspace, EDIT_ROLES, "delete gold sets")
+    who, name, pk, cases = acting_name(user, actor), gold.name, gold.pk, gold.cases.count()
     with transaction.atomic():
         _event(gold, "deleted", actor=who, cases=cases)
         GoldSet.objects.filter(pk=pk).delete()
@@ -315,7 +307,7 @@ def approval_blocker(gold: GoldSet, user=None, actor: str = "") -> str | None:
         return "only approvers or admins approve gold sets"
     if gold.approved:
         return f"it was approved already (by {gold.approved_by_name or 'someone'})"
-    if _name(user, actor) == gold.created_by:
+    if acting_name(user, actor) == gold.created_by:
         return "whoever made a set cannot approve it: a second person must"
     cases = list(gold.cases.all())
     if not cases:
@@ -327,7 +319,7 @@ def approval_blocker(gold: GoldSet, user=None, actor: str = "") -> str | None:
 
 
 def approve(gold: GoldSet, *, user=None, actor: str) -> GoldSet:
-    who = _name(user, actor)
+    who = acting_name(user, actor)
     with transaction.atomic():
         locked = GoldSet.objects.select_for_update().get(pk=gold.pk)
         blocker = approval_blocker(locked, user, actor)

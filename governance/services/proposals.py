@@ -23,6 +23,7 @@ from django.utils import timezone
 from governance.engine import proposals as rules
 from governance.models import Proposal
 from governance.services import proposal_eval
+from governance.services.acting import acting_name, require_role
 from memory.engine import tuning as T
 from memory.models import Fact, MemoryEvent, Workspace
 from memory.permissions import roles_in
@@ -51,13 +52,6 @@ def get(workspace: Workspace, proposal_id: Any) -> Proposal:
     if found is None:
         raise RequestError(f"no proposal #{pk} in {workspace.name}", kind="not_found")
     return found
-
-
-def _require_role(user, workspace: Workspace, roles: tuple[str, ...], doing: str) -> None:
-    if user is None:
-        return  # a trusted caller (a scheduled task, a test of the engine's rules) acts as the system
-    if not (roles_in(user, workspace) & set(roles)):
-        raise RequestError(f"only {' or '.join(r + 's' for r in roles)} may {doing}", kind="forbidden")
 
 
 def _event(workspace: Workspace, proposal: Proposal, action: str, *, actor: str, reason: str = "", **data) -> None:
@@ -107,7 +101,7 @@ def propose_retraction(workspace: Workspace, memory_ids: list[str], *, rationale
                        source: str = Proposal.Source.MANUAL) -> Proposal:  # fmt: skip
     """A proposal to retract facts (manual: by an owner or admin)."""
     if source == Proposal.Source.MANUAL:
-        _require_role(user, workspace, PROPOSE_ROLES, "propose changes")
+        require_role(user, workspace, PROPOSE_ROLES, "propose changes")
     ids = list(dict.fromkeys(str(m).strip() for m in memory_ids if str(m).strip()))
     if not ids:
         raise RequestError("name at least one fact to retract", kind="validation")
@@ -126,7 +120,7 @@ def propose_retraction(workspace: Workspace, memory_ids: list[str], *, rationale
         raise RequestError("say why: a proposal needs a rationale", kind="validation")
     title = f"Retract {len(ids)} fact{'s' if len(ids) != 1 else ''}"
     proposal = _create(workspace, actor=actor, author=user, change=Proposal.Change.RETRACT, source=source, title=title,
-                       rationale=rationale.strip()[:5000], fact_ids=ids, author_name=_name(user, actor),
+                       rationale=rationale.strip()[:5000], fact_ids=ids, author_name=acting_name(user, actor),
                        fingerprint=_fingerprint("retract", sorted(ids)))  # fmt: skip
     if proposal is None:
         raise RequestError("an open proposal to retract exactly these facts exists already", kind="conflict")
@@ -137,7 +131,7 @@ def propose_tuning(workspace: Workspace, values: dict[str, Any], *, rationale: s
                    source: str = Proposal.Source.MANUAL, title: str = "") -> Proposal:  # fmt: skip
     """A proposal to change knobs (values: only the knobs that change, on top of the version in force)."""
     if source == Proposal.Source.MANUAL:
-        _require_role(user, workspace, PROPOSE_ROLES, "propose changes")
+        require_role(user, workspace, PROPOSE_ROLES, "propose changes")
     version, in_force = tuning_service.current(workspace)
     if not isinstance(values, dict) or not values:
         raise RequestError("name at least one setting to change, e.g. ngram_weight=0.3", kind="validation")
@@ -150,7 +144,7 @@ def propose_tuning(workspace: Workspace, values: dict[str, Any], *, rationale: s
     title = title or "Change " + ", ".join(f"{c['label']} {c['before']:g} → {c['after']:g}" for c in changes[:3])
     proposal = _create(workspace, actor=actor, author=user, change=Proposal.Change.TUNING, source=source,
                        title=title[:300], rationale=rationale.strip()[:5000], tuning=after.as_dict(), base_version=version,
-                       author_name=_name(user, actor), fingerprint=_fingerprint("tuning", version, after.as_dict()))  # fmt: skip
+                       author_name=acting_name(user, actor), fingerprint=_fingerprint("tuning", version, after.as_dict()))  # fmt: skip
     if proposal is None:
         raise RequestError("an open proposal with exactly these settings exists already", kind="conflict")
     return proposal
@@ -246,10 +240,6 @@ def propose_thresholds(workspace: Workspace, *, actor: str = TELEMETRY, min_rest
         raise
 
 
-def _name(user, actor: str) -> str:
-    return user.get_username() if user is not None else actor
-
-
 # ---------------------------------------------------------------- evaluating
 
 
@@ -259,7 +249,7 @@ def request_evaluation(proposal: Proposal, *, user=None, actor: str, inline: boo
     it in this process instead (the CLI, which shows its own progress bar through `progress`)."""
     from django_q.tasks import async_task
 
-    _require_role(user, proposal.workspace, ("owner", "approver", "admin"), "evaluate proposals")
+    require_role(user, proposal.workspace, ("owner", "approver", "admin"), "evaluate proposals")
     if proposal.status not in (Proposal.Status.PENDING, Proposal.Status.APPROVED):
         raise RequestError(f"proposal #{proposal.pk} is {proposal.status}: only pending proposals are evaluated",
                            kind="conflict")  # fmt: skip
@@ -355,10 +345,10 @@ def approve(proposal: Proposal, *, user=None, actor: str, reason: str) -> Propos
         if blocker:
             kind = "forbidden" if "author" in blocker or "only" in blocker else "conflict"
             raise RequestError(f"proposal #{current.pk} cannot be approved: {blocker}", kind=kind)
-        current.status, current.decided_by, current.decided_by_name = Proposal.Status.APPROVED, user, _name(user, actor)
+        current.status, current.decided_by, current.decided_by_name = Proposal.Status.APPROVED, user, acting_name(user, actor)
         current.decided_at, current.decision_reason = timezone.now(), reason.strip()[:1000]
         current.save(update_fields=["status", "decided_by", "decided_by_name", "decided_at", "decision_reason"])
-    _event(current.workspace, current, "approved", actor=_name(user, actor), reason=current.decision_reason)
+    _event(current.workspace, current, "approved", actor=acting_name(user, actor), reason=current.decision_reason)
     return current
 
 
@@ -370,14 +360,14 @@ def reject(proposal: Proposal, *, user=None, actor: str, reason: str) -> Proposa
         if current.status != Proposal.Status.PENDING:
             raise RequestError(f"proposal #{current.pk} is {current.status} already: only a pending one is rejected",
                                kind="conflict")  # fmt: skip
-        _require_role(user, current.workspace, DECIDE_ROLES, "reject proposals")
+        require_role(user, current.workspace, DECIDE_ROLES, "reject proposals")
         if is_author(current, user, actor):
             raise RequestError("its author cannot decide it: a second person must (withdrawing is not built yet)",
                                kind="forbidden")  # fmt: skip
-        current.status, current.decided_by, current.decided_by_name = Proposal.Status.REJECTED, user, _name(user, actor)
+        current.status, current.decided_by, current.decided_by_name = Proposal.Status.REJECTED, user, acting_name(user, actor)
         current.decided_at, current.decision_reason = timezone.now(), reason.strip()[:1000]
         current.save(update_fields=["status", "decided_by", "decided_by_name", "decided_at", "decision_reason"])
-    _event(current.workspace, current, "rejected", actor=_name(user, actor), reason=current.decision_reason)
+    _event(current.workspace, current, "rejected", actor=acting_name(user, actor), reason=current.decision_reason)
     return current
 
 
@@ -387,7 +377,7 @@ def reject(proposal: Proposal, *, user=None, actor: str, reason: str) -> Proposa
 def apply(proposal: Proposal, *, user=None, actor: str) -> Proposal:
     """Carry out an approved proposal: a new tuning version, or the retraction. Refused twice."""
     workspace = proposal.workspace
-    _require_role(user, workspace, ("owner", "approver", "admin"), "apply proposals")
+    require_role(user, workspace, ("owner", "approver", "admin"), "apply proposals")
     with transaction.atomic():
         current = _locked(proposal)
         if current.status == Proposal.Status.APPLIED:
@@ -398,7 +388,7 @@ def apply(proposal: Proposal, *, user=None, actor: str) -> Proposal:
         stale = stale_reason(current)
         if stale:
             raise RequestError(f"proposal #{current.pk} cannot be applied: {stale}", kind="conflict")
-        name = _name(user, actor)
+        name = acting_name(user, actor)
         if current.change == Proposal.Change.TUNING:
             before_version, _ = tuning_service.current(workspace)
             version = tuning_service.set_tuning(workspace, current.tuning, actor=name, source=f"proposal #{current.pk}",
@@ -428,13 +418,13 @@ def revert(proposal: Proposal, *, user=None, actor: str, reason: str = "") -> Pr
     """Undo an applied proposal: the prior tuning version comes back as a new version, or the
     retracted facts return to the state they had. Refused when something changed them since."""
     workspace = proposal.workspace
-    _require_role(user, workspace, ("owner", "approver", "admin"), "revert proposals")
+    require_role(user, workspace, ("owner", "approver", "admin"), "revert proposals")
     with transaction.atomic():
         current = _locked(proposal)
         if current.status != Proposal.Status.APPLIED:
             raise RequestError(f"proposal #{current.pk} is {current.status}: only an applied proposal is reverted",
                                kind="conflict")  # fmt: skip
-        name = _name(user, actor)
+        name = acting_name(user, actor)
         done = current.applied or {}
         if current.change == Proposal.Change.TUNING:
             version, _ = tuning_service.current(workspace)
