@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -120,12 +121,17 @@ def _blocked(index: ScopeIndex, hit) -> tuple[bool, tuple[str, ...]]:
     row = index.rows[hit.memory_id]
     if not R.is_untrusted_source(row.source_type):
         return False, ()
-    verdict = judge_untrusted(row.content)  # the write path's judgement, so a newer rule applies to older facts
+    verdict = _judged(row.content)  # the write path's judgement, so a newer rule applies to older facts
     return verdict.action != "allow", verdict.rules
 
 
+# Every recall and context block rejudges its untrusted hits, and the same facts come back query
+# after query: the verdict depends on the content alone, so it is remembered (bounded).
+_judged = lru_cache(maxsize=4096)(judge_untrusted)
+
+
 def _untrusted_rules(text: str) -> list[str]:
-    verdict = judge_untrusted(text)
+    verdict = _judged(text)
     return list(verdict.rules) if verdict.action != "allow" else []
 
 
