@@ -93,7 +93,7 @@ def _page_times(workspace, urls: dict[str, str], requests: int) -> dict[str, dic
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from memory.bench.writes import LatencySummary
+    from memory.bench.pages import time_page
     from memory.models import Membership
 
     user, _ = get_user_model().objects.get_or_create(username="bench-approver")
@@ -102,15 +102,7 @@ def _page_times(workspace, urls: dict[str, str], requests: int) -> dict[str, dic
     client.force_login(user)
     out = {}
     for label, url in urls.items():
-        status = client.get(url).status_code
-        if status != 200:
-            raise SystemExit(f"{url} answered {status}")
-        samples = []
-        for _ in range(requests):
-            started = time.perf_counter()
-            client.get(url)
-            samples.append((time.perf_counter() - started) * 1000)
-        summary = LatencySummary.of(samples)
+        summary = time_page(client, url, requests)
         out[label] = {"p50_ms": round(summary.p50_ms, 1), "p95_ms": round(summary.p95_ms, 1), "n": requests}
     return out
 

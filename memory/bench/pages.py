@@ -14,6 +14,21 @@ import sys
 import time
 
 
+def time_page(client, url: str, count: int):
+    """Server time of `count` GETs of `url` after one warming request (which must answer 200)."""
+    from memory.bench.writes import LatencySummary
+
+    status = client.get(url).status_code
+    if status != 200:
+        raise SystemExit(f"{url} answered {status}")
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter()
+        client.get(url)
+        samples.append((time.perf_counter() - started) * 1000)
+    return LatencySummary.of(samples)
+
+
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
     import django
@@ -23,7 +38,6 @@ def main() -> None:
     from django.test import Client
 
     from memory import selectors
-    from memory.bench.writes import LatencySummary
     from memory.models import Fact, Membership, Workspace
 
     name, count = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -43,13 +57,7 @@ def main() -> None:
     }
     print(f"{workspace.facts.count():,} facts in {name}")
     for label, url in pages.items():
-        assert client.get(url).status_code == 200
-        samples = []
-        for _ in range(count):
-            started = time.perf_counter()
-            client.get(url)
-            samples.append((time.perf_counter() - started) * 1000)
-        summary = LatencySummary.of(samples)
+        summary = time_page(client, url, count)
         print(f"  {label:<22} p50 {summary.p50_ms:7.1f} ms   p95 {summary.p95_ms:7.1f} ms   (n={count})")
 
 
