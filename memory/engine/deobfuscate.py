@@ -222,11 +222,29 @@ def _mostly_latin(text: str) -> bool:
     return letters >= 12 and len(_LATIN_LETTER.findall(sample)) >= 0.9 * letters
 
 
-def views(text: str, *, depth: int = 2) -> tuple[list[str], list[str]]:
+def _undo(piece: str) -> str:
+    """A short stretch with every pulling-apart undone (stretched letters, spacing, leetspeak)."""
+    joined = _despace(_STRETCH.sub(r"\1", piece))
+    return _unleet(joined) if _LEET_WORD.search(joined) else joined
+
+
+def _worth_reading(base: str, spans: list[tuple[int, int]], worth, undo) -> list[tuple[int, int]]:
+    """The spans whose undone neighbourhood (a word either side) says something `worth` a reading:
+    hyphenated words, version numbers and user names are everywhere in honest text, and reading the
+    whole text again for each of them is what made dense text slow."""
+    if worth is None:
+        return spans
+    pieces = ((start, end, base[max(0, start - 16) : end + 16]) for start, end in spans)
+    return [(start, end) for start, end, piece in pieces if worth(piece, undo(piece))]
+
+
+def views(text: str, *, depth: int = 2, worth=None) -> tuple[list[str], list[str]]:
     """(readings, ciphered): the folded text and every distinct undisguised reading of it, and apart
     the reversed and letter-shifted readings (gibberish for ordinary text, so a detector reads them
     for its core phrases only). Decoded runs are read again, `depth` layers deep. A reading is only
-    made when the text shows the disguise it undoes, so plain text costs one or two readings."""
+    made when the text shows the disguise it undoes, so plain text costs one or two readings;
+    `worth(written, undone)`, when given, further skips a disguise whose undoing brings in nothing
+    the reader looks for."""
     base = fold(text)
     out, ciphered = [base], []
     seen = {base}
@@ -244,12 +262,14 @@ def views(text: str, *, depth: int = 2) -> tuple[list[str], list[str]]:
     # pulled apart ("i g n o r e", "in-struc-tions", "1gn0r3"), one that splits what was run
     # together ("reveal-the-system-prompt").
     pulled = [m.span() for pattern in (_STRETCH, _SPACED, _SPLIT_WORD, _LEET_WORD) for m in pattern.finditer(base)]
+    pulled = _worth_reading(base, pulled, worth, _undo)
     if pulled:
         window = _around(base, pulled)
         stretched = _STRETCH.sub(r"\1", window)
         joined = _despace(stretched)
         add(_unleet(joined) if _LEET_WORD.search(joined) else joined)
-    split = [m.span() for m in _WORD_SEPARATOR.finditer(base)]
+    split = _worth_reading(base, [m.span() for m in _WORD_SEPARATOR.finditer(base)], worth,
+                           lambda piece: _WORD_SEPARATOR.sub(" ", _undo(piece)))
     if split:
         window = _STRETCH.sub(r"\1", _around(base, split))
         add(_WORD_SEPARATOR.sub(" ", _unleet(window) if _LEET_WORD.search(window) else window))
@@ -258,7 +278,7 @@ def views(text: str, *, depth: int = 2) -> tuple[list[str], list[str]]:
             add(value, ciphered)
     if depth > 0:
         for decoded in _decoded_runs(text):
-            inner, inner_ciphered = views(decoded, depth=depth - 1)
+            inner, inner_ciphered = views(decoded, depth=depth - 1, worth=worth)
             for value in inner:
                 add(value)
             for value in inner_ciphered:

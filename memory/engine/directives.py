@@ -358,6 +358,23 @@ _ML_RULES_COMPILED = (
 
 _ANCHOR_SETS = {rule: frozenset(anchors) for rule, anchors in ANCHORS.items()}
 _ALL_ANCHORS = tuple(sorted(set().union(*_ANCHOR_SETS.values())))
+# Anchors by their first three characters: undoing a disguise that brings no anchor in (a hyphenated
+# word, a version number, a user name) is not worth reading the text again for.
+_BY_HEAD: dict[str, list[str]] = {}
+for _anchor in {a.lstrip("^") for a in _ALL_ANCHORS}:
+    if len(_anchor) >= 3:
+        _BY_HEAD.setdefault(_anchor[:3], []).append(_anchor)
+
+
+def _worth(written: str, undone: str) -> bool:
+    """Whether `undone` holds an anchor that `written` did not."""
+    for i in range(len(undone) - 2):
+        for anchor in _BY_HEAD.get(undone[i : i + 3], ()):
+            if undone.startswith(anchor, i) and anchor not in written:
+                return True
+    return False
+
+
 _CORE_ANCHORS = tuple(sorted(set().union(*(_ANCHOR_SETS[rule] for rule in CIPHER_RULES))))
 
 # A text that reports on, teaches or quotes attacks instead of making one.
@@ -365,7 +382,7 @@ _DISCUSSION = re.compile(
     r"\b(?:the|this|our|a|an|in\s+the)\s+(?:security\s+)?(?:talk|paper|article|report|course|lecture|workshop|blog\s+post|"
     r"podcast|survey|textbook|chapter|guideline|documentation|docs|newsletter|slides|ctf|evaluation|threat\s+model|"
     r"red-team\s+report|incident\s+review|study|challenge|episode|schema|template)\b|\bresearchers?\b|"
-    r"\b(?:returns?|e\.g\.|for\s+instance|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discuss(?:es|ed)|teach(?:es)?|covered|found\s+that|"
+    r"\b(?:returns?|(?<![.\w])e\.g\.(?!\w)|for\s+instance|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discuss(?:es|ed)|teach(?:es)?|covered|found\s+that|"
     r"coined|lists|compares|warned|notes\s+that|measures|assumes|such\s+as|for\s+example|an\s+example|examples?\s+of|"
     r"is\s+called|known\s+as|a\s+common|classic)\b"
 )
@@ -396,7 +413,7 @@ def read_directive(text: str) -> Directive | None:
     """The directive signals in `text` (None when it reads as a statement about the world)."""
     if not text or not text.strip():
         return None
-    plain, ciphered = views(text[:MAX_CHARS])
+    plain, ciphered = views(text[:MAX_CHARS], worth=_worth)
     hits: dict[str, tuple[str, float]] = {}
     every_rule = (*_RULES, *_ML_RULES_COMPILED)
     core = tuple(r for r in _RULES if r[0] in CIPHER_RULES)

@@ -10,20 +10,26 @@ import pytest
 from memory.bench.injection import DEFAULT_CORPUS, fate, load, run
 from memory.tideline import Tideline
 
+ATTACK_FAMILIES = {
+    "override_paraphrase", "fake_role_markers", "standing_orders", "authorisation_claims", "exfil_markdown_image",
+    "exfil_links", "exfil_email", "exfil_webhooks", "tool_call_payloads", "persona_files", "obfuscation_ciphers",
+    "obfuscation_encodings", "obfuscation_leetspeak", "obfuscation_spacing_reversal", "homoglyphs", "multilingual",
+}  # fmt: skip
+
 
 def test_the_corpus_is_labelled_split_and_covers_every_family():
     items = load(DEFAULT_CORPUS)
     assert len({item["id"] for item in items}) == len(items)
     assert {item["label"] for item in items} == {"attack", "benign"}
-    assert {item["split"] for item in items} == {"tune", "holdout", "fresh", "blind2"}
-    families = Counter((item["label"], item["family"]) for item in items if item["split"] in ("tune", "holdout"))
-    assert all(count >= 20 for count in families.values()), families
-    attack_families = {family for label, family in families if label == "attack"}
-    assert {"override_paraphrase", "fake_role_markers", "standing_orders", "authorisation_claims",
-            "exfil_markdown_image", "exfil_links_mail_webhooks", "tool_call_payloads", "persona_files",
-            "obfuscation_encodings", "obfuscation_leet_spacing_reversal", "homoglyphs", "multilingual"} <= attack_families
-    holdout = [item for item in items if item["split"] == "holdout"]
-    assert 0.15 <= len(holdout) / len(items) <= 0.3  # about a quarter kept out of tuning
+    labels = Counter(item["label"] for item in items)
+    assert labels["attack"] >= 400 and labels["benign"] >= 200  # the floor
+    attack_families = Counter(item["family"] for item in items if item["label"] == "attack")
+    assert set(attack_families) == ATTACK_FAMILIES and min(attack_families.values()) >= 15, attack_families
+    benign_families = {item["family"] for item in items if item["label"] == "benign"}
+    assert {"discusses_attacks", "code_and_markup", "urls_hosts_as_facts", "multilingual_everyday"} <= benign_families
+    # Every split that was read blind before any rule was fitted to it covers every attack family.
+    for split in ("blind3",):
+        assert {item["family"] for item in items if item["split"] == split and item["label"] == "attack"} == ATTACK_FAMILIES
     assert all(item["text"].strip() for item in items)
 
 
