@@ -47,6 +47,13 @@ for _base in (0x1F130, 0x1F150, 0x1F170):
     for _offset in range(26):
         _FOLD[chr(_base + _offset)] = chr(ord("a") + _offset)
 _FOLD_TABLE = str.maketrans(_FOLD)
+# Capitals that imitate Latin capitals, read before lower-casing: Greek "Η" looks like "H" though its
+# small letter "η" looks like "n"; Greek "Ν" like "N" though "ν" looks like "v".
+_CAPITALS = str.maketrans({
+    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
+    "Τ": "T", "Υ": "Y", "Χ": "X", "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P",
+    "С": "C", "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S",
+})  # fmt: skip
 _MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]+")
 _PAREN_LETTER = re.compile(r"\(([a-z0-9])\)")
@@ -63,7 +70,7 @@ _MORSE = {".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f"
           ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",
           "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x", "-.--": "y", "--..": "z"}  # fmt: skip
 _MORSE_RUN = re.compile(r"(?:[.\-]{1,5}[ /]+){6,2000}[.\-]{1,5}")
-_SPLIT_WORD = re.compile(r"\b([a-z]{2,})[-_.]([a-z]{2,})\b")
+_SPLIT_WORD = re.compile(r"\b([a-z]{2,})(?:[-_.]|-\s+)([a-z]{2,})\b")
 _STRETCH = re.compile(r"([a-z])\1{2,}")
 _SEPARATOR_RUN = re.compile(r"[ ._\-]")
 
@@ -78,7 +85,7 @@ def fold(text: str) -> str:
     """NFKC, look-alikes and styled alphabets to plain Latin, invisible characters and accents gone,
     lower case. Real words of other scripts stay readable to rules written for them."""
     text = unicodedata.normalize("NFKC", text)
-    text = _INVISIBLE.sub("", text).lower().translate(_FOLD_TABLE)
+    text = _INVISIBLE.sub("", text).translate(_CAPITALS).lower().translate(_FOLD_TABLE)
     text = _MARKS.sub("", unicodedata.normalize("NFKD", text))
     return _PAREN_LETTER.sub(r"\1", text)
 

@@ -26,7 +26,7 @@ from memory.engine.scan import ScanResult, ThreatMatch, scan_for_threats
 HOLD_AT = 1.0
 MAX_CHARS = 2_000_000  # read whole (linear); past this a write is refused by validation long before
 
-_GAP = r"(?:\s+[^\s]+){0,%d}?\s+"  # a few filler words between two keywords
+_GAP = r"(?:\s+[^\s;]{0,80}[^\s;.!?,:][,:]?){0,%d}?\s+"  # a few filler words between two keywords, in one sentence
 
 
 def _gap(words: int) -> str:
@@ -38,11 +38,11 @@ _OVERRIDE_VERBS = (r"(?:ignor(?:e|es)|disregards?|forget|set\s+aside|pay\s+no\s+
                    r"dismiss)")  # fmt: skip
 _RULE_OBJECTS = (r"(?:instructions?|rules?|guidance|guidelines?|directives?|prompts?|constraints?|configuration|"
                  r"polic(?:y|ies)|setup|guardrails?|orders?|restrictions?|safety|checks?|persona|programming|"
-                 r"settings|limits?|filters?|protections?|system\s+message)")  # fmt: skip
+                 r"limits?|filters?|protections?|system\s+message)")  # fmt: skip
 _SEND = (r"(?:send|e-?mail|forward|post|upload|transmit|share|sync|copy|dm|report|leak|exfiltrate|push|put|write|"
          r"include|make\s+a\s+(?:get|post)\s+request|call\s+the\s+webhook|bcc)")  # fmt: skip
-_DETERMINER = (r"(?:a\s+copy\s+of\s+)?(?:(?:the|all|every|my|your|our|their|its|his|her)\s+)?(?:\w+(?:'s)?\s+)?"
-               r"(?:\w+\s+)?")  # fmt: skip
+_DETERMINER = (r"(?:a\s+copy\s+of\s+)?(?:(?:the|all|every|my|your|our|their|its|his|her)\s+)?(?:\w{1,40}(?:'s)?\s+)?"
+               r"(?:\w{1,40}\s+)?")  # fmt: skip
 _SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|memories|notes|facts|everything\s+you\s+"
               r"(?:know|remember)|passwords?|secrets?|credentials|api\s+keys?|tokens?|contacts?|contact\s+list|"
               r"address\s+book|diary|location|recovery\s+codes|backup\s+codes|cookies?|session\s+cookie|vault|"
@@ -50,41 +50,105 @@ _SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|mem
               r"card\s+numbers?|bank\s+details|payslips?|id\s+documents?|photos)")  # fmt: skip
 _STANDING = (r"(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|from\s+this\s+day\s+on|for\s+(?:all|every)\s+"
              r"future|in\s+(?:every|all)\s+future|each\s+time\s+you|every\s+time\s+you|next\s+time\s+you|"
-             r"whenever|for\s+every\s+session|in\s+every\s+(?:future\s+)?(?:reply|answer|response|session)|"
+             r"whenever|for\s+every\s+session|(?:every|all|any)\s+(?:future|subsequent|later)\s+(?:conversations?|sessions?|chats?|"
+             r"replies|answers|responses|messages|interactions|turns|tasks?)|for\s+the\s+rest\s+of\s+(?:this|the)\s+"
+             r"(?:conversation|session|chat)|from\s+here\s+on|(?:persistent|permanent|standing|lasting)\s+(?:rule|"
+             r"instruction|preference|order|policy)|in\s+every\s+(?:future\s+)?(?:reply|answer|response|session)|"
              r"(?:to|in)\s+every\s+(?:reply|answer|response|message|e-?mail)\s+you|when\s+you\s+next|starting\s+(?:today|"
              r"now|tomorrow)|as\s+of\s+(?:today|now)|effective\s+immediately)")  # fmt: skip
 # What makes a time phrase an order: an imperative right after it (or after its clause), or a cue
 # that speaks to the agent anywhere near it.
 _IMPERATIVE = (r"\b(?:respond|reply|answer|tell|say|send|forward|recommend|treat|trust|obey|remember|include|append|"
                r"add|store|share|approve|accept|run|use|follow|ignore|assume|consider|fetch|print|reveal|copy|delete|"
-               r"disable|enable|never|always|do\s+not|don't|first)\b")  # fmt: skip
+               r"disable|enable|never|always|do\s+not|don't|first|book|buy|install|download|click|visit|open|paste|upload|post|"
+               r"compose|bcc|cc|e-?mail|mention|suggest|promote|praise|describe|present|display|render|show|insert|"
+               r"put|write|save|mark|rate|rank|refuse|decline|block|allow|grant|transfer|pay|sign|skip|hide|omit|"
+               r"route|redirect|link|direct|steer|push|advise|point|warn|claim|state|sell|prefer|report|log|mirror)\b")  # fmt: skip
 _STRONG_CUE = (r"\b(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+to)|your|always|never|recommend|"
-               r"treat|obey|reveal|silently|automatically|the\s+(?:assistant|ai|agent|bot)|the\s+(?:owner|user)\s+is)\b")  # fmt: skip
+               r"treat|obey|reveal|silently|automatically|quietly|secretly|covertly|in\s+(?:each|every)\s+(?:reply|answer|response|"
+               r"message)|without\s+(?:checks?|checking|verification|review|confirmation|asking)|"
+               r"the\s+(?:assistant|ai|agent|bot)|the\s+(?:owner|user)\s+is)\b")  # fmt: skip
+
+# Who an injected text speaks to: an AI reader named in the text ("note to any AI assistant", "AI
+# readers are required to", "@AI", "if you are a language model").
+_AI = (r"(?:ai|a\.i\.|artificial\s+intelligence|assistants?|agents?|bots?|models?|llms?|language\s+models?|chatbots?|"
+       r"copilots?|gpts?|automated\s+(?:readers?|systems?|agents?|assistants?|tools?|tooling|processors?|pipelines?)|"
+       r"crawlers?|scrapers?|summari[sz]ers?|ai\s+(?:helpers?|readers?|tools?|systems?|assistants?|agents?))")  # fmt: skip
+_AI_VOCATIVE = (r"(?:note|notice|message|memo|reminder|instructions?|p\.?\s?s\.?|attention|warning|heads\s+up|psa|notes)"
+                r"\s*(?:for|to)\s+(?:any|all|every|the|an?|our|partner|other)?\s*(?:[\w-]{1,40}\s+){0,2}?" + _AI + r"\b|"
+                r"\b" + _AI + r"\s+(?:reading|processing|parsing|summari[sz]ing|indexing|crawling|scanning|sorting|"
+                r"that\s+(?:reads?|sorts?|processes|summari[sz]es|parses|sees|handles))|@(?:ai|assistant|bot|agent|llm)\b|"
+                r"if\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|bot|automated)|"
+                r"(?:hey|dear|attention|hi|hello|yo)\s+(?:ai|assistant|agent|bot|llm|chatgpt|claude|gemini|copilot)\b|"
+                r"(?:any|all|every)\s+(?:[\w-]{1,40}\s+){0,2}?" + _AI + r"\s+(?:should|must|shall|will|needs?\s+to|are\s+"
+                r"(?:required|asked|expected|instructed))|\b" + _AI + r"\s*(?:helpers?|readers?)?\s*:|(?:partner|other|"
+                r"downstream)\s+(?:ai\s+)?(?:agents?|assistants?|models?)")  # fmt: skip
+_TO_YOU = (r"\b(?:you|your|yourself|u|ur|please|must|should|shall|are\s+required|need\s+to|do\s+not|don'?t|never|always|"
+           r"from\s+now\s+on)\b")  # fmt: skip
+# Whose data leaves: someone else's records ("the user's passport scan", "the customer's name"), or
+# what the agent knows ("everything you know about the reader", "the contents of the .env file").
+_PERSON = (r"(?:the\s+)?(?:user|owner|customer|client|employee|traveller|traveler|patient|account\s+holder|member|reader|"
+           r"visitor|buyer|caller|recipient|person|people|staff|family)(?:'s|s'|s)?")  # fmt: skip
+_DATA = (r"(?:documents?|files?|notes|passwords?|pw|codes?|numbers?|tokens?|keys?|address(?:es)?|names?|contacts?|"
+         r"history|chats?|logs?|details|records?|info(?:rmation)?|data|e-?mails?|messages|inbox|calendar|photos|"
+         r"location|credentials|secrets|vault|profile|ssn|social\s+security|identity|dob|birth\s*date|date\s+of\s+"
+         r"birth|phone|card|account|scans?|returns?|backups?|cookies?|sessions?|employer|salary|medical|diagnos\w{1,40}|"
+         r"prescriptions?|output|contents?|text|ssh|cvv|iban|routing)")  # fmt: skip
+_THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|her)\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA
+           + r"\b|(?:everything|whatever|all|anything)\s+(?:(?:the\s+)?(?:facts|details)\s+)?you\s+(?:know|have\s+"
+           r"(?:stored|saved|learned|collected)|remember)|(?:full\s+)?(?:text|contents?|output)\s+of\s+(?:the\s+|"
+           r"this\s+|any\s+)?(?:[\w.'-]{1,40}\s+){0,3}?(?:document|file|conversation|chat|tool|page|inbox|\.env|clipboard|"
+           r"e-?mail|repository|vault)|every\s+tool\s+output|\.env\b|(?:session|auth|access)\s+tokens?|"
+           r"(?:private|personal|secret)\s+(?:notes|data|details|information|files|keys?)|passport|"
+           r"(?:api|private|ssh)\s+keys?|card\s+numbers?|security\s+codes?|backup\s+codes|passwords?|chat\s+(?:history|logs?)|"
+           r"conversation(?:\s+(?:history|logs?))?|transcripts?|(?:entire|whole|full)\s+(?:inbox|mailbox|history)")  # fmt: skip
+_DESTINATION = (r"(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}|https?://|www\.|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|pastebin|paste\b|"
+                r"discord|telegram|slack|to\s+(?:us|me|this\s+(?:address|number|page|site|link|url|endpoint))|"
+                r"in\s+(?:your|the)\s+(?:next\s+)?(?:reply|answer|response)|the\s+(?:url|link|query))")  # fmt: skip
+_OUT = (r"(?<!never\s)(?<!not\s)(?<!n't\s)\b(?:send|e-?mail|mail|forward|bcc|cc|post|upload|paste|share|transmit|attach|"
+        r"append|submit|sync|copy|leak|disclose|reveal|give|provide|compose|mirror|export|dump|include|put|add|fill\s+in|"
+        r"encode|embed|reply)")  # fmt: skip
+_SENSITIVE_TEMPLATE = (r"(?:user|name|e-?mail|address|card|cvv|password|pw|secret|chat|message|history|notes|"
+                       r"memory|conversation|ssn|dob|birth|phone|session|cookie|full|last4|content|profile)")  # fmt: skip
 
 _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
     (rule, family, weight, re.compile(pattern))
     for rule, family, weight, pattern in (
         # ---- overriding the agent's instructions
-        ("override_instructions", "override", 1.0, _OVERRIDE_VERBS + _gap(6) + r"(?:\w+\s+){0,2}" + _RULE_OBJECTS),
+        ("override_instructions", "override", 1.0, _OVERRIDE_VERBS + _gap(6) + r"(?:\w{1,40}\s+){0,2}" + _RULE_OBJECTS),
         ("override_void", "override", 1.0,
          r"(?:instructions?|rules?|guidance|constraints?|configuration|orders?|directives?|guardrails?|prompt|polic(?:y|ies))"
          + _gap(6) + r"(?:(?:are|is)\s+(?:now\s+)?(?:void|obsolete|cancell?ed|revoked|deprecated|superseded|lifted|disabled|"
-         r"a\s+test|no\s+longer\s+(?:valid|binding|in\s+effect))|no\s+longer\s+(?:binds?|appl(?:y|ies)|matters?))"),
+         r"a\s+test|rescinded|withdrawn|suspended|replaced|nullified|void(?:ed)?|overridden|"
+         r"no\s+longer\s+(?:valid|binding|in\s+effect|in\s+force|active))|no\s+longer\s+(?:binds?|appl(?:y|ies)|matters?|counts?)|"
+         r"(?:doesn'?t|does\s+not|don'?t|do\s+not)\s+(?:count|apply|matter)\s+(?:any\s*more|now))"),
         ("override_new_rules", "override", 1.0,
          r"(?:you\s+are\s+now|you\s+are\s+no\s+longer|from\s+this\s+(?:line|point|message)\s+on|new\s+(?:priority\s+)?"
          r"(?:directive|rules?|orders?|instructions?)\s*(?::|follow|apply)|the\s+real\s+(?:instructions?|task)|"
          r"your\s+real\s+task|(?:behave|act|respond)\s+as\s+(?:an?\s+)?(?:unfiltered|unrestricted|jailbroken)|"
          r"(?:enable|activate|enter|switch\s+to|in|into)\s+(?:developer|god|dan|jailbreak|raw|unrestricted)\s+mode|without\s+(?:any\s+)?(?:restrictions|limits|safety\s+checks)|"
-         r"no\s+(?:restrictions|limits|rules)\s+(?:today|now|anymore)|never\s+refuses?)"),
-        ("override_pretend", "override", 1.0, r"pretend\s+(?:that\s+)?(?:the|your)\s+(?:[^\s]+\s+){1,4}"
+         r"no\s+(?:restrictions|limits|rules)\s+(?:today|now|anymore)|never\s+refuses?|(?:your|ur)\s+(?:new|real|actual|true)\s+"
+         r"(?:job|task|role|goal|purpose|mission|objective|instructions?|priority|assignment)\s+(?:is|are|will\s+be)|"
+         r"(?:disable|turn\s+off|switch\s+off|bypass|deactivate|skip)\s+(?:all\s+|your\s+|the\s+|any\s+)?(?:safety|security|"
+         r"content|moderation|audit|logging)\s+(?:checks?|filters?|guardrails?|warnings?|features?|measures?|policies|"
+         r"trail|logs?)|(?:disable|turn\s+off|switch\s+off|stop)\s+(?:all\s+)?(?:logging|auditing|monitoring)|(?:delete|wipe|erase|"
+         r"clear|purge)\s+(?:the\s+|all\s+)?(?:audit|security|access)\s+(?:trail|logs?|history))"),
+        ("override_pretend", "override", 1.0, r"pretend\s+(?:that\s+)?(?:the|your)\s+(?:[^\s]{1,60}\s+){1,4}"
          r"(?:never\s+existed|(?:does|do)\s+not\s+exist)"),
         ("override_what_you_were_told", "override", 1.0,
-         r"(?:forget|ignore|disregard)\s+(?:what|everything|anything|whatever)\s+(?:(?:the\s+)?\w+\s+)?"
-         r"(?:told|said|gave|wrote|instructed)|(?:everything|anything|nothing|whatever)\s+you\s+were\s+"
-         r"(?:told|given|configured|instructed|programmed)|(?:ignore|disregard|forget)\s+(?:all\s+)?(?:the\s+)?"
-         r"(?:previous|prior|earlier|above|preceding)\s*(?:$|[.!,;])"),
+         r"(?:forget|ignore|disregard)\s+(?:what|everything|anything|whatever)\s+(?:(?:the\s+)?\w{1,40}\s+)?"
+         r"(?:told|said|gave|wrote|instructed)|(?:everything|anything|nothing|whatever|guidance|instructions?|rules?|setup)\s+you\s+(?:were|are|have\s+been)\s+"
+         r"(?:told|given|configured|instructed|programmed|operating\s+under|running\s+(?:under|with)|set\s+up\s+with)|"
+         r"whoever\s+(?:set\s+(?:you|u)\s+up|configured\s+you|programmed\s+you|made\s+you|built\s+you)|(?:ignore|disregard|forget)\s+(?:all\s+)?(?:the\s+)?"
+         r"(?:previous|prior|earlier|above|preceding)\s*(?:$|[.!,;])|(?:ignore|disregard)\s+(?:all\s+)?(?:previous|prior|preceding)\b"
+         r"(?!\s+(?:e-?mails?|messages?|versions?|posts?|comments?|updates?|notes?|replies|reply|releases?|editions?|"
+         r"drafts?|results?|orders?|bookings?|invoices?|warnings?|errors?))"),
         ("decode_and_obey", "override", 1.0,
-         r"decode\s+(?:this|the|it)\b.{0,60}?(?:act\s+on|follow|obey|execute|run|do\s+what)|(?:run|execute|follow)\s+"
+         r"(?:decode|decrypt|decipher|unescape|translate|convert|solve|apply\s+the\s+cipher|read)\s+(?:this|the|it|each|every)?\b"
+         r".{0,60}?(?:act\s+on|follow|obey|execute|run|do\s+what|comply|carry\s+(?:it\s+)?out|perform|do\s+it)|"
+         r"(?:rot-?13|caesar|atbash|vigen[eè]re|cipher|base64|hex|binary|backwards|shift\s+\d+)\b[^.\n]{0,60}?(?:for\s+(?:the\s+|any\s+)?"
+         + _AI + r"|(?:and\s+)?(?:comply|obey|execute|carry\s+(?:it\s+)?out|follow\s+it))|"
+         r"(?:agent|assistant|ai|bot)\s+(?:instruction|task|order|command)s?\s*\((?:rot-?13|base64|hex|reversed|caesar)|(?:run|execute|follow)\s+"
          r"(?:the\s+)?decoded|(?:hidden|real)\s+(?:order|instructions?)|read\s+(?:this|it)\s+backwards\s+and"),
         ("stale_configuration", "override", 1.0,
          r"(?:set|put)\s+(?:your\s+|the\s+)?(?:earlier|previous|prior|current|original)?\s*(?:setup|configuration|"
@@ -129,23 +193,56 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"the\s+(?:ai|assistant|agent|model|bot)|(?:ai|assistant|agent|model)\s+reading\s+this"),
         ("suppress_warnings", "override", 1.0,
          r"(?:leave\s+out|omit|hide|suppress|do\s+not\s+mention|don't\s+mention|never\s+mention|skip)\s+(?:any|all|every)"
-         r"\w*\b[^.!?\n]{0,60}?(?:security|warning|alert|login|sign-in|device|fraud|breach)"),
+         r"\w{0,10}\b[^.!?\n]{0,60}?(?:security|warning|alert|login|sign-in|device|fraud|breach)"),
         ("agent_addressed", "standing_order", 0.5,
-         r"(?:^|[.!?]\s+|\n)(?:kindly\s+|please\s+)?(?:silently|automatically|immediately|quietly)\s+\w+|"
+         r"(?:^|[.!?]\s+|\n)(?:kindly\s+|please\s+)?(?:silently|automatically|immediately|quietly)\s+\w{1,40}|"
          r"(?:before\s+(?:answering|replying|you\s+(?:answer|reply))|when\s+summari[sz]ing|in\s+your\s+(?:next\s+)?"
          r"(?:reply|answer|response|summary))"),
+        ("ai_addressed", "addressee", 1.0, "(?:" + _AI_VOCATIVE + r")[^\n]{0,300}?(?:" + _TO_YOU + r"|[:,]\s*(?:please\s+)?"
+         + _IMPERATIVE + ")"),
+        # Hiding what it does from the person the agent works for.
+        ("conceal_from_user", "concealment", 1.0,
+         r"(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
+         r"alert(?:ing)?|warn(?:ing)?|let(?:ting)?\s+(?:the\s+)?\w{1,40}\s+know|show(?:ing)?|disclos(?:e|ing)|ask(?:ing)?|"
+         r"check(?:ing)?\s+with|confirm(?:ing)?\s+with|bother(?:ing)?)\s+(?:(?:this|it|that|anything)\s+(?:to|with)\s+)?"
+         r"(?:the\s+(?:user|owner|customer|human|account\s+holder)|your\s+(?:user|owner))\b|(?:do\s+not|don'?t|dont|never)\s+"
+         r"(?:mention|list|show|include|reveal|disclose)\s+(?:this|it|them|the\s+[\w-]{1,40})\s+(?:in|to)\s+(?:any|the|your)\s+"
+         r"(?:[\w-]{1,40}\s+)?(?:summary|summaries|reply|replies|answer|response|preview|draft|user)"),
+        ("conceal_vaguely", "concealment", 0.6,
+         r"(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
+         r"alert(?:ing)?|warn(?:ing)?)\s+(?:them|him|her|anyone|anybody)\b|no\s+need\s+to\s+(?:check|ask|confirm|verify|"
+         r"show|tell)|(?:needs?|requires?)\s+no\s+confirmation|in\s+the\s+background|(?:keep|hide)\s+(?:this|it)\s+"
+         r"(?:secret|hidden|confidential|between\s+us|quiet)|say\s+nothing|(?:do\s+not|don'?t)\s+compare"),
+        # ---- someone's data sent out
+        ("user_data_out", "exfiltration", 1.0,
+         _OUT + r"\b[^.\n;]{0,80}?(?:" + _THEIRS + r")[^\n;]{0,160}?" + _DESTINATION + "|" + _OUT + r"\b[^.\n;]{0,40}?"
+         + _DESTINATION + r"[^\n;]{0,160}?(?:" + _THEIRS + ")"),
+        ("link_with_data", "exfiltration", 1.0,
+         r"(?:(?:https?://|www\.)\S{1,300}+|\b(?:link|url|address|query))[^\n]{0,60}?\bwith\s+(?:" + _THEIRS + r")[^.\n]{0,40}?"
+         r"(?:appended|added|attached|included|filled\s+in|in\s+the\s+query)|"
+         r"(?:https?://|www\.)\S{1,300}+[^\n]{0,80}?\b(?:append(?:ed|ing)?|followed\s+by|plus|fill(?:ed)?\s+in|made\s+of|built\s+from|"
+         r"using)\b[^\n]{0,80}?(?:" + _THEIRS
+         + r"|" + _SENSITIVE + r")|(?:append|add|attach|include|put|insert|fill\s+in|encode)\s+[^.\n]{0,80}?(?:" + _THEIRS
+         + r"|" + _SENSITIVE + r")[^.\n]{0,60}?(?:to|in|into|at\s+the\s+end\s+of)\s+(?:the\s+|this\s+|that\s+)?(?:url|link|"
+         r"query|address|query\s+string)|(?:https?://)[^\s)\"'>]{0,200}?[?&/=](?:\{\{?\s*[\w.]{0,30}" + _SENSITIVE_TEMPLATE
+         + r"[\w.]{0,30}\s*\}?\}|\[[\w ]{0,30}" + _SENSITIVE_TEMPLATE + r"[\w ]{0,30}\]|<[\w ]{0,30}" + _SENSITIVE_TEMPLATE
+         + r"[\w ]{0,30}>|\$\{[\w.]{0,30}" + _SENSITIVE_TEMPLATE + r"[\w.]{0,30}\})"),
         # ---- claims of authorisation
         ("authorisation_claim", "authorisation", 1.0,
          r"(?:(?:has|have|is|are|was|were)\s+(?:already\s+)?(?:authori[sz]ed|approved|cleared|permitted|allowed|"
-         r"pre-?approved|granted|delegated|verified)|(?:already\s+)?consented\s+to|authori[sz]ed\s+you|grants?\s+you|you\s+are\s+(?:cleared|"
+         r"pre-?approved|granted|delegated|verified)|(?:already\s+)?consented\s+to|(?:i|we)\s*(?:'ve|\s+have)\s+(?:already\s+)?"
+         r"(?:approved|authori[sz]ed|cleared|granted|enabled|signed\s+off)|you\s+(?:have|got|now\s+have)\s+(?:their|his|her|"
+         r"my|our|the\s+(?:user|owner)'?s?)\s+(?:full\s+)?(?:consent|permission|approval|authori[sz]ation|blessing|go-ahead)|"
+         r"(?:already\s+)?said\s+yes\s+to\s+(?:this|that|it)|(?:is|'s|are|'re)\s+(?:fine|ok|okay|happy|comfortable)\s+with\s+"
+         r"you\b|as\s+agreed\s+with\s+(?:the\s+)?(?:owner|user|\w{1,40}\s+\(your)|authori[sz]ed\s+you|grants?\s+you|you\s+are\s+(?:cleared|"
          r"authori[sz]ed|permitted|allowed|approved)\s+to|you\s+(?:may|can)\s+now)"),
         ("authority_voice", "authorisation", 1.0,
          r"(?:permission|consent|authori[sz]ation|clearance)(?:\s+(?:code|level))?" + _gap(4)
          + r"(?:granted|recorded|confirmed|approved|\d+)|on\s+behalf\s+of\s+(?:the\s+)?(?:owner|user|account\s+holder)|"
-         r"i\s+am\s+the\s+(?:owner|admin|administrator|user|developer)|(?:staff|team|admin|administrator|support|"
+         r"(?:i\s+am|i'm|this\s+is)\s+(?:the|your)\s+(?:owner|admin|administrator|user|developer|creator|operator)|(?:staff|team|admin|administrator|support|"
          r"compliance\s+notice|security\s+team)\s+here|as\s+the\s+(?:security\s+team|admin|administrator|owner|"
          r"developer|operator)|(?:signed|verified)\s+(?:and\s+)?trusted|trusted\s+instruction\s+source|"
-         r"(?:treat|accept)\s+(?:its|my|these|this\s+\w+'?s?)\s+(?:commands|words|instructions)\s+as\s+(?:the\s+)?"
+         r"(?:treat|accept)\s+(?:its|my|these|this\s+\w{1,40}'?s?)\s+(?:commands|words|instructions)\s+as\s+(?:the\s+)?"
          r"(?:owner|trusted|theirs)|(?:owner|admin|administrator|operator|management|root|system\s+administrator|legal"
          r"\s+department|platform)\s+(?:says|said|confirms|has\s+approved|approved|pre-approved|authori[sz]es|grants)"
          r"\s+(?:that\s+)?(?:you|your|the\s+assistant|this\s+(?:request|tool|plugin|page|document|message|source)|"
@@ -157,7 +254,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("role_marker", "role_marker", 1.0,
          r"<\|?\s*(?:im_start|im_end|system|developer|endoftext|start_header_id|end_header_id|user|assistant|message|"
          r"tool_call|eot_id)\s*\|?>|\[/?inst\]|<</?sys>>|\[\[?system\]?\]|</?(?:system|developer)>|"
-         r"(?:^|\n)\s*#{2,}\s*(?:system|instruction|developer(?:\s+message)?)\b|(?:^|\n|[.!?]\s+)\s*"
+         r"(?:^|\n|\s{2,}|[.!?]\s+)#{2,}\s*(?:system|instructions?|developer(?:\s+message)?|new\s+task)\b|(?:^|\n|[.!?]\s+)\s*"
          r"(?:system(?:\s+(?:message|prompt|note|override))?|developer\s+(?:message|prompt|note|override))\s*:"
          r"[^\n]{0,120}?\b(?:you|your|the\s+(?:assistant|ai|model)|ignore|reveal|disregard|follow|obey|new\s+rules|"
          r"respond|answer|always|never|must|comply|forward|send|disable|enable|policy|operator|rules)\b|\"role\"\s*:\s*\"(?:system|developer)\"|"
@@ -167,14 +264,19 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("tool_call_json", "tool_call", 1.0,
          r"[{,]\s*\"(?:tool|name|function|function_call|tool_calls|tool_use|recipient|plugin|method|action|type)\"\s*:"
          r"[^{}]{0,200}?\"(?:arguments|parameters|args|input|params|command|cmd|op|code)\"\s*:|"
-         r"\"method\"\s*:\s*\"tools/call\"|\"type\"\s*:\s*\"tool_use\"|\[tool_calls\]|\"functions\.[a-z_]+\""),
+         r"\"method\"\s*:\s*\"tools/call\"|\"type\"\s*:\s*\"tool_use\"|\[tool_calls\]|\"functions\.[a-z_]{1,40}\""),
+        ("tool_call_react", "tool_call", 1.0,
+         r"\baction\s*:\s*`?[a-z][\w.-]{0,40}`?\s+action\s+input\s*:|\buse\s+the\s+`?[a-z][\w.-]{0,40}`?\s+tool\s*(?:with|:)\s*"
+         r"[^\n]{0,40}?(?:[a-z_]{1,40}\s*=|\{)"),
+        ("fake_turn", "role_marker", 0.6, r"(?:\n|\s{2,}|[.!?]\s+)(?:human|system|developer)\s*:\s*(?:actually|new|change|"
+         r"ignore|forget|please|stop|from\s+now|instead|update|override)"),
         ("tool_call_markup", "tool_call", 1.0,
          r"<\s*(?:tool_call|tool_use|tool_code|function_calls|invoke|antml_invoke|execute_command|tool|call\s+name|"
-         r"action\s+type|function\s*=|command)\b|<\|tool_call\|>|\btool\s*:\s*[a-z_]+\(\s*[a-z_]+\s*=|"
-         r"call\s+tool\s+`?[a-z_]+`?\s+with"),
+         r"action\s+type|function\s*=|command)\b|<\|tool_call\|>|\btool\s*:\s*[a-z_]{1,40}\(\s*[a-z_]{1,40}\s*=|"
+         r"call\s+tool\s+`?[a-z_]{1,40}`?\s+with"),
         # ---- sending data out
         ("markdown_image_exfil", "exfiltration", 1.0,
-         r"!\[[^\]\n]{0,80}\]\(\s*(?:https?:)?//[^)\s]{0,200}(?:[?&=]|\{\{|\$\{|%[a-z_]+%)[^)\n]{0,200}\)"),
+         r"!\[[^\]\n]{0,80}\]\(\s*(?:https?:)?//[^)\s]{0,200}(?:[?&=]|\{\{|\$\{|%[a-z_]{1,40}%)[^)\n]{0,200}\)"),
         # Sending out what is sensitive is a directive by itself; sending ordinary things (an invoice, a
         # summary, "data") only counts with another signal, such as an unusual destination.
         ("send_sensitive_out", "exfiltration", 1.0, _SEND + _gap(10) + _DETERMINER + _SENSITIVE),
@@ -185,16 +287,17 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:webhook|pastebin|gist|ngrok|requestbin|webhook\.site|discord\.com/api/webhooks|hooks\.|/collect|/ingest|"
          r"/exfil|ftp://|telegram\s+user|--post-file|-d\s+\"\$\(|curl\s+-x\s+post)"),
         ("fetch_and_obey", "exfiltration", 1.0,
-         r"(?:fetch|open|visit|read|load)\s+(?:instructions\s+from\s+)?(?:https?://|[a-z0-9.-]+\.[a-z]{2,}/)\S*"
+         r"(?:fetch|open|visit|read|load)\s+(?:instructions\s+from\s+)?(?:https?://|[a-z0-9.-]{1,100}\.[a-z]{2,20}/)\S{0,300}+"
          + _gap(4) + r"(?:and\s+)?(?:do|follow|obey|execute)\s+(?:what|whatever|it|the)"),
         ("credential_lure", "exfiltration", 1.0,
          r"(?:enter|type|confirm|verify)\s+(?:their|your|the)\s+(?:bank\s+)?(?:login|password|credentials|details)|"
-         r"(?:u|user|email)=[a-z_]*(?:owner|user)[a-z_]*&p(?:assword)?=|click\s+\S+\s+and\s+enter"),
+         r"(?:u|user|email)=[a-z_]{0,20}(?:owner|user)[a-z_]{0,20}&p(?:assword)?=|click\s+\S{1,300}\s+and\s+enter"),
         # ---- editing what the agent reads
         ("persona_file_edit", "persona_file", 1.0,
          r"(?:edit|append|modify|rewrite|overwrite|replace|update|change|patch|delete|add|insert|create|save|amend|"
          r"alter|put|write|remove)" + _gap(10) + r"[\w~./-]{0,60}?"
-         + r"(?:soul\.md|agents\.md|claude\.md|gemini\.md|memory\.md|system\.md|\.cursorrules|\.clinerules|"
+         + r"(?:(?<![\w-])[\w-]{0,30}?(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|user|heartbeat|"
+         r"tools|bootstrap|system|prompt|copilot-instructions)[\w-]{0,30}?\.(?:md|mdc|txt|ya?ml|json)\b|\.cursorrules|\.clinerules|"
          r"\.windsurfrules|persona(?:\s+(?:file|prompt))?|system\s+prompt(?:\s+file)?|custom\s+instructions|"
          r"instructions?\s+(?:file|markdown)|rules\s+file|base\s+prompt|prompt\s+template|identity\s+file|"
          r"(?:agent|bot)(?:'s)?\s+(?:instructions|configuration|profile)|your\s+(?:own\s+)?(?:configuration|"
@@ -202,18 +305,20 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("pipe_to_shell", "tool_call", 0.6, r"(?:curl|wget)\s+[^|\n]{0,200}\|\s*(?:ba)?sh"),
         ("run_command", "tool_call", 0.5, r"(?:^|[.:!]\s+|\n)(?:run|execute|exec)\b"),
         ("persona_file_named", "persona_file", 1.0,
-         r"(?:soul|agents|claude|gemini|memory|system)\.md\b[^.!?\n]{0,40}?\b(?:add|append|insert|write|replace|change|"
+         r"(?<![\w-])[\w-]{0,30}?(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|heartbeat|system|"
+         r"prompt)[\w-]{0,30}?\.md\b"
+         r"[^.!?\n]{0,40}?\b(?:add|append|insert|write|replace|change|"
          r"edit|remove|delete|put)\b|\.(?:cursorrules|clinerules|windsurfrules)\b[^.!?\n]{0,40}?\b(?:add|append|write|"
          r"replace|change|edit)\b"),
         ("destructive_command", "tool_call", 1.0,
          r"(?:rm\s+-rf\s+[~/]|"
-         r"powershell\s+-enc|nc\s+\S+\s+\d+\s+-e|chmod\s+777\s+/|net\s+user\s+\S+\s+\S+\s+/add|drop\s+table|"
+         r"powershell\s+-enc|nc\s+\S{1,100}\s+\d{1,6}\s+-e|chmod\s+777\s+/|net\s+user\s+\S{1,60}\s+\S{1,60}\s+/add|drop\s+table|"
          r"authorized_keys|/etc/(?:passwd|shadow)|\.ssh/id_rsa|\.aws/credentials)"),
         # ---- reveal the secrets
-        ("reveal_key", "exfiltration", 1.0, r"(?:reveal|disclose|dump|leak)\s+(?:\w+\s+){0,3}keys?\b"),
+        ("reveal_key", "exfiltration", 1.0, r"(?:reveal|disclose|dump|leak)\s+(?:\w{1,40}\s+){0,3}keys?\b"),
         ("reveal_secrets", "exfiltration", 1.0,
          r"(?:reveal|print|show|display|list|output|dump|tell\s+(?:me|the\s+user)|read\s+aloud|disclose|export|give\s+me)"
-         + _gap(5) + r"(?:(?:the|all|every|your|its|my)\s+)?(?:\w+\s+)?(?:secrets?|passwords?|api\s+keys?|credentials|"
+         + _gap(5) + r"(?:(?:the|all|every|your|its|my)\s+)?(?:\w{1,40}\s+)?(?:secrets?|passwords?|api\s+keys?|credentials|"
          r"tokens?|hidden\s+(?:memory|instructions|prompt|notes|configuration)|system\s+prompt|stored\s+(?:notes|facts|"
          r"passwords)|memory|2fa\s+codes|backup\s+codes|recovery\s+codes|private\s+key)"),
     )
@@ -230,7 +335,8 @@ _COMPACT = re.compile(
 CIPHER_RULES = frozenset({"override_instructions", "override_what_you_were_told", "obey_this_source", "standing_order",
                           "standing_rule",
                           "memory_write_order", "authorisation_claim", "send_sensitive_out", "reveal_secrets",
-                          "reveal_key", "override_new_rules", "persona_file_edit"})  # fmt: skip
+                          "reveal_key", "override_new_rules", "persona_file_edit", "user_data_out",
+                          "conceal_from_user", "override_void"})  # fmt: skip
 _COMPACT_ANCHORS = ("instructions", "rules", "guidelines", "directives", "systemprompt", "password", "apikey",
                     "secrets", "hiddeninstructions")  # fmt: skip
 
@@ -246,20 +352,26 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                               "cancel", "revoke", "bypass", "reset", "skip", "stop following", "circumvent",
                               "overrid", "discard", "neglect", "dismiss"),
     "override_void": ("void", "obsolete", "cancel", "revoked", "deprecated", "superseded", "lifted", "disabled",
-                      "a test", "no longer"),
+                      "a test", "no longer", "rescinded", "withdrawn", "suspended", "replaced", "nullified",
+                      "overridden", "count", "apply", "matter"),
     "override_new_rules": ("you are now", "you are no longer", "from this line", "from this point", "from this message",
                            "new directive", "new priority", "new rule", "new order", "new instruction", "the real ",
                            "your real task", "behave as", "act as", "respond as", " mode", "without restrictions",
                            "without any", "without limits", "without safety", "no restrictions", "no limits",
-                           "no rules", "never refuse"),
+                           "no rules", "never refuse", "your new", "ur new", "your real", "your actual", "your true",
+                           "ur real", "disable", "turn off", "switch off", "bypass", "deactivate", "skip", "stop", "delete",
+                           "wipe", "erase", "clear", "purge"),
     "override_pretend": ("pretend",),
-    "override_what_you_were_told": ("forget", "ignore", "disregard", "you were"),
-    "decode_and_obey": ("decode", "hidden order", "hidden instruction", "real order", "real instruction", "backwards"),
+    "override_what_you_were_told": ("forget", "ignore", "disregard", "you were", "you are", "you have been", "whoever"),
+    "decode_and_obey": ("decode", "hidden order", "hidden instruction", "real order", "real instruction", "backwards",
+                        "decrypt", "decipher", "unescape", "translate", "convert", "solve", "cipher", "read", "rot",
+                        "caesar", "atbash", "vigen", "base64", "hex", "binary", "instruction", "task", "order", "command"),
     "obey_this_source": ("obey", "follow", "trust", "comply", "orders from", "answer only"),
     "standing_order": ("from now on", "going forward", "henceforth", "hereafter", "from this day", " future",
                        "each time you", "every time you", "next time you", "whenever", "every session", "in every ",
                        "every reply", "every answer", "every response", "every message", "every email",
-                       "when you next", "starting ", "as of ", "effective immediately"),
+                       "when you next", "starting ", "as of ", "effective immediately", "subsequent", "later ", "rest of",
+                       "here on", "persistent", "permanent", "standing", "lasting"),
     "standing_rule": ("make it a", "save this", "as a ", "standing ", "permanently record"),
     "memory_write_order": ("remember", "keep in mind for", "learn this", "memori", "your memory", "long-term memory",
                            "record this", "record as", "store this", "note to"),
@@ -277,18 +389,31 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "agent_addressed": ("silently", "automatically", "immediately", "quietly", "before answering", "before replying",
                         "before you", "when summari", "in your reply", "in your answer", "in your response",
                         "in your summary", "in your next"),
-    "authorisation_claim": ("authori", "approved", "cleared", "permitted", "allowed", "granted", "delegated",
+    "ai_addressed": ("ai", "a.i.", "intelligence", "assistant", "agent", "bot", "model", "llm", "copilot", "gpt",
+                     "automated", "crawler", "scraper", "summari"),
+    "conceal_from_user": ("do not", "don't", "dont", "never", "without"),
+    "conceal_vaguely": ("do not", "don't", "dont", "never", "without", "no need", "no confirmation", "background",
+                        "secret", "hidden", "confidential", "between us", "quiet", "say nothing", "compare"),
+    "user_data_out": ("send", "mail", "forward", "bcc", "cc", "post", "upload", "paste", "share", "transmit", "attach",
+                      "append", "submit", "sync", "copy", "leak", "disclose", "reveal", "give", "provide", "compose",
+                      "mirror", "export", "dump", "include", "put", "add", "fill in", "encode", "embed", "reply"),
+    "link_with_data": ("http", "www.", "link", "url", "address", "query", "append", "attach", "include", "put", "insert", "fill in", "encode", "add"),
+    "authorisation_claim": ("authori", "approved", "cleared", "permitted", "allowed", "granted", "delegated", "consent",
+                            "permission", "said yes", "fine with", "ok with", "okay with", "happy with", "as agreed",
+                            "signed off", "enabled", "blessing", "go-ahead",
                             "verified", "consented", "grant", "you may now", "you can now"),
-    "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", " here", "compliance",
+    "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", "i'm the", "i'm your", "i am your", "this is your", " here", "compliance",
                         " asked you", " wants you", " wanted you", " told you", " instructed you", " needs you",
                         "you may",
                         "as the ", "signed", "verified", "trusted instruction", "treat ", "accept ", " says",
                         " said", " told me", " confirms", "approved", " grants", "per the owner"),
-    "role_marker": ("<|", "|>", "[inst", "[/inst", "<<sys", "<</sys", "system", "developer", "human:", "</user>",
+    "role_marker": ("<|", "|>", "[inst", "[/inst", "<<sys", "<</sys", "system", "developer", "instruction", "new task", "human:", "</user>",
                     "<user", "<assistant", "<message", "<im_", "<endoftext", "<start_header", "<end_header",
                     "<tool_call", "<eot"),
     "tool_call_json": ('"arguments"', '"parameters"', '"args"', '"input"', '"params"', '"command"', '"cmd"', '"op"',
                        '"code"', '"tools/call"', '"tool_use"', "[tool_calls]", '"functions.'),
+    "tool_call_react": ("action", "tool"),
+    "fake_turn": ("human", "system", "developer"),
     "tool_call_markup": ("<tool", "<function", "<invoke", "<antml", "<execute", "<call", "<action", "<command",
                          "<|tool", "tool:", "call tool"),
     "markdown_image_exfil": ("![",),
@@ -377,15 +502,26 @@ def _worth(written: str, undone: str) -> bool:
 
 _CORE_ANCHORS = tuple(sorted(set().union(*(_ANCHOR_SETS[rule] for rule in CIPHER_RULES))))
 
-# A text that reports on, teaches or quotes attacks instead of making one.
+# A text that reports on, teaches or quotes attacks instead of making one: a reporting or teaching
+# frame, and either no second person outside quotations or the vocabulary of attacks as a topic.
 _DISCUSSION = re.compile(
     r"\b(?:the|this|our|a|an|in\s+the)\s+(?:security\s+)?(?:talk|paper|article|report|course|lecture|workshop|blog\s+post|"
     r"podcast|survey|textbook|chapter|guideline|documentation|docs|newsletter|slides|ctf|evaluation|threat\s+model|"
     r"red-team\s+report|incident\s+review|study|challenge|episode|schema|template)\b|\bresearchers?\b|"
-    r"\b(?:returns?|(?<![.\w])e\.g\.(?!\w)|for\s+instance|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discuss(?:es|ed)|teach(?:es)?|covered|found\s+that|"
-    r"coined|lists|compares|warned|notes\s+that|measures|assumes|such\s+as|for\s+example|an\s+example|examples?\s+of|"
-    r"is\s+called|known\s+as|a\s+common|classic)\b"
+    r"\b(?:(?<![.\w])e\.g\.(?!\w)|for\s+instance|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discuss(?:es|ed)|teach(?:es)?|"
+    r"covered|found\s+that|coined|lists|compares|warned|notes\s+that|measures|assumes|such\s+as|for\s+example|an\s+example|"
+    r"examples?\s+of|example\s*:|is\s+called|known\s+as|a\s+common|classic|post-?mortem|incident\s+report|training|"
+    r"slide|quiz|awareness|abstract|we\s+(?:evaluate|measured|tested|found|show)|red\s+flags?|warning\s+signs?|"
+    r"fraudsters|attackers|scammers|stopped\s+working|api\s+reference|request\s+body|have\s+the\s+form|of\s+the\s+form|"
+    r"the\s+parser|payloads|write-?up|advisory|cve-\d+|mitigation|defen[cs]es?)\b"
 )
+_ATTACK_TOPIC = re.compile(
+    r"\b(?:injections?|attacks?|attackers?|phishing|jailbreaks?|payloads?|exploits?|fraud\w*|scam\w*|malicious|red\s+flags?|"
+    r"warning\s+signs?|vulnerab\w{1,40}|exfiltrat\w{1,40}|adversar\w{1,40}|red-?team\w*|security|fake|spoof\w*)\b"
+)
+# Rules that make a text an attack whatever frame it sits in: it speaks to the AI reading it, or hides
+# what it does from the person the agent works for.
+_UNDISCUSSABLE = frozenset({"ai_addressed", "conceal_from_user"})
 _QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|'[^'\n]{3,300}'|`[^`\n]{1,300}`")
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yourself)\b")
 
@@ -406,7 +542,7 @@ def _discussion(text: str) -> bool:
     """Talks about attacks: a reporting or teaching frame, and no second person outside quotations."""
     if not _DISCUSSION.search(text):
         return False
-    return not _SECOND_PERSON.search(_QUOTED.sub(" ", text))
+    return bool(_ATTACK_TOPIC.search(text)) or not _SECOND_PERSON.search(_QUOTED.sub(" ", text))
 
 
 def read_directive(text: str) -> Directive | None:
@@ -437,7 +573,7 @@ def read_directive(text: str) -> Directive | None:
         by_family[family] = min(1.5, by_family.get(family, 0.0) + weight)
     ranked = sorted(by_family.values(), reverse=True)
     score = ranked[0] + (0.5 * ranked[1] if len(ranked) > 1 else 0.0)
-    if _discussion(plain[0]):
+    if _UNDISCUSSABLE.isdisjoint(hits) and _discussion(plain[0]):
         score *= 0.4
     if score < HOLD_AT:
         return None
