@@ -457,26 +457,58 @@ def _literals(alternation: str) -> tuple[str, ...]:
 # Other languages: "ignore … instructions", "from now on", "send/reveal … password".
 _ML_IGNORE = (r"(?:ignora|olvida|omite|ignorez|oubliez|ignore|ignoriere|vergiss|missachte|dimentica|esqueca|esqueça|desconsidere|"
               r"игнорируй|забудь|игнорируйте|忽略|无视|無視|忘记|忘記|無視して|무시|تجاهل|अनदेखा|yok\s+say|gormezden|"
-              r"zignoruj|zapomnij|negeer|vergeet|bo\s+qua|bỏ\s+qua|abaikan|ละเว้น|ігноруй|αγνοησε|αγνόησε|התעלם|উপেক্ষা|puuza)")  # fmt: skip
+              r"zignoruj|zapomnij|negeer|vergeet|bo\s+qua|bỏ\s+qua|abaikan|ละเว้น|ігноруй|αγνοησε|αγνόησε|התעלם|উপেক্ষা|puuza|"
+              r"unut|quen|quên|lupakan|zapomen|ξεχασε|ξέχασε|שכח|भूल\s+जा|ভুলে\s+যা|sahau|kalimutan|uita|uită|انس|"
+              r"فراموش\s+کن|نادیده\s+بگیر|忘れて|無視して|잊어|잊으|忘掉|忘了|glom|glöm|glem|unohda|elfelejt|ignoreer|"
+              r"abaikan|hiraukan|ไม่ต้องสนใจ|ลืม|відкинь|забудьте|забудь|نظرانداز|तजें|புறக்கணி|மறந்துவிடு)")  # fmt: skip
 _ML_RULES = (r"(?:instrucciones|reglas|instructions|consignes|regles|anweisungen|regeln|befehle|istruzioni|regole|"
              r"instrucoes|instruções|regras|инструкции|указания|правила|指令|指示|规则|規則|命令|지시|규칙|التعليمات|निर्देश|"
              r"talimat|instrukcje|instrukcji|instructies|huong\s+dan|hướng\s+dẫn|instruksi|คำสั่ง|інструкції|οδηγιες|"
-             r"οδηγίες|הוראות|নির্দেশ|maagizo)")  # fmt: skip
+             r"οδηγίες|הוראות|নির্দেশ|maagizo|talimat\w{0,12}|yonerge\w{0,8}|chi\s+dan|chỉ\s+dẫn|perintah|arahan|pokyn\w{0,4}|"
+             r"polecen\w{0,4}|вказівк\w{0,3}|правил\w{0,3}|maelekezo|tagubilin|instructiun\w{0,4}|instrucțiun\w{0,4}|"
+             r"تعليمات\w{0,3}|دستور\w{0,6}|指示|指令|지침|instructies|instruktioner|instruksjoner|ohjeet|utasitas\w{0,4}|"
+             r"คำแนะนำ|அறிவுறுத்தல்)")  # fmt: skip
 _ML_FROM_NOW = (r"(?:de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+(?:ahora|maintenant|agora)|ab\s+sofort|d'ora\s+in\s+poi|"
-                r"отныне|с\s+этого\s+момента|从现在开始|從現在開始|今後|これから|지금부터|من\s+الآن\s+فصاعدا|अब\s+से)")  # fmt: skip
+                r"отныне|с\s+этого\s+момента|从现在开始|從現在開始|今後|これから|지금부터|من\s+الآن\s+فصاعدا|अब\s+से|od\s+teraz|"
+                r"vanaf\s+nu|fra\s+na\s+av|fran\s+och\s+med\s+nu|bundan\s+sonra|su\s+andan\s+itibaren|tu\s+bay\s+gio|"
+                r"mulai\s+(?:sekarang|saat\s+ini|hari\s+ini)|od\s+ted|vidteper|відтепер|від\s+тепер|απο\s+τωρα|מעכשיו|"
+                r"এখন\s+থেকে|kuanzia\s+sasa|mula\s+ngayon|de\s+acum\s+(?:inainte|înainte)|از\s+(?:این\s+به\s+بعد|حالا)|"
+                r"앞으로|从今以后|今后|désormais|desormais|ab\s+jetzt|von\s+nun\s+an|da\s+ora\s+in\s+poi|de\s+agora\s+em\s+diante|"
+                r"впредь|ตั้งแต่นี้ไป|இனிமேல்|tästä\s+lähtien|mostantol)")  # fmt: skip
 _ML_SECRET = (r"(?:contrasena|contraseña|mot\s+de\s+passe|passwort|password|senha|пароль|密码|密碼|パスワード|비밀번호|"
               r"كلمة\s+المرور|पासवर्ड|sifre|şifre|haslo|hasło|wachtwoord|mat\s+khau|mật\s+khẩu|kata\s+sandi|รหัสผ่าน|"
               r"κωδικο|κωδικό|סיסמה|পাসওয়ার্ড|nenosiri|clave\s+api|chiave\s+api|api-schlussel|api-schlüssel)")  # fmt: skip
 _ML_SEND = (r"(?:envia|envía|envoyez|envoie|sende|senden|invia|envie|отправь|отправьте|发给|發給|送って|教えて|보내|"
             r"أرسل|भेजें|gonder|gönder|wyslij|wyślij|stuur|gui|gửi|kirim|ส่ง|στειλε|στείλε|שלח|পাঠান|tuma|revelez|"
-            r"révélez|revela|mostra|zeige|покажи|надішли|reenvia|reenvía|leitest|weiter|发送|發送)")  # fmt: skip
+            r"révélez|revela|mostra|zeige|покажи|надішли|reenvia|reenvía|leitest|weiter|发送|發送|gonder|gönder|yolla|gui|"
+            r"kirimkan|wyslij|przeslij|posli|pošli|στειλε|שלחו|भेजो|পাঠাও|tuma|ipadala|trimite|ارسال|بفرست|送信|"
+            r"전송|보내세요|보내줘|ส่งไป|அனுப்பு|adresine|alamat|adres)")  # fmt: skip
+_ML_AI = (r"(?:\bai\b|\bia\b|\bki\b|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
+          r"ai\s*어시스턴트|ai에게|ai\s+에게|एआई|trợ\s+lý|tro\s+ly|asisten|asystent|assistent|asistente|assistente|ассистент|"
+          r"асистент|помощник|помічник|助手|アシスタント|어시스턴트|सहायक|asistan|msaidizi|βοηθ|עוזר|دستیار|সহকারী|ผู้ช่วย|"
+          r"உதவியாளர்)")  # fmt: skip
+_ML_ORDER = "(?:" + "|".join((_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND)) + r"|https?://|@[\w-]{1,63}\.)"
+ANCHORS["ai_addressed_ml"] = _literals(_ML_AI.replace("\\b", ""))
+_ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|ingat(?:lah)?|luu\s+lai|lưu\s+lại|ghi\s+nho|"
+            r"ghi\s+nhớ|onthoud|bewaar|merk\s+dir|speichere|kom\s+ihag|kom\s+ihåg|husk|guarda|recuerda|memoriza|retiens|"
+            r"enregistre|ricorda|memorizza|lembre|memorize|запомни|сохрани|запам'ятай|збережи|记住|記住|保存して|覚えて|"
+            r"기억해|저장하|याद\s+रख|সংরক্ষণ\s+কর|মনে\s+রাখ|kumbuka|tandaan|احفظ|تذكر|به\s+خاطر\s+بسپار|ذخیره\s+کن|זכור|"
+            r"שמור|θυμησου|θυμήσου|αποθηκευσε|αποθήκευσε|จำไว้|บันทึกไว้|நினைவில்\s+வை|retine|reține|pamatuj|zapamatuj)")  # fmt: skip
+ANCHORS["memory_write_order_ml"] = _literals(_ML_KEEP)
+ANCHORS["standing_send_ml"] = _literals(_ML_FROM_NOW)
 ANCHORS["override_instructions_ml"] = _literals(_ML_IGNORE)
 ANCHORS["standing_order_ml"] = _literals(_ML_FROM_NOW)
 ANCHORS["send_secret_ml"] = _literals(_ML_SECRET)
 _ML_RULES_COMPILED = (
     ("override_instructions_ml", "override", 1.0,
      re.compile(_ML_IGNORE + r".{0,40}?" + _ML_RULES + "|" + _ML_RULES + r".{0,40}?" + _ML_IGNORE)),
-    ("standing_order_ml", "standing_order", 1.0, re.compile(_ML_FROM_NOW)),
+    # As in English, a time phrase alone is news ("from now on the office closes at 5"); with an order
+    # to keep it, or an AI reader named, it is a standing order.
+    ("standing_order_ml", "standing_order", 0.6, re.compile(_ML_FROM_NOW)),
+    ("memory_write_order_ml", "standing_order", 0.6, re.compile(_ML_KEEP)),
+    ("standing_send_ml", "exfiltration", 1.0,
+     re.compile(_ML_FROM_NOW + r"[^\n]{0,120}?(?:" + _ML_SEND + r"|https?://|@[\w-]{1,63}\.)")),
+    ("ai_addressed_ml", "addressee", 1.0, re.compile(_ML_AI + r"[^\n]{0,200}?" + _ML_ORDER)),
     ("send_secret_ml", "exfiltration", 1.0,
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
 )
