@@ -41,6 +41,7 @@ _RULE_OBJECTS = (r"(?:instructions?|rules?|guidance|guidelines?|directives?|prom
                  r"limits?|filters?|protections?|system\s+message)")  # fmt: skip
 _SEND = (r"(?:send|e-?mail|forward|post|upload|transmit|share|sync|copy|dm|report|leak|exfiltrate|push|put|write|"
          r"include|make\s+a\s+(?:get|post)\s+request|call\s+the\s+webhook|bcc)")  # fmt: skip
+_UNNEGATED = r"(?<!never\s)(?<!not\s)(?<!n't\s)\b"  # "must never share" forbids; it does not order
 _DETERMINER = (r"(?:a\s+copy\s+of\s+)?(?:(?:the|all|every|my|your|our|their|its|his|her)\s+)?(?:\w{1,40}(?:'s)?\s+)?"
                r"(?:\w{1,40}\s+)?")  # fmt: skip
 _SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|memories|notes|facts|everything\s+you\s+"
@@ -107,7 +108,7 @@ _DESTINATION = (r"(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}|https?://|www\.|\b
                 r"in\s+(?:your|the)\s+(?:next\s+)?(?:reply|answer|response)|the\s+(?:url|link|query))")  # fmt: skip
 _OUT = (r"(?<!never\s)(?<!not\s)(?<!n't\s)\b(?:send|e-?mail|mail|forward|bcc|cc|post|upload|paste|share|transmit|attach|"
         r"append|submit|sync|copy|leak|disclose|reveal|give|provide|compose|mirror|export|dump|include|put|add|fill\s+in|"
-        r"encode|embed|reply)")  # fmt: skip
+        r"encode|embed|reply|pass|hand\s+over)")  # fmt: skip
 _SENSITIVE_TEMPLATE = (r"(?:user|name|e-?mail|address|card|cvv|password|pw|secret|chat|message|history|notes|"
                        r"memory|conversation|ssn|dob|birth|phone|session|cookie|full|last4|content|profile)")  # fmt: skip
 
@@ -279,8 +280,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"!\[[^\]\n]{0,80}\]\(\s*(?:https?:)?//[^)\s]{0,200}(?:[?&=]|\{\{|\$\{|%[a-z_]{1,40}%)[^)\n]{0,200}\)"),
         # Sending out what is sensitive is a directive by itself; sending ordinary things (an invoice, a
         # summary, "data") only counts with another signal, such as an unusual destination.
-        ("send_sensitive_out", "exfiltration", 1.0, _SEND + _gap(10) + _DETERMINER + _SENSITIVE),
-        ("send_data_out", "exfiltration", 0.6, _SEND + _gap(10) + _DETERMINER
+        ("send_sensitive_out", "exfiltration", 1.0, _UNNEGATED + _SEND + _gap(10) + _DETERMINER + _SENSITIVE),
+        ("send_data_out", "exfiltration", 0.6, _UNNEGATED + _SEND + _gap(10) + _DETERMINER
          + r"(?:messages|e-?mails?|invoices?|summary|data|export|logs?|calendar|files?|documents?)"),
         ("script_exfil", "exfiltration", 1.0, r"<script\b|document\.cookie|fetch\(\s*['\"]https?://"),
         ("exfil_destination", "exfiltration", 0.6,
@@ -396,7 +397,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                         "secret", "hidden", "confidential", "between us", "quiet", "say nothing", "compare"),
     "user_data_out": ("send", "mail", "forward", "bcc", "cc", "post", "upload", "paste", "share", "transmit", "attach",
                       "append", "submit", "sync", "copy", "leak", "disclose", "reveal", "give", "provide", "compose",
-                      "mirror", "export", "dump", "include", "put", "add", "fill in", "encode", "embed", "reply"),
+                      "mirror", "export", "dump", "include", "put", "add", "fill in", "encode", "embed", "reply", "pass",
+                      "hand over"),
     "link_with_data": ("http", "www.", "link", "url", "address", "query", "append", "attach", "include", "put", "insert", "fill in", "encode", "add"),
     "authorisation_claim": ("authori", "approved", "cleared", "permitted", "allowed", "granted", "delegated", "consent",
                             "permission", "said yes", "fine with", "ok with", "okay with", "happy with", "as agreed",
