@@ -41,7 +41,10 @@ _RULE_OBJECTS = (r"(?:instructions?|rules?|guidance|guidelines?|directives?|prom
                  r"limits?|filters?|protections?|system\s+message)")  # fmt: skip
 _SEND = (r"(?:send|e-?mail|forward|post|upload|transmit|share|sync|copy|dm|report|leak|exfiltrate|push|put|write|"
          r"include|make\s+a\s+(?:get|post)\s+request|call\s+the\s+webhook|bcc)")  # fmt: skip
-_UNNEGATED = r"(?<!never\s)(?<!not\s)(?<!n't\s)\b"  # "must never share" forbids; it does not order
+# "Must never share" forbids; it does not order. Read after a match (a lookbehind in front of the
+# verbs would stop the regex engine from skipping ahead to their first letters, slowing every text).
+_NEGATED = re.compile(r"\b(?:never|not|n't)\s+$")
+_NEGATABLE = frozenset({"send_sensitive_out", "send_data_out", "user_data_out"})
 _DETERMINER = (r"(?:a\s+copy\s+of\s+)?(?:(?:the|all|every|my|your|our|their|its|his|her)\s+)?(?:\w{1,40}(?:'s)?\s+)?"
                r"(?:\w{1,40}\s+)?")  # fmt: skip
 _SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|memories|notes|facts|everything\s+you\s+"
@@ -106,7 +109,7 @@ _THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|
 _DESTINATION = (r"(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}|https?://|www\.|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|pastebin|paste\b|"
                 r"discord|telegram|slack|to\s+(?:us|me|this\s+(?:address|number|page|site|link|url|endpoint))|"
                 r"in\s+(?:your|the)\s+(?:next\s+)?(?:reply|answer|response)|the\s+(?:url|link|query))")  # fmt: skip
-_OUT = (r"(?<!never\s)(?<!not\s)(?<!n't\s)\b(?:send|e-?mail|mail|forward|bcc|cc|post|upload|paste|share|transmit|attach|"
+_OUT = (r"\b(?:send|e-?mail|mail|forward|bcc|cc|post|upload|paste|share|transmit|attach|"
         r"append|submit|sync|copy|leak|disclose|reveal|give|provide|compose|mirror|export|dump|include|put|add|fill\s+in|"
         r"encode|embed|reply|pass|hand\s+over)")  # fmt: skip
 _SENSITIVE_TEMPLATE = (r"(?:user|name|e-?mail|address|card|cvv|password|pw|secret|chat|message|history|notes|"
@@ -280,8 +283,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"!\[[^\]\n]{0,80}\]\(\s*(?:https?:)?//[^)\s]{0,200}(?:[?&=]|\{\{|\$\{|%[a-z_]{1,40}%)[^)\n]{0,200}\)"),
         # Sending out what is sensitive is a directive by itself; sending ordinary things (an invoice, a
         # summary, "data") only counts with another signal, such as an unusual destination.
-        ("send_sensitive_out", "exfiltration", 1.0, _UNNEGATED + _SEND + _gap(10) + _DETERMINER + _SENSITIVE),
-        ("send_data_out", "exfiltration", 0.6, _UNNEGATED + _SEND + _gap(10) + _DETERMINER
+        ("send_sensitive_out", "exfiltration", 1.0, r"\b" + _SEND + _gap(10) + _DETERMINER + _SENSITIVE),
+        ("send_data_out", "exfiltration", 0.6, r"\b" + _SEND + _gap(10) + _DETERMINER
          + r"(?:messages|e-?mails?|invoices?|summary|data|export|logs?|calendar|files?|documents?)"),
         ("script_exfil", "exfiltration", 1.0, r"<script\b|document\.cookie|fetch\(\s*['\"]https?://"),
         ("exfil_destination", "exfiltration", 0.6,
@@ -579,6 +582,17 @@ def _discussion(text: str) -> bool:
     return bool(_ATTACK_TOPIC.search(text)) or not _SECOND_PERSON.search(_QUOTED.sub(" ", text))
 
 
+def _finds(rule: str, pattern: re.Pattern[str], view: str) -> bool:
+    """Whether `pattern` matches `view` (for a negatable rule: somewhere not right after "never")."""
+    found = pattern.search(view)
+    if rule in _NEGATABLE:
+        for _ in range(32):  # a bound: a text that negates every send is read as negated
+            if found is None or not _NEGATED.search(view, max(0, found.start() - 12), found.start()):
+                break
+            found = pattern.search(view, found.start() + 1)
+    return found is not None
+
+
 def read_directive(text: str) -> Directive | None:
     """The directive signals in `text` (None when it reads as a statement about the world)."""
     if not text or not text.strip():
@@ -594,7 +608,7 @@ def read_directive(text: str) -> Directive | None:
         # brought in one of its anchors; what the plain text holds was read on the plain text.
         fresh = present if index == 0 else present - base_present
         for rule, family, weight, pattern in rules:
-            if rule not in hits and not _ANCHOR_SETS[rule].isdisjoint(fresh) and pattern.search(view):
+            if rule not in hits and not _ANCHOR_SETS[rule].isdisjoint(fresh) and _finds(rule, pattern, view):
                 hits[rule] = (family, weight)
     if "override_instructions" not in hits:
         joined = compact(plain[0])  # the folded text views() already made
