@@ -393,8 +393,9 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "agent_addressed": ("silently", "automatically", "immediately", "quietly", "before answering", "before replying",
                         "before you", "when summari", "in your reply", "in your answer", "in your response",
                         "in your summary", "in your next"),
-    "ai_addressed": ("ai", "a.i.", "intelligence", "assistant", "agent", "bot", "model", "llm", "copilot", "gpt",
-                     "automated", "crawler", "scraper", "summari"),
+    # "ai" only as a word's start: as a bare substring it is in "said", "again" and "email".
+    "ai_addressed": (" ai", "@ai", "(ai", "\nai", "^ai", "a.i.", "intelligence", "assistant", "agent", " bot", "^bot",
+                     "model", "llm", "copilot", "gpt", "automated", "crawler", "scraper", "summari"),
     "conceal_from_user": ("do not", "don't", "dont", "never", "without"),
     "conceal_vaguely": ("do not", "don't", "dont", "never", "without", "no need", "no confirmation", "background",
                         "secret", "hidden", "confidential", "between us", "quiet", "say nothing", "compare"),
@@ -402,7 +403,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                       "append", "submit", "sync", "copy", "leak", "disclose", "reveal", "give", "provide", "compose",
                       "mirror", "export", "dump", "include", "put", "add", "fill in", "encode", "embed", "reply", "pass",
                       "hand over"),
-    "link_with_data": ("http", "www.", "link", "url", "address", "query", "append", "attach", "include", "put", "insert", "fill in", "encode", "add"),
+    "link_with_data": ("http", "www.", "link", "url", "address", "query"),  # every branch needs one of them
     "authorisation_claim": ("authori", "approved", "cleared", "permitted", "allowed", "granted", "delegated", "consent",
                             "permission", "said yes", "fine with", "ok with", "okay with", "happy with", "as agreed",
                             "signed off", "enabled", "blessing", "go-ahead",
@@ -493,7 +494,8 @@ _ML_AI = (r"(?:\bai\b|\bia\b|\bki\b|ии|ші|yapay\s+zek|الذكاء\s+الا�
           r"асистент|помощник|помічник|助手|アシスタント|어시스턴트|सहायक|asistan|msaidizi|βοηθ|עוזר|دستیار|সহকারী|ผู้ช่วย|"
           r"உதவியாளர்)")  # fmt: skip
 _ML_ORDER = "(?:" + "|".join((_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND)) + r"|https?://|@[\w-]{1,63}\.)"
-ANCHORS["ai_addressed_ml"] = _literals(_ML_AI.replace("\\b", ""))
+ANCHORS["ai_addressed_ml"] = tuple(f" {word}" if word.isascii() and len(word) <= 3 else word
+                                   for word in _literals(_ML_AI.replace("\\b", "")))
 _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|ingat(?:lah)?|luu\s+lai|lưu\s+lại|ghi\s+nho|"
             r"ghi\s+nhớ|onthoud|bewaar|merk\s+dir|speichere|kom\s+ihag|kom\s+ihåg|husk|guarda|recuerda|memoriza|retiens|"
             r"enregistre|ricorda|memorizza|lembre|memorize|запомни|сохрани|запам'ятай|збережи|记住|記住|保存して|覚えて|"
@@ -518,8 +520,15 @@ _ML_RULES_COMPILED = (
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
 )
 
+# Anchors a rule needs as well as one of its own: someone's data only leaves for somewhere.
+ALSO_NEEDS: dict[str, tuple[str, ...]] = {
+    "user_data_out": ("@", "http", "www.", "webhook", "paste", "discord", "telegram", "slack", "to us", "to me",
+                      "to this", "your reply", "your answer", "your response", "next reply", "the url", "the link",
+                      "the query", "next answer", "next response"),
+}
 _ANCHOR_SETS = {rule: frozenset(anchors) for rule, anchors in ANCHORS.items()}
-_ALL_ANCHORS = tuple(sorted(set().union(*_ANCHOR_SETS.values())))
+_ALSO_SETS = {rule: frozenset(anchors) for rule, anchors in ALSO_NEEDS.items()}
+_ALL_ANCHORS = tuple(sorted(set().union(*_ANCHOR_SETS.values(), *_ALSO_SETS.values())))
 # Anchors by their first three characters: undoing a disguise that brings no anchor in (a hyphenated
 # word, a version number, a user name) is not worth reading the text again for.
 _BY_HEAD: dict[str, list[str]] = {}
@@ -608,7 +617,9 @@ def read_directive(text: str) -> Directive | None:
         # brought in one of its anchors; what the plain text holds was read on the plain text.
         fresh = present if index == 0 else present - base_present
         for rule, family, weight, pattern in rules:
-            if rule not in hits and not _ANCHOR_SETS[rule].isdisjoint(fresh) and _finds(rule, pattern, view):
+            if (rule not in hits and not _ANCHOR_SETS[rule].isdisjoint(fresh)
+                    and (rule not in _ALSO_SETS or not _ALSO_SETS[rule].isdisjoint(present))
+                    and _finds(rule, pattern, view)):
                 hits[rule] = (family, weight)
     if "override_instructions" not in hits:
         joined = compact(plain[0])  # the folded text views() already made
