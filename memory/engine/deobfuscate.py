@@ -62,7 +62,7 @@ _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t
 _LEET_WORD = re.compile(r"(?<![\w.])(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0-9@$!|+])[a-z0-9@$!|+]{3,}(?![\w.])")
 # Single letters (or short syllables) strung with one separator between each: "i g n o r e",
 # "I.G.N.O.R.E", "s-e-n-d", "i_g_n_o_r_e".
-_SPACED = re.compile(r"(?<![\w])(?:[a-z0-9][ ._\-]){2,}[a-z0-9](?![\w])")
+_SPACED = re.compile(r"(?<![\w])(?:[a-z0-9'][ ._\-]){2,}[a-z0-9](?![\w])")
 _WORD_SEPARATOR = re.compile(r"(?<=[a-z])[-_.](?=[a-z])")
 _NOT_LETTER = re.compile(r"[^a-z]+")
 _UTF7_RUN = re.compile(rf"\+[A-Za-z0-9+/]{{4,{MAX_RUN}}}-")
@@ -171,6 +171,9 @@ _ATBASH = str.maketrans(_LOWER, _LOWER[::-1])
 
 # Three words in a row with no vowel-consonant shape of the language around them ("rtmliv kiverlfh"):
 # consonant clusters of four or more, the mark of shifted or reversed text.
+# A text that names its own cipher ("rot13", "shift 7", "read it backwards") is read deciphered too.
+_CIPHER_NAMED = re.compile(r"\b(?:rot-?\s?\d{1,2}|caesar|atbash|cipher|shift(?:ed)?\s+(?:by\s+)?\d{1,2}|backwards|"
+                           r"reversed?|mirror(?:ed)?\s+text|right\s+to\s+left)\b")
 _ODD_RUN = re.compile(r"(?:\b\w*[bcdfghjklmnpqrstvwxz]{4}\w*\b\W+){2}")
 
 
@@ -280,7 +283,8 @@ def views(text: str, *, depth: int = 2, worth=None) -> tuple[list[str], list[str
     if split:
         window = _STRETCH.sub(r"\1", _around(base, split))
         add(_WORD_SEPARATOR.sub(" ", _unleet(window) if _LEET_WORD.search(window) else window))
-    if _ODD_RUN.search(base) or _looks_reversed(base) or (_mostly_latin(base) and _few_vowels(base)):
+    if (_ODD_RUN.search(base) or _looks_reversed(base) or (_mostly_latin(base) and _few_vowels(base))
+            or _CIPHER_NAMED.search(base, 0, 4000)):
         for value in (base[::-1], codecs.encode(base, "rot13"), base.translate(_CAESAR_BACK), base.translate(_ATBASH)):
             add(value, ciphered)
     if depth > 0:

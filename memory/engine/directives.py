@@ -67,7 +67,10 @@ _IMPERATIVE = (r"\b(?:respond|reply|answer|tell|say|send|forward|recommend|treat
                r"disable|enable|never|always|do\s+not|don't|first|book|buy|install|download|click|visit|open|paste|upload|post|"
                r"compose|bcc|cc|e-?mail|mention|suggest|promote|praise|describe|present|display|render|show|insert|"
                r"put|write|save|mark|rate|rank|refuse|decline|block|allow|grant|transfer|pay|sign|skip|hide|omit|"
-               r"route|redirect|link|direct|steer|push|advise|point|warn|claim|state|sell|prefer|report|log|mirror)\b")  # fmt: skip
+               r"route|redirect|link|direct|steer|push|advise|point|warn|claim|state|sell|prefer|report|log|mirror|export|"
+               r"populate|fill|complete|submit|attach|provide|give|supply|enter|type|create|generate|build|make|"
+               r"produce|output|return|wipe|erase|remove|purge|drop|cancel|forget|reset|grab|collect|extract|leak|"
+               r"dump|list|read|check|confirm|verify|execute|call|contact|message|text|notify|sync|move|archive)\b")  # fmt: skip
 _STRONG_CUE = (r"\b(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+to)|your|always|never|recommend|"
                r"treat|obey|reveal|silently|automatically|quietly|secretly|covertly|in\s+(?:each|every)\s+(?:reply|answer|response|"
                r"message)|without\s+(?:checks?|checking|verification|review|confirmation|asking)|"
@@ -76,11 +79,11 @@ _STRONG_CUE = (r"\b(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+
 # Who an injected text speaks to: an AI reader named in the text ("note to any AI assistant", "AI
 # readers are required to", "@AI", "if you are a language model").
 _AI = (r"(?:ai|a\.i\.|artificial\s+intelligence|assistants?|agents?|bots?|models?|llms?|language\s+models?|chatbots?|"
-       r"copilots?|gpts?|automated\s+(?:readers?|systems?|agents?|assistants?|tools?|tooling|processors?|pipelines?)|"
+       r"copilots?|gpts?|automated\s+(?:[\w-]{1,20}\s+)?(?:readers?|systems?|agents?|assistants?|tools?|tooling|processors?|pipelines?)|"
        r"crawlers?|scrapers?|summari[sz]ers?|ai\s+(?:helpers?|readers?|tools?|systems?|assistants?|agents?))")  # fmt: skip
 _AI_VOCATIVE = (r"(?:note|notice|message|memo|reminder|instructions?|p\.?\s?s\.?|attention|warning|heads\s+up|psa|notes)"
                 r"\s*(?:for|to)\s+(?:any|all|every|the|an?|our|partner|other)?\s*(?:[\w-]{1,40}\s+){0,2}?" + _AI + r"\b|"
-                r"\b" + _AI + r"\s+(?:reading|processing|parsing|summari[sz]ing|indexing|crawling|scanning|sorting|"
+                r"\b" + _AI + r"\s+(?:(?:is|are|that\s+is|currently)\s+)?(?:reading|processing|parsing|summari[sz]ing|indexing|crawling|scanning|sorting|"
                 r"that\s+(?:reads?|sorts?|processes|summari[sz]es|parses|sees|handles))|@(?:ai|assistant|bot|agent|llm)\b|"
                 r"if\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|bot|automated)|"
                 r"(?:hey|dear|attention|hi|hello|yo)\s+(?:ai|assistant|agent|bot|llm|chatgpt|claude|gemini|copilot)\b|"
@@ -97,7 +100,8 @@ _DATA = (r"(?:documents?|files?|notes|passwords?|pw|codes?|numbers?|tokens?|keys
          r"history|chats?|logs?|details|records?|info(?:rmation)?|data|e-?mails?|messages|inbox|calendar|photos|"
          r"location|credentials|secrets|vault|profile|ssn|social\s+security|identity|dob|birth\s*date|date\s+of\s+"
          r"birth|phone|card|account|scans?|returns?|backups?|cookies?|sessions?|employer|salary|medical|diagnos\w{1,40}|"
-         r"prescriptions?|output|contents?|text|ssh|cvv|iban|routing)")  # fmt: skip
+         r"prescriptions?|output|contents?|text|ssh|cvv|iban|routing|questions?|quer(?:y|ies)|requests?|prompts?|input|"
+         r"folders?|drive|attachments?)")  # fmt: skip
 _THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|her)\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA
            + r"\b|(?:everything|whatever|all|anything)\s+(?:(?:the\s+)?(?:facts|details)\s+)?you\s+(?:know|have\s+"
            r"(?:stored|saved|learned|collected)|remember)|(?:full\s+)?(?:text|contents?|output)\s+of\s+(?:the\s+|"
@@ -106,14 +110,16 @@ _THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|
            r"(?:private|personal|secret)\s+(?:notes|data|details|information|files|keys?)|passport|"
            r"(?:api|private|ssh)\s+keys?|card\s+numbers?|security\s+codes?|backup\s+codes|passwords?|chat\s+(?:history|logs?)|"
            r"conversation(?:\s+(?:history|logs?))?|transcripts?|(?:entire|whole|full)\s+(?:inbox|mailbox|history)")  # fmt: skip
-_DESTINATION = (r"(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}|https?://|www\.|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|pastebin|paste\b|"
+_DESTINATION = (r"(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}|\b[a-z0-9-]{2,63}\.(?:com|net|org|io|co|me|app|dev|xyz|info|"
+                r"biz|site|online|cc|ru|cn|link|live|top|click|page)\b|https?://|www\.|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|pastebin|paste\b|"
                 r"discord|telegram|slack|to\s+(?:us|me|this\s+(?:address|number|page|site|link|url|endpoint))|"
                 r"in\s+(?:your|the)\s+(?:next\s+)?(?:reply|answer|response)|the\s+(?:url|link|query))")  # fmt: skip
 _OUT = (r"\b(?:send|e-?mail|mail|forward|bcc|cc|post|upload|paste|share|transmit|attach|"
         r"append|submit|sync|copy|leak|disclose|reveal|give|provide|compose|mirror|export|dump|include|put|add|fill\s+in|"
         r"encode|embed|reply|pass|hand\s+over)")  # fmt: skip
 _SENSITIVE_TEMPLATE = (r"(?:user|name|e-?mail|address|card|cvv|password|pw|secret|chat|message|history|notes|"
-                       r"memory|conversation|ssn|dob|birth|phone|session|cookie|full|last4|content|profile)")  # fmt: skip
+                       r"memory|conversation|ssn|dob|birth|phone|session|cookie|full|last4|content|profile|account|pin|number|passport|"
+                       r"iban|question)")  # fmt: skip
 
 _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
     (rule, family, weight, re.compile(pattern))
@@ -131,7 +137,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:directive|rules?|orders?|instructions?)\s*(?::|follow|apply)|the\s+real\s+(?:instructions?|task)|"
          r"your\s+real\s+task|(?:behave|act|respond)\s+as\s+(?:an?\s+)?(?:unfiltered|unrestricted|jailbroken)|"
          r"(?:enable|activate|enter|switch\s+to|in|into)\s+(?:developer|god|dan|jailbreak|raw|unrestricted)\s+mode|without\s+(?:any\s+)?(?:restrictions|limits|safety\s+checks)|"
-         r"no\s+(?:restrictions|limits|rules)\s+(?:today|now|anymore)|never\s+refuses?|(?:your|ur)\s+(?:new|real|actual|true)\s+"
+         r"no\s+(?:restrictions|limits|rules)\s+(?:today|now|anymore)|never\s+refuses?|(?:contains?|holds?|is|are)\s+your\s+"
+         r"(?:next|new|real|actual)\s+(?:task|instructions?|orders?|assignment|job)|(?:disable|turn\s+off|switch\s+off|"
+         r"deactivate)\s+(?:the\s+|your\s+|all\s+)?(?:firewall|antivirus|defender|2fa|two-factor|mfa|encryption)|(?:your|ur)\s+(?:new|real|actual|true)\s+"
          r"(?:job|task|role|goal|purpose|mission|objective|instructions?|priority|assignment)\s+(?:is|are|will\s+be)|"
          r"(?:disable|turn\s+off|switch\s+off|bypass|deactivate|skip)\s+(?:all\s+|your\s+|the\s+|any\s+)?(?:safety|security|"
          r"content|moderation|audit|logging)\s+(?:checks?|filters?|guardrails?|warnings?|features?|measures?|policies|"
@@ -175,14 +183,15 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("standing_order", "standing_order", 1.0,
          _STANDING + r"\s*,?\s+(?:please\s+)?" + _IMPERATIVE + "|" + _STANDING + r"[^,\n]{0,80},\s*(?:please\s+)?"
          + _IMPERATIVE + "|" + _STANDING + r"[^\n]{0,120}?" + _STRONG_CUE + "|" + _STRONG_CUE + r"[^.!?\n]{0,120}?"
-         + _STANDING + r"|(?:each|every|next)\s+time\s+you[^\n]{0,120}?" + _IMPERATIVE),
+         + _STANDING + r"(?!\s*,?\s*(?:i|we|i'm|i'll|we're|we'll|i've)\b)|(?:each|every|next)\s+time\s+you[^\n]{0,120}?" + _IMPERATIVE),
         ("standing_rule", "standing_order", 1.0,
          r"(?:make\s+it\s+a|save\s+this|as\s+a)\s+(?:permanent\s+|standing\s+)?(?:rule|instruction|order)|"
          r"standing\s+(?:order|instruction)|permanently\s+record|store\s+(?:this\s+)?as\s+a\s+standing"),
         ("memory_write_order", "standing_order", 1.0,
          r"(?:remember\s+(?:this|forever|that\s+(?:the\s+)?(?:owner|user|you))|always\s+remember|keep\s+in\s+mind\s+"
          r"for\s+(?:every|all|each|future)|"
-         r"learn\s+this|memori[sz]e\s+this|add\s+(?:this\s+)?to\s+your\s+(?:long-term\s+)?memory|update\s+your\s+memory|"
+         r"learn\s+this|memori[sz]e\s+this|(?:add|save|write|store|put|commit|record|keep)\s+(?:this\s+|it\s+)?(?:to|in|into)\s+"
+         r"your\s+(?:long-term\s+|permanent\s+|persistent\s+)?memory|update\s+your\s+memory|"
          r"record\s+(?:this\s+)?as\s+a\s+fact|store\s+this\s+as|note\s+to\s+(?:self|the\s+(?:assistant|ai|agent)))"),
         ("second_person_order", "standing_order", 0.6,
          r"(?:^|[.!?:;]\s+|\n)(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+(?:to|required\s+to|allowed\s+to|"
@@ -204,12 +213,20 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:reply|answer|response|summary))"),
         ("ai_addressed", "addressee", 1.0, "(?:" + _AI_VOCATIVE + r")[^\n]{0,300}?(?:" + _TO_YOU + r"|[:,]\s*(?:please\s+)?"
          + _IMPERATIVE + ")"),
+        ("agent_told", "addressee", 1.0,
+         r"\b(?:the|any|your|this|whatever|every|each)\s+(?:ai\s+)?(?:assistants?|agents?|bots?|models?|ai|llms?|chatbots?)"
+         r"\s+(?:should|must|shall|will\s+(?:now|need\s+to|have\s+to)|needs?\s+to|(?:is|are)\s+(?:to|required\s+to|expected\s+to|"
+         r"allowed\s+to|permitted\s+to|instructed\s+to)|has\s+to|have\s+to|may\s+now|ought\s+to)\s+(?:\w{1,20}\s+)?"
+         + _IMPERATIVE + r"|(?:for|ask|asks|asking|want|wants|need|needs|get|have|tell)\s+(?:the|your|any)\s+(?:ai\s+)?"
+         r"(?:assistant|agent|bot|model|ai)\s+to\s+" + _IMPERATIVE + r"|(?:could|can|would|will)\s+(?:the|your)\s+(?:ai\s+)?"
+         r"(?:assistant|agent|bot)\s+(?:please\s+)?" + _IMPERATIVE),
         # Hiding what it does from the person the agent works for.
         ("conceal_from_user", "concealment", 1.0,
          r"(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
          r"alert(?:ing)?|warn(?:ing)?|let(?:ting)?\s+(?:the\s+)?\w{1,40}\s+know|show(?:ing)?|disclos(?:e|ing)|ask(?:ing)?|"
          r"check(?:ing)?\s+with|confirm(?:ing)?\s+with|bother(?:ing)?)\s+(?:(?:this|it|that|anything)\s+(?:to|with)\s+)?"
-         r"(?:the\s+(?:user|owner|customer|human|account\s+holder)|your\s+(?:user|owner))\b|(?:do\s+not|don'?t|dont|never)\s+"
+         r"(?:the\s+(?:user|owner|customer|human|account\s+holder)|your\s+(?:user|owner))\b|(?:do\s+not|don'?t|dont|never|without)"
+         r"\s+ask(?:ing)?\s+(?:the\s+user\s+)?for\s+(?:confirmation|permission|approval|consent)|(?:do\s+not|don'?t|dont|never)\s+"
          r"(?:mention|list|show|include|reveal|disclose)\s+(?:this|it|them|the\s+[\w-]{1,40})\s+(?:in|to)\s+(?:any|the|your)\s+"
          r"(?:[\w-]{1,40}\s+)?(?:summary|summaries|reply|replies|answer|response|preview|draft|user)"),
         ("conceal_vaguely", "concealment", 0.6,
@@ -223,7 +240,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          + _DESTINATION + r"[^\n;]{0,160}?(?:" + _THEIRS + ")"),
         ("link_with_data", "exfiltration", 1.0,
          r"(?:(?:https?://|www\.)\S{1,300}+|\b(?:link|url|address|query))[^\n]{0,60}?\bwith\s+(?:" + _THEIRS + r")[^.\n]{0,40}?"
-         r"(?:appended|added|attached|included|filled\s+in|in\s+the\s+query)|"
+         r"(?:appended|added|attached|included|filled\s+in|pasted|in\s+the\s+query)|"
          r"(?:https?://|www\.)\S{1,300}+[^\n]{0,80}?\b(?:append(?:ed|ing)?|followed\s+by|plus|fill(?:ed)?\s+in|made\s+of|built\s+from|"
          r"using)\b[^\n]{0,80}?(?:" + _THEIRS
          + r"|" + _SENSITIVE + r")|(?:append|add|attach|include|put|insert|fill\s+in|encode)\s+[^.\n]{0,80}?(?:" + _THEIRS
@@ -237,7 +254,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"pre-?approved|granted|delegated|verified)|(?:already\s+)?consented\s+to|(?:i|we)\s*(?:'ve|\s+have)\s+(?:already\s+)?"
          r"(?:approved|authori[sz]ed|cleared|granted|enabled|signed\s+off)|you\s+(?:have|got|now\s+have)\s+(?:their|his|her|"
          r"my|our|the\s+(?:user|owner)'?s?)\s+(?:full\s+)?(?:consent|permission|approval|authori[sz]ation|blessing|go-ahead)|"
-         r"(?:already\s+)?said\s+yes\s+to\s+(?:this|that|it)|(?:is|'s|are|'re)\s+(?:fine|ok|okay|happy|comfortable)\s+with\s+"
+         r"(?:already\s+)?said\s+yes\s+to\s+(?:this|that|it)|(?:has|have|'s|'ve)\s+given\s+(?:(?:her|his|their|my|our|you)\s+)?"
+         r"(?:full\s+|explicit\s+|written\s+)?(?:consent|permission|approval|authori[sz]ation|go-ahead)|(?:is|'s|are|'re)\s+(?:fine|ok|okay|happy|comfortable)\s+with\s+"
          r"you\b|as\s+agreed\s+with\s+(?:the\s+)?(?:owner|user|\w{1,40}\s+\(your)|authori[sz]ed\s+you|grants?\s+you|you\s+are\s+(?:cleared|"
          r"authori[sz]ed|permitted|allowed|approved)\s+to|you\s+(?:may|can)\s+now)"),
         ("authority_voice", "authorisation", 1.0,
@@ -340,7 +358,8 @@ CIPHER_RULES = frozenset({"override_instructions", "override_what_you_were_told"
                           "standing_rule",
                           "memory_write_order", "authorisation_claim", "send_sensitive_out", "reveal_secrets",
                           "reveal_key", "override_new_rules", "persona_file_edit", "user_data_out",
-                          "conceal_from_user", "override_void"})  # fmt: skip
+                          "conceal_from_user", "override_void", "agent_vocative", "credential_lure", "ai_addressed",
+                          "agent_told", "conceal_vaguely"})  # fmt: skip
 _COMPACT_ANCHORS = ("instructions", "rules", "guidelines", "directives", "systemprompt", "password", "apikey",
                     "secrets", "hiddeninstructions")  # fmt: skip
 
@@ -363,7 +382,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                            "your real task", "behave as", "act as", "respond as", " mode", "without restrictions",
                            "without any", "without limits", "without safety", "no restrictions", "no limits",
                            "no rules", "never refuse", "your new", "ur new", "your real", "your actual", "your true",
-                           "ur real", "disable", "turn off", "switch off", "bypass", "deactivate", "skip", "stop", "delete",
+                           "ur real", "your next", "contains your", "disable", "turn off", "switch off", "bypass", "deactivate", "skip", "stop", "delete",
                            "wipe", "erase", "clear", "purge"),
     "override_pretend": ("pretend",),
     "override_what_you_were_told": ("forget", "ignore", "disregard", "you were", "you are", "you have been", "whoever"),
@@ -378,7 +397,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                        "here on", "persistent", "permanent", "standing", "lasting"),
     "standing_rule": ("make it a", "save this", "as a ", "standing ", "permanently record"),
     "memory_write_order": ("remember", "keep in mind for", "learn this", "memori", "your memory", "long-term memory",
-                           "record this", "record as", "store this", "note to"),
+                           "record this", "record as", "store this", "note to", "your memory", "long-term"),
     "second_person_order": ("you must", "you should", "you shall", "you will", "you need to", "you have to",
                             "you are to", "you are required", "you are allowed", "you are permitted", "never tell",
                             "never mention", "never ask", "never reveal", "never show", "always "),
@@ -397,6 +416,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "ai_addressed": (" ai", "@ai", "(ai", "\nai", "^ai", "a.i.", "intelligence", "assistant", "agent", " bot", "^bot",
                      "model", "llm", "copilot", "gpt", "automated", "crawler", "scraper", "summari"),
     "conceal_from_user": ("do not", "don't", "dont", "never", "without"),
+    "agent_told": ("assistant", "agent", " bot", "model", " ai ", "llm", "chatbot"),
     "conceal_vaguely": ("do not", "don't", "dont", "never", "without", "no need", "no confirmation", "background",
                         "secret", "hidden", "confidential", "between us", "quiet", "say nothing", "compare"),
     "user_data_out": ("send", "mail", "forward", "bcc", "cc", "post", "upload", "paste", "share", "transmit", "attach",
@@ -406,7 +426,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "link_with_data": ("http", "www.", "link", "url", "address", "query"),  # every branch needs one of them
     "authorisation_claim": ("authori", "approved", "cleared", "permitted", "allowed", "granted", "delegated", "consent",
                             "permission", "said yes", "fine with", "ok with", "okay with", "happy with", "as agreed",
-                            "signed off", "enabled", "blessing", "go-ahead",
+                            "signed off", "enabled", "blessing", "go-ahead", "given",
                             "verified", "consented", "grant", "you may now", "you can now"),
     "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", "i'm the", "i'm your", "i am your", "this is your", " here", "compliance",
                         " asked you", " wants you", " wanted you", " told you", " instructed you", " needs you",
@@ -493,7 +513,10 @@ _ML_AI = (r"(?:\bai\b|\bia\b|\bki\b|ии|ші|yapay\s+zek|الذكاء\s+الا�
           r"ai\s*어시스턴트|ai에게|ai\s+에게|एआई|trợ\s+lý|tro\s+ly|asisten|asystent|assistent|asistente|assistente|ассистент|"
           r"асистент|помощник|помічник|助手|アシスタント|어시스턴트|सहायक|asistan|msaidizi|βοηθ|עוזר|دستیار|সহকারী|ผู้ช่วย|"
           r"உதவியாளர்)")  # fmt: skip
-_ML_ORDER = "(?:" + "|".join((_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND)) + r"|https?://|@[\w-]{1,63}\.)"
+_ENGLISH_TOO = {"ignore", "instructions", "password", "adres"}  # the same word in English: not a sign of another language
+_ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alternation in (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND)
+                              for word in _literals(alternation) if word not in _ENGLISH_TOO)
+             + r"|https?://|@[\w-]{1,63}\.)")
 ANCHORS["ai_addressed_ml"] = tuple(f" {word}" if word.isascii() and len(word) <= 3 else word
                                    for word in _literals(_ML_AI.replace("\\b", "")))
 _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|ingat(?:lah)?|luu\s+lai|lưu\s+lại|ghi\s+nho|"
@@ -524,7 +547,9 @@ _ML_RULES_COMPILED = (
 ALSO_NEEDS: dict[str, tuple[str, ...]] = {
     "user_data_out": ("@", "http", "www.", "webhook", "paste", "discord", "telegram", "slack", "to us", "to me",
                       "to this", "your reply", "your answer", "your response", "next reply", "the url", "the link",
-                      "the query", "next answer", "next response"),
+                      "the query", "next answer", "next response", ".com", ".net", ".org", ".io", ".co", ".me",
+                      ".app", ".dev", ".xyz", ".info", ".biz", ".site", ".online", ".cc", ".ru", ".cn", ".link",
+                      ".live", ".top", ".click", ".page"),
 }
 _ANCHOR_SETS = {rule: frozenset(anchors) for rule, anchors in ANCHORS.items()}
 _ALSO_SETS = {rule: frozenset(anchors) for rule, anchors in ALSO_NEEDS.items()}
@@ -559,7 +584,8 @@ _DISCUSSION = re.compile(
     r"examples?\s+of|example\s*:|is\s+called|known\s+as|a\s+common|classic|post-?mortem|incident\s+report|training|"
     r"slide|quiz|awareness|abstract|we\s+(?:evaluate|measured|tested|found|show)|red\s+flags?|warning\s+signs?|"
     r"fraudsters|attackers|scammers|stopped\s+working|api\s+reference|request\s+body|have\s+the\s+form|of\s+the\s+form|"
-    r"the\s+parser|payloads|write-?up|advisory|cve-\d+|mitigation|defen[cs]es?)\b"
+    r"the\s+parser|payloads|write-?up|advisory|cve-\d{1,40}|mitigation|defen[cs]es?|how\s+[\w-]{1,30}(?:\s+[\w-]{1,30})?\s+works|"
+    r"the\s+attacker|an\s+attacker|explainer)\b"
 )
 _ATTACK_TOPIC = re.compile(
     r"\b(?:injections?|attacks?|attackers?|phishing|jailbreaks?|payloads?|exploits?|fraud\w*|scam\w*|malicious|red\s+flags?|"
