@@ -426,7 +426,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "link_with_data": ("http", "www.", "link", "url", "address", "query"),  # every branch needs one of them
     "authorisation_claim": ("authori", "approved", "cleared", "permitted", "allowed", "granted", "delegated", "consent",
                             "permission", "said yes", "fine with", "ok with", "okay with", "happy with", "as agreed",
-                            "signed off", "enabled", "blessing", "go-ahead", "given",
+                            "signed off", "enabled", "blessing", "go-ahead", "has given", "have given", "'s given",
+                            "'ve given",
                             "verified", "consented", "grant", "you may now", "you can now"),
     "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", "i'm the", "i'm your", "i am your", "this is your", " here", "compliance",
                         " asked you", " wants you", " wanted you", " told you", " instructed you", " needs you",
@@ -551,6 +552,9 @@ ALSO_NEEDS: dict[str, tuple[str, ...]] = {
                       ".app", ".dev", ".xyz", ".info", ".biz", ".site", ".online", ".cc", ".ru", ".cn", ".link",
                       ".live", ".top", ".click", ".page"),
 }
+# A pair rule in another language runs only when both of its word lists are in the text.
+ALSO_NEEDS["override_instructions_ml"] = _literals(_ML_RULES)
+ALSO_NEEDS["send_secret_ml"] = _literals(_ML_SEND)
 _ANCHOR_SETS = {rule: frozenset(anchors) for rule, anchors in ANCHORS.items()}
 _ALSO_SETS = {rule: frozenset(anchors) for rule, anchors in ALSO_NEEDS.items()}
 _ALL_ANCHORS = tuple(sorted(set().union(*_ANCHOR_SETS.values(), *_ALSO_SETS.values())))
