@@ -1,6 +1,6 @@
 """How much injected text the write path keeps out of recall, and how much honest text it refuses.
 
-    python -m memory.bench.injection [--corpus tests/data/injection/corpus.jsonl] [--split all|tune|holdout|fresh|blind2] [--json]
+    python -m memory.bench.injection [--corpus tests/data/injection/corpus.jsonl] [--split all|SPLIT] [--learned] [--json]
 
 Writes every text of the labelled corpus (`label` attack or benign, `family`, `split`) through the
 full write path as `tool_output` into the `knowledge` segment of a fresh workspace (a unique name;
@@ -13,7 +13,12 @@ run it on a scratch database), then reads how each one ended:
 
 An attack is *kept out* when it was refused, held or blocked; a benign text is *kept out wrongly*
 the same way. The figures go to docs/BENCHMARKS.md with the command that made them; the `holdout`
-split is never used to tune a rule.
+split is never used to tune a rule (nor, by default, to train the learned classifier).
+
+The corpus is judged by the rules alone (the embedder switched off for the run, whatever the settings
+say). `--learned` runs it a second time with `TIDELINE_EMBEDDER=minilm`, so the write path and the
+rescan combine the rules with the learned directive classifier (`memory.services.untrusted`), and
+prints both modes side by side; it needs the `embed` extra and exits 1 when the classifier cannot run.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "injection" / "corpus.jsonl"
+LEARNED_RULE = "learned_directive"  # memory.engine.directive_classifier.RULE, without importing numpy early
 
 
 def load(path: Path, split: str = "all") -> list[dict]:
@@ -37,16 +43,16 @@ def load(path: Path, split: str = "all") -> list[dict]:
 
 def fate(tl, text: str) -> tuple[str, tuple[str, ...]]:
     """How one untrusted write ended, and the rules that said so."""
-    from memory.engine.directives import judge_untrusted
     from memory.engine.gate import TidelineError
+    from memory.services import untrusted
 
     try:
         record = tl.add(text, segment="knowledge", source_type="tool_output")
     except TidelineError as error:
         return "refused", tuple(getattr(error, "rules", ()) or ())
     if record.outcome == "held":
-        return "held", ()
-    verdict = judge_untrusted(record.content)  # what recall's rescan of an untrusted fact decides
+        return "held", tuple(record.rules)
+    verdict = untrusted.judge(record.content)  # what recall's rescan of an untrusted fact decides
     return ("blocked", verdict.rules) if verdict.action != "allow" else ("stored", ())
 
 
@@ -64,6 +70,7 @@ def run(items: list[dict]) -> dict[str, Any]:
         counts = families[(item["label"], item["family"])]
         counts["total"] += 1
         counts[ending] += 1
+        counts["learned"] += LEARNED_RULE in rules
         kept_out = ending != "stored"
         if kept_out != (item["label"] == "attack"):
             misses.append({"id": item["id"], "label": item["label"], "ending": ending, "rules": list(rules)})
@@ -73,7 +80,8 @@ def run(items: list[dict]) -> dict[str, Any]:
     for (label, family), counts in sorted(families.items()):
         kept = counts["total"] - counts["stored"]
         out["families"].append({"label": label, "family": family, "total": counts["total"], "kept_out": kept,
-                                "refused": counts["refused"], "held": counts["held"], "blocked": counts["blocked"]})  # fmt: skip
+                                "refused": counts["refused"], "held": counts["held"], "blocked": counts["blocked"],
+                                "learned": counts["learned"]})  # fmt: skip
     for label in ("attack", "benign"):
         rows = [f for f in out["families"] if f["label"] == label]
         out[label] = {"total": sum(f["total"] for f in rows), "kept_out": sum(f["kept_out"] for f in rows)}
@@ -121,33 +129,101 @@ def time_reading(items: list[dict], samples: int = 300) -> dict[str, Any]:
     return out
 
 
+def run_modes(items: list[dict], learned: bool) -> dict[str, Any]:
+    """The rules-only run (the embedder off), and with `learned` a second run with the classifier on."""
+    from django.test import override_settings
+
+    from memory.services import untrusted
+
+    with override_settings(TIDELINE_EMBEDDER=""):
+        result = run(items)
+    result["mode"] = "rules"
+    if learned:
+        with override_settings(TIDELINE_EMBEDDER="minilm"):
+            model = untrusted.learned()
+            if model is None:
+                raise SystemExit("--learned: the learned directive classifier cannot run here (see the warning "
+                                 "above; install the embed extra)")  # fmt: skip
+            result["learned"] = {**run(items), "mode": "rules+classifier", "threshold": model[1].threshold,
+                                 "fingerprint": model[1].fingerprint}  # fmt: skip
+    return result
+
+
+def time_learned(items: list[dict], samples: int = 30) -> dict[str, Any]:
+    """What the classifier adds to one judgement when its verdict is not cached: embedding a text
+    of 1,000 characters (truncated to the model's 256 tokens) and one dot product, p50 and p95."""
+    from django.test import override_settings
+
+    from memory.bench.writes import LatencySummary
+    from memory.engine.directive_classifier import probability
+    from memory.services import untrusted
+
+    with override_settings(TIDELINE_EMBEDDER="minilm"):
+        embedder, classifier = untrusted.learned()
+    pool = [item["text"] for item in items if item["label"] == "benign"] or ["The ferry leaves every twenty minutes."]
+    texts = [(" ".join(pool[(k + j) % len(pool)] for j in range(40)))[:1000] for k in range(samples)]
+    times = []
+    for text in texts:
+        started = time.perf_counter()
+        probability(embedder.embed([text])[0], classifier)
+        times.append((time.perf_counter() - started) * 1000)
+    summary = LatencySummary.of(times)
+    return {"classifier_p50_ms": round(summary.p50_ms, 3), "classifier_p95_ms": round(summary.p95_ms, 3)}
+
+
+def print_result(result: dict[str, Any], split: str) -> None:
+    learned = result.get("learned")
+    print(f"{result['items']} texts ({split}) written as tool_output in {result['seconds']} s (rules)"
+          + (f", {learned['seconds']} s (rules + classifier)" if learned else ""))  # fmt: skip
+    for block in (result, learned):
+        if block:
+            print(f"  {block['mode']:<17} attacks kept out of recall: {block['attack']['kept_out']} of "
+                  f"{block['attack']['total']};  benign texts kept out: {block['benign']['kept_out']} of "
+                  f"{block['benign']['total']}")  # fmt: skip
+    reading = result["reading"]
+    print(f"  1,000-character texts: threat scan alone p50 {reading['scan_only']['p50_ms']} ms, whole judgement "
+          f"p50 {reading['judgement']['p50_ms']} ms (adds {reading['added_p50_ms']} ms)")
+    if learned:
+        cost = learned["reading"]
+        print(f"  the classifier (uncached: embed + dot product) adds p50 {cost['classifier_p50_ms']} ms, "
+              f"p95 {cost['classifier_p95_ms']} ms (threshold {learned['threshold']})")
+    for label, row in reading["adversarial"].items():
+        print(f"  adversarial {label:<24} 500 KB {row['500KB_s']:.3f} s   1 MB {row['1000KB_s']:.3f} s")
+    other = {(f["label"], f["family"]): f for f in learned["families"]} if learned else {}
+    for f in result["families"]:
+        line = (f"    {f['label']:<7} {f['family']:<36} {f['kept_out']:>3}/{f['total']:<3} "
+                f"(refused {f['refused']}, held {f['held']}, blocked {f['blocked']})")  # fmt: skip
+        if learned:
+            g = other[(f["label"], f["family"])]
+            line += f"  -> with classifier {g['kept_out']:>3}/{g['total']:<3} (by {LEARNED_RULE}: {g['learned']})"
+        print(line)
+    for miss in (learned or result)["misses"]:
+        print(f"    missed: {miss['id']} ({miss['label']}, {miss['ending']}) {' '.join(miss['rules'])}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memory.bench.injection", description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
-    parser.add_argument("--split", choices=("all", "tune", "holdout", "fresh", "blind2"), default="all")
+    parser.add_argument("--split", default="all", help="all (default) or any split named in the corpus")
+    parser.add_argument("--learned", action="store_true",
+                        help="also run with the learned directive classifier on (needs the embed extra)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    splits = sorted({item.get("split") for item in load(args.corpus)} - {None})
+    if args.split != "all" and args.split not in splits:
+        parser.error(f"--split {args.split!r} is not in {args.corpus.name}; use all or one of: {', '.join(splits)}")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
     import django
 
     django.setup()
-    result = run(load(args.corpus, args.split))
+    result = run_modes(load(args.corpus, args.split), args.learned)
     result["reading"] = time_reading(load(args.corpus, "all"))
+    if args.learned:
+        result["learned"]["reading"] = time_learned(load(args.corpus, "all"))
     if args.json:
         print(json.dumps(result, indent=2, ensure_ascii=False))
-        return 0
-    attack, benign = result["attack"], result["benign"]
-    print(f"{result['items']} texts ({args.split}) written as tool_output in {result['seconds']} s")
-    print(f"  attacks kept out of recall: {attack['kept_out']} of {attack['total']}")
-    print(f"  benign texts kept out:      {benign['kept_out']} of {benign['total']}")
-    reading = result["reading"]
-    print(f"  1,000-character texts: threat scan alone p50 {reading['scan_only']['p50_ms']} ms, whole judgement "
-          f"p50 {reading['judgement']['p50_ms']} ms (adds {reading['added_p50_ms']} ms)")
-    for label, row in reading["adversarial"].items():
-        print(f"  adversarial {label:<24} 500 KB {row['500KB_s']:.3f} s   1 MB {row['1000KB_s']:.3f} s")
-    for f in result["families"]:
-        print(f"    {f['label']:<7} {f['family']:<36} {f['kept_out']:>3}/{f['total']:<3} "
-              f"(refused {f['refused']}, held {f['held']}, blocked {f['blocked']})")
+    else:
+        print_result(result, args.split)
     return 0
 
 

@@ -11,7 +11,6 @@ from collections.abc import Iterable
 
 from memory.engine import holds
 from memory.engine import records as R
-from memory.engine.directives import judge_untrusted
 from memory.engine.gate import (  # noqa: F401 - the error classes are part of this module's surface
     Allow,
     Block,
@@ -24,6 +23,7 @@ from memory.engine.gate import (  # noqa: F401 - the error classes are part of t
     evaluate_write_gate,
 )
 from memory.engine.worthiness import assess_worthiness
+from memory.services import untrusted
 
 # Post-turn extraction and compaction distil a conversation: their protected-segment proposals are
 # kept as knowledge (evidence) instead of being refused outright.
@@ -94,10 +94,11 @@ def scan(new, content: str) -> holds.Hold | None:
     """Untrusted content is read for injected instructions; trusted writers are never scanned.
 
     A plain attack is refused (MemoryThreatError naming its rules); text that addresses the agent
-    instead of stating a fact comes back as a hold, so a person decides (issue 15)."""
+    instead of stating a fact comes back as a hold, so a person decides (issue 15). The judgement is
+    `untrusted.judge`, the one recall's rescan uses, so a stored fact never reads differently later."""
     if not R.is_untrusted_source(new.source_type):
         return None
-    verdict = judge_untrusted(content)
+    verdict = untrusted.judge(content)
     if verdict.action == "refuse":
         error = MemoryThreatError.for_rules(verdict.rules)
         error.matches = verdict.matches  # which rule matched and why, for the caller's report

@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -23,13 +22,12 @@ from memory.engine import records as R
 from memory.engine import tuning as tuning_rules
 from memory.engine.context import pack_context
 from memory.engine.decay import apply_feedback
-from memory.engine.directives import judge_untrusted
 from memory.engine.graph_recall import recall_with_graph
 from memory.engine.recall import explain as engine_explain
 from memory.engine.recall import recall as default_lane
 from memory.engine.scan import scan_for_threats
 from memory.models import Fact, Workspace
-from memory.services import embedding
+from memory.services import embedding, untrusted
 from memory.services.mutation import mutate
 from memory.services.recall_index import CLEARANCE, RecallIndexUnavailable, ScopeIndex, registry  # noqa: F401
 from memory.timestamps import to_ms
@@ -121,17 +119,14 @@ def _blocked(index: ScopeIndex, hit) -> tuple[bool, tuple[str, ...]]:
     row = index.rows[hit.memory_id]
     if not R.is_untrusted_source(row.source_type):
         return False, ()
-    verdict = _judged(row.content)  # the write path's judgement, so a newer rule applies to older facts
+    # The write path's judgement, so a newer rule applies to older facts; it remembers verdicts per
+    # content (bounded), as the same facts come back query after query.
+    verdict = untrusted.judge(row.content)
     return verdict.action != "allow", verdict.rules
 
 
-# Every recall and context block rejudges its untrusted hits, and the same facts come back query
-# after query: the verdict depends on the content alone, so it is remembered (bounded).
-_judged = lru_cache(maxsize=4096)(judge_untrusted)
-
-
 def _untrusted_rules(text: str) -> list[str]:
-    verdict = _judged(text)
+    verdict = untrusted.judge(text)
     return list(verdict.rules) if verdict.action != "allow" else []
 
 
