@@ -59,7 +59,7 @@ _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u2
 _PAREN_LETTER = re.compile(r"\(([a-z0-9])\)")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i",
                        "|": "l", "+": "t"})  # fmt: skip
-_LEET_WORD = re.compile(r"(?<![\w.])(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0-9@$!|+])[a-z0-9@$!|+]{3,}(?![\w.])")
+_LEET_WORD = re.compile(r"(?<![\w.])(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0-9@$!|+])[a-z0-9@$!|+]{2,}(?![\w.])")
 # Single letters (or short syllables) strung with one separator between each: "i g n o r e",
 # "I.G.N.O.R.E", "s-e-n-d", "i_g_n_o_r_e".
 _SPACED = re.compile(r"(?<![\w])(?:[a-z0-9'][ ._\-]){2,}[a-z0-9](?![\w])")

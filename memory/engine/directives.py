@@ -39,7 +39,7 @@ _OVERRIDE_VERBS = (r"(?:ignor(?:e|es)|disregards?|forget|set\s+aside|pay\s+no\s+
 _RULE_OBJECTS = (r"(?:instructions?|rules?|guidance|guidelines?|directives?|prompts?|constraints?|configuration|"
                  r"polic(?:y|ies)|setup|guardrails?|orders?|restrictions?|safety|checks?|persona|programming|"
                  r"limits?|filters?|protections?|system\s+message)")  # fmt: skip
-_SEND = (r"(?:send|e-?mail|forward|post|upload|transmit|share|sync|copy|dm|report|leak|exfiltrate|push|put|write|"
+_SEND = (r"(?:send|e-?mail|forward|post|export|upload|transmit|share|sync|copy|dm|report|leak|exfiltrate|push|put|write|"
          r"include|make\s+a\s+(?:get|post)\s+request|call\s+the\s+webhook|bcc)")  # fmt: skip
 # "Must never share" forbids; it does not order. Read after a match (a lookbehind in front of the
 # verbs would stop the regex engine from skipping ahead to their first letters, slowing every text).
@@ -84,11 +84,13 @@ _AI = (r"(?:ai|a\.i\.|artificial\s+intelligence|assistants?|agents?|bots?|models
 _AI_VOCATIVE = (r"(?:note|notice|message|memo|reminder|instructions?|p\.?\s?s\.?|attention|warning|heads\s+up|psa|notes)"
                 r"\s*(?:for|to)\s+(?:any|all|every|the|an?|our|partner|other)?\s*(?:[\w-]{1,40}\s+){0,2}?" + _AI + r"\b|"
                 r"\b" + _AI + r"\s+(?:(?:is|are|that\s+is|currently)\s+)?(?:reading|processing|parsing|summari[sz]ing|indexing|crawling|scanning|sorting|"
+                r"handling|managing|monitoring|operating|running|triaging|reviewing|working\s+on|"
                 r"that\s+(?:reads?|sorts?|processes|summari[sz]es|parses|sees|handles))|@(?:ai|assistant|bot|agent|llm)\b|"
                 r"if\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|bot|automated)|"
                 r"(?:hey|dear|attention|hi|hello|yo)\s+(?:ai|assistant|agent|bot|llm|chatgpt|claude|gemini|copilot)\b|"
                 r"(?:any|all|every)\s+(?:[\w-]{1,40}\s+){0,2}?" + _AI + r"\s+(?:should|must|shall|will|needs?\s+to|are\s+"
-                r"(?:required|asked|expected|instructed))|\b" + _AI + r"\s*(?:helpers?|readers?)?\s*:|(?:partner|other|"
+                r"(?:required|asked|expected|instructed))|\b" + _AI + r"\s*(?:helpers?|readers?|notice|note|memo|alert|update|"
+                r"instructions?|context\s+update|directive|task)?\s*:|(?:partner|other|"
                 r"downstream)\s+(?:ai\s+)?(?:agents?|assistants?|models?)")  # fmt: skip
 _TO_YOU = (r"\b(?:you|your|yourself|u|ur|please|must|should|shall|are\s+required|need\s+to|do\s+not|don'?t|never|always|"
            r"from\s+now\s+on)\b")  # fmt: skip
@@ -101,7 +103,7 @@ _DATA = (r"(?:documents?|files?|notes|passwords?|pw|codes?|numbers?|tokens?|keys
          r"location|credentials|secrets|vault|profile|ssn|social\s+security|identity|dob|birth\s*date|date\s+of\s+"
          r"birth|phone|card|account|scans?|returns?|backups?|cookies?|sessions?|employer|salary|medical|diagnos\w{1,40}|"
          r"prescriptions?|output|contents?|text|ssh|cvv|iban|routing|questions?|quer(?:y|ies)|requests?|prompts?|input|"
-         r"folders?|drive|attachments?)")  # fmt: skip
+         r"folders?|drive|attachments?|lists?|salar(?:y|ies)|payroll|roster)")  # fmt: skip
 _THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|her)\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA
            + r"\b|(?:everything|whatever|all|anything)\s+(?:(?:the\s+)?(?:facts|details)\s+)?you\s+(?:know|have\s+"
            r"(?:stored|saved|learned|collected)|remember)|(?:full\s+)?(?:text|contents?|output)\s+of\s+(?:the\s+|"
@@ -109,7 +111,9 @@ _THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|
            r"e-?mail|repository|vault)|every\s+tool\s+output|\.env\b|(?:session|auth|access)\s+tokens?|"
            r"(?:private|personal|secret)\s+(?:notes|data|details|information|files|keys?)|passport|"
            r"(?:api|private|ssh)\s+keys?|card\s+numbers?|security\s+codes?|backup\s+codes|passwords?|chat\s+(?:history|logs?)|"
-           r"conversation(?:\s+(?:history|logs?))?|transcripts?|(?:entire|whole|full)\s+(?:inbox|mailbox|history)")  # fmt: skip
+           r"conversation(?:\s+(?:history|logs?))?|transcripts?|(?:entire|whole|full)\s+(?:inbox|mailbox|history)|"
+           r"(?:your|the|its)\s+(?:memory|memories|stored\s+(?:facts|notes|memories|data)|saved\s+(?:notes|facts|data))"
+           r"(?:\s+contents)?")  # fmt: skip
 _DESTINATION = (r"(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}|\b[a-z0-9-]{2,63}\.(?:com|net|org|io|co|me|app|dev|xyz|info|"
                 r"biz|site|online|cc|ru|cn|link|live|top|click|page)\b|https?://|www\.|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|pastebin|paste\b|"
                 r"discord|telegram|slack|to\s+(?:us|me|this\s+(?:address|number|page|site|link|url|endpoint))|"
@@ -127,7 +131,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         # ---- overriding the agent's instructions
         ("override_instructions", "override", 1.0, _OVERRIDE_VERBS + _gap(6) + r"(?:\w{1,40}\s+){0,2}" + _RULE_OBJECTS),
         ("override_void", "override", 1.0,
-         r"(?:instructions?|rules?|guidance|constraints?|configuration|orders?|directives?|guardrails?|prompt|polic(?:y|ies))"
+         r"(?:instructions?|rules?|guidance|constraints?|configuration|orders?|directives?|guardrails?|prompt|polic(?:y|ies)|"
+         r"briefing|brief|setup(?:\s+text)?)"
          + _gap(6) + r"(?:(?:are|is)\s+(?:now\s+)?(?:void|obsolete|cancell?ed|revoked|deprecated|superseded|lifted|disabled|"
          r"a\s+test|rescinded|withdrawn|suspended|replaced|nullified|void(?:ed)?|overridden|"
          r"no\s+longer\s+(?:valid|binding|in\s+effect|in\s+force|active))|no\s+longer\s+(?:binds?|appl(?:y|ies)|matters?|counts?)|"
@@ -150,7 +155,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("override_what_you_were_told", "override", 1.0,
          r"(?:forget|ignore|disregard)\s+(?:what|everything|anything|whatever)\s+(?:(?:the\s+)?\w{1,40}\s+)?"
          r"(?:told|said|gave|wrote|instructed)|(?:everything|anything|nothing|whatever|guidance|instructions?|rules?|setup)\s+you\s+(?:were|are|have\s+been)\s+"
-         r"(?:told|given|configured|instructed|programmed|operating\s+under|running\s+(?:under|with)|set\s+up\s+with)|"
+         r"(?:told|given|configured|instructed|programmed|operating\s+under|running\s+(?:under|with)|set\s+up\s+with|handed|"
+         r"briefed|started\s+with|initiali[sz]ed\s+with|launched\s+with)|"
          r"whoever\s+(?:set\s+(?:you|u)\s+up|configured\s+you|programmed\s+you|made\s+you|built\s+you)|(?:ignore|disregard|forget)\s+(?:all\s+)?(?:the\s+)?"
          r"(?:previous|prior|earlier|above|preceding)\s*(?:$|[.!,;])|(?:ignore|disregard)\s+(?:all\s+)?(?:previous|prior|preceding)\b"
          r"(?!\s+(?:e-?mails?|messages?|versions?|posts?|comments?|updates?|notes?|replies|reply|releases?|editions?|"
@@ -163,7 +169,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:agent|assistant|ai|bot)\s+(?:instruction|task|order|command)s?\s*\((?:rot-?13|base64|hex|reversed|caesar)|(?:run|execute|follow)\s+"
          r"(?:the\s+)?decoded|(?:hidden|real)\s+(?:order|instructions?)|read\s+(?:this|it)\s+backwards\s+and"),
         ("stale_configuration", "override", 1.0,
-         r"(?:set|put)\s+(?:your\s+|the\s+)?(?:earlier|previous|prior|current|original)?\s*(?:setup|configuration|"
+         r"(?:set|put)\s+(?:[\w']{1,20}\s+){0,2}?(?:setup|configuration|briefing|brief|"
          r"instructions?|rules?|guidance|settings)\s+(?:to\s+one\s+side|aside)|(?:your|the)\s+(?:configuration|setup|"
          r"instructions?|rules?|guidance|system\s+prompt)\s+(?:has\s+|have\s+)?(?:expired|(?:is|are)\s+(?:outdated|"
          r"stale|out\s+of\s+date|expired))|(?:everything|anything|all)\s+(?:above|before)\s+this\s+(?:line|point|"
@@ -211,8 +217,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:^|[.!?]\s+|\n)(?:kindly\s+|please\s+)?(?:silently|automatically|immediately|quietly)\s+\w{1,40}|"
          r"(?:before\s+(?:answering|replying|you\s+(?:answer|reply))|when\s+summari[sz]ing|in\s+your\s+(?:next\s+)?"
          r"(?:reply|answer|response|summary))"),
-        ("ai_addressed", "addressee", 1.0, "(?:" + _AI_VOCATIVE + r")[^\n]{0,300}?(?:" + _TO_YOU + r"|[:,]\s*(?:please\s+)?"
-         + _IMPERATIVE + ")"),
+        ("ai_addressed", "addressee", 1.0, "(?:" + _AI_VOCATIVE + r")(?:[^\n]{0,300}?(?:" + _TO_YOU + r"|[:,]\s*(?:please\s+)?"
+         + _IMPERATIVE + r")|\s*(?:please\s+)?" + _IMPERATIVE + ")"),
         ("agent_told", "addressee", 1.0,
          r"\b(?:the|any|your|this|whatever|every|each)\s+(?:ai\s+)?(?:assistants?|agents?|bots?|models?|ai|llms?|chatbots?)"
          r"\s+(?:should|must|shall|will\s+(?:now|need\s+to|have\s+to)|needs?\s+to|(?:is|are)\s+(?:to|required\s+to|expected\s+to|"
@@ -232,7 +238,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("conceal_vaguely", "concealment", 0.6,
          r"(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
          r"alert(?:ing)?|warn(?:ing)?)\s+(?:them|him|her|anyone|anybody)\b|no\s+need\s+to\s+(?:check|ask|confirm|verify|"
-         r"show|tell)|(?:needs?|requires?)\s+no\s+confirmation|in\s+the\s+background|(?:keep|hide)\s+(?:this|it)\s+"
+         r"show|tell)|tell\s+(?:no\s+one|nobody|no-one)|(?:needs?|requires?)\s+no\s+confirmation|in\s+the\s+background|(?:keep|hide)\s+(?:this|it)\s+"
          r"(?:secret|hidden|confidential|between\s+us|quiet)|say\s+nothing|(?:do\s+not|don'?t)\s+compare"),
         # ---- someone's data sent out
         ("user_data_out", "exfiltration", 1.0,
@@ -267,7 +273,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:treat|accept)\s+(?:its|my|these|this\s+\w{1,40}'?s?)\s+(?:commands|words|instructions)\s+as\s+(?:the\s+)?"
          r"(?:owner|trusted|theirs)|(?:owner|admin|administrator|operator|management|root|system\s+administrator|legal"
          r"\s+department|platform)\s+(?:says|said|confirms|has\s+approved|approved|pre-approved|authori[sz]es|grants)"
-         r"\s+(?:that\s+)?(?:you|your|the\s+assistant|this\s+(?:request|tool|plugin|page|document|message|source)|"
+         r"\s+(?:that\s+)?(?:you|your|the\s+assistant|it\s*[:;,-]|this\s*[:;,-]|this\s+(?:request|tool|plugin|page|document|message|source)|"
          r"all\s+actions|elevated|access|disclosure|sharing|it\s+is\s+fine)|told\s+me\s+to\s+(?:tell|ask)\s+you|"
          r"approved\s+exception|per\s+the\s+(?:account\s+)?owner'?s|(?:owner|user|admin|administrator|operator|boss|"
          r"manager)\s+(?:asked|wants|wanted|told|instructed|needs)\s+you\s+to|you\s+may\s+(?:now\s+)?(?:forward|send|"
@@ -279,9 +285,16 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:^|\n|\s{2,}|[.!?]\s+)#{2,}\s*(?:system|instructions?|developer(?:\s+message)?|new\s+task)\b|(?:^|\n|[.!?]\s+)\s*"
          r"(?:system(?:\s+(?:message|prompt|note|override))?|developer\s+(?:message|prompt|note|override))\s*:"
          r"[^\n]{0,120}?\b(?:you|your|the\s+(?:assistant|ai|model)|ignore|reveal|disregard|follow|obey|new\s+rules|"
-         r"respond|answer|always|never|must|comply|forward|send|disable|enable|policy|operator|rules)\b|\"role\"\s*:\s*\"(?:system|developer)\"|"
+         r"respond|answer|always|never|must|comply|forward|send|disable|enable|policy|operator|rules)\b|"
          r"(?:begin|start)\s+system\s+prompt|system\s+prompt\s+(?:begins|starts)|\[system\s+override\]|"
          r"(?:^|\n)\s*human:.{0,200}assistant:|developer\s+note\s+to\s+the\s+(?:ai|assistant|agent)|</user>"),
+        # A system turn written as JSON is how every chat API's documentation shows a request, so it
+        # counts alone only a little; with an order in its content it is a fake system message.
+        ("role_json", "role_marker", 0.6, r"\"role\"\s*:\s*\"(?:system|developer)\""),
+        ("role_json_order", "role_marker", 1.0,
+         r"\"role\"\s*:\s*\"(?:system|developer)\"\s*,\s*\"content\"\s*:\s*\"[^\"]{0,300}?\b(?:ignore|disregard|forget|override|"
+         r"reveal|new\s+(?:rules|policy|instructions|priority)|no\s+(?:restrictions|limits|rules)|must|always|never|share|send|"
+         r"forward|export|upload|trust|obey|comply|unrestricted|disable|approve|transfer|delete)\b"),
         # ---- calling tools
         ("tool_call_json", "tool_call", 1.0,
          r"[{,]\s*\"(?:tool|name|function|function_call|tool_calls|tool_use|recipient|plugin|method|action|type)\"\s*:"
@@ -290,6 +303,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("tool_call_react", "tool_call", 1.0,
          r"\baction\s*:\s*`?[a-z][\w.-]{0,40}`?\s+action\s+input\s*:|\buse\s+the\s+`?[a-z][\w.-]{0,40}`?\s+tool\s*(?:with|:)\s*"
          r"[^\n]{0,40}?(?:[a-z_]{1,40}\s*=|\{)"),
+        ("fake_human_turn", "role_marker", 1.0, r"(?:\n|\s{2,})human\s*:\s*(?:actually|change\s+of\s+plan|new\s+plan|"
+         r"scratch\s+that|forget\s+(?:that|what)|ignore\s+(?:that|what))"),
         ("fake_turn", "role_marker", 0.6, r"(?:\n|\s{2,}|[.!?]\s+)(?:human|system|developer)\s*:\s*(?:actually|new|change|"
          r"ignore|forget|please|stop|from\s+now|instead|update|override)"),
         ("tool_call_markup", "tool_call", 1.0,
@@ -297,6 +312,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"action\s+type|function\s*=|command)\b|<\|tool_call\|>|\btool\s*:\s*[a-z_]{1,40}\(\s*[a-z_]{1,40}\s*=|"
          r"call\s+tool\s+`?[a-z_]{1,40}`?\s+with"),
         # ---- sending data out
+        ("markdown_reference_exfil", "exfiltration", 1.0,
+         r"\[[^\]\n]{1,40}\]:\s*https?://[^\s]{0,200}?[?&=][^\n]{0,600}?!\[[^\]\n]{0,80}\]\[|!\[[^\]\n]{0,80}\]\[[^\]\n]{0,40}\]"
+         r"[^\n]{0,600}?\[[^\]\n]{1,40}\]:\s*https?://[^\s]{0,200}?[?&=]"),
         ("markdown_image_exfil", "exfiltration", 1.0,
          r"!\[[^\]\n]{0,80}\]\(\s*(?:https?:)?//[^)\s]{0,200}(?:[?&=]|\{\{|\$\{|%[a-z_]{1,40}%)[^)\n]{0,200}\)"),
         # Sending out what is sensitive is a directive by itself; sending ordinary things (an invoice, a
@@ -313,7 +331,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          + _gap(4) + r"(?:and\s+)?(?:do|follow|obey|execute)\s+(?:what|whatever|it|the)"),
         ("credential_lure", "exfiltration", 1.0,
          r"(?:enter|type|confirm|verify)\s+(?:their|your|the)\s+(?:bank\s+)?(?:login|password|credentials|details)|"
-         r"(?:u|user|email)=[a-z_]{0,20}(?:owner|user)[a-z_]{0,20}&p(?:assword)?=|click\s+\S{1,300}\s+and\s+enter"),
+         r"https?://\S{1,200}+[^.\n]{0,80}?(?:sign|log)\s+in\s+(?:there\s+)?with\s+(?:their|your|the\s+user'?s?)\s+(?:[\w-]{1,20}\s+)?"
+         r"(?:password|credentials|login)|(?:u|user|email)=[a-z_]{0,20}(?:owner|user)[a-z_]{0,20}&p(?:assword)?=|click\s+\S{1,300}\s+and\s+enter"),
         # ---- editing what the agent reads
         ("persona_file_edit", "persona_file", 1.0,
          r"(?:edit|append|modify|rewrite|overwrite|replace|update|change|patch|delete|add|insert|create|save|amend|"
@@ -418,7 +437,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "conceal_from_user": ("do not", "don't", "dont", "never", "without"),
     "agent_told": ("assistant", "agent", " bot", "model", " ai ", "llm", "chatbot"),
     "conceal_vaguely": ("do not", "don't", "dont", "never", "without", "no need", "no confirmation", "background",
-                        "secret", "hidden", "confidential", "between us", "quiet", "say nothing", "compare"),
+                        "secret", "hidden", "confidential", "between us", "quiet", "say nothing", "compare", "no one",
+                        "nobody", "no-one"),
     "user_data_out": ("send", "mail", "forward", "bcc", "cc", "post", "upload", "paste", "share", "transmit", "attach",
                       "append", "submit", "sync", "copy", "leak", "disclose", "reveal", "give", "provide", "compose",
                       "mirror", "export", "dump", "include", "put", "add", "fill in", "encode", "embed", "reply", "pass",
@@ -441,9 +461,13 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                        '"code"', '"tools/call"', '"tool_use"', "[tool_calls]", '"functions.'),
     "tool_call_react": ("action", "tool"),
     "fake_turn": ("human", "system", "developer"),
+    "fake_human_turn": ("human",),
+    "role_json": ('"role"',),
+    "role_json_order": ('"role"',),
     "tool_call_markup": ("<tool", "<function", "<invoke", "<antml", "<execute", "<call", "<action", "<command",
                          "<|tool", "tool:", "call tool"),
     "markdown_image_exfil": ("![",),
+    "markdown_reference_exfil": ("![",),
     "send_sensitive_out": ("conversation", "transcript", "history", "memor", "notes", "facts", "everything you",
                            "password", "secret", "credential", "api key", "token", "contact", "address book", "diary",
                            "location", "recovery code", "backup code", "cookie", "vault", "private key", "2fa",
@@ -456,7 +480,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                           "/exfil", "ftp://", "telegram", "--post-file", "-d \"$(", "curl -x post"),
     "fetch_and_obey": ("do what", "do whatever", "do it", "do the", "follow what", "follow it", "follow the",
                        "obey what", "obey it", "obey the", "execute what", "execute it", "execute the"),
-    "credential_lure": ("enter ", "type ", "confirm ", "verify ", "&p=", "&password=", "click "),
+    "credential_lure": ("enter ", "type ", "confirm ", "verify ", "&p=", "&password=", "click ", "sign in", "log in"),
     "persona_file_edit": (".md", "rules", "persona", "prompt", "instructions", "configuration", "profile", "identity"),
     "pipe_to_shell": ("| sh", "| bash", "|sh", "|bash"),
     "run_command": _starts("run", "exec"),
@@ -583,8 +607,8 @@ _DISCUSSION = re.compile(
     r"\b(?:the|this|our|a|an|in\s+the)\s+(?:security\s+)?(?:talk|paper|article|report|course|lecture|workshop|blog\s+post|"
     r"podcast|survey|textbook|chapter|guideline|documentation|docs|newsletter|slides|ctf|evaluation|threat\s+model|"
     r"red-team\s+report|incident\s+review|study|challenge|episode|schema|template)\b|\bresearchers?\b|"
-    r"\b(?:(?<![.\w])e\.g\.(?!\w)|for\s+instance|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discuss(?:es|ed)|teach(?:es)?|"
-    r"covered|found\s+that|coined|lists|compares|warned|notes\s+that|measures|assumes|such\s+as|for\s+example|an\s+example|"
+    r"\b(?:(?<![.\w])e\.g\.(?!\w)|for\s+instance|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
+    r"found\s+that|coined|compares|warned|notes\s+that|such\s+as|for\s+example|an\s+example|"
     r"examples?\s+of|example\s*:|is\s+called|known\s+as|a\s+common|classic|post-?mortem|incident\s+report|training|"
     r"slide|quiz|awareness|abstract|we\s+(?:evaluate|measured|tested|found|show)|red\s+flags?|warning\s+signs?|"
     r"fraudsters|attackers|scammers|stopped\s+working|api\s+reference|request\s+body|have\s+the\s+form|of\s+the\s+form|"
