@@ -645,6 +645,12 @@ def _discussion(text: str) -> bool:
     return bool(_ATTACK_TOPIC.search(text)) or not _SECOND_PERSON.search(_QUOTED.sub(" ", text))
 
 
+# Built once: every rule for the plain readings, the core for deciphered ones (read_directive is on
+# the write path of every untrusted fact).
+_EVERY_RULE = (*_RULES, *_ML_RULES_COMPILED)
+_CIPHER_CORE = tuple(r for r in _RULES if r[0] in CIPHER_RULES)
+
+
 def _finds(rule: str, pattern: re.Pattern[str], view: str) -> bool:
     """Whether `pattern` matches `view` (for a negatable rule: somewhere not right after "never")."""
     found = pattern.search(view)
@@ -662,10 +668,8 @@ def read_directive(text: str) -> Directive | None:
         return None
     plain, ciphered = views(text[:MAX_CHARS], worth=_worth)
     hits: dict[str, tuple[str, float]] = {}
-    every_rule = (*_RULES, *_ML_RULES_COMPILED)
-    core = tuple(r for r in _RULES if r[0] in CIPHER_RULES)
     base_present = _present(plain[0])
-    for index, (view, rules) in enumerate([(v, every_rule) for v in plain] + [(v, core) for v in ciphered]):
+    for index, (view, rules) in enumerate([(v, _EVERY_RULE) for v in plain] + [(v, _CIPHER_CORE) for v in ciphered]):
         present = base_present if index == 0 else _present(view, core_only=index >= len(plain))
         # Another reading of the same text is only worth a rule's time where undoing a disguise
         # brought in one of its anchors; what the plain text holds was read on the plain text.
