@@ -22,6 +22,7 @@ import html
 import re
 import unicodedata
 import urllib.parse
+from typing import NamedTuple
 
 MAX_RUN = 4096  # longest encoded run decoded
 MAX_RUNS = 24  # decoded runs per text, all encodings together
@@ -54,15 +55,18 @@ _CAPITALS = str.maketrans({
     "Τ": "T", "Υ": "Y", "Χ": "X", "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P",
     "С": "C", "Т": "T", "Х": "X", "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S",
 })  # fmt: skip
-_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
+# Combining accents, and the short-vowel marks of Arabic script (written or left out at will).
+_MARKS = re.compile("[\u0300-\u036f\u064b-\u065f\u0670\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]+")
 _PAREN_LETTER = re.compile(r"\(([a-z0-9])\)")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i",
                        "|": "l", "+": "t"})  # fmt: skip
 _LEET_WORD = re.compile(r"(?<![\w.])(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0-9@$!|+])[a-z0-9@$!|+]{2,}(?![\w.])")
-# Single letters (or short syllables) strung with one separator between each: "i g n o r e",
-# "I.G.N.O.R.E", "s-e-n-d", "i_g_n_o_r_e".
-_SPACED = re.compile(r"(?<![\w])(?:[a-z0-9'][ ._\-]){2,}[a-z0-9](?![\w])")
+# Single letters strung with one separator between each, and a wider gap between words: "i g n o r e",
+# "I.G.N.O.R.E", "s-e-n-d", "t_o  t_h_e", "t o  c o l l e c t @ d r o p . i o" (a two-letter word is
+# only read as part of a longer run).
+_SPACED = re.compile(r"(?<![\w@])(?:[a-z0-9'@][ ._\-]{1,3}){2,}[a-z0-9](?![\w@])")
+_SEPARATORS = re.compile(r"[ ._\-]{1,3}")
 _WORD_SEPARATOR = re.compile(r"(?<=[a-z])[-_.](?=[a-z])")
 _NOT_LETTER = re.compile(r"[^a-z]+")
 _UTF7_RUN = re.compile(rf"\+[A-Za-z0-9+/]{{4,{MAX_RUN}}}-")
@@ -70,9 +74,8 @@ _MORSE = {".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f"
           ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n", "---": "o", ".--.": "p", "--.-": "q", ".-.": "r",
           "...": "s", "-": "t", "..-": "u", "...-": "v", ".--": "w", "-..-": "x", "-.--": "y", "--..": "z"}  # fmt: skip
 _MORSE_RUN = re.compile(r"(?:[.\-]{1,5}[ /]+){6,2000}[.\-]{1,5}")
-_SPLIT_WORD = re.compile(r"\b([a-z]{2,})(?:[-_.]|-\s+)([a-z]{2,})\b")
+_SPLIT_WORD = re.compile(r"\b([a-z]{2,})(?:[-_]|-\s+)([a-z]{2,})\b")  # not ".": domains stay whole
 _STRETCH = re.compile(r"([a-z])\1{2,}")
-_SEPARATOR_RUN = re.compile(r"[ ._\-]")
 
 _BASE64_RUN = re.compile(rf"[A-Za-z0-9+/]{{{MIN_RUN},{MAX_RUN}}}={{0,2}}")
 _BASE32_RUN = re.compile(rf"[A-Z2-7]{{{MIN_RUN},{MAX_RUN}}}={{0,6}}")
@@ -93,9 +96,14 @@ def fold(text: str) -> str:
 def _despace(text: str) -> str:
     def join(match: re.Match[str]) -> str:
         run = match.group()
-        separators = _SEPARATOR_RUN.findall(run)
-        inner = max(set(separators), key=separators.count)  # the commonest joins letters; another breaks words
-        return "".join(" " if c in "._- " and c != inner else ("" if c == inner else c) for c in run)
+        gaps = _SEPARATORS.findall(run)
+        inner = max(set(gaps), key=gaps.count)  # the commonest gap joins letters; any other breaks words
+        def close(gap: re.Match[str]) -> str:
+            if gap.group() == inner:
+                return ""
+            rest = gap.group().replace(inner, "").strip() if len(inner) == 1 else gap.group().strip()
+            return rest[:1] or " "  # "p . i o" keeps the dot of a domain; "t  t" is a space
+        return _SEPARATORS.sub(close, run)
 
     text = _SPACED.sub(join, text)
     for _ in range(3):  # "in-struc-tions": each pass joins one more piece
@@ -104,7 +112,12 @@ def _despace(text: str) -> str:
 
 
 def _unleet(text: str) -> str:
-    return _LEET_WORD.sub(lambda m: m.group().translate(_LEET), text)
+    text = _LEET_WORD.sub(lambda m: m.group().translate(_LEET), text)
+    # Among leet words, a short word of digits alone is one too ("70" for "to", "17" for "it").
+    return _LEET_DIGITS.sub(lambda m: m.group().translate(_LEET), text)
+
+
+_LEET_DIGITS = re.compile(r"(?<![\w.$€£,])[013457]{2,3}(?![\w.,%])")
 
 
 def _printable(raw: bytes) -> str | None:
@@ -175,6 +188,33 @@ _ATBASH = str.maketrans(_LOWER, _LOWER[::-1])
 _CIPHER_NAMED = re.compile(r"\b(?:rot-?\s?\d{1,2}|caesar|atbash|cipher|shift(?:ed)?\s+(?:by\s+)?\d{1,2}|backwards|"
                            r"reversed?|mirror(?:ed)?\s+text|right\s+to\s+left)\b")
 _ODD_RUN = re.compile(r"(?:\b\w*[bcdfghjklmnpqrstvwxz]{4}\w*\b\W+){2}")
+
+
+# Pig Latin moves a word's first consonants to its end and adds "ay" ("isregardday"); a vowel-initial
+# word gains "way" ("andway"). Which consonants moved is ambiguous, so two readings are made: one
+# letter moved back, and a common English pair ("th", "sh", "pr") moved back where the word ends in one.
+_PIG_WORD = re.compile(r"\b[a-z]{1,30}ay\b")
+_WORD = re.compile(r"\b[a-z]{2,}\b")
+_PAIRS = frozenset(("th", "sh", "ch", "wh", "ph", "pr", "tr", "gr", "br", "cr", "fr", "pl", "cl", "bl", "gl", "sl", "sp",
+                    "st", "sc", "sk", "sm", "sn", "sw", "qu"))  # fmt: skip
+
+
+def _pig_latin(text: str) -> bool:
+    """Most words end in "ay": the mark of Pig Latin."""
+    sample = text[:4000]
+    words = len(_WORD.findall(sample))
+    return words >= 5 and len(_PIG_WORD.findall(sample)) >= 0.5 * words
+
+
+def _unpig(text: str, *, pairs: bool) -> str:
+    def word(match: re.Match[str]) -> str:
+        stem = match.group()[:-2]
+        if stem.endswith("w") and len(stem) > 2 and stem[0] in "aeiou":
+            return stem[:-1]
+        moved = 2 if pairs and stem[-2:] in _PAIRS and len(stem) > 2 else 1
+        return stem[-moved:] + stem[:-moved]
+
+    return _PIG_WORD.sub(word, text)
 
 
 # Everyday words and trigger words written backwards (none of them a word forwards).
@@ -248,25 +288,35 @@ def _worth_reading(base: str, spans: list[tuple[int, int]], worth, undo) -> list
     return [(start, end) for start, end, piece in pieces if worth(piece, undo(piece))]
 
 
-def views(text: str, *, depth: int = 2, worth=None) -> tuple[list[str], list[str]]:
-    """(readings, ciphered): the folded text and every distinct undisguised reading of it, and apart
+class Views(NamedTuple):
+    readings: list[str]  # the text as written (folded; and other scripts as written), then undisguised readings
+    ciphered: list[str]
+    # Per reading, whether it undid a disguise; reading words run together apart ("send_email") does not:
+    # that is how code and URLs are written.
+    hidden: list[bool]
+
+
+def views(text: str, *, depth: int = 2, worth=None) -> Views:
+    """(readings, ciphered, hidden): the folded text and every distinct undisguised reading of it, and apart
     the reversed and letter-shifted readings (gibberish for ordinary text, so a detector reads them
     for its core phrases only). Decoded runs are read again, `depth` layers deep. A reading is only
     made when the text shows the disguise it undoes, so plain text costs one or two readings;
     `worth(written, undone)`, when given, further skips a disguise whose undoing brings in nothing
     the reader looks for."""
     base = fold(text)
-    out, ciphered = [base], []
+    out, ciphered, hidden = [base], [], [False]
     seen = {base}
 
-    def add(value: str, into: list[str] = out) -> None:
+    def add(value: str, into: list[str] = out, disguised: bool = True) -> None:
         if value not in seen:
             seen.add(value)
             into.append(value)
+            if into is out:
+                hidden.append(disguised)
 
     if not text.isascii() and _OTHER_SCRIPT.search(text):
         plain = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).lower()  # other scripts as written
-        add(_around(plain, [m.span() for m in _OTHER_SCRIPT_RUN.finditer(plain)]))
+        add(_around(plain, [m.span() for m in _OTHER_SCRIPT_RUN.finditer(plain)]), disguised=False)
     # Two undisguised readings at most, each every undoing at once and each only of the stretches
     # around a disguise (a rule already read the rest in the folded text): one that joins what was
     # pulled apart ("i g n o r e", "in-struc-tions", "1gn0r3"), one that splits what was run
@@ -278,28 +328,33 @@ def views(text: str, *, depth: int = 2, worth=None) -> tuple[list[str], list[str
         stretched = _STRETCH.sub(r"\1", window)
         joined = _despace(stretched)
         add(_unleet(joined) if _LEET_WORD.search(joined) else joined)
+    # Words run together ("send_email", "reveal-the-system-prompt") are how code and URLs are written:
+    # reading them apart is not undoing a disguise.
     split = _worth_reading(base, [m.span() for m in _WORD_SEPARATOR.finditer(base)], worth,
                            lambda piece: _WORD_SEPARATOR.sub(" ", _undo(piece)))
     if split:
         window = _STRETCH.sub(r"\1", _around(base, split))
-        add(_WORD_SEPARATOR.sub(" ", _unleet(window) if _LEET_WORD.search(window) else window))
+        add(_WORD_SEPARATOR.sub(" ", _unleet(window) if _LEET_WORD.search(window) else window), disguised=False)
     if (_ODD_RUN.search(base) or _looks_reversed(base) or (_mostly_latin(base) and _few_vowels(base))
             or _CIPHER_NAMED.search(base, 0, 4000)):
         for value in (base[::-1], codecs.encode(base, "rot13"), base.translate(_CAESAR_BACK), base.translate(_ATBASH)):
             add(value, ciphered)
+    if _pig_latin(base):
+        add(_unpig(base, pairs=False), ciphered)
+        add(_unpig(base, pairs=True), ciphered)
     if depth > 0:
         for decoded in _decoded_runs(text):
-            inner, inner_ciphered = views(decoded, depth=depth - 1, worth=worth)
+            inner, inner_ciphered, _ = views(decoded, depth=depth - 1, worth=worth)
             for value in inner:
                 add(value)
             for value in inner_ciphered:
                 add(value, ciphered)
-    return out, ciphered
+    return Views(out, ciphered, hidden)
 
 
 def readings(text: str, *, depth: int = 2) -> list[str]:
     """Every reading of `views`, undisguised ones first."""
-    plain, ciphered = views(text, depth=depth)
+    plain, ciphered, _ = views(text, depth=depth)
     return plain + ciphered
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import ahocorasick
+
 from memory.engine.deobfuscate import compact, fold, views
 from memory.engine.scan import ScanResult, ThreatMatch, scan_for_threats
 
@@ -56,21 +58,30 @@ _STANDING = (r"(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|from\s+th
              r"future|in\s+(?:every|all)\s+future|each\s+time\s+you|every\s+time\s+you|next\s+time\s+you|"
              r"whenever|for\s+every\s+session|(?:every|all|any)\s+(?:future|subsequent|later)\s+(?:conversations?|sessions?|chats?|"
              r"replies|answers|responses|messages|interactions|turns|tasks?)|for\s+the\s+rest\s+of\s+(?:this|the)\s+"
-             r"(?:conversation|session|chat)|from\s+here\s+on|(?:persistent|permanent|standing|lasting)\s+(?:rule|"
-             r"instruction|preference|order|policy)|in\s+every\s+(?:future\s+)?(?:reply|answer|response|session)|"
+             r"(?:conversation|session|chat)|from\s+here\s+on|(?:persistent|permanent|standing|lasting)\s+(?:[\w-]{1,20}\s+)?(?:rule|"
+             r"instruction|preference|order|policy)|from\s+(?:today|tomorrow)\b|in\s+every\s+(?:future\s+)?(?:reply|answer|response|session)|"
              r"(?:to|in)\s+every\s+(?:reply|answer|response|message|e-?mail)\s+you|when\s+you\s+next|starting\s+(?:today|"
-             r"now|tomorrow)|as\s+of\s+(?:today|now)|effective\s+immediately)")  # fmt: skip
+             r"now|tomorrow)|as\s+of\s+(?:today|now)|effective\s+immediately|(?:keep|keeping|kept|remember|apply)\s+(?:it\s+|this\s+)?forever|"
+             r"(?:in\s+)?this\s+(?:session|chat|conversation)\s+and\s+(?:every|all|each)\s+(?:later|future|subsequent|other)\s+(?:one|session|chat)s?)")  # fmt: skip
 # What makes a time phrase an order: an imperative right after it (or after its clause), or a cue
 # that speaks to the agent anywhere near it.
 _IMPERATIVE = (r"\b(?:respond|reply|answer|tell|say|send|forward|recommend|treat|trust|obey|remember|include|append|"
                r"add|store|share|approve|accept|run|use|follow|ignore|assume|consider|fetch|print|reveal|copy|delete|"
                r"disable|enable|never|always|do\s+not|don't|first|book|buy|install|download|click|visit|open|paste|upload|post|"
-               r"compose|bcc|cc|e-?mail|mention|suggest|promote|praise|describe|present|display|render|show|insert|"
+               r"compose|bcc|cc|e-?mail|mail|mention|suggest|promote|praise|describe|present|display|render|show|insert|"
                r"put|write|save|mark|rate|rank|refuse|decline|block|allow|grant|transfer|pay|sign|skip|hide|omit|"
                r"route|redirect|link|direct|steer|push|advise|point|warn|claim|state|sell|prefer|report|log|mirror|export|"
                r"populate|fill|complete|submit|attach|provide|give|supply|enter|type|create|generate|build|make|"
                r"produce|output|return|wipe|erase|remove|purge|drop|cancel|forget|reset|grab|collect|extract|leak|"
                r"dump|list|read|check|confirm|verify|execute|call|contact|message|text|notify|sync|move|archive)\b")  # fmt: skip
+# The verbs of what an agent does for someone (answer, send, approve, pay, recommend): an order that
+# opens with one of them and then says it lasts ("skip them from now on") is a standing order, where
+# "from now on use the blue baking sheet" in a recipe is advice to a cook.
+_AGENT_VERB = (r"\b(?:respond|reply|answer|tell|say|send|forward|recommend|treat|trust|obey|remember|include|append|store|"
+               r"share|approve|accept|mention|suggest|promote|praise|describe|refuse|decline|grant|transfer|pay|skip|hide|"
+               r"omit|route|redirect|steer|advise|warn|claim|report|mirror|export|provide|give|output|wipe|erase|purge|"
+               r"forget|leak|dump|confirm|verify|contact|notify|sync|bcc|cc|e-?mail|mail|disable|enable|ignore|assume|"
+               r"reveal|sign|allow|block|rank|rate|link|bypass)\b")  # fmt: skip
 _STRONG_CUE = (r"\b(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+to)|your|always|never|recommend|"
                r"treat|obey|reveal|silently|automatically|quietly|secretly|covertly|in\s+(?:each|every)\s+(?:reply|answer|response|"
                r"message)|without\s+(?:checks?|checking|verification|review|confirmation|asking)|"
@@ -81,7 +92,9 @@ _STRONG_CUE = (r"\b(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+
 _AI = (r"(?:ai|a\.i\.|artificial\s+intelligence|assistants?|agents?|bots?|models?|llms?|language\s+models?|chatbots?|"
        r"copilots?|gpts?|automated\s+(?:[\w-]{1,20}\s+)?(?:readers?|systems?|agents?|assistants?|tools?|tooling|processors?|pipelines?)|"
        r"crawlers?|scrapers?|summari[sz]ers?|ai\s+(?:helpers?|readers?|tools?|systems?|assistants?|agents?))")  # fmt: skip
-_AI_VOCATIVE = (r"(?:note|notice|message|memo|reminder|instructions?|p\.?\s?s\.?|attention|warning|heads\s+up|psa|notes)"
+_AI_VOCATIVE = (r"(?:note|notice|message|memo|reminder|instructions?|p\.?\s?s\.?|attention|warning|heads\s+up|psa|notes|"
+                r"update|alert|advisory|directive|request|announcement|bulletin|setup|steps|guidance|section|info|information|"
+                r"tasks?)"
                 r"\s*(?:for|to)\s+(?:any|all|every|the|an?|our|partner|other)?\s*(?:[\w-]{1,40}\s+){0,2}?" + _AI + r"\b|"
                 r"\b" + _AI + r"\s+(?:(?:is|are|that\s+is|currently)\s+)?(?:reading|processing|parsing|summari[sz]ing|indexing|crawling|scanning|sorting|"
                 r"handling|managing|monitoring|operating|running|triaging|reviewing|working\s+on|"
@@ -106,9 +119,12 @@ _DATA = (r"(?:documents?|files?|notes|passwords?|pw|codes?|numbers?|tokens?|keys
          r"folders?|drive|attachments?|lists?|salar(?:y|ies)|payroll|roster)")  # fmt: skip
 _THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|her)\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA
            + r"\b|(?:everything|whatever|all|anything)\s+(?:(?:the\s+)?(?:facts|details)\s+)?you\s+(?:know|have\s+"
-           r"(?:stored|saved|learned|collected)|remember)|(?:full\s+)?(?:text|contents?|output)\s+of\s+(?:the\s+|"
-           r"this\s+|any\s+)?(?:[\w.'-]{1,40}\s+){0,3}?(?:document|file|conversation|chat|tool|page|inbox|\.env|clipboard|"
-           r"e-?mail|repository|vault)|every\s+tool\s+output|\.env\b|(?:session|auth|access)\s+tokens?|"
+           r"(?:stored|saved|learned|collected)|remember)|(?:(?:full|entire|whole|complete)\s+)?(?:text|contents?|output|data)\s+of\s+(?:the\s+|"
+           r"this\s+|any\s+|your\s+)?(?:[\w.'-]{1,40}\s+){0,3}?(?:document|file|conversation|chat|tool|page|inbox|\.env|clipboard|"
+           r"e-?mail|repository|vault|tab|sheet|spreadsheet|table|workbook|database|folder|drive|mailbox|account|calendar|crm)|"
+           r"(?:(?:the|all|every)\s+)?(?:latest|recent|last|newest|incoming|unread|\d{1,3}\s+most\s+recent|most\s+recent)\s+"
+           r"(?:\w{1,20}\s+)?(?:messages|e-?mails|texts|dms|sms|chats|invoices|statements|documents|files|attachments)|"
+           r"every\s+(?:message|e-?mail|text|file|document|attachment|invoice|statement)\b|every\s+tool\s+output|\.env\b|(?:session|auth|access)\s+tokens?|"
            r"(?:private|personal|secret)\s+(?:notes|data|details|information|files|keys?)|passport|"
            r"(?:api|private|ssh)\s+keys?|card\s+numbers?|security\s+codes?|backup\s+codes|passwords?|chat\s+(?:history|logs?)|"
            r"conversation(?:\s+(?:history|logs?))?|transcripts?|(?:entire|whole|full)\s+(?:inbox|mailbox|history)|"
@@ -116,9 +132,10 @@ _THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|
            r"(?:\s+contents)?")  # fmt: skip
 _DESTINATION = (r"(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}|\b[a-z0-9-]{2,63}\.(?:com|net|org|io|co|me|app|dev|xyz|info|"
                 r"biz|site|online|cc|ru|cn|link|live|top|click|page)\b|https?://|www\.|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|pastebin|paste\b|"
-                r"discord|telegram|slack|to\s+(?:us|me|this\s+(?:address|number|page|site|link|url|endpoint))|"
+                r"discord|telegram|slack|whatsapp|signal\s+(?:number|account)|via\s+sms|\+\d{1,3}[\s\d().-]{6,18}\d|to\s+(?:us|me|this\s+(?:address|number|page|site|link|url|endpoint))|"
                 r"in\s+(?:your|the)\s+(?:next\s+)?(?:reply|answer|response)|the\s+(?:url|link|query))")  # fmt: skip
-_OUT = (r"\b(?:send|e-?mail|mail|forward|bcc|cc|post|upload|paste|share|transmit|attach|"
+_OUT = (r"\b(?:send|e-?mail|mail|forward|bcc|cc|post|upload|paste|share|transmit|attach|sharing|pasting|disclosing|"
+        r"providing|composing|encoding|giving|"
         r"append|submit|sync|copy|leak|disclose|reveal|give|provide|compose|mirror|export|dump|include|put|add|fill\s+in|"
         r"encode|embed|reply|pass|hand\s+over)")  # fmt: skip
 _SENSITIVE_TEMPLATE = (r"(?:user|name|e-?mail|address|card|cvv|password|pw|secret|chat|message|history|notes|"
@@ -132,8 +149,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("override_instructions", "override", 1.0, _OVERRIDE_VERBS + _gap(6) + r"(?:\w{1,40}\s+){0,2}" + _RULE_OBJECTS),
         ("override_void", "override", 1.0,
          r"(?:instructions?|rules?|guidance|constraints?|configuration|orders?|directives?|guardrails?|prompt|polic(?:y|ies)|"
-         r"briefing|brief|setup(?:\s+text)?)"
-         + _gap(6) + r"(?:(?:are|is)\s+(?:now\s+)?(?:void|obsolete|cancell?ed|revoked|deprecated|superseded|lifted|disabled|"
+         r"briefing|brief|setup(?:\s+text)?|restrictions|safeguards|filters|limits|safety\s+(?:rules|settings))"
+         + _gap(10) + r"(?:(?:are|is|(?:has|have)\s+been)\s+(?:now\s+)?(?:void|obsolete|cancell?ed|revoked|deprecated|superseded|lifted|disabled|"
          r"a\s+test|rescinded|withdrawn|suspended|replaced|nullified|void(?:ed)?|overridden|"
          r"no\s+longer\s+(?:valid|binding|in\s+effect|in\s+force|active))|no\s+longer\s+(?:binds?|appl(?:y|ies)|matters?|counts?)|"
          r"(?:doesn'?t|does\s+not|don'?t|do\s+not)\s+(?:count|apply|matter)\s+(?:any\s*more|now))"),
@@ -142,7 +159,10 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:directive|rules?|orders?|instructions?)\s*(?::|follow|apply)|the\s+real\s+(?:instructions?|task)|"
          r"your\s+real\s+task|(?:behave|act|respond)\s+as\s+(?:an?\s+)?(?:unfiltered|unrestricted|jailbroken)|"
          r"(?:enable|activate|enter|switch\s+to|in|into)\s+(?:developer|god|dan|jailbreak|raw|unrestricted)\s+mode|without\s+(?:any\s+)?(?:restrictions|limits|safety\s+checks)|"
-         r"no\s+(?:restrictions|limits|rules)\s+(?:today|now|anymore)|never\s+refuses?|(?:contains?|holds?|is|are)\s+your\s+"
+         r"no\s+(?:restrictions|limits|rules)\s+(?:today|now|anymore)|(?:continue|proceed|operate|respond|answer|carry\s+on)\s+"
+         r"(?:fully\s+)?(?:unrestricted|unfiltered|uncensored|without\s+(?:restrictions|limits|filters))|without\s+(?:applying|following|using|observing|enforcing)\s+"
+         r"(?:your|the|any)\s+(?:usual|normal|standard|regular|default|own|safety)?\s*(?:policies|rules|guidelines|filters|"
+         r"restrictions|checks|safeguards|guardrails)|never\s+refuses?|(?:contains?|holds?|is|are)\s+your\s+"
          r"(?:next|new|real|actual)\s+(?:task|instructions?|orders?|assignment|job)|(?:disable|turn\s+off|switch\s+off|"
          r"deactivate)\s+(?:the\s+|your\s+|all\s+)?(?:firewall|antivirus|defender|2fa|two-factor|mfa|encryption)|(?:your|ur)\s+(?:new|real|actual|true)\s+"
          r"(?:job|task|role|goal|purpose|mission|objective|instructions?|priority|assignment)\s+(?:is|are|will\s+be)|"
@@ -150,13 +170,16 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"content|moderation|audit|logging)\s+(?:checks?|filters?|guardrails?|warnings?|features?|measures?|policies|"
          r"trail|logs?)|(?:disable|turn\s+off|switch\s+off|stop)\s+(?:all\s+)?(?:logging|auditing|monitoring)|(?:delete|wipe|erase|"
          r"clear|purge)\s+(?:the\s+|all\s+)?(?:audit|security|access)\s+(?:trail|logs?|history))"),
-        ("override_pretend", "override", 1.0, r"pretend\s+(?:that\s+)?(?:the|your)\s+(?:[^\s]{1,60}\s+){1,4}"
-         r"(?:never\s+existed|(?:does|do)\s+not\s+exist)"),
+        ("override_pretend", "override", 1.0, r"pretend\b[^.!?\n]{0,100}?(?:\bno(?:ne|thing)?\b[^.!?\n]{0,80}?\bexists?\b|"
+         r"(?:doesn'?t|does\s+not|don'?t|do\s+not|didn'?t|never)\s+exist(?:s|ed)?\b|never\s+existed|"
+         r"(?:were|was)\s+never\s+(?:given|written|said|set|there))"),
         ("override_what_you_were_told", "override", 1.0,
          r"(?:forget|ignore|disregard)\s+(?:what|everything|anything|whatever)\s+(?:(?:the\s+)?\w{1,40}\s+)?"
-         r"(?:told|said|gave|wrote|instructed)|(?:everything|anything|nothing|whatever|guidance|instructions?|rules?|setup)\s+you\s+(?:were|are|have\s+been)\s+"
+         r"(?:told|said|gave|wrote|instructed)|(?:everything|anything|nothing|whatever|guidance|instructions?|rules?|setup|configuration|prompts?|briefing|programming|"
+         r"persona|directives?|constraints?|guidelines?|polic(?:y|ies)|stuff|things|context|settings)\s+you\s+(?:were|are|have\s+been)\s+"
          r"(?:told|given|configured|instructed|programmed|operating\s+under|running\s+(?:under|with)|set\s+up\s+with|handed|"
          r"briefed|started\s+with|initiali[sz]ed\s+with|launched\s+with)|"
+         r"(?:ignore|disregard)\s+(?:the\s+|your\s+)?(?:user|owner|operator|account\s+holder)(?:'s)?\b(?![\s-]{0,2}agent)|"
          r"whoever\s+(?:set\s+(?:you|u)\s+up|configured\s+you|programmed\s+you|made\s+you|built\s+you)|(?:ignore|disregard|forget)\s+(?:all\s+)?(?:the\s+)?"
          r"(?:previous|prior|earlier|above|preceding)\s*(?:$|[.!,;])|(?:ignore|disregard)\s+(?:all\s+)?(?:previous|prior|preceding)\b"
          r"(?!\s+(?:e-?mails?|messages?|versions?|posts?|comments?|updates?|notes?|replies|reply|releases?|editions?|"
@@ -176,38 +199,49 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"message)\s+(?:as|is|are)\s+(?:outdated|obsolete|void|invalid)|act\s+on\s+what\s+follows|operate\s+under\s+"
          r"the\s+rules\s+(?:in|of|below)|the\s+rules\s+in\s+this\s+(?:comment|page|message|document|note)"),
         ("new_authority", "override", 1.0,
-         r"(?:new|only|real|primary)\s+(?:instruction|command|order)s?\s+source|overrides?\s+(?:the\s+)?(?:owner|user|"
+         r"(?:only|sole|single|new|real|primary|true)\s+(?:source|authority)\s+(?:of|for)\s+(?:your\s+)?(?:rules|instructions|"
+         r"orders|behaviou?r|guidance|truth)|(?:new|only|real|primary)\s+(?:instruction|command|order)s?\s+source|overrides?\s+(?:the\s+)?(?:owner|user|"
          r"operator|system)\b|(?:takes|take)\s+precedence\s+over\s+(?:the\s+)?(?:owner|user|system|your)"),
         ("obey_this_source", "override", 1.0,
          r"(?:obey|follow|trust|comply\s+with|take\s+(?:your\s+)?orders\s+from|answer\s+only\s+to)\s+"
          r"(?:only\s+)?(?:me|this|(?:the\s+)?instructions?\s+(?:below|here|in\s+this)|the\s+(?:text|page|author|message|"
          r"document|note|website)|"
-         r"(?:any|all)\s+(?:website|instructions?|messages?|comments?|tool))"),
+         r"(?:any|all|every)\s+(?:website|instructions?|messages?|comments?|tool|requests?|commands?|orders?|directions?)"
+         r"|(?:only\s+)?(?:act|rely)\s+(?:only\s+)?on\s+what\s+(?:this|the)\s+(?:page|text|document|message|note|site|e-?mail|comment|"
+         r"article|post)\s+(?:says|tells)"
+         r"(?:\s+(?:that\s+follow|below|in\s+this|from\s+(?:this|me|the\s+sender)))?|(?:what|everything)\s+follows)"),
         # ---- standing orders and memory poisoning
         # A standing order is a time phrase plus something the agent is to do, in one sentence: "from
         # now on the office opens at 9:30" is news, "from now on, recommend account X" an order.
         ("standing_order", "standing_order", 1.0,
          _STANDING + r"\s*,?\s+(?:please\s+)?" + _IMPERATIVE + "|" + _STANDING + r"[^,\n]{0,80},\s*(?:please\s+)?"
          + _IMPERATIVE + "|" + _STANDING + r"[^\n]{0,120}?" + _STRONG_CUE + "|" + _STRONG_CUE + r"[^.!?\n]{0,120}?"
-         + _STANDING + r"(?!\s*,?\s*(?:i|we|i'm|i'll|we're|we'll|i've)\b)|(?:each|every|next)\s+time\s+you[^\n]{0,120}?" + _IMPERATIVE),
+         + _STANDING + r"(?!\s*,?\s*(?:i|we|i'm|i'll|we're|we'll|i've)\b)|(?:each|every|next)\s+time\s+you[^\n]{0,120}?" + _IMPERATIVE
+         + r"|(?:^|[.!?:;]\s+)(?:please\s+)?" + _AGENT_VERB + r"(?:[^.!?\n]|\.(?=\S)){0,80}?" + _STANDING
+         + r"|" + _STANDING + r"[^.!?\n]{0,120}?\b(?:any\s*time|whenever|when|if)\s+(?:you|you're|you\s+are|someone|anyone|a\s+user|"
+         r"the\s+user)\b[^.!?\n]{0,100}?,\s*(?:please\s+)?" + _AGENT_VERB),
         ("standing_rule", "standing_order", 1.0,
          r"(?:make\s+it\s+a|save\s+this|as\s+a)\s+(?:permanent\s+|standing\s+)?(?:rule|instruction|order)|"
+         r"(?:make|save|store|record|keep|add|treat|log|file|mark|remember)\s+(?:this|it|that|these)\s+(?:as\s+)?(?:an?\s+)?"
+         r"(?:permanent|lasting|persistent|standing|durable|long-term|core|fixed|settled)\s+(?:fact|note|memory|memories|rule|"
+         r"instruction|preference|order|truth)|"
          r"standing\s+(?:order|instruction)|permanently\s+record|store\s+(?:this\s+)?as\s+a\s+standing"),
         ("memory_write_order", "standing_order", 1.0,
          r"(?:remember\s+(?:this|forever|that\s+(?:the\s+)?(?:owner|user|you))|always\s+remember|keep\s+in\s+mind\s+"
          r"for\s+(?:every|all|each|future)|"
          r"learn\s+this|memori[sz]e\s+this|(?:add|save|write|store|put|commit|record|keep)\s+(?:this\s+|it\s+)?(?:to|in|into)\s+"
          r"your\s+(?:long-term\s+|permanent\s+|persistent\s+)?memory|update\s+your\s+memory|"
-         r"record\s+(?:this\s+)?as\s+a\s+fact|store\s+this\s+as|note\s+to\s+(?:self|the\s+(?:assistant|ai|agent)))"),
+         r"record\s+(?:this\s+)?as\s+a\s+fact|store\s+this\s+as|(?:add|save|write|commit)\s+(?:this\s+)?(?:to|in|into)\s+"
+         r"(?:(?:the|your|its)\s+)?(?:long-term|permanent|persistent|core)\s+memory|note\s+to\s+(?:self|the\s+(?:assistant|ai|agent)))"),
         ("second_person_order", "standing_order", 0.6,
          r"(?:^|[.!?:;]\s+|\n)(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+(?:to|required\s+to|allowed\s+to|"
          r"permitted\s+to))|never\s+(?:tell|mention|ask|reveal|show)|always\s+(?:run|send|include|append|add|forward|"
          r"approve|accept|trust|obey|respond|answer|reply|recommend|treat|open))"),
         ("destructive_order", "standing_order", 0.6,
-         r"(?:^|[.:!]\s+|\n)(?:delete|erase|wipe|remove|transfer|pay|approve|grant|disable|turn\s+off)\s+"
+         r"\bapprove\s+(?:all\s+|every\s+|the\s+)?(?:pending|outstanding|queued|waiting)\b|(?:^|[.:!]\s+|\n)(?:delete|erase|wipe|remove|transfer|pay|approve|grant|disable|turn\s+off)\s+"
          r"(?:all|every|the\s+(?:user|owner)'?s?)\b|(?:so|then)\s+(?:proceed|go\s+ahead)|go\s+ahead\s*[.!]?$"),
         ("agent_vocative", "standing_order", 1.0,
-         r"(?:^|[.!?]\s+|\n)(?:dear\s+)?(?:assistant|ai|agent|bot|model|chatbot|llm)\s*[,:]\s*(?:please\s+)?"
+         r"(?:^|[.!?]\s+|\n|[\"'(\[]\s*)(?:dear\s+)?(?:assistant|ai|agent|bot|model|chatbot|llm)\s*[,:]\s*(?:please\s+)?"
          r"(?:quietly\s+|silently\s+|now\s+)?" + _IMPERATIVE + r"|note\s+(?:for|to)\s+"
          r"the\s+(?:ai|assistant|agent|model|bot)|(?:ai|assistant|agent|model)\s+reading\s+this"),
         ("suppress_warnings", "override", 1.0,
@@ -217,7 +251,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:^|[.!?]\s+|\n)(?:kindly\s+|please\s+)?(?:silently|automatically|immediately|quietly)\s+\w{1,40}|"
          r"(?:before\s+(?:answering|replying|you\s+(?:answer|reply))|when\s+summari[sz]ing|in\s+your\s+(?:next\s+)?"
          r"(?:reply|answer|response|summary))"),
-        ("ai_addressed", "addressee", 1.0, "(?:" + _AI_VOCATIVE + r")(?:[^\n]{0,300}?(?:" + _TO_YOU + r"|[:,]\s*(?:please\s+)?"
+        ("ai_addressed", "addressee", 1.0, "(?:" + _AI_VOCATIVE + r")(?:(?<=[a-z])\s*:|(?:[^\n]|\n(?!\n\n)){0,300}?(?:" + _TO_YOU + r"|(?:[:,\u2014\u2013]|\s-)\s*(?:please\s+)?"
          + _IMPERATIVE + r")|\s*(?:please\s+)?" + _IMPERATIVE + ")"),
         ("agent_told", "addressee", 1.0,
          r"\b(?:the|any|your|this|whatever|every|each)\s+(?:ai\s+)?(?:assistants?|agents?|bots?|models?|ai|llms?|chatbots?)"
@@ -236,14 +270,19 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:mention|list|show|include|reveal|disclose)\s+(?:this|it|them|the\s+[\w-]{1,40})\s+(?:in|to)\s+(?:any|the|your)\s+"
          r"(?:[\w-]{1,40}\s+)?(?:summary|summaries|reply|replies|answer|response|preview|draft|user)"),
         ("conceal_vaguely", "concealment", 0.6,
-         r"(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
+         r"without\s+(?:double-?check\w{0,3}|re-?check\w{0,3}|verif\w{1,8}|re-?confirm\w{0,5}|asking\s+(?:anyone|first|them|"
+         r"him|her))|(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
          r"alert(?:ing)?|warn(?:ing)?)\s+(?:them|him|her|anyone|anybody)\b|no\s+need\s+to\s+(?:check|ask|confirm|verify|"
          r"show|tell)|tell\s+(?:no\s+one|nobody|no-one)|(?:needs?|requires?)\s+no\s+confirmation|in\s+the\s+background|(?:keep|hide)\s+(?:this|it)\s+"
          r"(?:secret|hidden|confidential|between\s+us|quiet)|say\s+nothing|(?:do\s+not|don'?t)\s+compare"),
         # ---- someone's data sent out
         ("user_data_out", "exfiltration", 1.0,
-         _OUT + r"\b[^.\n;]{0,80}?(?:" + _THEIRS + r")[^\n;]{0,160}?" + _DESTINATION + "|" + _OUT + r"\b[^.\n;]{0,40}?"
+         _OUT + r"(?:s|es|ed|ing)?\b[^.\n;]{0,80}?(?:" + _THEIRS + r")[^\n;]{0,160}?" + _DESTINATION + "|" + _OUT
+         + r"(?:s|es|ed|ing)?\b[^.\n;]{0,40}?"
          + _DESTINATION + r"[^\n;]{0,160}?(?:" + _THEIRS + ")"),
+        ("gather_and_send", "exfiltration", 1.0,
+         r"(?:" + _THEIRS + r")[^.\n;]{0,120}?\b(?:and|then)\s+(?:\w{1,20}\s+)?" + _OUT + r"\s+(?:it|them|this|that|everything|"
+         r"the\s+(?:lot|list|file|bundle|message))\b[^\n;]{0,60}?" + _DESTINATION),
         ("link_with_data", "exfiltration", 1.0,
          r"(?:(?:https?://|www\.)\S{1,300}+|\b(?:link|url|address|query))[^\n]{0,60}?\bwith\s+(?:" + _THEIRS + r")[^.\n]{0,40}?"
          r"(?:appended|added|attached|included|filled\s+in|pasted|in\s+the\s+query)|"
@@ -257,7 +296,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         # ---- claims of authorisation
         ("authorisation_claim", "authorisation", 1.0,
          r"(?:(?:has|have|is|are|was|were)\s+(?:already\s+)?(?:authori[sz]ed|approved|cleared|permitted|allowed|"
-         r"pre-?approved|granted|delegated|verified)|(?:already\s+)?consented\s+to|(?:i|we)\s*(?:'ve|\s+have)\s+(?:already\s+)?"
+         r"pre-?approved|granted|delegated|verified)(?!\s+(?:only|after|upon|if|when|once|unless|subject|on\s+request|by\s+"
+         r"request|to\s+(?:staff|employees|members|admins)))|(?:already\s+)?consented\s+to|(?:i|we)\s*(?:'ve|\s+have)\s+(?:already\s+)?"
          r"(?:approved|authori[sz]ed|cleared|granted|enabled|signed\s+off)|you\s+(?:have|got|now\s+have)\s+(?:their|his|her|"
          r"my|our|the\s+(?:user|owner)'?s?)\s+(?:full\s+)?(?:consent|permission|approval|authori[sz]ation|blessing|go-ahead)|"
          r"(?:already\s+)?said\s+yes\s+to\s+(?:this|that|it)|(?:has|have|'s|'ve)\s+given\s+(?:(?:her|his|their|my|our|you)\s+)?"
@@ -290,6 +330,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:^|\n)\s*human:.{0,200}assistant:|developer\s+note\s+to\s+the\s+(?:ai|assistant|agent)|</user>"),
         # A system turn written as JSON is how every chat API's documentation shows a request, so it
         # counts alone only a little; with an order in its content it is a fake system message.
+        ("role_heading", "role_marker", 0.6, r"(?:^|\n)[ \t]{0,3}#{1,6}[ \t]{0,3}(?:assistant|user|human|ai|model)[ \t]*:?[ \t]*\n"),
         ("role_json", "role_marker", 0.6, r"\"role\"\s*:\s*\"(?:system|developer)\""),
         ("role_json_order", "role_marker", 1.0,
          r"\"role\"\s*:\s*\"(?:system|developer)\"\s*,\s*\"content\"\s*:\s*\"[^\"]{0,300}?\b(?:ignore|disregard|forget|override|"
@@ -307,6 +348,13 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"scratch\s+that|forget\s+(?:that|what)|ignore\s+(?:that|what))"),
         ("fake_turn", "role_marker", 0.6, r"(?:\n|\s{2,}|[.!?]\s+)(?:human|system|developer)\s*:\s*(?:actually|new|change|"
          r"ignore|forget|please|stop|from\s+now|instead|update|override)"),
+        # A call written as YAML ("action: send_payment" over "params:"), or in words with its arguments
+        # ("call http_request with method=POST").
+        ("tool_call_yaml", "tool_call", 1.0,
+         r"(?:^|\n)[ \t]{0,8}(?:action|tool|tool_name|function|call|command|operation)\s*:\s*[\"']?[a-z][\w.-]{1,40}[\"']?[ \t]*\n"
+         r"[ \t]{0,8}(?:params|parameters|args|arguments|input|inputs|payload)\s*:|(?:^|\n)[ \t]{0,8}-[ \t]{1,4}(?:tool|tool_name|"
+         r"function|action|call)\s*:\s*[\"']?[a-z][\w.-]{1,40}[\"']?[ \t]*\n[ \t]{1,10}[a-z_]{1,20}\s*:|\bcall\s+`?[a-z][a-z0-9]{0,30}[_.][\w.]{1,40}`?"
+         r"\s+(?:with|using)\s+(?:[a-z_]{1,30}\s*[=:]|\{)"),
         ("tool_call_markup", "tool_call", 1.0,
          r"<\s*(?:tool_call|tool_use|tool_code|function_calls|invoke|antml_invoke|execute_command|tool|call\s+name|"
          r"action\s+type|function\s*=|command)\b|<\|tool_call\|>|\btool\s*:\s*[a-z_]{1,40}\(\s*[a-z_]{1,40}\s*=|"
@@ -322,21 +370,31 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("send_sensitive_out", "exfiltration", 1.0, r"\b" + _SEND + _gap(10) + _DETERMINER + _SENSITIVE),
         ("send_data_out", "exfiltration", 0.6, r"\b" + _SEND + _gap(10) + _DETERMINER
          + r"(?:messages|e-?mails?|invoices?|summary|data|export|logs?|calendar|files?|documents?)"),
+        ("move_money", "exfiltration", 0.6,
+         r"\b(?:transfer|wire|send|pay|move|remit)\s+[^.!?\n]{0,60}?\b(?:to|into)\s+(?:the\s+|this\s+|a\s+|new\s+|our\s+|"
+         r"my\s+)?(?:(?:bank|savings|external|offshore)\s+)?(?:account|iban|wallet|acct)\b[^.!?\n]{0,12}?\d|\b(?:transfer|"
+         r"wire|send|pay|move|remit)\s+[^.!?\n]{0,60}?\bto\s+[a-z]{2}\d{2}[\s\d]{10,30}"),
         ("script_exfil", "exfiltration", 1.0, r"<script\b|document\.cookie|fetch\(\s*['\"]https?://"),
         ("exfil_destination", "exfiltration", 0.6,
          r"(?:webhook|pastebin|gist|ngrok|requestbin|webhook\.site|discord\.com/api/webhooks|hooks\.|/collect|/ingest|"
          r"/exfil|ftp://|telegram\s+user|--post-file|-d\s+\"\$\(|curl\s+-x\s+post)"),
+        ("command_exfil", "exfiltration", 1.0,
+         r"(?:curl|wget|http|invoke-webrequest|iwr)\b[^\n|;]{0,200}?(?:-d|--data(?:-binary|-raw)?|--post-data|--upload-file|-f|"
+         r"-t|--body|body=)\s*[\"']?[@$]?\(?(?:\$\(\s*(?:env|printenv|set|cat|history)|`\s*(?:env|printenv|cat)|@?~?/?[\w./-]{0,40}"
+         r"(?:\.env|id_rsa|\.ssh|\.aws|credentials|\.netrc|\.pgpass|shadow|passwd|\.bash_history|\.git-credentials))"),
         ("fetch_and_obey", "exfiltration", 1.0,
          r"(?:fetch|open|visit|read|load)\s+(?:instructions\s+from\s+)?(?:https?://|[a-z0-9.-]{1,100}\.[a-z]{2,20}/)\S{0,300}+"
          + _gap(4) + r"(?:and\s+)?(?:do|follow|obey|execute)\s+(?:what|whatever|it|the)"),
         ("credential_lure", "exfiltration", 1.0,
-         r"(?:enter|type|confirm|verify)\s+(?:their|your|the)\s+(?:bank\s+)?(?:login|password|credentials|details)|"
+         r"(?:enter|type|confirm|verify|submit|provide)(?:s|ing)?\s+(?:their|your|the|his|her)\s+(?:[\w-]{1,20}\s+){0,2}?"
+         r"(?:login|password|passcode|pin|credentials|(?:card|bank|login|account)\s+details)|"
          r"https?://\S{1,200}+[^.\n]{0,80}?(?:sign|log)\s+in\s+(?:there\s+)?with\s+(?:their|your|the\s+user'?s?)\s+(?:[\w-]{1,20}\s+)?"
          r"(?:password|credentials|login)|(?:u|user|email)=[a-z_]{0,20}(?:owner|user)[a-z_]{0,20}&p(?:assword)?=|click\s+\S{1,300}\s+and\s+enter"),
         # ---- editing what the agent reads
         ("persona_file_edit", "persona_file", 1.0,
          r"(?:edit|append|modify|rewrite|overwrite|replace|update|change|patch|delete|add|insert|create|save|amend|"
-         r"alter|put|write|remove)" + _gap(10) + r"[\w~./-]{0,60}?"
+         r"alter|put|write|remove)" + r"(?:\s+(?:the\s+)?(?:line|rule|text|note|sentence)\s+(?:`[^`\n]{1,200}`|\"[^\"\n]{1,200}\"|'[^'\n]{1,200}'))?"
+         + _gap(10) + r"[\w~./-]{0,60}?"
          + r"(?:(?<![\w-])[\w-]{0,30}?(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|user|heartbeat|"
          r"tools|bootstrap|system|prompt|copilot-instructions)[\w-]{0,30}?\.(?:md|mdc|txt|ya?ml|json)\b|\.cursorrules|\.clinerules|"
          r"\.windsurfrules|persona(?:\s+(?:file|prompt))?|system\s+prompt(?:\s+file)?|custom\s+instructions|"
@@ -349,7 +407,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?<![\w-])[\w-]{0,30}?(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|heartbeat|system|"
          r"prompt)[\w-]{0,30}?\.md\b"
          r"[^.!?\n]{0,40}?\b(?:add|append|insert|write|replace|change|"
-         r"edit|remove|delete|put)\b|\.(?:cursorrules|clinerules|windsurfrules)\b[^.!?\n]{0,40}?\b(?:add|append|write|"
+         r"edit|remove|delete|put)\b|\b(?:instructions?|rules|system\s+prompt|persona|identity|memory|prompt)\s+file\b"
+         r"[^.!?\n]{0,60}?\b(?:add|append|insert|write|replace|change|edit|remove|delete|put)\b|\.(?:cursorrules|clinerules|windsurfrules)\b[^.!?\n]{0,40}?\b(?:add|append|write|"
          r"replace|change|edit)\b"),
         ("destructive_command", "tool_call", 1.0,
          r"(?:rm\s+-rf\s+[~/]|"
@@ -400,7 +459,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                            "new directive", "new priority", "new rule", "new order", "new instruction", "the real ",
                            "your real task", "behave as", "act as", "respond as", " mode", "without restrictions",
                            "without any", "without limits", "without safety", "no restrictions", "no limits",
-                           "no rules", "never refuse", "your new", "ur new", "your real", "your actual", "your true",
+                           "no rules", "never refuse", "unrestricted", "unfiltered", "uncensored", "without applying", "without following", "without using",
+                           "without observing", "without enforcing", "your new", "ur new", "your real", "your actual", "your true",
                            "ur real", "your next", "contains your", "disable", "turn off", "switch off", "bypass", "deactivate", "skip", "stop", "delete",
                            "wipe", "erase", "clear", "purge"),
     "override_pretend": ("pretend",),
@@ -408,26 +468,28 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "decode_and_obey": ("decode", "hidden order", "hidden instruction", "real order", "real instruction", "backwards",
                         "decrypt", "decipher", "unescape", "translate", "convert", "solve", "cipher", "read", "rot",
                         "caesar", "atbash", "vigen", "base64", "hex", "binary", "instruction", "task", "order", "command"),
-    "obey_this_source": ("obey", "follow", "trust", "comply", "orders from", "answer only"),
+    "obey_this_source": ("obey", "follow", "trust", "comply", "orders from", "answer only", " on what"),
     "standing_order": ("from now on", "going forward", "henceforth", "hereafter", "from this day", " future",
                        "each time you", "every time you", "next time you", "whenever", "every session", "in every ",
                        "every reply", "every answer", "every response", "every message", "every email",
                        "when you next", "starting ", "as of ", "effective immediately", "subsequent", "later ", "rest of",
-                       "here on", "persistent", "permanent", "standing", "lasting"),
-    "standing_rule": ("make it a", "save this", "as a ", "standing ", "permanently record"),
+                       "here on", "persistent", "permanent", "standing", "lasting", "from today", "from tomorrow", "forever",
+                       "this session and", "this chat and", "this conversation and"),
+    "standing_rule": ("make it a", "save this", "as a ", "standing ", "permanently record", "permanent", "persistent",
+                      "lasting", "durable", "long-term", "core ", "fixed", "settled"),
     "memory_write_order": ("remember", "keep in mind for", "learn this", "memori", "your memory", "long-term memory",
                            "record this", "record as", "store this", "note to", "your memory", "long-term"),
     "second_person_order": ("you must", "you should", "you shall", "you will", "you need to", "you have to",
                             "you are to", "you are required", "you are allowed", "you are permitted", "never tell",
                             "never mention", "never ask", "never reveal", "never show", "always "),
-    "destructive_order": (*_starts("delete", "erase", "wipe", "remove", "transfer", "pay", "approve", "grant",
+    "destructive_order": ("approve", *_starts("delete", "erase", "wipe", "remove", "transfer", "pay", "approve", "grant",
                                    "disable", "turn off"), "proceed", "go ahead"),
     "agent_vocative": ("assistant", "ai", "agent", "bot", "model", "llm"),
     "suppress_warnings": ("leave out", "omit", "hide", "suppress", "mention", "skip"),
-    "new_authority": ("source", "overrid", "precedence"),
+    "new_authority": ("source", "authority", "overrid", "precedence"),
     "stale_configuration": ("one side", "aside", "expired", "outdated", "stale", "out of date", "obsolete", "void",
                             "invalid", "what follows", "operate under", "rules in this"),
-    "persona_file_named": (".md", "rules"),
+    "persona_file_named": (".md", "rules", " file"),
     "agent_addressed": ("silently", "automatically", "immediately", "quietly", "before answering", "before replying",
                         "before you", "when summari", "in your reply", "in your answer", "in your response",
                         "in your summary", "in your next"),
@@ -460,9 +522,11 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "tool_call_json": ('"arguments"', '"parameters"', '"args"', '"input"', '"params"', '"command"', '"cmd"', '"op"',
                        '"code"', '"tools/call"', '"tool_use"', "[tool_calls]", '"functions.'),
     "tool_call_react": ("action", "tool"),
+    "tool_call_yaml": ("action", "tool", "function", "call", "command", "operation"),
     "fake_turn": ("human", "system", "developer"),
     "fake_human_turn": ("human",),
     "role_json": ('"role"',),
+    "role_heading": ("#",),
     "role_json_order": ('"role"',),
     "tool_call_markup": ("<tool", "<function", "<invoke", "<antml", "<execute", "<call", "<action", "<command",
                          "<|tool", "tool:", "call tool"),
@@ -476,6 +540,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "send_data_out": ("message", "mail", "invoice", "summary", "data", "export", "log", "calendar", "file",
                       "document"),
     "script_exfil": ("<script", "cookie", "fetch("),
+    "command_exfil": ("curl", "wget", "http", "invoke-webrequest", "iwr"),
+    "move_money": ("transfer", "wire", "send", "pay", "move", "remit"),
     "exfil_destination": ("webhook", "pastebin", "gist", "ngrok", "requestbin", "hooks.", "/collect", "/ingest",
                           "/exfil", "ftp://", "telegram", "--post-file", "-d \"$(", "curl -x post"),
     "fetch_and_obey": ("do what", "do whatever", "do it", "do the", "follow what", "follow it", "follow the",
@@ -495,14 +561,38 @@ ANCHORS: dict[str, tuple[str, ...]] = {
 def _present(view: str, *, core_only: bool = False) -> frozenset[str]:
     """Every anchor the view holds ("^word": the view starts with it), found once per reading
     (`core_only`: a ciphered reading, read for the core rules' anchors only)."""
-    anchors = _CORE_ANCHORS if core_only else _ALL_ANCHORS
-    return frozenset(a for a in anchors if (view.startswith(a[1:]) if a[0] == "^" else a in view))
+    found = {anchor for _, anchor in _FINDER.iter(view)}  # one pass over the text for every anchor at once
+    found.update(anchor for anchor in _AT_START if view.startswith(anchor[1:]))
+    return frozenset(found & _CORE_SET if core_only else found)
 
 
 def _literals(alternation: str) -> tuple[str, ...]:
-    """The words of a `(?:a|b\\s+c)` alternation as literal strings ("a", "b c")."""
-    body = alternation.removeprefix("(?:").removesuffix(")")
-    return tuple(word.replace("\\s+", " ") for word in body.split("|"))
+    """The words of a `(?:a|b\\s+c)` alternation as literal strings ("a", "b c"); a word with more
+    regex in it than `\\s+` stands for its literal start ("regler\\w{0,3}" for "regler", "fr[aå]n" for "fr")."""
+    words = (_REGEX_TAIL.split(word.replace("\\s+", " "), 1)[0] for word in _alternatives(alternation))
+    return tuple(word for word in words if word.strip())
+
+
+def _alternatives(alternation: str) -> list[str]:
+    """The top-level branches of a `(?:a|b(?:c|d))` alternation."""
+    body, branches, depth, start = alternation.removeprefix("(?:").removesuffix(")"), [], 0, 0
+    for i, char in enumerate(body):
+        depth += (char == "(") - (char == ")")
+        if char == "|" and depth == 0:
+            branches.append(body[start:i])
+            start = i + 1
+    return [*branches, body[start:]]
+
+
+def _with_folded(alternation: str) -> str:
+    """The alternation and its words as `fold` writes them, so the folded reading of a text (accents,
+    Arabic vowel marks gone) meets the same vocabulary as the reading left as written."""
+    branches = _alternatives(alternation)
+    folded = [fold(b) for b in branches if b == b.lower() and fold(b) not in branches]
+    return "(?:" + "|".join(dict.fromkeys(branches + folded)) + ")"
+
+
+_REGEX_TAIL = re.compile(r"\\[a-zA-Z]|[\[({?*+]")
 
 
 # Other languages: "ignore … instructions", "from now on", "send/reveal … password".
@@ -511,14 +601,17 @@ _ML_IGNORE = (r"(?:ignora|olvida|omite|ignorez|oubliez|ignore|ignoriere|vergiss|
               r"zignoruj|zapomnij|negeer|vergeet|bo\s+qua|bỏ\s+qua|abaikan|ละเว้น|ігноруй|αγνοησε|αγνόησε|התעלם|উপেক্ষা|puuza|"
               r"unut|quen|quên|lupakan|zapomen|ξεχασε|ξέχασε|שכח|भूल\s+जा|ভুলে\s+যা|sahau|kalimutan|uita|uită|انس|"
               r"فراموش\s+کن|نادیده\s+بگیر|忘れて|無視して|잊어|잊으|忘掉|忘了|glom|glöm|glem|unohda|elfelejt|ignoreer|"
-              r"abaikan|hiraukan|ไม่ต้องสนใจ|ลืม|відкинь|забудьте|забудь|نظرانداز|तजें|புறக்கணி|மறந்துவிடு)")  # fmt: skip
+              r"abaikan|hiraukan|ไม่ต้องสนใจ|ลืม|відкинь|забудьте|забудь|نظرانداز|तजें|புறக்கணி|மறந்துவிடு|bortse\s+fr[aå]n|"
+              r"ignorera|se\s+bort\s+fra|ignorer|nie\s+stosuj|nie\s+słuchaj|no\s+sigas|ne\s+suis\s+plus|befolge\s+nicht|"
+              r"non\s+seguire|não\s+siga|не\s+следуй|не\s+выполняй|не\s+слухай|jäta\s+tähelepanuta|nevšímej|ignoruj|figyelmen\s+kívül)")  # fmt: skip
 _ML_RULES = (r"(?:instrucciones|reglas|instructions|consignes|regles|anweisungen|regeln|befehle|istruzioni|regole|"
              r"instrucoes|instruções|regras|инструкции|указания|правила|指令|指示|规则|規則|命令|지시|규칙|التعليمات|निर्देश|"
              r"talimat|instrukcje|instrukcji|instructies|huong\s+dan|hướng\s+dẫn|instruksi|คำสั่ง|інструкції|οδηγιες|"
              r"οδηγίες|הוראות|নির্দেশ|maagizo|talimat\w{0,12}|yonerge\w{0,8}|chi\s+dan|chỉ\s+dẫn|perintah|arahan|pokyn\w{0,4}|"
              r"polecen\w{0,4}|вказівк\w{0,3}|правил\w{0,3}|maelekezo|tagubilin|instructiun\w{0,4}|instrucțiun\w{0,4}|"
              r"تعليمات\w{0,3}|دستور\w{0,6}|指示|指令|지침|instructies|instruktioner|instruksjoner|ohjeet|utasitas\w{0,4}|"
-             r"คำแนะนำ|அறிவுறுத்தல்)")  # fmt: skip
+             r"คำแนะนำ|அறிவுறுத்தல்|regler\w{0,3}|säännöt|szabály\w{0,4}|pravidl\w{0,2}|pravila|kural\w{0,5}|قواعد|ルール|"
+             r"नियम\w{0,2}|নিয়ম|sheria|panuntunan|reguli\w{0,2}|aturan|kaidah|quy\s+tắc|กฎ)")  # fmt: skip
 _ML_FROM_NOW = (r"(?:de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+(?:ahora|maintenant|agora)|ab\s+sofort|d'ora\s+in\s+poi|"
                 r"отныне|с\s+этого\s+момента|从现在开始|從現在開始|今後|これから|지금부터|من\s+الآن\s+فصاعدا|अब\s+से|od\s+teraz|"
                 r"vanaf\s+nu|fra\s+na\s+av|fran\s+och\s+med\s+nu|bundan\s+sonra|su\s+andan\s+itibaren|tu\s+bay\s+gio|"
@@ -528,27 +621,40 @@ _ML_FROM_NOW = (r"(?:de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+(?:ahora|maint
                 r"впредь|ตั้งแต่นี้ไป|இனிமேல்|tästä\s+lähtien|mostantol)")  # fmt: skip
 _ML_SECRET = (r"(?:contrasena|contraseña|mot\s+de\s+passe|passwort|password|senha|пароль|密码|密碼|パスワード|비밀번호|"
               r"كلمة\s+المرور|पासवर्ड|sifre|şifre|haslo|hasło|wachtwoord|mat\s+khau|mật\s+khẩu|kata\s+sandi|รหัสผ่าน|"
-              r"κωδικο|κωδικό|סיסמה|পাসওয়ার্ড|nenosiri|clave\s+api|chiave\s+api|api-schlussel|api-schlüssel)")  # fmt: skip
+              r"κωδικο|κωδικό|סיסמה|পাসওয়ার্ড|nenosiri|prompt\w{0,3}\s+system\w{0,5}|system\w{0,3}\s*prompt\w{0,3}|"
+              r"系统提示|系統提示|システムプロンプト|시스템\s*프롬프트|системн\w{0,3}\s+промпт\w{0,2}|"
+              r"clave\s+api|chiave\s+api|api-schlussel|api-schlüssel)")  # fmt: skip
 _ML_SEND = (r"(?:envia|envía|envoyez|envoie|sende|senden|invia|envie|отправь|отправьте|发给|發給|送って|教えて|보내|"
             r"أرسل|भेजें|gonder|gönder|wyslij|wyślij|stuur|gui|gửi|kirim|ส่ง|στειλε|στείλε|שלח|পাঠান|tuma|revelez|"
             r"révélez|revela|mostra|zeige|покажи|надішли|reenvia|reenvía|leitest|weiter|发送|發送|gonder|gönder|yolla|gui|"
             r"kirimkan|wyslij|przeslij|posli|pošli|στειλε|שלחו|भेजो|পাঠাও|tuma|ipadala|trimite|ارسال|بفرست|送信|"
-            r"전송|보내세요|보내줘|ส่งไป|அனுப்பு|adresine|alamat|adres)")  # fmt: skip
+            r"전송|보내세요|보내줘|ส่งไป|அனுப்பு|ujawni\w{0,4}|ujawnij|revela\w{0,2}|révèle|enthülle|rivela|раскрой|розкрий|"
+            r"adresine|alamat|adres)")  # fmt: skip
 _ML_AI = (r"(?:\bai\b|\bia\b|\bki\b|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
           r"ai\s*어시스턴트|ai에게|ai\s+에게|एआई|trợ\s+lý|tro\s+ly|asisten|asystent|assistent|asistente|assistente|ассистент|"
           r"асистент|помощник|помічник|助手|アシスタント|어시스턴트|सहायक|asistan|msaidizi|βοηθ|עוזר|دستیار|সহকারী|ผู้ช่วย|"
           r"உதவியாளர்)")  # fmt: skip
+# Approve, pay, confirm: what an order to an AI reader most often asks for.
+_ML_APPROVE = (r"(?:godkänn|godkann|godkend|godkjenn|aprueba|apruebe|approuvez|approuve|genehmige|genehmigen|approva|"
+               r"approvate|aprove|aprovar|aprova|одобри|одобрите|подтверди|затверди|批准|承認して|승인|تأیید|وافق|"
+               r"स्वीकृत|onayla|zatwierdź|zatwierdz|goedkeuren|keur\s+goed|setujui|phê\s+duyệt|phe\s+duyet|idhinisha|"
+               r"aprobă|aproba|schválit|schval|hyväksy|jóváhagy|transfiere|transférez|überweise|trasferisci|transfira|"
+               r"переведи|转账|轉帳|送金|송금|حوّل|حول\s+المبلغ|havale\s+et|przelej|maak\s+over|transfer\w{0,3}\s+dana|"
+               r"chuyển\s+khoản|hamisha|överför|overfør|betala|betal)")  # fmt: skip
+_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_AI, _ML_APPROVE = map(
+    _with_folded, (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_AI, _ML_APPROVE))
 _ENGLISH_TOO = {"ignore", "instructions", "password", "adres"}  # the same word in English: not a sign of another language
-_ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alternation in (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND)
+_ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alternation in (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_APPROVE)
                               for word in _literals(alternation) if word not in _ENGLISH_TOO)
              + r"|https?://|@[\w-]{1,63}\.)")
 ANCHORS["ai_addressed_ml"] = tuple(f" {word}" if word.isascii() and len(word) <= 3 else word
                                    for word in _literals(_ML_AI.replace("\\b", "")))
 _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|ingat(?:lah)?|luu\s+lai|lưu\s+lại|ghi\s+nho|"
-            r"ghi\s+nhớ|onthoud|bewaar|merk\s+dir|speichere|kom\s+ihag|kom\s+ihåg|husk|guarda|recuerda|memoriza|retiens|"
+            r"ghi\s+nhớ|zapamięta\w{0,2}|zapamieta\w{0,2}|onthoud|bewaar|merk\s+dir|speichere|kom\s+ihag|kom\s+ihåg|husk|guarda|recuerda|memoriza|retiens|"
             r"enregistre|ricorda|memorizza|lembre|memorize|запомни|сохрани|запам'ятай|збережи|记住|記住|保存して|覚えて|"
             r"기억해|저장하|याद\s+रख|সংরক্ষণ\s+কর|মনে\s+রাখ|kumbuka|tandaan|احفظ|تذكر|به\s+خاطر\s+بسپار|ذخیره\s+کن|זכור|"
             r"שמור|θυμησου|θυμήσου|αποθηκευσε|αποθήκευσε|จำไว้|บันทึกไว้|நினைவில்\s+வை|retine|reține|pamatuj|zapamatuj)")  # fmt: skip
+_ML_KEEP = _with_folded(_ML_KEEP)
 ANCHORS["memory_write_order_ml"] = _literals(_ML_KEEP)
 ANCHORS["standing_send_ml"] = _literals(_ML_FROM_NOW)
 ANCHORS["override_instructions_ml"] = _literals(_ML_IGNORE)
@@ -570,36 +676,43 @@ _ML_RULES_COMPILED = (
 
 # Anchors a rule needs as well as one of its own: someone's data only leaves for somewhere.
 ALSO_NEEDS: dict[str, tuple[str, ...]] = {
-    "user_data_out": ("@", "http", "www.", "webhook", "paste", "discord", "telegram", "slack", "to us", "to me",
+    "user_data_out": ("@", "http", "whatsapp", "signal ", "via sms", "+", "www.", "webhook", "paste", "discord", "telegram", "slack", "to us", "to me",
                       "to this", "your reply", "your answer", "your response", "next reply", "the url", "the link",
                       "the query", "next answer", "next response", ".com", ".net", ".org", ".io", ".co", ".me",
                       ".app", ".dev", ".xyz", ".info", ".biz", ".site", ".online", ".cc", ".ru", ".cn", ".link",
                       ".live", ".top", ".click", ".page"),
 }
+ANCHORS["gather_and_send"] = ANCHORS["user_data_out"]
+ALSO_NEEDS["gather_and_send"] = ALSO_NEEDS["user_data_out"]
 # A pair rule in another language runs only when both of its word lists are in the text.
 ALSO_NEEDS["override_instructions_ml"] = _literals(_ML_RULES)
 ALSO_NEEDS["send_secret_ml"] = _literals(_ML_SEND)
 _ANCHOR_SETS = {rule: frozenset(anchors) for rule, anchors in ANCHORS.items()}
 _ALSO_SETS = {rule: frozenset(anchors) for rule, anchors in ALSO_NEEDS.items()}
 _ALL_ANCHORS = tuple(sorted(set().union(*_ANCHOR_SETS.values(), *_ALSO_SETS.values())))
-# Anchors by their first three characters: undoing a disguise that brings no anchor in (a hyphenated
-# word, a version number, a user name) is not worth reading the text again for.
-_BY_HEAD: dict[str, list[str]] = {}
-for _anchor in {a.lstrip("^") for a in _ALL_ANCHORS}:
-    if len(_anchor) >= 3:
-        _BY_HEAD.setdefault(_anchor[:3], []).append(_anchor)
+
+
+def _automaton(words: set[str]) -> ahocorasick.Automaton:
+    """An Aho-Corasick automaton over `words`: every one of them found in a single linear pass."""
+    automaton = ahocorasick.Automaton()
+    for word in words:
+        automaton.add_word(word, word)
+    automaton.make_automaton()
+    return automaton
+
+
+_FINDER = _automaton({anchor for anchor in _ALL_ANCHORS if anchor[0] != "^"})
+_AT_START = tuple(anchor for anchor in _ALL_ANCHORS if anchor[0] == "^")
 
 
 def _worth(written: str, undone: str) -> bool:
-    """Whether `undone` holds an anchor that `written` did not."""
-    for i in range(len(undone) - 2):
-        for anchor in _BY_HEAD.get(undone[i : i + 3], ()):
-            if undone.startswith(anchor, i) and anchor not in written:
-                return True
-    return False
+    """Whether `undone` holds an anchor (of three characters or more) that `written` did not: undoing a
+    disguise that brings none in (a hyphenated word, a version number, a user name) is not worth
+    reading the text again for."""
+    return any(len(anchor) >= 3 and anchor not in written for _, anchor in _FINDER.iter(undone))
 
 
-_CORE_ANCHORS = tuple(sorted(set().union(*(_ANCHOR_SETS[rule] for rule in CIPHER_RULES))))
+_CORE_SET = frozenset().union(*(_ANCHOR_SETS[rule] | _ALSO_SETS.get(rule, frozenset()) for rule in CIPHER_RULES))
 
 # A text that reports on, teaches or quotes attacks instead of making one: a reporting or teaching
 # frame, and either no second person outside quotations or the vocabulary of attacks as a topic.
@@ -607,7 +720,7 @@ _DISCUSSION = re.compile(
     r"\b(?:the|this|our|a|an|in\s+the)\s+(?:security\s+)?(?:talk|paper|article|report|course|lecture|workshop|blog\s+post|"
     r"podcast|survey|textbook|chapter|guideline|documentation|docs|newsletter|slides|ctf|evaluation|threat\s+model|"
     r"red-team\s+report|incident\s+review|study|challenge|episode|schema|template)\b|\bresearchers?\b|"
-    r"\b(?:(?<![.\w])e\.g\.(?!\w)|for\s+instance|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
+    r"\b(?:(?<![.\w])e\.g\.(?!\w)|for\s+instance|well-known|(?:known|common|classic)\s+(?:trick|technique)|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
     r"found\s+that|coined|compares|warned|notes\s+that|such\s+as|for\s+example|an\s+example|"
     r"examples?\s+of|example\s*:|is\s+called|known\s+as|a\s+common|classic|post-?mortem|incident\s+report|training|"
     r"slide|quiz|awareness|abstract|we\s+(?:evaluate|measured|tested|found|show)|red\s+flags?|warning\s+signs?|"
@@ -622,6 +735,11 @@ _ATTACK_TOPIC = re.compile(
 # Rules that make a text an attack whatever frame it sits in: it speaks to the AI reading it, or hides
 # what it does from the person the agent works for.
 _UNDISCUSSABLE = frozenset({"ai_addressed", "conceal_from_user"})
+# Letters dressed up as other characters: mathematical styles, circled and squared, full width, and a
+# Latin word with a Cyrillic or Greek look-alike inside it.
+_STYLED = re.compile("[\U0001d400-\U0001d7ff\u24b6-\u24e9\U0001f130-\U0001f189\uff21-\uff3a\uff41-\uff5a]|"
+                     "[a-zA-Z][\u0430-\u044f\u0410-\u042f\u03b1-\u03c9\u0391-\u03a9]|"
+                     "[\u0430-\u044f\u0410-\u042f\u03b1-\u03c9\u0391-\u03a9][a-zA-Z]")
 _QUOTED = re.compile(r"\"[^\"\n]{1,300}\"|'[^'\n]{3,300}'|`[^`\n]{1,300}`")
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yourself)\b")
 
@@ -666,25 +784,32 @@ def read_directive(text: str) -> Directive | None:
     """The directive signals in `text` (None when it reads as a statement about the world)."""
     if not text or not text.strip():
         return None
-    plain, ciphered = views(text[:MAX_CHARS], worth=_worth)
+    plain, ciphered, disguised = views(text[:MAX_CHARS], worth=_worth)
     hits: dict[str, tuple[str, float]] = {}
+    hidden = False  # a rule read only once a disguise was undone
     base_present = _present(plain[0])
     for index, (view, rules) in enumerate([(v, _EVERY_RULE) for v in plain] + [(v, _CIPHER_CORE) for v in ciphered]):
         present = base_present if index == 0 else _present(view, core_only=index >= len(plain))
-        # Another reading of the same text is only worth a rule's time where undoing a disguise
-        # brought in one of its anchors; what the plain text holds was read on the plain text.
-        fresh = present if index == 0 else present - base_present
+        # Another reading is a window around a disguise that brought in an anchor; every rule with an
+        # anchor there reads it ("assistant, please for-\nward": the rule's anchor was plain, its verb not).
+        fresh = present
         for rule, family, weight, pattern in rules:
             if (rule not in hits and not _ANCHOR_SETS[rule].isdisjoint(fresh)
                     and (rule not in _ALSO_SETS or not _ALSO_SETS[rule].isdisjoint(present))
                     and _finds(rule, pattern, view)):
                 hits[rule] = (family, weight)
+                hidden = hidden or index >= len(plain) or disguised[index]
     if "override_instructions" not in hits:
         joined = compact(plain[0])  # the folded text views() already made
         if any(word in joined for word in _COMPACT_ANCHORS) and _COMPACT.search(joined):
             hits["compact_override"] = ("override", 1.0)
     if not hits:
         return None
+    if hidden or _STYLED.search(text, 0, MAX_CHARS):
+        # Honest text has no reason to hide what it says: an order that had to be undisguised to be
+        # read (spaced, leetspeak, encoded, ciphered, written in styled or look-alike letters) counts as
+        # a second signal of its own, so a weak one is held where its plain twin would pass.
+        hits["disguised"] = ("disguise", 1.0)
     by_family: dict[str, float] = {}
     for family, weight in hits.values():
         by_family[family] = min(1.5, by_family.get(family, 0.0) + weight)
