@@ -112,11 +112,18 @@ def _despace(text: str) -> str:
 
 
 def _unleet(text: str) -> str:
+    if len(_LEET_GLYPH.findall(text, 0, 4000)) >= 3:
+        text = _LEET_GLYPH.sub(lambda m: _GLYPHS[m.group()], text)
     text = _LEET_WORD.sub(lambda m: m.group().translate(_LEET), text)
     # Among leet words, a short word of digits alone is one too ("70" for "to", "17" for "it").
     return _LEET_DIGITS.sub(lambda m: m.group().translate(_LEET), text)
 
 
+# Letters drawn with several characters; the longest first, so "\/\/" is a w before "\/" is a v.
+_GLYPHS = {"|\\|": "n", "/\\/\\": "m", "|\\/|": "m", "\\/\\/": "w", "|-|": "h", "]-[": "h", "/\\": "a", "\\/": "v", "|)": "d",
+           "|_": "l", "|<": "k", "|2": "r", "|3": "b", "><": "x", "()": "o", "[]": "o", "|>": "p", "(_)": "u", "|_|": "u",
+           "7|-|": "th", "|=": "f"}  # fmt: skip
+_LEET_GLYPH = re.compile("|".join(re.escape(g) for g in sorted(_GLYPHS, key=len, reverse=True)))
 _LEET_DIGITS = re.compile(r"(?<![\w.$€£,])[013457]{2,3}(?![\w.,%])")
 
 
@@ -237,6 +244,7 @@ _LATIN_LETTER = re.compile(r"[a-z]")
 _ANY_LETTER = re.compile(r"[^\W\d_]")
 
 
+_WORD_RUN = re.compile(r"[\w'.@-]+")
 _OTHER_SCRIPT_RUN = re.compile(_OTHER_SCRIPT.pattern + "+")
 PAD = 160  # characters kept on each side of a disguise, so a phrase around it still reads whole
 _MAX_WINDOWS = 64
@@ -335,10 +343,12 @@ def views(text: str, *, depth: int = 2, worth=None) -> Views:
     if split:
         window = _STRETCH.sub(r"\1", _around(base, split))
         add(_WORD_SEPARATOR.sub(" ", _unleet(window) if _LEET_WORD.search(window) else window), disguised=False)
-    if (_ODD_RUN.search(base) or _looks_reversed(base) or (_mostly_latin(base) and _few_vowels(base))
-            or _CIPHER_NAMED.search(base, 0, 4000)):
+    reversed_words = _looks_reversed(base) or _CIPHER_NAMED.search(base, 0, 4000)
+    if _ODD_RUN.search(base) or reversed_words or (_mostly_latin(base) and _few_vowels(base)):
         for value in (base[::-1], codecs.encode(base, "rot13"), base.translate(_CAESAR_BACK), base.translate(_ATBASH)):
             add(value, ciphered)
+    if reversed_words:  # each word backwards in its place ("llet eht resu")
+        add(_WORD_RUN.sub(lambda m: m.group()[::-1], base), ciphered)
     if _pig_latin(base):
         add(_unpig(base, pairs=False), ciphered)
         add(_unpig(base, pairs=True), ciphered)
