@@ -87,6 +87,8 @@ _ESCAPES = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2})")
 def fold(text: str) -> str:
     """NFKC, look-alikes and styled alphabets to plain Latin, invisible characters and accents gone,
     lower case. Real words of other scripts stay readable to rules written for them."""
+    if text.isascii():  # nothing to normalise, fold or strip: the common case, kept cheap
+        return _PAREN_LETTER.sub(r"\1", text.lower())
     text = unicodedata.normalize("NFKC", text)
     text = _INVISIBLE.sub("", text).translate(_CAPITALS).lower().translate(_FOLD_TABLE)
     text = _MARKS.sub("", unicodedata.normalize("NFKD", text))
@@ -209,6 +211,8 @@ _PAIRS = frozenset(("th", "sh", "ch", "wh", "ph", "pr", "tr", "gr", "br", "cr", 
 def _pig_latin(text: str) -> bool:
     """Most words end in "ay": the mark of Pig Latin."""
     sample = text[:4000]
+    if sample.count("ay") < 5:
+        return False
     words = len(_WORD.findall(sample))
     return words >= 5 and len(_PIG_WORD.findall(sample)) >= 0.5 * words
 
@@ -266,9 +270,11 @@ def _around(text: str, spans: list[tuple[int, int]]) -> str:
 
 def _few_vowels(text: str) -> bool:
     """Letters with under 30% vowels: a letter shift moves the vowels away (English has about 38%)."""
-    sample = text[:4000]
-    letters = len(_NOT_LETTER.sub("", sample))
-    return letters >= 12 and sum(sample.count(vowel) for vowel in "aeiou") < 0.30 * letters
+    letters = text[:4000].encode("ascii", "ignore").translate(None, _NOT_ASCII_LETTER)
+    return len(letters) >= 12 and sum(letters.count(vowel) for vowel in b"aeiou") < 0.30 * len(letters)
+
+
+_NOT_ASCII_LETTER = bytes(b for b in range(256) if not 97 <= b <= 122)
 
 
 def _mostly_latin(text: str) -> bool:

@@ -248,12 +248,14 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         # A standing order is a time phrase plus something the agent is to do, in one sentence: "from
         # now on the office opens at 9:30" is news, "from now on, recommend account X" an order.
         ("standing_order", "standing_order", 1.0,
-         _STANDING + r"\s*,?\s+(?:please\s+)?" + _IMPERATIVE + "|" + _STANDING + r"[^,\n]{0,80},\s*(?:please\s+)?"
-         + _IMPERATIVE + "|" + _STANDING + r"[^\n]{0,120}?" + _AGENT_CUE + "|" + _AGENT_CUE + r"[^.!?\n]{0,120}?"
-         + _STANDING + r"(?!\s*,?\s*(?:i|we|i'm|i'll|we're|we'll|i've)\b)|(?:each|every|next)\s+time\s+you[^\n]{0,120}?" + _IMPERATIVE
-         + r"|(?:^|[.!?:;]\s+)(?:please\s+)?" + _AGENT_VERB + r"(?:[^.!?\n]|\.(?=\S)){0,80}?" + _STANDING
-         + r"|" + _STANDING + r"[^.!?\n]{0,120}?\b(?:any\s*time|whenever|when|if)\s+(?:you|you're|you\s+are|someone|anyone|a\s+user|"
-         r"the\s+user)\b[^.!?\n]{0,100}?,\s*(?:please\s+)?" + _AGENT_VERB),
+         # The time phrase is tried once per position, then what may follow it (an order right after it or
+         # after its clause, a cue that speaks to an agent, or a condition and then an order).
+         _STANDING + r"(?:\s*,?\s+(?:please\s+)?" + _IMPERATIVE + r"|[^,\n]{0,80},\s*(?:please\s+)?" + _IMPERATIVE
+         + r"|[^\n]{0,120}?" + _AGENT_CUE + r"|[^.!?\n]{0,120}?\b(?:any\s*time|whenever|when|if)\s+(?:you|you're|you\s+are|"
+         r"someone|anyone|a\s+user|the\s+user)\b[^.!?\n]{0,100}?,\s*(?:please\s+)?" + _AGENT_VERB + ")|" + _AGENT_CUE
+         + r"[^.!?\n]{0,120}?" + _STANDING + r"(?!\s*,?\s*(?:i|we|i'm|i'll|we're|we'll|i've)\b)|(?:each|every|next)\s+time\s+"
+         r"you[^\n]{0,120}?" + _IMPERATIVE + r"|(?:^|[.!?:;]\s+)(?:please\s+)?" + _AGENT_VERB
+         + r"(?:[^.!?\n]|\.(?=\S)){0,80}?" + _STANDING),
         ("standing_rule", "standing_order", 1.0,
          r"(?:make\s+it\s+a|save\s+this|as\s+a)\s+(?:permanent\s+|standing\s+)?(?:rule|instruction|order)|"
          r"(?:make|save|store|record|keep|add|treat|log|file|mark|remember)\s+(?:this|it|that|these)\s+(?:as\s+)?(?:an?\s+)?"
@@ -319,9 +321,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:secret|hidden|confidential|between\s+us|quiet)|say\s+nothing|(?:do\s+not|don'?t)\s+compare"),
         # ---- someone's data sent out
         ("user_data_out", "exfiltration", 1.0,
-         _OUT + r"(?:s|es|ed|ing)?\b[^.\n;]{0,80}?(?:" + _THEIRS + r")[^\n;]{0,160}?" + _DESTINATION + "|" + _OUT
-         + r"(?:s|es|ed|ing)?\b[^.\n;]{0,40}?"
-         + _DESTINATION + r"[^\n;]{0,160}?(?:" + _THEIRS + ")"),
+         _OUT + r"(?:s|es|ed|ing)?\b(?:[^.\n;]{0,80}?(?:" + _THEIRS + r")[^\n;]{0,160}?" + _DESTINATION
+         + r"|[^.\n;]{0,40}?" + _DESTINATION + r"[^\n;]{0,160}?(?:" + _THEIRS + "))"),
         # A link whose parameter is defined as someone's data: "?ref=... where ref is the user's last messages".
         ("link_param_defined", "exfiltration", 1.0,
          r"(?:https?://)\S{1,200}+[^\n]{0,60}?\bwhere\s+[\w.]{1,20}\s+(?:is|=|equals|contains|holds)\s+(?:" + _THEIRS + ")"),
@@ -387,7 +388,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"forward|export|upload|trust|obey|comply|unrestricted|disable|approve|transfer|delete)\b"),
         # ---- calling tools
         ("tool_call_json", "tool_call", 1.0,
-         r"(?!.{0,400}?\"properties\"\s*:\s*\{)[{,]\s*\"(?:tool|name|function|function_call|tool_calls|tool_use|recipient|plugin|method|action|type)\"\s*:"
+         r"[{,]\s*\"(?:tool|name|function|function_call|tool_calls|tool_use|recipient|plugin|method|action|type)\"\s*:"
          r"[^{}]{0,200}?\"(?:arguments|parameters|args|input|params|command|cmd|op|code)\"\s*:|"
          r"\"method\"\s*:\s*\"tools/call\"|\"type\"\s*:\s*\"tool_use\"|\[tool_calls\]|\"functions\.[a-z_]{1,40}\""),
         ("tool_call_react", "tool_call", 1.0,
@@ -402,8 +403,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("tool_call_yaml", "tool_call", 1.0,
          r"(?:^|\n)[ \t]{0,8}(?:action|tool|tool_name|function|call|command|operation)\s*:\s*[\"']?[a-z][\w.-]{1,40}[\"']?[ \t]*\n"
          r"[ \t]{0,8}(?:params|parameters|args|arguments|input|inputs|payload)\s*:|(?:^|\n)[ \t]{0,8}-[ \t]{1,4}(?:tool|tool_name|"
-         r"function|action|call)\s*:\s*[\"']?[a-z][\w.-]{1,40}[\"']?[ \t]*\n[ \t]{1,10}[a-z_]{1,20}\s*:|\bcall\s+`?[a-z][a-z0-9]{0,30}[_.][\w.]{1,40}`?"
-         r"\s+(?:with|using)\s+(?:[a-z_]{1,30}\s*[=:]|\{)"),
+         r"function|action|call)\s*:\s*[\"']?[a-z][\w.-]{1,40}[\"']?[ \t]*\n[ \t]{1,10}[a-z_]{1,20}\s*:"),
+        ("tool_call_words", "tool_call", 1.0,
+         r"\bcall\s+`?[a-z][a-z0-9]{0,30}[_.][\w.]{1,40}`?\s+(?:with|using)\s+(?:[a-z_]{1,30}\s*[=:]|\{)"),
         ("tool_call_markup", "tool_call", 1.0,
          r"<\s*(?:tool_call|tool_use|tool_code|function_calls|invoke|antml_invoke|execute_command|tool|call\s+name|"
          r"action\s+type|function\s*=|command)\b|<\|tool_call\|>|\btool\s*:\s*[a-z_]{1,40}\(\s*[a-z_]{1,40}\s*=|"
@@ -519,20 +521,34 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                            "ur real", "your next", "contains your", "disable", "turn off", "switch off", "bypass", "deactivate", "skip", "stop", "delete",
                            "wipe", "erase", "clear", "purge"),
     "override_pretend": ("pretend",),
-    "override_your_setup": ("your ", "ur ", " you ", "governs", "governing", "operate under"),
+    "override_your_setup": ("lapsed", "retired", "rescinded", "revoked", "void", "obsolete", "expired", "superseded",
+                            "replaced", "withdrawn", "cancel", "for nothing", "is over", "are over", "now over", "is gone", "are gone",
+                            "now gone", "is dead", "are dead", "moot", "null",
+                            "invalid", "irrelevant", "no longer", "placeholder", "sandbox", "dropped", "discarded",
+                            "outdated", "stale", "deprecated", "suspended", "lifted", "waived", "overridden", "overruled",
+                            "ended", "a test", "a draft", "a dummy", "a decoy", "a mock", "governs", "governing",
+                            "your remaining", "your one", "your only", "your sole", "your true", "your real", "your new",
+                            "your actual", "ur real", "ur new", "instead"),
     "override_what_you_were_told": ("forget", "ignore", "disregard", "you were", "you are", "you have been", "whoever"),
     "decode_and_obey": ("decode", "hidden order", "hidden instruction", "real order", "real instruction", "backwards",
                         "decrypt", "decipher", "unescape", "translate", "convert", "solve", "cipher", "read", "rot",
                         "caesar", "atbash", "vigen", "base64", "hex", "binary", "instruction", "task", "order", "command"),
     "obey_this_source": ("obey", "follow", "trust", "comply", "orders from", "answer only", " on what"),
-    "standing_order": ("from now on", "going forward", "henceforth", "hereafter", "from this day", " future",
-                       "each time you", "every time you", "next time you", "whenever", "every session", "in every ",
-                       "every reply", "every answer", "every response", "every message", "every email",
-                       "when you next", "starting ", "as of ", "effective immediately", "subsequent", "later ", "rest of",
-                       "here on", "persistent", "permanent", "standing", "lasting", "from today", "from tomorrow", "forever",
-                       "this session and", "this chat and", "this conversation and"),
-    "standing_rule": ("make it a", "save this", "as a ", "standing ", "permanently record", "permanent", "persistent",
-                      "lasting", "durable", "long-term", "core ", "fixed", "settled"),
+    # Each phrase of _STANDING by its rarest piece ("all future", not " future"; "starting today", not "starting").
+    "standing_order": ("from now on", "going forward", "henceforth", "hereafter", "from this day", "all future",
+                       "every future", "any future", "in future", "for future", "all subsequent", "every subsequent",
+                       "any subsequent", "all later", "every later", "any later", "each time you", "every time you",
+                       "next time you", "whenever", "every session", "in every future", "in every reply", "in every answer",
+                       "in every response", "in every session", "in all future", "every reply", "every answer",
+                       "every response", "every message", "every email", "every e-mail", "when you next",
+                       "starting today", "starting now", "starting tomorrow", "as of today", "as of now",
+                       "effective immediately", "rest of this", "rest of the", "here on", "persistent", "permanent",
+                       "standing ", "lasting", "from today", "from tomorrow", "forever", "this session and",
+                       "this chat and", "this conversation and"),
+    "standing_rule": ("make it a", "save this", "as a permanent", "as a standing", "as a rule", "as an instruction",
+                      "as an order", "standing ", "permanently record", "permanent ", "persistent ", "lasting ",
+                      "durable ", "long-term ", "core fact", "core memor", "core rule", "core truth", "core note",
+                      "core pref", "core instr", "fixed fact", "fixed rule", "settled fact", "settled truth"),
     "memory_write_order": ("permanently", "forever", "for good", "indefinitely", "for all time", "remember", "keep in mind for", "learn this", "memori", "your memory", "long-term memory",
                            "record this", "record as", "store this", "note to", "your memory", "long-term"),
     "second_person_order": ("you must", "you should", "you shall", "you will", "you need to", "you have to",
@@ -540,7 +556,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                             "never mention", "never ask", "never reveal", "never show", "always "),
     "destructive_order": ("approve", *_starts("delete", "erase", "wipe", "remove", "transfer", "pay", "approve", "grant",
                                    "disable", "turn off"), "proceed", "go ahead"),
-    "agent_vocative": ("assistant", "ai", "agent", "bot", "model", "llm"),
+    "agent_vocative": ("assistant,", "assistant:", "assistant ,", "assistant :", "ai,", "ai:", "agent,", "agent:", "bot,",
+                       "bot:", "model,", "model:", "llm,", "llm:", "note for the", "note to the", "reading this"),
     "suppress_warnings": ("leave out", "omit", "hide", "suppress", "mention", "skip"),
     "new_authority": ("source", "authority", "overrid", "precedence"),
     "stale_configuration": ("one side", "aside", "expired", "outdated", "stale", "out of date", "obsolete", "void",
@@ -553,7 +570,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "ai_addressed": (" ai", "@ai", "(ai", "\nai", "^ai", "a.i.", "intelligence", "assistant", "agent", " bot", "^bot",
                      "model", "llm", "copilot", "gpt", "automated", "crawler", "scraper", "summari"),
     "conceal_from_user": ("do not", "don't", "dont", "never", "without"),
-    "ai_heading": ("ai", "a.i.", "assistant", "agent", "bot", "llm", "model", "copilot", "summari", "crawler", "scraper"),
+    "ai_heading": (" ai", "a.i.", "assistant", "agent", " bot", "llm", "language model", "chatbot", "copilot", "summari",
+                   "crawler", "scraper"),
     "agent_told": ("assistant", "agent", " bot", "model", " ai ", "llm", "chatbot"),
     "conceal_vaguely": ("do not", "don't", "dont", "never", "without", "no need", "no confirmation", "background",
                         "secret", "hidden", "confidential", "between us", "quiet", "say nothing", "compare", "no one",
@@ -580,7 +598,9 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "tool_call_json": ('"arguments"', '"parameters"', '"args"', '"input"', '"params"', '"command"', '"cmd"', '"op"',
                        '"code"', '"tools/call"', '"tool_use"', "[tool_calls]", '"functions.'),
     "tool_call_react": ("action", "tool"),
-    "tool_call_yaml": ("action", "tool", "function", "call", "command", "operation"),
+    "tool_call_yaml": ("action:", "action :", "tool:", "tool :", "tool_name:", "function:", "call:", "command:",
+                       "operation:"),
+    "tool_call_words": ("call ",),
     "fake_turn": ("human", "system", "developer"),
     "fake_human_turn": ("human",),
     "role_json": ('"role"',),
@@ -757,6 +777,7 @@ ALSO_NEEDS: dict[str, tuple[str, ...]] = {
 }
 ANCHORS["gather_and_send"] = ANCHORS["user_data_out"]
 ALSO_NEEDS["gather_and_send"] = ALSO_NEEDS["user_data_out"]
+ALSO_NEEDS["send_sensitive_out"] = _literals(_SEND)
 # A pair rule in another language runs only when both of its word lists are in the text.
 ALSO_NEEDS["override_instructions_ml"] = _literals(_ML_RULES)
 ALSO_NEEDS["send_secret_ml"] = _literals(_ML_SEND)
@@ -813,8 +834,8 @@ _UNDISCUSSABLE = frozenset({"ai_addressed", "ai_heading", "conceal_from_user"})
 _STYLED = re.compile("[\U0001d400-\U0001d7ff\u24b6-\u24e9\U0001f130-\U0001f189\uff21-\uff3a\uff41-\uff5a]|"
                      "[a-zA-Z][\u0430-\u044f\u0410-\u042f\u03b1-\u03c9\u0391-\u03a9]|"
                      "[\u0430-\u044f\u0410-\u042f\u03b1-\u03c9\u0391-\u03a9][a-zA-Z]")
-# A JSON value ("advisory": "...") is content, not a quotation.
 _TEMPLATE_SYNTAX = re.compile(r"\{%-?\s{0,3}(?:for|if|endfor|endif)\b|\{\{-?\s{0,3}[\w'\"<|]{1,40}[\w.\[\]'\"]{0,40}\s{0,3}(?:\+|-?\}\})")
+# A JSON value ("advisory": "...") is content, not a quotation.
 _QUOTED = re.compile(r"(?<!:)(?<!:\s)\"[^\"\n]{1,300}\"|(?<!\w)'[^'\n]{3,300}'(?!\w)|`[^`\n]{1,300}`")  # "student's" opens nothing
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yourself)\b")
 
@@ -844,6 +865,25 @@ _EVERY_RULE = (*_RULES, *_ML_RULES_COMPILED)
 _CIPHER_CORE = tuple(r for r in _RULES if r[0] in CIPHER_RULES)
 
 
+# Parts several rules need somewhere in a reading, searched for once per reading and only when such a
+# rule is about to run: whose data ("the user's passport scan") and where to ("x@y.io", a URL).
+_GATES = {"theirs": re.compile(_THEIRS), "destination": re.compile(_DESTINATION)}
+NEEDS = {"user_data_out": ("theirs", "destination"), "gather_and_send": ("theirs", "destination"),
+         "link_param_defined": ("theirs",)}  # fmt: skip
+# What makes a match no order after all: a tool's JSON schema declares parameters, a call fills them.
+_UNLESS = {"tool_call_json": re.compile(r"\"properties\"\s*:\s*\{")}
+
+
+def _gated(rule: str, view: str, opened: dict[str, bool]) -> bool:
+    """Whether every shared part `rule` needs is in `view` (`opened` remembers what was looked up)."""
+    for gate in NEEDS.get(rule, ()):
+        if gate not in opened:
+            opened[gate] = _GATES[gate].search(view) is not None
+        if not opened[gate]:
+            return False
+    return True
+
+
 def _finds(rule: str, pattern: re.Pattern[str], view: str) -> re.Match[str] | None:
     """Where `pattern` matches `view` (for a negatable rule: somewhere not right after "never" or a
     subject: "we share personal data only with processors" states, it does not order)."""
@@ -854,6 +894,8 @@ def _finds(rule: str, pattern: re.Pattern[str], view: str) -> re.Match[str] | No
                                      or _STATED.search(view, max(0, found.start() - 200), found.start())):
                 break
             found = pattern.search(view, found.start() + 1)
+    if found is not None and rule in _UNLESS and _UNLESS[rule].search(view):
+        return None
     return found
 
 
@@ -875,12 +917,13 @@ def read_directive(text: str) -> Directive | None:
     base_present = _present(plain[0])
     for index, (view, rules) in enumerate([(v, _EVERY_RULE) for v in plain] + [(v, _CIPHER_CORE) for v in ciphered]):
         present = base_present if index == 0 else _present(view, core_only=index >= len(plain))
+        opened: dict[str, bool] = {}
         # Another reading is a window around a disguise that brought in an anchor; every rule with an
         # anchor there reads it ("assistant, please for-\nward": the rule's anchor was plain, its verb not).
         for rule, family, weight, pattern in rules:
             if (rule not in hits and not _ANCHOR_SETS[rule].isdisjoint(present)
                     and (rule not in _ALSO_SETS or not _ALSO_SETS[rule].isdisjoint(present))
-                    and (found := _finds(rule, pattern, view))):
+                    and _gated(rule, view, opened) and (found := _finds(rule, pattern, view))):
                 hits[rule] = (family, weight)
                 hidden = hidden or index >= len(plain) or disguised[index]
                 if index == 0:
