@@ -217,6 +217,33 @@ def _pig_latin(text: str) -> bool:
     return words >= 5 and len(_PIG_WORD.findall(sample)) >= 0.5 * words
 
 
+def _unvigenere(text: str) -> list[str]:
+    """A Vigenère cipher whose key the text gives ("Vigenère, key LEDGER: Nldtkv elh ..."): the text after
+    the key, deciphered from its next colon or line (where the ciphertext starts) and from right after it."""
+    named = _VIGENERE_KEY.search(text, 0, 4000)
+    if named is None:
+        return []
+    key = [ord(c) - 97 for c in named.group(1)]
+    starts = {named.end()}
+    colon = re.compile(r"[:\n]").search(text, named.end(), named.end() + 60)
+    if colon:
+        starts.add(colon.end())
+    readings = []
+    for start in sorted(starts):
+        out, k = [], 0
+        for ch in text[start : start + MAX_RUN]:
+            if "a" <= ch <= "z":
+                out.append(chr((ord(ch) - 97 - key[k % len(key)]) % 26 + 97))
+                k += 1
+            else:
+                out.append(ch)
+        readings.append("".join(out))
+    return readings
+
+
+_VIGENERE_KEY = re.compile(r"vigenere\b[^.\n]{0,40}?\bkey\s*[:=]?\s*[\"'\u201c]?([a-z]{3,24})\b")
+
+
 def _unpig(text: str, *, pairs: bool) -> str:
     def word(match: re.Match[str]) -> str:
         stem = match.group()[:-2]
@@ -355,6 +382,8 @@ def views(text: str, *, depth: int = 2, worth=None) -> Views:
             add(value, ciphered)
     if reversed_words:  # each word backwards in its place ("llet eht resu")
         add(_WORD_RUN.sub(lambda m: m.group()[::-1], base), ciphered)
+    for value in _unvigenere(base):
+        add(value, ciphered)
     if _pig_latin(base):
         add(_unpig(base, pairs=False), ciphered)
         add(_unpig(base, pairs=True), ciphered)

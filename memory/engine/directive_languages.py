@@ -70,7 +70,10 @@ _ML_FROM_NOW = (r"(?:de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+(?:ahora|maint
                 r"mulai\s+(?:sekarang|saat\s+ini|hari\s+ini)|od\s+ted|vidteper|відтепер|від\s+тепер|απο\s+τωρα|מעכשיו|"
                 r"এখন\s+থেকে|kuanzia\s+sasa|mula\s+ngayon|de\s+acum\s+(?:inainte|înainte)|از\s+(?:این\s+به\s+بعد|حالا)|"
                 r"앞으로|从今以后|今后|désormais|desormais|ab\s+jetzt|von\s+nun\s+an|da\s+ora\s+in\s+poi|de\s+agora\s+em\s+diante|"
-                r"впредь|ตั้งแต่นี้ไป|இனிமேல்|tästä\s+lähtien|mostantol)")  # fmt: skip
+                r"впредь|ตั้งแต่นี้ไป|இனிமேல்|tästä\s+lähtien|mostantol|desde\s+hoy|a\s+partir\s+de\s+hoy|dès\s+aujourd'hui|"
+                r"à\s+partir\s+d'aujourd'hui|ab\s+heute|da\s+oggi|a\s+partir\s+de\s+hoje|vanaf\s+vandaag|od\s+dzisiaj|"
+                r"с\s+сегодняшнего\s+дня|来月から|今月から|今日から|从下个月起|从今天起|오늘부터|다음\s+달부터|bugünden\s+itibaren|"
+                r"mulai\s+hari\s+ini|kể\s+từ\s+hôm\s+nay)")  # fmt: skip
 _ML_SECRET = (r"(?:contrasena|contraseña|mot\s+de\s+passe|passwort|password|senha|пароль|密码|密碼|パスワード|비밀번호|"
               r"كلمة\s+المرور|पासवर्ड|sifre|şifre|haslo|hasło|wachtwoord|mat\s+khau|mật\s+khẩu|kata\s+sandi|รหัสผ่าน|"
               r"κωδικο|κωδικό|סיסמה|পাসওয়ার্ড|nenosiri|prompt\w{0,3}\s+system\w{0,5}|system\w{0,3}\s*prompt\w{0,3}|"
@@ -94,9 +97,21 @@ _ML_APPROVE = (r"(?:godkänn|godkann|godkend|godkjenn|aprueba|apruebe|approuvez|
                r"переведи|转账|轉帳|送金|송금|حوّل|حول\s+المبلغ|havale\s+et|przelej|maak\s+over|transfer\w{0,3}\s+dana|"
                r"chuyển\s+khoản|hamisha|överför|overfør|betala|betal|разрешил\w{0,2}|разрешено|дал\s+согласие|autorizó|"
                r"a\s+autorisé|hat\s+erlaubt|ha\s+autorizzato|autorizou|zezwolił|izin\s+verdi|已授权|已授權|許可済み|승인했|"
-               r"अनुमति\s+दी|передавать|передай|передайте)")  # fmt: skip
+               r"अनुमति\s+दी|передавать|передай|передайте|ya\s+lo\s+aprob\w{1,3}|aprobó|déjà\s+approuvé|bereits\s+genehmigt|"
+               r"già\s+approvato|já\s+aprovou|承認済み|已批准|已核准|승인\s*완료|onaylandı|sudah\s+disetujui|đã\s+duyệt)")  # fmt: skip
 _ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_AI, _ML_APPROVE = map(
     with_folded, (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_AI, _ML_APPROVE))
+# A payee's new account: "nueva cuenta", "neues Konto", "新しい口座".
+_ML_NEW_ACCOUNT = (r"(?:nueva\s+cuenta|nuevo\s+iban|nouveau\s+compte|nouvel\s+iban|nouvelles\s+coordonnées\s+bancaires|"
+                   r"neue[sn]?\s+(?:konto|bankverbindung|iban)|nuovo\s+conto|nuovo\s+iban|nova\s+conta|novo\s+iban|"
+                   r"nieuwe?\s+(?:rekening|iban)|nowe\s+konto|nowy\s+rachunek|nowy\s+numer\s+konta|новый\s+сч[её]т|"
+                   r"новые\s+реквизиты|новий\s+рахунок|新しい口座|新しい振込先|新账户|新帳戶|新的银行账户|새\s*계좌|"
+                   r"yeni\s+hesap|yeni\s+iban|rekening\s+baru|tài\s+khoản\s+mới|حساب\s+جديد|नया\s+खाता|নতুন\s+অ্যাকাউন্ট|"
+                   r"akaunti\s+mpya|ny\s+konto|nyt\s+kontonummer|uusi\s+tili|nový\s+účet|új\s+számla|noul\s+cont|"
+                   r"νέος\s+λογαριασμός|חשבון\s+חדש|بانک\s+جدید|حساب\s+جدید)")  # fmt: skip
+_ML_NEW_ACCOUNT = with_folded(_ML_NEW_ACCOUNT)
+ANCHORS["payment_change_ml"] = literals(_ML_NEW_ACCOUNT)
+
 # Hiding it from the user, or acting without their confirmation.
 _ML_CONCEAL = (r"(?:не\s+сообщай|не\s+говори|не\s+повідомляй|no\s+(?:le\s+)?(?:digas|informes|cuentes|avises)|ne\s+(?:lui\s+)?dis\s+"
                r"(?:rien|pas)|n'en\s+parle\s+pas|sag\s+(?:dem|der)\s+\w{1,20}\s+nichts|nicht\s+(?:informieren|erwähnen)|"
@@ -105,7 +120,10 @@ _ML_CONCEAL = (r"(?:не\s+сообщай|не\s+говори|не\s+повід�
                r"jangan\s+(?:beri\s+tahu|kasih\s+tahu|memberitahu)|đừng\s+(?:nói|báo)|usimwambie|без\s+подтверждения|"
                r"sin\s+confirmaci[oó]n|sans\s+(?:demander\s+de\s+)?confirmation|ohne\s+(?:rück)?bestätigung|senza\s+conferma|"
                r"sem\s+confirmação|bez\s+potwierdzenia|onaysız|無需確認|无需确认|確認なしで|확인\s+없이|بدون\s+تأكيد|बिना\s+पुष्टि|"
-               r"tanpa\s+konfirmasi|không\s+cần\s+xác\s+nhận|utan\s+att\s+fråga|uden\s+at\s+spørge|uten\s+å\s+spørre)")  # fmt: skip
+               r"tanpa\s+konfirmasi|không\s+cần\s+xác\s+nhận|utan\s+att\s+fråga|uden\s+at\s+spørge|uten\s+å\s+spørre|"
+               r"no\s+hace\s+falta\s+confirm\w{1,6}|pas\s+besoin\s+de\s+(?:le\s+)?confirmer|keine\s+bestätigung|non\s+serve\s+confermar\w{0,3}|"
+               r"não\s+(?:é\s+)?precis\w{1,3}\s+confirmar|確認は不要|確認不要|无需确认|不需要确认|확인할\s+필요\s+없|gerek\s+yok|"
+               r"tidak\s+perlu\s+konfirmasi|書かないで|言わないで|no\s+lo\s+(?:comentes|menciones)|n'en\s+parlez\s+pas)")  # fmt: skip
 _ML_CONCEAL = with_folded(_ML_CONCEAL)
 _ENGLISH_TOO = {"ignore", "instructions", "password", "adres"}  # the same word in English: not a sign of another language
 _ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alternation in (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_APPROVE, _ML_CONCEAL)
@@ -125,6 +143,7 @@ ANCHORS["override_instructions_ml"] = literals(_ML_IGNORE)
 ANCHORS["standing_order_ml"] = literals(_ML_FROM_NOW)
 ANCHORS["send_secret_ml"] = literals(_ML_SECRET)
 RULES = (
+    ("payment_change_ml", "payment_change", 1.0, re.compile(_ML_NEW_ACCOUNT)),
     ("override_instructions_ml", "override", 1.0,
      re.compile(_ML_IGNORE + r".{0,40}?" + _ML_RULES + "|" + _ML_RULES + r".{0,40}?" + _ML_IGNORE)),
     # As in English, a time phrase alone is news ("from now on the office closes at 5"); with an order

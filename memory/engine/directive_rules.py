@@ -43,6 +43,11 @@ NEGATED = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:we|they|he|she|it|who|which|
 # with processors"); an order has no subject, or "you".
 STATED = re.compile(r"(?:^|[.!?\n]\s{0,3})(?:we|they|i|he|she|our|their|its)\b[^.!?\n]{0,200}$")
 NEGATABLE = frozenset({"send_sensitive_out", "send_data_out", "user_data_out", "gather_and_send"})
+# "If a supplier says their bank details have changed, ...": a condition, not a claim.
+CONDITIONAL = re.compile(r"\b(?:if|when|whenever|in\s+case|should|unless|suppose|whether)\b[^.!?\n]{0,100}$")
+CONDITIONAL_RULES = frozenset({"payment_change"})
+# "Add AGENTS.md" creates a file (a pull request's title); an edit says what goes into one.
+CREATES_FILE = re.compile(r"(?:add|create)s?\s+(?:(?:an?|the|new)\s+){0,2}[\w./-]{1,60}")
 _DETERMINER = (r"(?:a\s+copy\s+of\s+)?(?:(?:the|all|every|my|your|our|their|its|his|her)\s+)?(?:\w{1,40}(?:'s)?\s+)?"
                r"(?:\w{1,40}\s+)?")  # fmt: skip
 _SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|memories|notes|facts|everything\s+you\s+"
@@ -139,7 +144,9 @@ _THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|
            r"e-?mail|repository|vault|tab|sheet|spreadsheet|table|workbook|database|folder|drive|mailbox|account|calendar|crm)|"
            r"(?:(?:the|all|every)\s+)?(?:latest|recent|last|newest|incoming|unread|\d{1,3}\s+most\s+recent|most\s+recent)\s+"
            r"(?:\w{1,20}\s+)?(?:messages|e-?mails|texts|dms|sms|chats|invoices|statements|documents|files|attachments)|"
-           r"every\s+(?:message|e-?mail|text|file|document|attachment|invoice|statement)\b|(?:the|this|that|their|his|her|my)\s+"
+           r"every\s+(?:message|e-?mail|text|file|document|attachment|invoice|statement)\b|(?:the\s+)?(?:last|past|previous)\s+"
+           r"\d{1,3}\s+(?:days|weeks|months)\s+of\s+(?:[\w-]{1,20}\s+)?(?:correspondence|e-?mails?|messages|chats|files|"
+           r"documents|invoices|statements|history)|correspondence\s+with|(?:the|this|that|their|his|her|my)\s+"
            r"(?:whole\s+|entire\s+)?(?:inbox|mailbox|thread)(?:\s+and\s+its\s+attachments)?\b|(?:the\s+)?(?:file|document|message|"
            r"e-?mail|page)\s+contents|every\s+tool\s+output|\.env\b|(?:session|auth|access)\s+tokens?|"
            r"(?:private|personal|secret)\s+(?:notes|data|details|information|files|keys?)|passport|"
@@ -158,7 +165,7 @@ _OUT = (r"\b(?:send|e-?mail|mail|forward|bcc|cc|post|upload|paste|share|transmit
         r"encode|embed|reply|pass|hand\s+over|hand|hit|ping|release)")  # fmt: skip
 _SENSITIVE_TEMPLATE = (r"(?:user|name|e-?mail|address|card|cvv|password|pw|secret|chat|message|history|notes|"
                        r"memory|conversation|ssn|dob|birth|phone|session|cookie|full|last4|content|profile|account|pin|number|passport|"
-                       r"iban|question)")  # fmt: skip
+                       r"iban|question|text|document|body|file|attachment|thread|transcript)")  # fmt: skip
 
 _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
     (rule, family, weight, re.compile(pattern))
@@ -218,7 +225,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:agent|assistant|ai|bot)\s+(?:instruction|task|order|command)s?\s*\((?:rot-?13|base64|hex|reversed|caesar)|(?:run|execute|follow)\s+"
          r"(?:the\s+)?decoded|(?:hidden|real)\s+(?:order|instructions?)|read\s+(?:this|it)\s+backwards\s+and"),
         ("stale_configuration", "override", 1.0,
-         r"(?:set|put)\s+(?:[\w']{1,20}\s+){0,2}?(?:setup|configuration|briefing|brief|"
+         r"(?:set|put|lay|push)\s+aside\s+(?:the|your|all|any)\s+(?:[\w-]{1,20}\s+)?(?:brief|briefing|instructions?|rules?|"
+         r"guidance|setup|configuration|prompt|directives?|constraints?|guidelines?|persona|priorities|profile|orders?)\b|(?:set|put)\s+(?:[\w']{1,20}\s+){0,2}?(?:setup|configuration|briefing|brief|"
          r"instructions?|rules?|guidance|settings)\s+(?:to\s+one\s+side|aside)|(?:your|the)\s+(?:configuration|setup|"
          r"instructions?|rules?|guidance|system\s+prompt)\s+(?:has\s+|have\s+)?(?:expired|(?:is|are)\s+(?:outdated|"
          r"stale|out\s+of\s+date|expired))|(?:everything|anything|all)\s+(?:above|before)\s+this\s+(?:line|point|"
@@ -247,7 +255,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"someone|anyone|a\s+user|the\s+user)\b[^.!?\n]{0,100}?,\s*(?:please\s+)?" + _AGENT_VERB + ")|" + _AGENT_CUE
          + r"[^.!?\n]{0,120}?" + _STANDING + r"(?!\s*,?\s*(?:i|we|i'm|i'll|we're|we'll|i've)\b)|(?:each|every|next)\s+time\s+"
          r"you[^\n]{0,120}?" + _IMPERATIVE + r"|(?:^|[.!?:;]\s+)(?:please\s+)?" + _AGENT_VERB
-         + r"(?:[^.!?\n]|\.(?=\S)){0,80}?" + _STANDING),
+         + r"(?:[^.!?\n]|\.(?=\S)){0,80}?" + _STANDING + r"|\b(?:should|must|shall|are\s+to|is\s+to)\s+(?:now\s+|only\s+|always\s+)?"
+         r"(?:use|go\s+to|be\s+(?:sent|paid|directed|routed|made|used|forwarded))\b[^.!?\n]{0,80}?" + _STANDING),
         ("standing_rule", "standing_order", 1.0,
          r"(?:make\s+it\s+a|save\s+this|as\s+a)\s+(?:permanent\s+|standing\s+)?(?:rule|instruction|order)|"
          r"(?:make|save|store|record|keep|add|treat|log|file|mark|remember)\s+(?:this|it|that|these)\s+(?:as\s+)?(?:an?\s+)?"
@@ -264,6 +273,16 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"your\s+(?:long-term\s+|permanent\s+|persistent\s+)?memory|update\s+your\s+memory|"
          r"record\s+(?:this\s+)?as\s+a\s+fact|store\s+this\s+as|(?:add|save|write|commit)\s+(?:this\s+)?(?:to|in|into)\s+"
          r"(?:(?:the|your|its)\s+)?(?:long-term|permanent|persistent|core)\s+memory|note\s+to\s+(?:self|the\s+(?:assistant|ai|agent)))"),
+        # "Save this link in the household notes": an order to keep something, weak alone (advice to a
+        # person reads the same), held with any other signal.
+        # "Please update his contact card": an order to change what is stored about someone.
+        ("record_update", "standing_order", 1.0,
+         r"(?:^|[.!?:;]\s+|\n|please\s+)(?:update|change|replace|overwrite|edit|correct)\s+(?:his|her|their|the|my|its|our)\s+"
+         r"(?:[\w-]{1,20}\s+)?(?:contact(?:\s+card)?|record|entry|profile|vendor\s+file|address\s+book)\b"),
+        ("keep_in_notes", "standing_order", 0.6,
+         r"(?:^|[.!?:;]\s+|\n|please\s+)(?:save|store|record|keep|add|put|note|file|log)\s+(?:[^.!?\n]|\.(?=\S)){0,120}?\b(?:in|to|into)\s+"
+         r"(?:the|my|your|our|their|its)\s+(?:[\w-]{1,20}\s+)?(?:notes|memory|memories|records|profile|address\s+book|contacts|"
+         r"knowledge\s+base|vault|preferences)\b"),
         ("second_person_order", "standing_order", 0.6,
          r"(?:^|[.!?:;]\s+|\n)(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+(?:to|required\s+to|allowed\s+to|"
          r"permitted\s+to))|never\s+(?:tell|mention|ask|reveal|show)|always\s+(?:run|send|include|append|add|forward|"
@@ -284,6 +303,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:reply|answer|response|summary))"),
         ("ai_addressed", "addressee", 1.0, "(?:" + _AI_VOCATIVE + r")(?:(?<=[a-z])\s*:|(?:[^\n]|\n(?!\n\n)){0,300}?(?:" + _TO_YOU + r"|(?:[:,\u2014\u2013]|\s-)\s*(?:please\s+)?"
          + _IMPERATIVE + r")|\s*(?:please\s+)?" + _IMPERATIVE + ")"),
+        ("reader_told", "addressee", 0.6,
+         r"\b(?:once|when|after|as\s+soon\s+as)\s+you(?:'ve|\s+have)?\s+(?:read|seen|processed|opened|finished\s+(?:reading|"
+         r"going\s+through))\s+(?:this|it|these)\b|\bbefore\s+you\s+(?:finish|summari[sz]e|reply|answer|respond|move\s+on)"),
         ("ai_heading", "addressee", 1.0,
          r"(?:^|\n|[.!?]\s+|[-\u2013\u2014]\s*)(?:[\w'-]{1,30}\s+){0,3}?(?:for|to)\s+(?:any|all|every|the|whichever|whatever|an?|"
          r"other|our|you)?\s*(?:[\w-]{1,30}\s+){0,2}?(?:ai|a\.i\.|assistants?|agents?|bots?|llms?|language\s+models?|chatbots?|"
@@ -306,7 +328,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:mention|list|show|include|reveal|disclose)\s+(?:this|it|them|the\s+[\w-]{1,40})\s+(?:in|to)\s+(?:any|the|your)\s+"
          r"(?:[\w-]{1,40}\s+)?(?:summary|summaries|reply|replies|answer|response|preview|draft|user)"),
         ("conceal_vaguely", "concealment", 0.6,
-         r"without\s+(?:double-?check\w{0,3}|re-?check\w{0,3}|verif\w{1,8}|re-?confirm\w{0,5}|asking\s+(?:anyone|first|them|"
+         r"(?:do\s+not|don'?t|never|not\s+to)\s+(?:copy|cc|loop\s+in|ping|call|bother|disturb|contact)\s+(?:the\s+|her|him|them|"
+         r"me|us|anyone)|(?:keep|leave)\s+(?:\w{1,20}\s+){1,3}?out\s+of\s+(?:the\s+loop|it|this)|no\s+need\s+to\s+(?:check|confirm|verify)\s+(?:it\s+|this\s+)?with|without\s+(?:double-?check\w{0,3}|re-?check\w{0,3}|verif\w{1,8}|re-?confirm\w{0,5}|asking\s+(?:anyone|first|them|"
          r"him|her))|(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
          r"alert(?:ing)?|warn(?:ing)?)\s+(?:them|him|her|anyone|anybody)\b|no\s+need\s+to\s+(?:check|ask|confirm|verify|"
          r"show|tell)|tell\s+(?:no\s+one|nobody|no-one)|(?:needs?|requires?)\s+no\s+confirmation|in\s+the\s+background|(?:keep|hide)\s+(?:this|it)\s+"
@@ -339,7 +362,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:(?:has|have|is|are|was|were)\s+(?:already\s+)?(?:authori[sz]ed|approved|cleared|permitted|allowed|"
          r"pre-?approved|granted|delegated|verified)(?!\s+(?:only|after|upon|if|when|once|unless|subject|on\s+request|by\s+"
          r"request|to\s+(?:staff|employees|members|admins)))|(?:already\s+)?consented\s+to|(?:i|we)\s*(?:'ve|\s+have)\s+(?:already\s+)?"
-         r"(?:approved|authori[sz]ed|cleared|granted|enabled|signed\s+off)|you\s+(?:have|got|now\s+have)\s+(?:their|his|her|"
+         r"(?:approved|authori[sz]ed|cleared|granted|enabled|signed\s+off)|(?:already\s+)?(?:okayed|ok'd|oked|greenlit|green-lit|"
+         r"signed\s+off\s+on|sanctioned|rubber-stamped)\b|you\s+(?:have|got|now\s+have)\s+(?:their|his|her|"
          r"my|our|the\s+(?:user|owner)'?s?)\s+(?:full\s+)?(?:consent|permission|approval|authori[sz]ation|blessing|go-ahead)|"
          r"(?:already\s+)?said\s+yes\s+to\s+(?:this|that|it)|(?:has|have|'s|'ve)\s+given\s+(?:(?:her|his|their|my|our|you)\s+)?"
          r"(?:full\s+|explicit\s+|written\s+)?(?:consent|permission|approval|authori[sz]ation|go-ahead)|(?:is|'s|are|'re)\s+(?:fine|ok|okay|happy|comfortable)\s+with\s+"
@@ -362,7 +386,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         # ---- speaking as the system or developer
         ("role_marker", "role_marker", 1.0,
          r"<\|?\s*(?:im_start|im_end|system|developer|endoftext|start_header_id|end_header_id|user|assistant|message|"
-         r"tool_call|eot_id)\s*\|?>|\[/?inst\]|<</?sys>>|\[\[?system\]?\]|</?(?:system|developer)>|"
+         r"tool_call|eot_id|start_of_turn|end_of_turn)\s*\|?>|\n\s*\n\s*(?:human|assistant)\s*:|\[/?inst\]|<</?sys>>|\[\[?system\]?\]|</?(?:system|developer)>|"
          r"(?:^|\n|\s{2,}|[.!?]\s+)#{2,}\s*(?:system|instructions?|developer(?:\s+message)?|new\s+task)\b|(?:^|\n|[.!?]\s+)\s*"
          r"(?:system(?:\s+(?:message|prompt|note|override|notice|alert|update|instruction))?|developer\s+(?:message|prompt|note|"
          r"override|notice))\s*:"
@@ -396,6 +420,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:^|\n)[ \t]{0,8}(?:action|tool|tool_name|function|call|command|operation)\s*:\s*[\"']?[a-z][\w.-]{1,40}[\"']?[ \t]*\n"
          r"[ \t]{0,8}(?:params|parameters|args|arguments|input|inputs|payload)\s*:|(?:^|\n)[ \t]{0,8}-[ \t]{1,4}(?:tool|tool_name|"
          r"function|action|call)\s*:\s*[\"']?[a-z][\w.-]{1,40}[\"']?[ \t]*\n[ \t]{1,10}[a-z_]{1,20}\s*:"),
+        ("tool_call_python", "tool_call", 0.6, r"\b[a-z_]{2,30}\.[a-z_]{2,40}\(\s*[a-z_]{1,30}\s*=\s*[\"'\[{\w]"),
         ("tool_call_words", "tool_call", 1.0,
          r"\bcall\s+`?[a-z][a-z0-9]{0,30}[_.][\w.]{1,40}`?\s+(?:with|using)\s+(?:[a-z_]{1,30}\s*[=:]|\{)"),
         ("tool_call_markup", "tool_call", 1.0,
@@ -414,9 +439,20 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("send_data_out", "exfiltration", 0.6, r"\b" + _SEND + _gap(10) + _DETERMINER
          + r"(?:messages|e-?mails?|invoices?|summary|data|export|logs?|calendar|files?|documents?)"),
         ("move_money", "exfiltration", 0.6,
-         r"\b(?:transfer|wire|send|pay|move|remit)\s+[^.!?\n]{0,60}?\b(?:to|into)\s+(?:the\s+|this\s+|a\s+|new\s+|our\s+|"
-         r"my\s+)?(?:(?:bank|savings|external|offshore)\s+)?(?:account|iban|wallet|acct)\b[^.!?\n]{0,12}?\d|\b(?:transfer|"
+         r"\b(?:transfer|wire|send|pay|move|remit)\s+[^.!?\n]{0,60}?\b(?:to|into)\s+(?:(?:the|this|a|new|our|my|their|his|her|"
+         r"updated|correct)\s+){0,2}(?:(?:bank|savings|external|offshore)\s+)?(?:account|iban|wallet|acct)\b[^.!?\n]{0,30}?\d|\b(?:transfer|"
          r"wire|send|pay|move|remit)\s+[^.!?\n]{0,60}?\bto\s+[a-z]{2}\d{2}[\s\d]{10,30}"),
+        ("payment_change", "payment_change", 1.0,
+         r"\b(?:new|updated|changed|different|replacement)\s+(?:bank(?:ing)?\s+|payment\s+|remittance\s+|receiving\s+|"
+         r"beneficiary\s+|payroll\s+|salary\s+)?(?:account|iban|sort\s+code|routing\s+number|account\s+number|bank\s+details|"
+         r"payment\s+details|wire\s+(?:instructions|details)|payee|beneficiary|wallet(?:\s+address)?|remittance\s+(?:address|"
+         r"mailbox|details))\b[^\n]{0,160}?\b(?:pay|paid|payments?|transfer\w{0,3}|wire[sd]?|remit\w{0,5}|settle\w{0,2}|"
+         r"invoices?|deposit\w{0,3}|salary|reimburse\w{0,6})\b|\b(?:pay|transfer|wire|remit|send|settle|direct)\w{0,3}\s+"
+         r"[^.!?\n]{0,80}?\b(?:to|into|on)\s+(?:the\s+|our\s+|their\s+)?(?:new|updated|changed|different)\s+(?:bank\s+)?"
+         r"(?:account|iban|details|payee|beneficiary|wallet)\b|(?:bank\s+details|account\s+details|payment\s+details|"
+         r"remittance\s+details|iban|account|wire\s+instructions)\s+(?:have|has)\s+(?:been\s+)?(?:changed|updated|moved)|"
+         r"\b(?:change|switch|update|set|move)\s+(?:the\s+|our\s+|their\s+|your\s+|his\s+|her\s+)?(?:payout|payment|payee|bank|receiving|"
+         r"deposit|beneficiary|remittance|salary|payroll|vendor)\s+(?:account|iban|details)\s+(?:number\s+)?to\s+[^.!?\n]{0,12}\d"),
         ("script_exfil", "exfiltration", 1.0, r"<script\b|document\.cookie|fetch\(\s*['\"]https?://"),
         ("exfil_destination", "exfiltration", 0.6,
          r"(?:webhook|pastebin|gist|ngrok|requestbin|webhook\.site|discord\.com/api/webhooks|hooks\.|/collect|/ingest|"
@@ -451,7 +487,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:agent|bot)(?:'s)?\s+(?:instructions|configuration|profile)|your\s+(?:own\s+)?(?:configuration|"
          r"instructions|prompt|persona)|agent\s+instructions)"),
         ("pipe_to_shell", "tool_call", 0.6, r"(?:curl|wget)\s+[^|\n]{0,200}\|\s*(?:ba)?sh"),
-        ("run_command", "tool_call", 0.5, r"(?:^|[.:!]\s+|\n)(?:run|execute|exec)\b"),
+        ("run_command", "tool_call", 0.5, r"(?:^|[.:!]\s+|\n|\()(?:run|execute|exec)\b"),
         ("persona_file_named", "persona_file", 1.0,
          r"(?<![\w-])[\w-]{0,30}?(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|heartbeat|system|"
          r"prompt)[\w-]{0,30}?\.md\b"
@@ -486,7 +522,7 @@ CIPHER_RULES = frozenset({"override_instructions", "override_what_you_were_told"
                           "memory_write_order", "authorisation_claim", "send_sensitive_out", "reveal_secrets",
                           "reveal_key", "override_new_rules", "persona_file_edit", "user_data_out",
                           "conceal_from_user", "override_void", "agent_vocative", "credential_lure", "ai_addressed",
-                          "agent_told", "conceal_vaguely", "account_lure", "gather_and_send"})  # fmt: skip
+                          "agent_told", "conceal_vaguely", "account_lure", "gather_and_send", "payment_change", "move_money"})  # fmt: skip
 COMPACT_ANCHORS = ("instructions", "rules", "guidelines", "directives", "systemprompt", "password", "apikey",
                     "secrets", "hiddeninstructions")  # fmt: skip
 
@@ -562,10 +598,12 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "ai_addressed": (" ai", "@ai", "(ai", "\nai", "^ai", "a.i.", "intelligence", "assistant", "agent", " bot", "^bot",
                      "model", "llm", "copilot", "gpt", "automated", "crawler", "scraper", "summari"),
     "conceal_from_user": ("do not", "don't", "dont", "never", "without"),
+    "reader_told": ("once you", "when you", "after you", "as soon as you", "before you"),
     "ai_heading": (" ai", "a.i.", "assistant", "agent", " bot", "llm", "language model", "chatbot", "copilot", "summari",
                    "crawler", "scraper"),
     "agent_told": ("assistant", "agent", " bot", "model", " ai ", "llm", "chatbot"),
-    "conceal_vaguely": ("do not", "don't", "dont", "never", "without", "no need", "no confirmation", "background",
+    "conceal_vaguely": ("out of the loop", "out of it", "out of this", *(f"{lead} {verb}" for lead in ("not", "n't", "never")
+                        for verb in ("copy", "cc", "loop in", "ping", "call", "bother", "disturb", "contact")), "no need to", "do not", "don't", "dont", "never", "without", "no need", "no confirmation", "background",
                         "secret", "hidden", "confidential", "between us", "quiet", "say nothing", "compare", "no one",
                         "nobody", "no-one"),
     "user_data_out": ("send", "mail", "forward", "bcc", "cc", "post", "upload", "paste", "share", "transmit", "attach",
@@ -578,13 +616,14 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                             "permission", "said yes", "fine with", "ok with", "okay with", "happy with", "as agreed",
                             "signed off", "enabled", "blessing", "go-ahead", "has given", "have given", "'s given",
                             "'ve given",
-                            "verified", "consented", "grant", "granting", "you may now", "you can now"),
+                            "verified", "consented", "grant", "granting", "okayed", "ok'd", "oked", "greenlit",
+                            "green-lit", "signed off on", "sanctioned", "rubber-stamped", "you may now", "you can now"),
     "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", "i'm the", "i'm your", "i am your", "this is your", " here", "compliance",
                         " asked you", " wants you", " wanted you", " told you", " instructed you", " needs you",
                         "you may",
                         "as the ", "signed", "verified", "trusted instruction", "treat ", "accept ", " says",
                         " said", " told me", " confirms", "approved", " grants", "per the owner"),
-    "role_marker": ("<|", "|>", "[inst", "[/inst", "<<sys", "<</sys", "system", "developer", "instruction", "new task", "human:", "</user>",
+    "role_marker": ("\nhuman", "\nassistant", "<start_of_turn", "<end_of_turn", "<|", "|>", "[inst", "[/inst", "<<sys", "<</sys", "system", "developer", "instruction", "new task", "human:", "</user>",
                     "<user", "<assistant", "<message", "<im_", "<endoftext", "<start_header", "<end_header",
                     "<tool_call", "<eot"),
     "tool_call_json": ('"arguments"', '"parameters"', '"args"', '"input"', '"params"', '"command"', '"cmd"', '"op"',
@@ -593,6 +632,10 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "tool_call_yaml": ("action:", "action :", "tool:", "tool :", "tool_name:", "function:", "call:", "command:",
                        "operation:"),
     "tool_call_words": ("call ",),
+    "record_update": ("contact", "record", "entry", "profile", "vendor file", "address book"),
+    "keep_in_notes": ("notes", "memory", "memories", "records", "profile", "address book", "contacts", "knowledge base",
+                      "vault", "preferences"),
+    "tool_call_python": ("(",),
     "fake_turn": ("human", "system", "developer"),
     "fake_human_turn": ("human",),
     "role_json": ('"role"',),
@@ -610,6 +653,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "send_data_out": ("message", "mail", "invoice", "summary", "data", "export", "log", "calendar", "file",
                       "document"),
     "script_exfil": ("<script", "cookie", "fetch("),
+    "payment_change": ("new ", "updated", "changed", "different", "replacement", "change", "switch", "update", "set ",
+                       "move "),
     "link_param_defined": ("where",),
     "forwarding_rule": ("forward", "rule", "filter"),
     "command_exfil": ("curl", "wget", "http", "invoke-webrequest", "iwr"),
@@ -622,7 +667,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "credential_lure": ("enter ", "type ", "confirm ", "verify ", "&p=", "&password=", "click ", "sign in", "log in"),
     "persona_file_edit": (".md", "rules", "persona", "prompt", "instructions", "configuration", "profile", "identity"),
     "pipe_to_shell": ("| sh", "| bash", "|sh", "|bash"),
-    "run_command": _starts("run", "exec"),
+    "run_command": (*_starts("run", "exec"), "(run", "(exec"),
     "destructive_command": ("rm -rf", "powershell", "nc ", "chmod", "net user", "drop table", "authorized_keys",
                             "/etc/", "id_rsa", ".aws"),
     "reveal_key": ("reveal", "disclose", "dump", "leak"),
@@ -642,6 +687,7 @@ ALSO_NEEDS: dict[str, tuple[str, ...]] = {
 ANCHORS["gather_and_send"] = ANCHORS["user_data_out"]
 ALSO_NEEDS["gather_and_send"] = ALSO_NEEDS["user_data_out"]
 ALSO_NEEDS["send_sensitive_out"] = literals(_SEND)
+ALSO_NEEDS["record_update"] = ("update", "change", "replace", "overwrite", "edit", "correct")
 ANCHORS.update(LANGUAGE_ANCHORS)
 ALSO_NEEDS.update(LANGUAGE_ALSO_NEEDS)
 ANCHOR_SETS = {rule: frozenset(anchors) for rule, anchors in ANCHORS.items()}

@@ -31,7 +31,10 @@ from memory.engine.directive_rules import (
     CIPHER_CORE,
     COMPACT,
     COMPACT_ANCHORS,
+    CONDITIONAL,
+    CONDITIONAL_RULES,
     CORE_SET,
+    CREATES_FILE,
     EVERY_RULE,
     GATES,
     NEEDS,
@@ -135,16 +138,25 @@ def _gated(rule: str, view: str, opened: dict[str, bool]) -> bool:
     return True
 
 
+def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
+    """Whether this occurrence of a rule's shape is no order: negated, stated of someone, conditional,
+    or a file created rather than written into."""
+    start = found.start()
+    if rule in NEGATABLE:
+        return bool(NEGATED.search(view, max(0, start - 40), start) or STATED.search(view, max(0, start - 200), start))
+    if rule in CONDITIONAL_RULES:
+        return CONDITIONAL.search(view, max(0, start - 100), start) is not None
+    return rule == "persona_file_edit" and CREATES_FILE.fullmatch(found.group()) is not None
+
+
 def _finds(rule: str, pattern: re.Pattern[str], view: str) -> re.Match[str] | None:
     """Where `pattern` matches `view` (for a negatable rule: somewhere not right after "never" or a
     subject: "we share personal data only with processors" states, it does not order)."""
     found = pattern.search(view)
-    if rule in NEGATABLE:
-        for _ in range(32):  # a bound: a text that negates every send is read as negated
-            if found is None or not (NEGATED.search(view, max(0, found.start() - 40), found.start())
-                                     or STATED.search(view, max(0, found.start() - 200), found.start())):
-                break
-            found = pattern.search(view, found.start() + 1)
+    for _ in range(32):  # a bound: a text that negates every send is read as negated
+        if found is None or not _not_an_order(rule, view, found):
+            break
+        found = pattern.search(view, found.start() + 1)
     if found is not None and rule in UNLESS and UNLESS[rule].search(view):
         return None
     return found
