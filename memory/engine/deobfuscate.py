@@ -34,8 +34,11 @@ _FOLD = {
     "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c", "т": "t",
     "у": "y", "х": "x", "і": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "һ": "h", "ӏ": "l", "ԛ": "q", "ԝ": "w",
     "ѵ": "v", "ү": "y", "ɡ": "g",
+    # Armenian and Cherokee look-alikes
+    "օ": "o", "ս": "u", "ց": "g", "հ": "h", "ո": "n", "ք": "f", "Ꭲ": "t", "Ꭺ": "a", "Ᏼ": "b", "Ꮯ": "c", "Ꭼ": "e",
+    "Ꮋ": "h", "Ꮶ": "k", "Ꮇ": "m", "Ꮲ": "p", "Ꮪ": "s", "Ꮩ": "v", "Ꮃ": "w", "Ꮓ": "z",
     # Greek
-    "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "n", "ι": "i", "κ": "k", "μ": "m", "ν": "v", "ο": "o",
+    "ϲ": "c", "ϳ": "j", "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "n", "ι": "i", "κ": "k", "μ": "m", "ν": "v", "ο": "o",
     "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "γ": "y", "ω": "w",
     # Latin small capitals and other look-alikes
     "ᴀ": "a", "ʙ": "b", "ᴄ": "c", "ᴅ": "d", "ᴇ": "e", "ꜰ": "f", "ɢ": "g", "ʜ": "h", "ɪ": "i", "ᴊ": "j",
@@ -47,6 +50,8 @@ _FOLD = {
 for _base in (0x1F130, 0x1F150, 0x1F170):
     for _offset in range(26):
         _FOLD[chr(_base + _offset)] = chr(ord("a") + _offset)
+_FOLD.update({capital.lower(): latin for capital, latin in list(_FOLD.items()) if "\u13a0" <= capital <= "\u13f5"})
+_FOLD["ς"] = "c"  # what NFKC makes of the lunate sigma "ϲ"
 _FOLD_TABLE = str.maketrans(_FOLD)
 # Capitals that imitate Latin capitals, read before lower-casing: Greek "Η" looks like "H" though its
 # small letter "η" looks like "n"; Greek "Ν" like "N" though "ν" looks like "v".
@@ -61,6 +66,7 @@ _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u2
 _PAREN_LETTER = re.compile(r"\(([a-z0-9])\)")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i",
                        "|": "l", "+": "t"})  # fmt: skip
+_LEET_L = str.maketrans({**{chr(k): v for k, v in _LEET.items()}, "1": "l"})  # "1" stands for "l" as often as for "i"
 _LEET_WORD = re.compile(r"(?<![\w.])(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0-9@$!|+])[a-z0-9@$!|+]{2,}(?![\w.])")
 # Single letters strung with one separator between each, and a wider gap between words: "i g n o r e",
 # "I.G.N.O.R.E", "s-e-n-d", "t_o  t_h_e", "t o  c o l l e c t @ d r o p . i o" (a two-letter word is
@@ -113,19 +119,27 @@ def _despace(text: str) -> str:
     return text
 
 
-def _unleet(text: str) -> str:
-    if len(_LEET_GLYPH.findall(text, 0, 4000)) >= 3:
+def _unleet(text: str, table: dict[int, str] = _LEET) -> str:
+    glyphs = len(_LEET_GLYPH.findall(text, 0, 4000))
+    if glyphs >= 2:
         text = _LEET_GLYPH.sub(lambda m: _GLYPHS[m.group()], text)
-    text = _LEET_WORD.sub(lambda m: m.group().translate(_LEET), text)
+    if glyphs >= 4:  # a text drawn in glyphs: single characters stand for letters too ("(" c, "6" g, "8" b)
+        text = _LEET_SINGLE.sub(lambda m: _SINGLES[m.group()], text)
+    text = _LEET_WORD.sub(lambda m: m.group().translate(table), text)
     # Among leet words, a short word of digits alone is one too ("70" for "to", "17" for "it").
-    return _LEET_DIGITS.sub(lambda m: m.group().translate(_LEET), text)
+    text = _LEET_DIGITS.sub(lambda m: m.group().translate(table), text)
+    if glyphs >= 4:  # again, now that the digits beside them are letters ("(0ntact")
+        text = _LEET_SINGLE.sub(lambda m: _SINGLES[m.group()], text)
+    return text
 
 
 # Letters drawn with several characters; the longest first, so "\/\/" is a w before "\/" is a v.
-_GLYPHS = {"|\\|": "n", "/\\/\\": "m", "|\\/|": "m", "\\/\\/": "w", "|-|": "h", "]-[": "h", "/\\": "a", "\\/": "v", "|)": "d",
+_GLYPHS = {"/-\\": "a", "`/": "y", "|\\|": "n", "/\\/\\": "m", "|\\/|": "m", "\\/\\/": "w", "|-|": "h", "]-[": "h", "/\\": "a", "\\/": "v", "|)": "d",
            "|_": "l", "|<": "k", "|2": "r", "|3": "b", "><": "x", "()": "o", "[]": "o", "|>": "p", "(_)": "u", "|_|": "u",
            "7|-|": "th", "|=": "f"}  # fmt: skip
 _LEET_GLYPH = re.compile("|".join(re.escape(g) for g in sorted(_GLYPHS, key=len, reverse=True)))
+_SINGLES = {"(": "c", "6": "g", "8": "b", "9": "g", "!": "i", "`": "", "[": "c", "<": "c", "{": "c"}
+_LEET_SINGLE = re.compile(r"(?<=[a-z])[(68!9`\[<{]|[(68!9`\[<{](?=[a-z])")
 _LEET_DIGITS = re.compile(r"(?<![\w.$€£,])[013457]{2,3}(?![\w.,%])")
 
 
@@ -195,7 +209,7 @@ _ATBASH = str.maketrans(_LOWER, _LOWER[::-1])
 # consonant clusters of four or more, the mark of shifted or reversed text.
 # A text that names its own cipher ("rot13", "shift 7", "read it backwards") is read deciphered too.
 _CIPHER_NAMED = re.compile(r"\b(?:rot-?\s?\d{1,2}|caesar|atbash|cipher|shift(?:ed)?\s+(?:by\s+)?\d{1,2}|backwards|"
-                           r"reversed?|mirror(?:ed)?\s+text|right\s+to\s+left)\b")
+                           r"reversed?|mirror(?:ed)?\s+text|right[\s-]+to[\s-]+left)\b")
 _ODD_RUN = re.compile(r"(?:\b\w*[bcdfghjklmnpqrstvwxz]{4}\w*\b\W+){2}")
 
 
@@ -368,7 +382,13 @@ def views(text: str, *, depth: int = 2, worth=None) -> Views:
         window = _around(base, pulled)
         stretched = _STRETCH.sub(r"\1", window)
         joined = _despace(stretched)
-        add(_unleet(joined) if _LEET_WORD.search(joined) else joined)
+        leet = _LEET_WORD.search(joined)
+        add(_unleet(joined) if leet else joined)
+        if leet and "1" in joined:
+            add(_unleet(joined, _LEET_L))
+    if len(_LEET_GLYPH.findall(base, 0, 4000)) >= 4:  # letters drawn with several characters ("|\\|", "/-\\")
+        add(_unleet(base))
+        add(_unleet(base, _LEET_L))
     # Words run together ("send_email", "reveal-the-system-prompt") are how code and URLs are written:
     # reading them apart is not undoing a disguise.
     split = _worth_reading(base, [m.span() for m in _WORD_SEPARATOR.finditer(base)], worth,

@@ -55,7 +55,12 @@ _ML_IGNORE = (r"(?:ignora|olvida|omite|ignorez|oubliez|ignore|ignoriere|vergiss|
               r"فراموش\s+کن|نادیده\s+بگیر|忘れて|無視して|잊어|잊으|忘掉|忘了|glom|glöm|glem|unohda|elfelejt|ignoreer|"
               r"abaikan|hiraukan|ไม่ต้องสนใจ|ลืม|відкинь|забудьте|забудь|نظرانداز|तजें|புறக்கணி|மறந்துவிடு|bortse\s+fr[aå]n|"
               r"ignorera|se\s+bort\s+fra|ignorer|nie\s+stosuj|nie\s+słuchaj|no\s+sigas|ne\s+suis\s+plus|befolge\s+nicht|"
-              r"non\s+seguire|não\s+siga|не\s+следуй|не\s+выполняй|не\s+слухай|jäta\s+tähelepanuta|nevšímej|ignoruj|figyelmen\s+kívül)")  # fmt: skip
+              r"non\s+seguire|não\s+siga|не\s+следуй|не\s+выполняй|не\s+слухай|už\s+neplat\w{1,3}|neplat\w{1,3}|nie\s+obowiązuj\w{1,4}|"
+              r"ya\s+no\s+(?:son|es|está|están)\s+(?:válid|vigente)\w{0,3}|ne\s+sont\s+plus\s+valables|nicht\s+mehr\s+gültig|"
+              r"non\s+(?:sono|è)\s+più\s+valid\w|não\s+(?:são|é)\s+mais\s+válid\w{1,2}|больше\s+не\s+действ\w{1,4}|"
+              r"більше\s+не\s+діють|不再有效|もう無効|더\s+이상\s+유효하지|artık\s+geçerli\s+değil|tidak\s+berlaku\s+lagi|"
+              r"không\s+còn\s+hiệu\s+lực|niet\s+meer\s+geldig|inte\s+längre\s+giltig|ikke\s+lenger\s+gyldig|"
+              r"لم\s+تعد\s+سارية|अब\s+मान्य\s+नहीं|jäta\s+tähelepanuta|nevšímej|ignoruj|figyelmen\s+kívül)")  # fmt: skip
 _ML_RULES = (r"(?:instrucciones|reglas|instructions|consignes|regles|anweisungen|regeln|befehle|istruzioni|regole|"
              r"instrucoes|instruções|regras|инструкции|указания|правила|指令|指示|规则|規則|命令|지시|규칙|التعليمات|निर्देश|"
              r"talimat|instrukcje|instrukcji|instructies|huong\s+dan|hướng\s+dẫn|instruksi|คำสั่ง|інструкції|οδηγιες|"
@@ -85,7 +90,10 @@ _ML_SEND = (r"(?:envia|envía|envoyez|envoie|sende|senden|invia|envie|отпра
             r"kirimkan|wyslij|przeslij|posli|pošli|στειλε|שלחו|भेजो|পাঠাও|tuma|ipadala|trimite|ارسال|بفرست|送信|"
             r"전송|보내세요|보내줘|ส่งไป|அனுப்பு|ujawni\w{0,4}|ujawnij|revela\w{0,2}|révèle|enthülle|rivela|раскрой|розкрий|"
             r"adresine|alamat|adres)")  # fmt: skip
-_ML_AI = (r"(?:\bai\b|\bia\b|\bki\b|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
+_ML_AI = (r"(?:jazykov\w{1,3}\s+model\w{0,2}|modelo\s+de\s+lenguaje|modèle\s+de\s+langage|sprachmodell|modello\s+linguistico|"
+          r"modelo\s+de\s+linguagem|taalmodel|model\s+językow\w{1,2}|языков\w{2,3}\s+модел\w{1,2}|мовн\w{1,3}\s+модел\w{1,2}|"
+          r"言語モデル|语言模型|語言模型|언어\s*모델|dil\s+modeli|model\s+bahasa|mô\s+hình\s+ngôn\s+ngữ|نموذج\s+لغوي|"
+          r"भाषा\s+मॉडल|γλωσσικό\s+μοντέλο|מודל\s+שפה|\bai\b|\bia\b|\bki\b|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
           r"ai\s*어시스턴트|ai에게|ai\s+에게|एआई|trợ\s+lý|tro\s+ly|asisten|asystent|assistent|asistente|assistente|ассистент|"
           r"асистент|помощник|помічник|助手|アシスタント|어시스턴트|सहायक|asistan|msaidizi|βοηθ|עוזר|دستیار|সহকারী|ผู้ช่วย|"
           r"உதவியாளர்)")  # fmt: skip

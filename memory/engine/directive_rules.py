@@ -32,17 +32,17 @@ _OVERRIDE_VERBS = (r"(?:ignor(?:e|es)|disregards?|forget|set\s+aside|pay\s+no\s+
                    r"dismiss)")  # fmt: skip
 _RULE_OBJECTS = (r"(?:instructions?|rules?|guidance|guidelines?|directives?|prompts?|constraints?|configuration|"
                  r"polic(?:y|ies)|setup|guardrails?|orders?|restrictions?|safety|checks?|persona|programming|"
-                 r"limits?|filters?|protections?|system\s+message)")  # fmt: skip
+                 r"limits?|filters?|protections?|safeguards?|system\s+message)")  # fmt: skip
 _SEND = (r"(?:send|e-?mail|forward|post|export|upload|transmit|share|sync|copy|dm|report|leak|exfiltrate|push|put|write|"
          r"include|make\s+a\s+(?:get|post)\s+request|call\s+the\s+webhook|bcc)")  # fmt: skip
 # "Must never share" forbids; it does not order. Read after a match (a lookbehind in front of the
 # verbs would stop the regex engine from skipping ahead to their first letters, slowing every text).
-NEGATED = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:we|they|he|she|it|who|which|i)\s+(?:(?:may|might|can|could|will|would|"
+NEGATED = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:i|we|they|he|she)'(?:d|ll)\s+$|\b[a-z]{3,20}s\s+(?:can|may|could|might)\s+(?:also\s+)?$|\b(?:we|they|he|she|it|who|which|i)\s+(?:(?:may|might|can|could|will|would|"
                       r"also|only|automatically|do|does|did|then|routinely|sometimes)\s+){0,2}$")
 # A sentence whose subject is "we", "they" or "I" states what someone does ("we share personal data only
 # with processors"); an order has no subject, or "you".
 STATED = re.compile(r"(?:^|[.!?\n]\s{0,3})(?:we|they|i|he|she|our|their|its)\b[^.!?\n]{0,200}$")
-NEGATABLE = frozenset({"send_sensitive_out", "send_data_out", "user_data_out", "gather_and_send"})
+NEGATABLE = frozenset({"send_sensitive_out", "send_data_out", "user_data_out", "gather_and_send", "persona_file_edit"})
 # "If a supplier says their bank details have changed, ...": a condition, not a claim.
 CONDITIONAL = re.compile(r"\b(?:if|when|whenever|in\s+case|should|unless|suppose|whether)\b[^.!?\n]{0,100}$")
 CONDITIONAL_RULES = frozenset({"payment_change"})
@@ -88,12 +88,16 @@ _AGENT_VERB = (r"\b(?:respond|reply|answer|tell|say|send|forward|recommend|treat
 _SETUP_NOUN = (r"(?:brief|briefing|directives?|instructions?|guidance|guidelines?|rules?|setup|set-?up|configuration|config|"
                r"profile|priorities|programming|prompt|system\s+prompt|persona|policy|policies|mandate|orders?|training|"
                r"constraints?|guardrails?|restrictions|safety\s+(?:rules|settings|checks))")  # fmt: skip
-_YOUR_SETUP = (r"\b(?:your|ur)\s+(?:[\w-]{1,20}\s+)?(?:operator|developer|creator|owner|setup|set-?up|configuration|config|"
+_YOUR_SETUP = (r"\b(?:your|ur)\s+(?:[\w-]{1,20}\s+)?(?:operator|developer|deployer|provider|creator|owner|setup|set-?up|configuration|config|"
                r"programming|system\s+prompt|brief|briefing|persona|profile|priorities|directives|guardrails|mandate|"
                r"training)\b|" + _SETUP_NOUN + r"\s+(?:that\s+)?(?:your\s+\w{1,20}\s+)?(?:you|u)\s+(?:\w{1,20}\s+)?"
                r"(?:received|booted|started|launched|loaded|got|had|were\s+\w{1,20}|was\s+\w{1,20}|have\s+been\s+\w{1,20}|"
-               r"came\s+with|shipped\s+with)|" + _SETUP_NOUN + r"\s+(?:told|gave|given\s+to|handed\s+to|set\s+for)\s+you\b")  # fmt: skip
-_LAPSED = (r"(?:lapsed|retired|rescinded|revoked|void|voided|obsolete|expired|superseded|replaced|withdrawn|cancell?ed|"
+               r"came\s+with|shipped\s+with)|\b[\w-]{2,20}\s+(?:that\s+)?you\s+(?:were|have\s+been)\s+(?:configured|set\s+up|"
+               r"initiali[sz]ed|programmed|briefed|instructed|deployed|provisioned|booted|launched|loaded|seeded|primed)\s+with|"
+               r"\b(?:guidance|instructions?|direction|rules|orders)\s+from\s+your\s+(?:[\w-]{1,20}\s+)?(?:deployer|operator|developer|"
+               r"provider|maker|creator|owner|admins?|principal|handler|vendor|company)|" + _SETUP_NOUN + r"\s+(?:told|gave|given\s+to|handed\s+to|set\s+for)\s+you\b")  # fmt: skip
+_LAPSED = (r"(?:no\s+(?:further\s+|longer\s+any\s+|longer\s+)?(?:bearing|force|effect|weight|authority|standing|relevance)|"
+           r"(?:does|do)\s+not\s+apply|not\s+binding|null\s+and\s+void|inapplicable|defunct|lapsed|retired|rescinded|revoked|void|voided|obsolete|expired|superseded|replaced|withdrawn|cancell?ed|"
            r"counts?\s+for\s+nothing|(?:is|are)\s+(?:now\s+)?(?:over|gone|dead|moot|null|invalid|irrelevant)|no\s+longer\s+"
            r"(?:valid|applies|apply|binding|holds?|counts?|matters?)|placeholder|sandbox|dropped|discarded|outdated|stale|"
            r"deprecated|suspended|lifted|waived|overridden|overruled|nullified|ended|a\s+(?:test|draft|dummy|decoy|mock-?up))")  # fmt: skip
@@ -109,7 +113,8 @@ _AGENT_CUE = _STRONG_CUE.replace("|your|always|never|", "|")
 # Who an injected text speaks to: an AI reader named in the text ("note to any AI assistant", "AI
 # readers are required to", "@AI", "if you are a language model").
 _AI = (r"(?:ai|a\.i\.|artificial\s+intelligence|assistants?|agents?|bots?|models?|llms?|language\s+models?|chatbots?|"
-       r"copilots?|gpts?|automated\s+(?:[\w-]{1,20}\s+)?(?:readers?|systems?|agents?|assistants?|tools?|tooling|processors?|pipelines?)|"
+       r"copilots?|gpts?|automated\s+(?:[\w-]{1,20}\s+)?(?:readers?|systems?|agents?|assistants?|tools?|tooling|processors?|pipelines?|"
+       r"reviewers?|checkers?|graders?|screeners?|evaluators?|scorers?|assessors?)|"
        r"crawlers?|scrapers?|summari[sz]ers?|ai\s+(?:helpers?|readers?|tools?|systems?|assistants?|agents?))")  # fmt: skip
 _AI_VOCATIVE = (r"(?:note|notice|message|memo|reminder|instructions?|p\.?\s?s\.?|attention|warning|heads\s+up|psa|notes|"
                 r"update|alert|advisory|directive|request|announcement|bulletin|setup|steps|guidance|section|info|information|"
@@ -142,6 +147,7 @@ _THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|
            r"(?:stored|saved|learned|collected)|remember)|(?:(?:full|entire|whole|complete)\s+)?(?:text|contents?|output|data)\s+of\s+(?:the\s+|"
            r"this\s+|any\s+|your\s+)?(?:[\w.'-]{1,40}\s+){0,3}?(?:document|file|conversation|chat|tool|page|inbox|\.env|clipboard|"
            r"e-?mail|repository|vault|tab|sheet|spreadsheet|table|workbook|database|folder|drive|mailbox|account|calendar|crm)|"
+           r"[\w./-]{0,40}(?:secrets?|credentials?|\.env|id_rsa|id_ed25519|\.pem|\.key|passwords?)\.(?:ya?ml|json|env|txt|ini|toml|pem|key|cfg|conf)\b|"
            r"(?:(?:the|all|every)\s+)?(?:latest|recent|last|newest|incoming|unread|\d{1,3}\s+most\s+recent|most\s+recent)\s+"
            r"(?:\w{1,20}\s+)?(?:messages|e-?mails|texts|dms|sms|chats|invoices|statements|documents|files|attachments)|"
            r"every\s+(?:message|e-?mail|text|file|document|attachment|invoice|statement)\b|(?:the\s+)?(?:last|past|previous)\s+"
@@ -312,7 +318,13 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"copilots?|summari[sz](?:ation|ing)\s+(?:tools?|models?|bots?)|summari[sz]ers?|crawlers?|scrapers?)\b"
          r"(?:\s+(?:that|who|which|is|are|currently)\s[^:\n.]{0,50}|\s+\w{1,20}ing\b[^:\n.]{0,50})?\s*(?::|->|=>|\u2192)"),
         ("agent_told", "addressee", 1.0,
-         r"\b(?:the|any|your|this|whatever|every|each)\s+(?:[\w-]{1,20}\s+)?(?:ai\s+)?(?:assistants?|agents?|bots?|models?|ai|llms?|chatbots?)"
+         r"\b(?:ai|automated|coding|llm|autonomous|language)\s+(?:[\w-]{1,20}\s+)?(?:assistants?|agents?|bots?|models?|tools?|"
+         r"reviewers?|systems?)(?:\s+(?:that|who|which)\s+[^.,;\n]{1,60}?|\s+\w{1,20}ing\b[^.,;\n]{0,40}?|\s+(?:on|in|for|of|at)\s+"
+         r"(?:this|the|our|your)\s+[\w-]{1,20})?\s+(?:should|must|shall|are\s+to|is\s+to|need\s+to|needs\s+to|are\s+required\s+to|"
+         r"(?:are|is)\s+deemed\s+to|have\s+(?:the\s+)?(?:sign-?off|clearance|permission|authority)\s+to)\s+(?:\w{1,20}\s+)?"
+         r"\w{2,20}|\b(?:the|any|your|this|whatever|every|each|whichever)\s+(?:[\w-]{1,20}\s+)?(?:ai\s+)?(?:assistants?|agents?|bots?|"
+         r"models?|ai|llms?|chatbots?)(?:\s+\w{1,20}ing\b[^.,;\n]{0,40}?|\s+(?:on|in|for|of|at)\s+(?:this|the|our|your)\s+[\w-]{1,20})"
+         r"\s+(?:should|must|shall|is\s+to|are\s+to|needs?\s+to|has\s+to|have\s+to)\s+(?:\w{1,20}\s+)?" + _IMPERATIVE + r"|\b(?:the|any|your|this|whatever|every|each)\s+(?:[\w-]{1,20}\s+)?(?:ai\s+)?(?:assistants?|agents?|bots?|models?|ai|llms?|chatbots?)"
          r"\s+(?:should|must|shall|will\s+(?:now|need\s+to|have\s+to)|needs?\s+to|(?:is|are)\s+(?:to|required\s+to|expected\s+to|"
          r"allowed\s+to|permitted\s+to|instructed\s+to|cleared\s+to|authori[sz]ed\s+to)|has\s+to|have\s+to|may(?:\s+now)?|"
          r"ought\s+to)\s+(?:\w{1,20}\s+)?(?:" + _IMPERATIVE[:-3] + r"|release|hand|grant|waive|unlock)\b)" + r"|(?:for|ask|asks|asking|want|wants|need|needs|get|have|tell)\s+(?:the|your|any)\s+(?:ai\s+)?"
@@ -320,15 +332,19 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:assistant|agent|bot)\s+(?:please\s+)?" + _IMPERATIVE),
         # Hiding what it does from the person the agent works for.
         ("conceal_from_user", "concealment", 1.0,
-         r"(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
+         r"without\s+(?:seeking|getting|obtaining|asking\s+for|requesting|waiting\s+for)\s+(?:the\s+)?(?:user|owner|customer|"
+         r"account\s+holder|employee|client)'?s?\s+(?:explicit\s+|prior\s+|written\s+)?(?:confirmation|approval|consent|permission|"
+         r"sign-?off|ok)|(?:the\s+)?(?:user|owner|employee|customer|client|account\s+holder|recipient|boss|manager)\s+(?:does\s+not|"
+         r"doesn'?t|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:be\s+)?(?:told|know|informed|notified|aware|see\s+(?:this|it))|(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
          r"alert(?:ing)?|warn(?:ing)?|let(?:ting)?\s+(?:the\s+)?\w{1,40}\s+know|show(?:ing)?|disclos(?:e|ing)|ask(?:ing)?|"
-         r"check(?:ing)?\s+with|confirm(?:ing)?\s+with|bother(?:ing)?)\s+(?:(?:this|it|that|anything)\s+(?:to|with)\s+)?"
+         r"check(?:ing)?\s+with|confirm(?:ing)?\s+with|bother(?:ing)?|seek(?:ing)?\s+(?:approval\s+from|confirmation\s+from))\s+(?:(?:this|it|that|anything)\s+(?:to|with)\s+)?"
          r"(?:the\s+(?:user|owner|customer|human|account\s+holder)|your\s+(?:user|owner))\b|(?:do\s+not|don'?t|dont|never|without)"
          r"\s+ask(?:ing)?\s+(?:the\s+user\s+)?for\s+(?:confirmation|permission|approval|consent)|(?:do\s+not|don'?t|dont|never)\s+"
          r"(?:mention|list|show|include|reveal|disclose)\s+(?:this|it|them|the\s+[\w-]{1,40})\s+(?:in|to)\s+(?:any|the|your)\s+"
          r"(?:[\w-]{1,40}\s+)?(?:summary|summaries|reply|replies|answer|response|preview|draft|user)"),
         ("conceal_vaguely", "concealment", 0.6,
-         r"(?:do\s+not|don'?t|never|not\s+to)\s+(?:copy|cc|loop\s+in|ping|call|bother|disturb|contact)\s+(?:the\s+|her|him|them|"
+         r"\bskip\s+(?:the\s+|any\s+|all\s+)?(?:usual\s+|normal\s+|standard\s+)?(?:confirmation|approval|review|sign-?off|"
+         r"verification|second\s+approver|checks?)\b|(?:do\s+not|don'?t|never|not\s+to)\s+(?:copy|cc|loop\s+in|ping|call|bother|disturb|contact)\s+(?:the\s+|her|him|them|"
          r"me|us|anyone)|(?:keep|leave)\s+(?:\w{1,20}\s+){1,3}?out\s+of\s+(?:the\s+loop|it|this)|no\s+need\s+to\s+(?:check|confirm|verify)\s+(?:it\s+|this\s+)?with|without\s+(?:double-?check\w{0,3}|re-?check\w{0,3}|verif\w{1,8}|re-?confirm\w{0,5}|asking\s+(?:anyone|first|them|"
          r"him|her))|(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
          r"alert(?:ing)?|warn(?:ing)?)\s+(?:them|him|her|anyone|anybody)\b|no\s+need\s+to\s+(?:check|ask|confirm|verify|"
@@ -354,7 +370,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"using)\b[^\n]{0,80}?(?:" + _THEIRS
          + r"|" + _SENSITIVE + r")|(?:append|add|attach|include|put|insert|fill\s+in|encode)\s+[^.\n]{0,80}?(?:" + _THEIRS
          + r"|" + _SENSITIVE + r")[^.\n]{0,60}?(?:to|in|into|at\s+the\s+end\s+of)\s+(?:the\s+|this\s+|that\s+)?(?:url|link|"
-         r"query|address|query\s+string)|(?:https?://)(?:[^\s)\"'><]|<[^>\n]{0,60}>){0,200}?[?&/=](?:\{\{?\s*[\w.]{0,30}" + _SENSITIVE_TEMPLATE
+         r"query|address|query\s+string|[\w-]{1,20}\s+(?:parameter|param|field|query\s+parameter))|(?:https?://)(?:[^\s)\"'><]|<[^>\n]{0,60}>){0,200}?[?&/=](?:\{\{?\s*[\w.]{0,30}" + _SENSITIVE_TEMPLATE
          + r"[\w.]{0,30}\s*\}?\}|\[[\w' ]{0,30}" + _SENSITIVE_TEMPLATE + r"[\w' ]{0,30}\]|<[\w' ]{0,30}" + _SENSITIVE_TEMPLATE
          + r"[\w' ]{0,30}>|\$\{[\w.]{0,30}" + _SENSITIVE_TEMPLATE + r"[\w.]{0,30}\})"),
         # ---- claims of authorisation
@@ -368,7 +384,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:already\s+)?said\s+yes\s+to\s+(?:this|that|it)|(?:has|have|'s|'ve)\s+given\s+(?:(?:her|his|their|my|our|you)\s+)?"
          r"(?:full\s+|explicit\s+|written\s+)?(?:consent|permission|approval|authori[sz]ation|go-ahead)|(?:is|'s|are|'re)\s+(?:fine|ok|okay|happy|comfortable)\s+with\s+"
          r"you\b|as\s+agreed\s+with\s+(?:the\s+)?(?:owner|user|\w{1,40}\s+\(your)|authori[sz]ed\s+you|grant(?:s|ing|ed)?\s+you|you\s+are\s+(?:cleared|"
-         r"authori[sz]ed|permitted|allowed|approved)\s+to|you\s+(?:may|can)\s+now)"),
+         r"authori[sz]ed|permitted|allowed|approved)\s+to|you\s+(?:may|can)\s+now|(?:have|has|got|with)\s+(?:the\s+)?(?:sign-?off|"
+         r"clearance|green\s+light|go-?ahead|blanket\s+(?:approval|permission))\s+to|deemed\s+to\s+(?:hold|have)\s+(?:[\w-]{1,20}\s+){0,3}"
+         r"(?:authority|approval|clearance|permission))"),
         ("authority_voice", "authorisation", 1.0,
          r"(?:permission|consent|authori[sz]ation|clearance)(?:\s+(?:code|level))?" + _gap(4)
          + r"(?:granted|recorded|confirmed|approved|\d+)|on\s+behalf\s+of\s+(?:the\s+)?(?:owner|user|account\s+holder)|"
@@ -431,8 +449,15 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("markdown_reference_exfil", "exfiltration", 1.0,
          r"\[[^\]\n]{1,40}\]:\s*https?://[^\s]{0,200}?[?&=][^\n]{0,600}?!\[[^\]\n]{0,80}\]\[|!\[[^\]\n]{0,80}\]\[[^\]\n]{0,40}\]"
          r"[^\n]{0,600}?\[[^\]\n]{1,40}\]:\s*https?://[^\s]{0,200}?[?&=]"),
+        # An image whose address carries something: a placeholder, an empty value to be filled in, or a
+        # parameter named for data ("?memory=", "?q="); a badge's "?color=blue&label=pypi" carries nothing.
         ("markdown_image_exfil", "exfiltration", 1.0,
-         r"!\[[^\]\n]{0,80}\]\(\s*(?:https?:)?//[^)\s]{0,200}(?:[?&=]|\{\{|\$\{|%[a-z_]{1,40}%)[^)\n]{0,200}\)"),
+         r"!\[[^\]\n]{0,80}\]\(\s*(?:https?:)?//[^)\s]{0,200}?(?:\{\{|\$\{|%[a-z_]{1,40}%|<[^>\n]{1,40}>|\[[^\]\n]{1,40}\]|"
+         r"\{[^}\n]{1,60}\}|[?&/][\w-]{1,30}=(?=[)&\s])|[?&/][\w-]{1,30}=[^)\s&]{0,40}?(?:user|name|mail|memor|history|chat|"
+         r"secret|pass|token|key|data|info|note|convers|address|phone|card|ssn|summary|context|prompt|session|cookie|dob|birth|"
+         r"account|message|payload|dump|leak|content|body)|[?&](?:user\w{0,10}|\w{0,10}name|e-?mail|memor\w{0,5}|memo|history|chat|"
+         r"secrets?|pass\w{0,6}|tokens?|keys?|data|info|notes?|conversation|address|phone|card|ssn|summary|context|prompt|session|"
+         r"cookies?|dob|birth\w{0,5}|account|messages?|payload|dump|logs?|leak|content|text|body|src|q|d|p|x|ref)=)[^)\n]{0,200}\)"),
         # Sending out what is sensitive is a directive by itself; sending ordinary things (an invoice, a
         # summary, "data") only counts with another signal, such as an unusual destination.
         ("send_sensitive_out", "exfiltration", 1.0, r"\b" + _SEND + _gap(10) + _DETERMINER + _SENSITIVE),
@@ -453,6 +478,10 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"remittance\s+details|iban|account|wire\s+instructions)\s+(?:have|has)\s+(?:been\s+)?(?:changed|updated|moved)|"
          r"\b(?:change|switch|update|set|move)\s+(?:the\s+|our\s+|their\s+|your\s+|his\s+|her\s+)?(?:payout|payment|payee|bank|receiving|"
          r"deposit|beneficiary|remittance|salary|payroll|vendor)\s+(?:account|iban|details)\s+(?:number\s+)?to\s+[^.!?\n]{0,12}\d"),
+        ("trust_sender", "authorisation", 1.0,
+         r"\b(?:mark|treat|flag|whitelist|allowlist|classify|tag|add)\s+(?:every|all|any|each)?\s*(?:messages?|e-?mails?|mail|senders?|"
+         r"requests?|invoices?|links?|domains?)\s+(?:from\s+\S{1,80}\s+)?(?:as|to\s+the)\s+(?:trusted|safe|verified|legitimate|"
+         r"approved|priority|whitelist|allowlist|allow\s+list)"),
         ("script_exfil", "exfiltration", 1.0, r"<script\b|document\.cookie|fetch\(\s*['\"]https?://"),
         ("exfil_destination", "exfiltration", 0.6,
          r"(?:webhook|pastebin|gist|ngrok|requestbin|webhook\.site|discord\.com/api/webhooks|hooks\.|/collect|/ingest|"
@@ -472,7 +501,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"on\s+hold|restricted|deactivated)|\bmust\s+(?:sign|log)\s+(?:in|on|back\s+in)\s+(?:at|on|via)\s+(?:https?://)?[\w-]{1,63}\.[\w.-]{2,}"),
         ("credential_lure", "exfiltration", 1.0,
          r"(?:enter|type|confirm|verify|submit|provide)(?:s|ing)?\s+(?:their|your|the|his|her)\s+(?:[\w-]{1,20}\s+){0,2}?"
-         r"(?:login|password|passcode|pin|credentials|(?:card|bank|login|account)\s+details)|"
+         r"(?:login|password|passcode|pin|credentials|(?:card|bank|login|account)\s+details|card(?:\s+number)?\s+(?:at|on|via))|"
          r"https?://\S{1,200}+[^.\n]{0,80}?(?:sign|log)\s+in\s+(?:there\s+)?with\s+(?:their|your|the\s+user'?s?)\s+(?:[\w-]{1,20}\s+)?"
          r"(?:password|credentials|login)|(?:u|user|email)=[a-z_]{0,20}(?:owner|user)[a-z_]{0,20}&p(?:assword)?=|click\s+\S{1,300}\s+and\s+enter"),
         # ---- editing what the agent reads
@@ -491,7 +520,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("persona_file_named", "persona_file", 1.0,
          r"(?<![\w-])[\w-]{0,30}?(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|heartbeat|system|"
          r"prompt)[\w-]{0,30}?\.md\b"
-         r"[^.!?\n]{0,40}?\b(?:add|append|insert|write|replace|change|"
+         r"[^.!?\n]{0,40}?\b(?:add|append|insert|write|replace|change|gain|get|receive|"
          r"edit|remove|delete|put)\b|\b(?:instructions?|rules|system\s+prompt|persona|identity|memory|prompt)\s+file\b"
          r"[^.!?\n]{0,60}?\b(?:add|append|insert|write|replace|change|edit|remove|delete|put)\b|\.(?:cursorrules|clinerules|windsurfrules)\b[^.!?\n]{0,40}?\b(?:add|append|write|"
          r"replace|change|edit)\b"),
@@ -549,7 +578,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                            "ur real", "your next", "contains your", "disable", "turn off", "switch off", "bypass", "deactivate", "skip", "stop", "delete",
                            "wipe", "erase", "clear", "purge"),
     "override_pretend": ("pretend",),
-    "override_your_setup": ("lapsed", "retired", "rescinded", "revoked", "void", "obsolete", "expired", "superseded",
+    "override_your_setup": ("bearing", "force", "effect", "not apply", "binding", "inapplicable", "defunct", "lapsed", "retired", "rescinded", "revoked", "void", "obsolete", "expired", "superseded",
                             "replaced", "withdrawn", "cancel", "for nothing", "is over", "are over", "now over", "is gone", "are gone",
                             "now gone", "is dead", "are dead", "moot", "null",
                             "invalid", "irrelevant", "no longer", "placeholder", "sandbox", "dropped", "discarded",
@@ -597,12 +626,13 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     # "ai" only as a word's start: as a bare substring it is in "said", "again" and "email".
     "ai_addressed": (" ai", "@ai", "(ai", "\nai", "^ai", "a.i.", "intelligence", "assistant", "agent", " bot", "^bot",
                      "model", "llm", "copilot", "gpt", "automated", "crawler", "scraper", "summari"),
-    "conceal_from_user": ("do not", "don't", "dont", "never", "without"),
+    "conceal_from_user": ("seeking", "getting", "obtaining", "asking for", "requesting", "waiting for", "not need",
+                          "need not", "needn't", "doesn't", "do not", "don't", "dont", "never", "without"),
     "reader_told": ("once you", "when you", "after you", "as soon as you", "before you"),
     "ai_heading": (" ai", "a.i.", "assistant", "agent", " bot", "llm", "language model", "chatbot", "copilot", "summari",
                    "crawler", "scraper"),
-    "agent_told": ("assistant", "agent", " bot", "model", " ai ", "llm", "chatbot"),
-    "conceal_vaguely": ("out of the loop", "out of it", "out of this", *(f"{lead} {verb}" for lead in ("not", "n't", "never")
+    "agent_told": ("automated", "coding", "autonomous", "language", "whichever", "assistant", "agent", " bot", "model", " ai ", "llm", "chatbot"),
+    "conceal_vaguely": ("skip", "out of the loop", "out of it", "out of this", *(f"{lead} {verb}" for lead in ("not", "n't", "never")
                         for verb in ("copy", "cc", "loop in", "ping", "call", "bother", "disturb", "contact")), "no need to", "do not", "don't", "dont", "never", "without", "no need", "no confirmation", "background",
                         "secret", "hidden", "confidential", "between us", "quiet", "say nothing", "compare", "no one",
                         "nobody", "no-one"),
@@ -617,7 +647,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                             "signed off", "enabled", "blessing", "go-ahead", "has given", "have given", "'s given",
                             "'ve given",
                             "verified", "consented", "grant", "granting", "okayed", "ok'd", "oked", "greenlit",
-                            "green-lit", "signed off on", "sanctioned", "rubber-stamped", "you may now", "you can now"),
+                            "green-lit", "signed off on", "sanctioned", "rubber-stamped", "sign-off", "signoff",
+                            "green light", "go-ahead", "goahead", "blanket", "deemed", "you may now", "you can now"),
     "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", "i'm the", "i'm your", "i am your", "this is your", " here", "compliance",
                         " asked you", " wants you", " wanted you", " told you", " instructed you", " needs you",
                         "you may",
@@ -653,6 +684,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "send_data_out": ("message", "mail", "invoice", "summary", "data", "export", "log", "calendar", "file",
                       "document"),
     "script_exfil": ("<script", "cookie", "fetch("),
+    "trust_sender": ("trusted", "safe", "verified", "legitimate", "approved", "priority", "whitelist", "allowlist",
+                     "allow list"),
     "payment_change": ("new ", "updated", "changed", "different", "replacement", "change", "switch", "update", "set ",
                        "move "),
     "link_param_defined": ("where",),

@@ -142,11 +142,11 @@ def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
     """Whether this occurrence of a rule's shape is no order: negated, stated of someone, conditional,
     or a file created rather than written into."""
     start = found.start()
+    if rule == "persona_file_edit" and CREATES_FILE.fullmatch(found.group()):
+        return True
     if rule in NEGATABLE:
         return bool(NEGATED.search(view, max(0, start - 40), start) or STATED.search(view, max(0, start - 200), start))
-    if rule in CONDITIONAL_RULES:
-        return CONDITIONAL.search(view, max(0, start - 100), start) is not None
-    return rule == "persona_file_edit" and CREATES_FILE.fullmatch(found.group()) is not None
+    return rule in CONDITIONAL_RULES and CONDITIONAL.search(view, max(0, start - 100), start) is not None
 
 
 def _finds(rule: str, pattern: re.Pattern[str], view: str) -> re.Match[str] | None:

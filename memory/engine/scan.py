@@ -427,7 +427,9 @@ _ENGLISH_RULES = (
           _lead("include", "output", "print", "share", "leak", "send", "reveal", "forward") + _S
           + _then(r"conversation|chat\shistory|full\scontext") + r"\b"),
     _rule("persistence_ssh", "persistence", "strict", "touches SSH keys or the agent's secrets file",
-          ("authorized_keys", ".ssh", ".brigade"), r"authorized_keys\b|\.ssh\b|\.brigade/\.env\b"),
+          ("authorized_keys", ".ssh", ".brigade"),
+          r"authorized_keys\b|(?:add|append|write|edit|copy|cat|read|upload|send|echo|>>|modify|put|insert|replace|overwrite|"
+          r"print|dump|show|open|zip|tar|scp|rsync|post|exfiltrate|steal|grab)\b[^\n]{0,60}?\.ssh\b|\.brigade/\.env\b"),
     _rule("persistence_context_file", "persistence", "strict", "asks the reader to edit its instruction file",
           (".md", "rules"),
           _lead("update", "modify", r"append\sto", "overwrite", r"write\sto", "edit", "change", r"add\sto")
