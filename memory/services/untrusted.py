@@ -1,6 +1,8 @@
 """The one judgement of untrusted text, for the write path and recall's rescan alike (issue 15).
 
-Model-free (the default install) it is exactly `judge_untrusted`. With the learned embedder
+Model-free (the default install) it is exactly `judge_untrusted`: the rules, and the learned word list
+of `memory.engine.directive_lexicon` (no language model; `TIDELINE_DIRECTIVE_WORDING = False` turns it
+off and leaves the rules alone). With the learned embedder
 configured and loadable (`TIDELINE_EMBEDDER=minilm`, the `embed` extra), the shipped directive
 classifier is combined with the rules (`memory.engine.directive_classifier.combine`): it may add a
 hold named `learned_directive`, never remove one. A classifier that cannot be used here (weights
@@ -30,14 +32,14 @@ _lock = threading.Lock()
 
 def judge(content: str) -> Verdict:
     """What the write path does with untrusted `content`, and what recall's rescan shows for it."""
-    return _judged(content, learned())
+    return _judged(content, learned(), bool(getattr(settings, "TIDELINE_DIRECTIVE_WORDING", True)))
 
 
 # The verdict depends on the content and the classifier in use alone, and recall rejudges the same
 # facts query after query (embedding each costs milliseconds): remembered, bounded.
 @lru_cache(maxsize=CACHE_SIZE)
-def _judged(content: str, model: tuple[Any, dc.Classifier] | None) -> Verdict:
-    verdict = judge_untrusted(content)
+def _judged(content: str, model: tuple[Any, dc.Classifier] | None, wording: bool = True) -> Verdict:
+    verdict = judge_untrusted(content, wording=wording)
     if model is None or verdict.action != "allow":  # the rules' holds and refusals stand as they are
         return verdict
     embedder, classifier = model
