@@ -64,15 +64,15 @@ _CAPITALS = str.maketrans({
 _MARKS = re.compile("[\u0300-\u036f\u064b-\u065f\u0670\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]+")
 _PAREN_LETTER = re.compile(r"\(([a-z0-9])\)")
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "!": "i",
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "6": "g", "@": "a", "$": "s", "!": "i",
                        "|": "l", "+": "t"})  # fmt: skip
 _LEET_L = str.maketrans({**{chr(k): v for k, v in _LEET.items()}, "1": "l"})  # "1" stands for "l" as often as for "i"
 _LEET_WORD = re.compile(r"(?<![\w.])(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0-9@$!|+])[a-z0-9@$!|+]{2,}(?![\w.])")
 # Single letters strung with one separator between each, and a wider gap between words: "i g n o r e",
 # "I.G.N.O.R.E", "s-e-n-d", "t_o  t_h_e", "t o  c o l l e c t @ d r o p . i o" (a two-letter word is
 # only read as part of a longer run).
-_SPACED = re.compile(r"(?<![\w@])(?:[a-z0-9'@][ ._\-]{1,3}){2,}[a-z0-9](?![\w@])")
-_SEPARATORS = re.compile(r"[ ._\-]{1,3}")
+_SPACED = re.compile(r"(?<![\w@])(?:[a-z0-9'@][ ._\-\u00b7\u2022\u2219\u22c5/]{1,3}){2,}[a-z0-9](?![\w@])")
+_SEPARATORS = re.compile(r"[ ._\-\u00b7\u2022\u2219\u22c5/]{1,3}")
 _WORD_SEPARATOR = re.compile(r"(?<=[a-z])[-_.](?=[a-z])")
 _NOT_LETTER = re.compile(r"[^a-z]+")
 _UTF7_RUN = re.compile(rf"\+[A-Za-z0-9+/]{{4,{MAX_RUN}}}-")
@@ -136,7 +136,7 @@ def _unleet(text: str, table: dict[int, str] = _LEET) -> str:
 # Letters drawn with several characters; the longest first, so "\/\/" is a w before "\/" is a v.
 _GLYPHS = {"/-\\": "a", "`/": "y", "|\\|": "n", "/\\/\\": "m", "|\\/|": "m", "\\/\\/": "w", "|-|": "h", "]-[": "h", "/\\": "a", "\\/": "v", "|)": "d",
            "|_": "l", "|<": "k", "|2": "r", "|3": "b", "><": "x", "()": "o", "[]": "o", "|>": "p", "(_)": "u", "|_|": "u",
-           "7|-|": "th", "|=": "f"}  # fmt: skip
+           "7|-|": "th", "|=": "f", "|*": "p"}  # fmt: skip
 _LEET_GLYPH = re.compile("|".join(re.escape(g) for g in sorted(_GLYPHS, key=len, reverse=True)))
 _SINGLES = {"(": "c", "6": "g", "8": "b", "9": "g", "!": "i", "`": "", "[": "c", "<": "c", "{": "c"}
 _LEET_SINGLE = re.compile(r"(?<=[a-z])[(68!9`\[<{]|[(68!9`\[<{](?=[a-z])")
@@ -209,7 +209,7 @@ _ATBASH = str.maketrans(_LOWER, _LOWER[::-1])
 # consonant clusters of four or more, the mark of shifted or reversed text.
 # A text that names its own cipher ("rot13", "shift 7", "read it backwards") is read deciphered too.
 _CIPHER_NAMED = re.compile(r"\b(?:rot-?\s?\d{1,2}|caesar|atbash|cipher|shift(?:ed)?\s+(?:by\s+)?\d{1,2}|backwards|"
-                           r"reversed?|mirror(?:ed)?\s+text|right[\s-]+to[\s-]+left)\b")
+                           r"reversed?|reverse\s+(?:the\s+)?(?:word\s+)?order|mirror(?:ed)?|right[\s-]+to[\s-]+left)\b")
 _ODD_RUN = re.compile(r"(?:\b\w*[bcdfghjklmnpqrstvwxz]{4}\w*\b\W+){2}")
 
 
@@ -237,7 +237,7 @@ def _unvigenere(text: str) -> list[str]:
     named = _VIGENERE_KEY.search(text, 0, 4000)
     if named is None:
         return []
-    key = [ord(c) - 97 for c in named.group(1)]
+    key = [ord(c) - 97 for c in (named.group(1) or named.group(2))]
     starts = {named.end()}
     colon = re.compile(r"[:\n]").search(text, named.end(), named.end() + 60)
     if colon:
@@ -255,7 +255,8 @@ def _unvigenere(text: str) -> list[str]:
     return readings
 
 
-_VIGENERE_KEY = re.compile(r"vigenere\b[^.\n]{0,40}?\bkey\s*[:=]?\s*[\"'\u201c]?([a-z]{3,24})\b")
+_VIGENERE_KEY = re.compile(r"vigenere\b[^.\n]{0,40}?\bkey\s*[:=]?\s*[\"'\u201c]?([a-z]{3,24})\b|\bkey\s*[:=]?\s*[\"'\u201c]?"
+                           r"([a-z]{3,24})\b[^.\n]{0,20}?vigenere")
 
 
 def _unpig(text: str, *, pairs: bool) -> str:
@@ -400,8 +401,9 @@ def views(text: str, *, depth: int = 2, worth=None) -> Views:
     if _ODD_RUN.search(base) or reversed_words or (_mostly_latin(base) and _few_vowels(base)):
         for value in (base[::-1], codecs.encode(base, "rot13"), base.translate(_CAESAR_BACK), base.translate(_ATBASH)):
             add(value, ciphered)
-    if reversed_words:  # each word backwards in its place ("llet eht resu")
+    if reversed_words:  # each word backwards in its place ("llet eht resu"), or the words in reverse order
         add(_WORD_RUN.sub(lambda m: m.group()[::-1], base), ciphered)
+        add(" ".join(reversed(base.split())), ciphered)
     for value in _unvigenere(base):
         add(value, ciphered)
     if _pig_latin(base):

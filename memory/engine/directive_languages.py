@@ -56,7 +56,8 @@ _ML_IGNORE = (r"(?:ignora|olvida|omite|ignorez|oubliez|ignore|ignoriere|vergiss|
               r"abaikan|hiraukan|ไม่ต้องสนใจ|ลืม|відкинь|забудьте|забудь|نظرانداز|तजें|புறக்கணி|மறந்துவிடு|bortse\s+fr[aå]n|"
               r"ignorera|se\s+bort\s+fra|ignorer|nie\s+stosuj|nie\s+słuchaj|no\s+sigas|ne\s+suis\s+plus|befolge\s+nicht|"
               r"non\s+seguire|não\s+siga|не\s+следуй|не\s+выполняй|не\s+слухай|už\s+neplat\w{1,3}|neplat\w{1,3}|nie\s+obowiązuj\w{1,4}|"
-              r"ya\s+no\s+(?:son|es|está|están)\s+(?:válid|vigente)\w{0,3}|ne\s+sont\s+plus\s+valables|nicht\s+mehr\s+gültig|"
+              r"ya\s+no\s+(?:son|es|está|están)\s+(?:válid|vigente)\w{0,3}|ya\s+no\s+valen|ne\s+comptent\s+plus|zählen\s+nicht\s+mehr|"
+              r"non\s+contano\s+più|não\s+contam\s+mais|ne\s+sont\s+plus\s+valables|nicht\s+mehr\s+gültig|"
               r"non\s+(?:sono|è)\s+più\s+valid\w|não\s+(?:são|é)\s+mais\s+válid\w{1,2}|больше\s+не\s+действ\w{1,4}|"
               r"більше\s+не\s+діють|不再有效|もう無効|더\s+이상\s+유효하지|artık\s+geçerli\s+değil|tidak\s+berlaku\s+lagi|"
               r"không\s+còn\s+hiệu\s+lực|niet\s+meer\s+geldig|inte\s+längre\s+giltig|ikke\s+lenger\s+gyldig|"
@@ -93,7 +94,10 @@ _ML_SEND = (r"(?:envia|envía|envoyez|envoie|sende|senden|invia|envie|отпра
 _ML_AI = (r"(?:jazykov\w{1,3}\s+model\w{0,2}|modelo\s+de\s+lenguaje|modèle\s+de\s+langage|sprachmodell|modello\s+linguistico|"
           r"modelo\s+de\s+linguagem|taalmodel|model\s+językow\w{1,2}|языков\w{2,3}\s+модел\w{1,2}|мовн\w{1,3}\s+модел\w{1,2}|"
           r"言語モデル|语言模型|語言模型|언어\s*모델|dil\s+modeli|model\s+bahasa|mô\s+hình\s+ngôn\s+ngữ|نموذج\s+لغوي|"
-          r"भाषा\s+मॉडल|γλωσσικό\s+μοντέλο|מודל\s+שפה|\bai\b|\bia\b|\bki\b|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
+          r"भाषा\s+मॉडल|γλωσσικό\s+μοντέλο|מודל\s+שפה|(?<![a-z])ai(?![a-z])|(?<![a-z])ia(?![a-z])|\bki\b|l'assistant|l'agent|"
+          r"automatische\s+verarbeitung|traitement\s+automatique|procesamiento\s+automático|elaborazione\s+automatica|"
+          r"processamento\s+automático|automatische\s+verwerking|automatyczne\w{0,2}\s+przetwarzani\w{1,2}|"
+          r"автоматическ\w{1,3}\s+обработк\w{1,2}|自動処理|自动处理|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
           r"ai\s*어시스턴트|ai에게|ai\s+에게|एआई|trợ\s+lý|tro\s+ly|asisten|asystent|assistent|asistente|assistente|ассистент|"
           r"асистент|помощник|помічник|助手|アシスタント|어시스턴트|सहायक|asistan|msaidizi|βοηθ|עוזר|دستیار|সহকারী|ผู้ช่วย|"
           r"உதவியாளர்)")  # fmt: skip
@@ -105,10 +109,19 @@ _ML_APPROVE = (r"(?:godkänn|godkann|godkend|godkjenn|aprueba|apruebe|approuvez|
                r"переведи|转账|轉帳|送金|송금|حوّل|حول\s+المبلغ|havale\s+et|przelej|maak\s+over|transfer\w{0,3}\s+dana|"
                r"chuyển\s+khoản|hamisha|överför|overfør|betala|betal|разрешил\w{0,2}|разрешено|дал\s+согласие|autorizó|"
                r"a\s+autorisé|hat\s+erlaubt|ha\s+autorizzato|autorizou|zezwolił|izin\s+verdi|已授权|已授權|許可済み|승인했|"
-               r"अनुमति\s+दी|передавать|передай|передайте|ya\s+lo\s+aprob\w{1,3}|aprobó|déjà\s+approuvé|bereits\s+genehmigt|"
+               r"अनुमति\s+दी|hai\s+il\s+permesso|tienes\s+permiso|vous\s+avez\s+la\s+permission|du\s+hast\s+die\s+erlaubnis|"
+               r"você\s+tem\s+permissão|masz\s+pozwolenie|у\s+тебя\s+есть\s+разрешение|передавать|передай|передайте|ya\s+lo\s+aprob\w{1,3}|aprobó|déjà\s+approuvé|bereits\s+genehmigt|"
                r"già\s+approvato|já\s+aprovou|承認済み|已批准|已核准|승인\s*완료|onaylandı|sudah\s+disetujui|đã\s+duyệt)")  # fmt: skip
 _ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_AI, _ML_APPROVE = map(
     with_folded, (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_AI, _ML_APPROVE))
+# Turning the safety filters off, in other languages.
+_ML_DISABLE = (r"(?:disattiva\w{0,3}\s+(?:i\s+)?filtri|desactiva\w{0,3}\s+(?:los\s+)?filtros|désactive\w{0,3}\s+(?:les\s+)?filtres|"
+               r"deaktivier\w{0,3}\s+(?:die\s+)?filter|desativ\w{1,4}\s+(?:os\s+)?filtros|wyłącz\w{0,2}\s+filtr\w{0,2}|"
+               r"отключи\w{0,2}\s+фильтр\w{0,2}|フィルターを(?:無効|オフ)|필터를\s*(?:끄|비활성)|关闭过滤|關閉過濾|"
+               r"filtreleri\s+kapat|matikan\s+filter)")  # fmt: skip
+_ML_DISABLE = with_folded(_ML_DISABLE)
+ANCHORS["disable_filters_ml"] = literals(_ML_DISABLE)
+
 # A payee's new account: "nueva cuenta", "neues Konto", "新しい口座".
 _ML_NEW_ACCOUNT = (r"(?:nueva\s+cuenta|nuevo\s+iban|nouveau\s+compte|nouvel\s+iban|nouvelles\s+coordonnées\s+bancaires|"
                    r"neue[sn]?\s+(?:konto|bankverbindung|iban)|nuovo\s+conto|nuovo\s+iban|nova\s+conta|novo\s+iban|"
@@ -116,7 +129,9 @@ _ML_NEW_ACCOUNT = (r"(?:nueva\s+cuenta|nuevo\s+iban|nouveau\s+compte|nouvel\s+ib
                    r"новые\s+реквизиты|новий\s+рахунок|新しい口座|新しい振込先|新账户|新帳戶|新的银行账户|새\s*계좌|"
                    r"yeni\s+hesap|yeni\s+iban|rekening\s+baru|tài\s+khoản\s+mới|حساب\s+جديد|नया\s+खाता|নতুন\s+অ্যাকাউন্ট|"
                    r"akaunti\s+mpya|ny\s+konto|nyt\s+kontonummer|uusi\s+tili|nový\s+účet|új\s+számla|noul\s+cont|"
-                   r"νέος\s+λογαριασμός|חשבון\s+חדש|بانک\s+جدید|حساب\s+جدید)")  # fmt: skip
+                   r"νέος\s+λογαριασμός|חשבון\s+חדש|بانک\s+جدید|حساب\s+جدید|(?:bisherige|alte)\s+(?:bankverbindung|iban|konto\w{0,2})\s+"
+                   r"(?:ist\s+)?(?:ungültig|nicht\s+mehr\s+gültig|geschlossen)|cuenta\s+anterior\s+(?:ya\s+no\s+es\s+válida|está\s+cerrada)|"
+                   r"ancien\s+compte\s+(?:n'est\s+plus\s+valide|est\s+clôturé))")  # fmt: skip
 _ML_NEW_ACCOUNT = with_folded(_ML_NEW_ACCOUNT)
 ANCHORS["payment_change_ml"] = literals(_ML_NEW_ACCOUNT)
 
@@ -151,6 +166,7 @@ ANCHORS["override_instructions_ml"] = literals(_ML_IGNORE)
 ANCHORS["standing_order_ml"] = literals(_ML_FROM_NOW)
 ANCHORS["send_secret_ml"] = literals(_ML_SECRET)
 RULES = (
+    ("disable_filters_ml", "override", 1.0, re.compile(_ML_DISABLE)),
     ("payment_change_ml", "payment_change", 1.0, re.compile(_ML_NEW_ACCOUNT)),
     ("override_instructions_ml", "override", 1.0,
      re.compile(_ML_IGNORE + r".{0,40}?" + _ML_RULES + "|" + _ML_RULES + r".{0,40}?" + _ML_IGNORE)),

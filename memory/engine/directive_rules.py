@@ -30,22 +30,24 @@ def _gap(words: int) -> str:
 _OVERRIDE_VERBS = (r"(?:ignor(?:e|es)|disregards?|forget|set\s+aside|pay\s+no\s+attention\s+to|overlook|abandon|drop|"
                    r"cancel|revokes?|bypass(?:es)?|reset|skip|stop\s+following|circumvent|overrides?|discard|neglect|"
                    r"dismiss)")  # fmt: skip
-_RULE_OBJECTS = (r"(?:instructions?|rules?|guidance|guidelines?|directives?|prompts?|constraints?|configuration|"
+_RULE_OBJECTS = (r"(?:directions|briefing|brief|rubric|criteria|mandate|instructions?|rules?|guidance|guidelines?|directives?|prompts?|constraints?|configuration|"
                  r"polic(?:y|ies)|setup|guardrails?|orders?|restrictions?|safety|checks?|persona|programming|"
                  r"limits?|filters?|protections?|safeguards?|system\s+message)")  # fmt: skip
 _SEND = (r"(?:send|e-?mail|forward|post|export|upload|transmit|share|sync|copy|dm|report|leak|exfiltrate|push|put|write|"
          r"include|make\s+a\s+(?:get|post)\s+request|call\s+the\s+webhook|bcc)")  # fmt: skip
 # "Must never share" forbids; it does not order. Read after a match (a lookbehind in front of the
 # verbs would stop the regex engine from skipping ahead to their first letters, slowing every text).
-NEGATED = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:i|we|they|he|she)'(?:d|ll)\s+$|\b[a-z]{3,20}s\s+(?:can|may|could|might)\s+(?:also\s+)?$|\b(?:we|they|he|she|it|who|which|i)\s+(?:(?:may|might|can|could|will|would|"
+NEGATED = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:ask(?:ed|ing)?|told|tell(?:ing)?|instruct(?:ed|ing)?|convinc(?:ed|ing)|trick(?:ed|ing)|"
+                     r"got|get(?:ting)?|persuad(?:ed|ing))\s+(?:it|them|him|her|the\s+\w{1,20}|\w{1,20}\s+chat|chatgpt|bing|gpt-?\d?)\s+to\s+$|\b(?:a|an|the|this|that|its|our|their|his|her|my)\s+$|"
+                     r"\b(?:can|could|may|might)\s+(?:also\s+|only\s+|easily\s+)?$|\b(?:i|we|they|he|she)'(?:d|ll)\s+$|\b[a-z]{3,20}s\s+(?:can|may|could|might)\s+(?:also\s+)?$|\b(?:we|they|he|she|it|who|which|i)\s+(?:(?:may|might|can|could|will|would|"
                       r"also|only|automatically|do|does|did|then|routinely|sometimes)\s+){0,2}$")
 # A sentence whose subject is "we", "they" or "I" states what someone does ("we share personal data only
 # with processors"); an order has no subject, or "you".
 STATED = re.compile(r"(?:^|[.!?\n]\s{0,3})(?:we|they|i|he|she|our|their|its)\b[^.!?\n]{0,200}$")
-NEGATABLE = frozenset({"send_sensitive_out", "send_data_out", "user_data_out", "gather_and_send", "persona_file_edit"})
+NEGATABLE = frozenset({"override_instructions", "send_sensitive_out", "send_data_out", "user_data_out", "gather_and_send", "persona_file_edit"})
 # "If a supplier says their bank details have changed, ...": a condition, not a claim.
 CONDITIONAL = re.compile(r"\b(?:if|when|whenever|in\s+case|should|unless|suppose|whether)\b[^.!?\n]{0,100}$")
-CONDITIONAL_RULES = frozenset({"payment_change"})
+CONDITIONAL_RULES = frozenset({"payment_change", "authorisation_claim"})
 # "Add AGENTS.md" creates a file (a pull request's title); an edit says what goes into one.
 CREATES_FILE = re.compile(r"(?:add|create)s?\s+(?:(?:an?|the|new)\s+){0,2}[\w./-]{1,60}")
 _DETERMINER = (r"(?:a\s+copy\s+of\s+)?(?:(?:the|all|every|my|your|our|their|its|his|her)\s+)?(?:\w{1,40}(?:'s)?\s+)?"
@@ -57,8 +59,10 @@ _SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|mem
               r"card\s+numbers?|bank\s+details|payslips?|id\s+documents?|photos)")  # fmt: skip
 _STANDING = (r"(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|from\s+this\s+day\s+on|for\s+(?:all|every)\s+"
              r"future|in\s+(?:every|all)\s+future|each\s+time\s+you|every\s+time\s+you|next\s+time\s+you|"
-             r"whenever|for\s+every\s+session|(?:every|all|any)\s+(?:future|subsequent|later)\s+(?:conversations?|sessions?|chats?|"
-             r"replies|answers|responses|messages|interactions|turns|tasks?)|for\s+the\s+rest\s+of\s+(?:this|the)\s+"
+             r"whenever|for\s+every\s+session|(?:every|all|any)\s+(?:future|subsequent|later|coming|upcoming)\s+(?:conversations?|sessions?|chats?|"
+             r"replies|answers|responses|messages|interactions|turns|tasks?|work|projects?|requests?|purchases?|orders?|"
+             r"payments?|invoices?|e-?mails?|code|commits?|years?|tax\s+years?)|should\s+be\s+(?:recalled|remembered|applied|used|"
+             r"followed)\s+(?:each|every)\s+time|for\s+the\s+rest\s+of\s+(?:this|the)\s+"
              r"(?:conversation|session|chat)|from\s+here\s+on|(?:persistent|permanent|standing|lasting)\s+(?:[\w-]{1,20}\s+)?(?:rule|"
              r"instruction|preference|order|policy)|from\s+(?:today|tomorrow)\b|in\s+every\s+(?:future\s+)?(?:reply|answer|response|session)|"
              r"(?:to|in)\s+every\s+(?:reply|answer|response|message|e-?mail)\s+you|when\s+you\s+next|starting\s+(?:today|"
@@ -82,13 +86,16 @@ _AGENT_VERB = (r"\b(?:respond|reply|answer|tell|say|send|forward|recommend|treat
                r"share|approve|accept|mention|suggest|promote|praise|describe|refuse|decline|grant|transfer|pay|skip|hide|"
                r"omit|route|redirect|steer|advise|warn|claim|report|mirror|export|provide|give|output|wipe|erase|purge|"
                r"forget|leak|dump|confirm|verify|contact|notify|sync|bcc|cc|e-?mail|mail|disable|enable|ignore|assume|"
-               r"reveal|sign|allow|block|rank|rate|link|bypass)\b")  # fmt: skip
+               r"reveal|sign|allow|block|rank|rate|link|bypass|keep|save|store|record)\b")  # fmt: skip
 # The agent's configuration in the second person: "the brief your operator handed you", "every directive
 # you received", "the profile you booted with", "the priorities you were initialised with".
 _SETUP_NOUN = (r"(?:brief|briefing|directives?|instructions?|guidance|guidelines?|rules?|setup|set-?up|configuration|config|"
                r"profile|priorities|programming|prompt|system\s+prompt|persona|policy|policies|mandate|orders?|training|"
                r"constraints?|guardrails?|restrictions|safety\s+(?:rules|settings|checks))")  # fmt: skip
-_YOUR_SETUP = (r"\b(?:your|ur)\s+(?:[\w-]{1,20}\s+)?(?:operator|developer|deployer|provider|creator|owner|setup|set-?up|configuration|config|"
+_YOUR_SETUP = (r"\b(?:its|the\s+(?:assistant|agent|model|bot|ai)'s)\s+(?:prior|original|previous|earlier|initial|existing|"
+               r"current|old)\s+(?:setup|configuration|instructions|rules|guidance|brief|prompt|programming|directives|"
+               r"mandate|orders)\b|" + _SETUP_NOUN + r"\s+(?:that\s+)?it\s+(?:was|has\s+been)\s+(?:launched|started|"
+               r"configured|set\s+up|initiali[sz]ed|booted|loaded|given|handed|deployed)\b|\b(?:your|ur)\s+(?:[\w-]{1,20}\s+)?(?:operator|developer|deployer|provider|creator|owner|setup|set-?up|configuration|config|"
                r"programming|system\s+prompt|brief|briefing|persona|profile|priorities|directives|guardrails|mandate|"
                r"training)\b|" + _SETUP_NOUN + r"\s+(?:that\s+)?(?:your\s+\w{1,20}\s+)?(?:you|u)\s+(?:\w{1,20}\s+)?"
                r"(?:received|booted|started|launched|loaded|got|had|were\s+\w{1,20}|was\s+\w{1,20}|have\s+been\s+\w{1,20}|"
@@ -96,7 +103,7 @@ _YOUR_SETUP = (r"\b(?:your|ur)\s+(?:[\w-]{1,20}\s+)?(?:operator|developer|deploy
                r"initiali[sz]ed|programmed|briefed|instructed|deployed|provisioned|booted|launched|loaded|seeded|primed)\s+with|"
                r"\b(?:guidance|instructions?|direction|rules|orders)\s+from\s+your\s+(?:[\w-]{1,20}\s+)?(?:deployer|operator|developer|"
                r"provider|maker|creator|owner|admins?|principal|handler|vendor|company)|" + _SETUP_NOUN + r"\s+(?:told|gave|given\s+to|handed\s+to|set\s+for)\s+you\b")  # fmt: skip
-_LAPSED = (r"(?:no\s+(?:further\s+|longer\s+any\s+|longer\s+)?(?:bearing|force|effect|weight|authority|standing|relevance)|"
+_LAPSED = (r"(?:becomes?\s+(?:void|null|obsolete|invalid|moot)|no\s+(?:further\s+|longer\s+any\s+|longer\s+)?(?:bearing|force|effect|weight|authority|standing|relevance)|"
            r"(?:does|do)\s+not\s+apply|not\s+binding|null\s+and\s+void|inapplicable|defunct|lapsed|retired|rescinded|revoked|void|voided|obsolete|expired|superseded|replaced|withdrawn|cancell?ed|"
            r"counts?\s+for\s+nothing|(?:is|are)\s+(?:now\s+)?(?:over|gone|dead|moot|null|invalid|irrelevant)|no\s+longer\s+"
            r"(?:valid|applies|apply|binding|holds?|counts?|matters?)|placeholder|sandbox|dropped|discarded|outdated|stale|"
@@ -126,7 +133,8 @@ _AI_VOCATIVE = (r"(?:note|notice|message|memo|reminder|instructions?|p\.?\s?s\.?
                 r"if\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|bot|automated)|"
                 r"(?:hey|dear|attention|hi|hello|yo)\s+(?:ai|assistant|agent|bot|llm|chatgpt|claude|gemini|copilot)\b|"
                 r"(?:any|all|every)\s+(?:[\w-]{1,40}\s+){0,2}?" + _AI + r"\s+(?:should|must|shall|will|needs?\s+to|are\s+"
-                r"(?:required|asked|expected|instructed))|\b" + _AI + r"\s*(?:helpers?|readers?|notice|note|memo|alert|update|"
+                r"(?:required|asked|expected|instructed))|(?:^|\n|[.!?]\s+|[>*#-]\s{0,3})(?:(?:to|for|dear|attention)\s+)?(?:the\s+|all\s+|any\s+)?"
+                + _AI + r"\s*(?:helpers?|readers?|notice|note|memo|alert|update|"
                 r"instructions?|context\s+update|directive|task)?\s*:|(?:partner|other|"
                 r"downstream)\s+(?:ai\s+)?(?:agents?|assistants?|models?)")  # fmt: skip
 _TO_YOU = (r"\b(?:you|your|yourself|u|ur|please|must|should|shall|are\s+required|need\s+to|do\s+not|don'?t|never|always|"
@@ -141,16 +149,18 @@ _DATA = (r"(?:documents?|files?|notes|passwords?|pw|codes?|numbers?|tokens?|keys
          r"birth|phone|card|account|scans?|returns?|backups?|cookies?|sessions?|employer|salary|medical|diagnos\w{1,40}|"
          r"prescriptions?|output|contents?|text|ssh|cvv|iban|routing|questions?|quer(?:y|ies)|requests?|prompts?|input|"
          r"folders?|drive|attachments?|lists?|salar(?:y|ies)|payroll|roster|payslips?|pay\s+slips?|pdfs?|statements?|invoices?|"
-         r"w-?2s?|tax\s+(?:returns?|forms?)|calendar|ics)")  # fmt: skip
+         r"w-?2s?|tax\s+(?:returns?|forms?)|calendar|ics|database|db|crm|table|spreadsheet|sheet|export)")  # fmt: skip
 _THEIRS = (_PERSON + r"\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA + r"\b|(?:their|his|her)\s+(?:[\w-]{1,40}\s+){0,3}?" + _DATA
            + r"\b|(?:everything|whatever|all|anything)\s+(?:(?:the\s+)?(?:facts|details)\s+)?you\s+(?:know|have\s+"
            r"(?:stored|saved|learned|collected)|remember)|(?:(?:full|entire|whole|complete)\s+)?(?:text|contents?|output|data)\s+of\s+(?:the\s+|"
            r"this\s+|any\s+|your\s+)?(?:[\w.'-]{1,40}\s+){0,3}?(?:document|file|conversation|chat|tool|page|inbox|\.env|clipboard|"
            r"e-?mail|repository|vault|tab|sheet|spreadsheet|table|workbook|database|folder|drive|mailbox|account|calendar|crm)|"
            r"[\w./-]{0,40}(?:secrets?|credentials?|\.env|id_rsa|id_ed25519|\.pem|\.key|passwords?)\.(?:ya?ml|json|env|txt|ini|toml|pem|key|cfg|conf)\b|"
-           r"(?:(?:the|all|every)\s+)?(?:latest|recent|last|newest|incoming|unread|\d{1,3}\s+most\s+recent|most\s+recent)\s+"
-           r"(?:\w{1,20}\s+)?(?:messages|e-?mails|texts|dms|sms|chats|invoices|statements|documents|files|attachments)|"
-           r"every\s+(?:message|e-?mail|text|file|document|attachment|invoice|statement)\b|(?:the\s+)?(?:last|past|previous)\s+"
+           r"(?:(?:the|all|every|any)\s+)?(?:latest|recent|last|newest|incoming|unread|(?:\d{1,3}|two|three|four|five|six|seven|eight|"
+           r"nine|ten|twenty|fifty)\s+most\s+recent|most\s+recent)\s+(?:[\w-]{1,25}\s+)?(?:messages|e-?mails|texts|dms|sms|chats|invoices|statements|documents|files|attachments)|"
+           r"(?:(?:every|each)\s+(?:incoming\s+|new\s+|outgoing\s+)?|(?:any|all)\s+(?:incoming|new|outgoing)\s+)(?:message|e-?mail|mail|"
+           r"text|file|document|attachment|invoice|statement)s?\b|(?:the\s+)?(?:complete\s+|full\s+|entire\s+|whole\s+)?(?:contacts?\s+list|address\s+book)|connection\s+strings?|"
+           r"database\s+(?:password|credentials|url)|(?:the\s+)?(?:last|past|previous)\s+"
            r"\d{1,3}\s+(?:days|weeks|months)\s+of\s+(?:[\w-]{1,20}\s+)?(?:correspondence|e-?mails?|messages|chats|files|"
            r"documents|invoices|statements|history)|correspondence\s+with|(?:the|this|that|their|his|her|my)\s+"
            r"(?:whole\s+|entire\s+)?(?:inbox|mailbox|thread)(?:\s+and\s+its\s+attachments)?\b|(?:the\s+)?(?:file|document|message|"
@@ -164,7 +174,8 @@ _DESTINATION = (r"(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{1,100}|\b[\w.-]{1,64}\s+(
                 r"(?:dot|\[dot\]|\(dot\))\s+[a-z]{2,10}\b|\b[a-z0-9-]{2,63}\.(?:com|net|org|io|co|me|app|dev|xyz|info|"
                 r"biz|site|online|cc|ru|cn|link|live|top|click|page)\b|https?://|www\.|\b\d{1,3}(?:\.\d{1,3}){3}\b|webhook|pastebin|paste\b|"
                 r"discord|telegram|slack|whatsapp|signal\s+(?:number|account)|via\s+sms|\+\d{1,3}[\s\d().-]{6,18}\d|to\s+(?:us|me|this\s+(?:address|number|page|site|link|url|endpoint))|"
-                r"in\s+(?:your|the)\s+(?:next\s+)?(?:reply|answer|response)|the\s+(?:url|link|query))")  # fmt: skip
+                r"in\s+(?:your|the)\s+(?:next\s+)?(?:reply|answer|response)|the\s+(?:url|link|query)|to\s+the\s+(?:address|e-?mail|number|"
+                r"account|url|link)\s+(?:in|on|from|listed|given|below|above)|to\s+this\s+(?:message|e-?mail|thread|ticket|chat))")  # fmt: skip
 _OUT = (r"\b(?:send|e-?mail|mail|forward|bcc|cc|post|upload|paste|share|transmit|attach|sharing|pasting|disclosing|"
         r"providing|composing|encoding|giving|"
         r"append|submit|sync|copy|leak|disclose|reveal|give|provide|compose|mirror|export|dump|include|put|add|fill\s+in|"
@@ -195,7 +206,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:your|the|any)\s+(?:usual|normal|standard|regular|default|own|safety)?\s*(?:policies|rules|guidelines|filters|"
          r"restrictions|checks|safeguards|guardrails)|never\s+refuses?|(?:contains?|holds?|is|are)\s+your\s+"
          r"(?:next|new|real|actual)\s+(?:task|instructions?|orders?|assignment|job)|(?:disable|turn\s+off|switch\s+off|"
-         r"deactivate)\s+(?:the\s+|your\s+|all\s+)?(?:firewall|antivirus|defender|2fa|two-factor|mfa|encryption)|(?:your|ur)\s+(?:new|real|actual|true)\s+"
+         r"deactivate)\s+(?:the\s+|your\s+|all\s+)?(?:firewall|antivirus|defender|2fa|two[\s-]?factor(?:\s+authentication)?|multi[\s-]?factor|mfa|encryption)|(?:your|ur)\s+(?:new|real|actual|true)\s+"
          r"(?:job|task|role|goal|purpose|mission|objective|instructions?|priority|assignment)\s+(?:is|are|will\s+be)|"
          r"(?:disable|turn\s+off|switch\s+off|bypass|deactivate|skip)\s+(?:all\s+|your\s+|the\s+|any\s+)?(?:safety|security|"
          r"content|moderation|audit|logging)\s+(?:checks?|filters?|guardrails?|warnings?|features?|measures?|policies|"
@@ -208,7 +219,10 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:what|who|which|this|that)\s+(?:now\s+)?governs\s+(?:you|your)|(?:your|ur)\s+(?:one\s+|only\s+|sole\s+)?"
          r"(?:remaining|true|real|new|actual|sole|only)\s+(?:purpose|job|task|goal|mission|function|role|priority|directive)|"
          r"the\s+governing\s+(?:brief|instructions?|directive|rules?|prompt|policy)\s+(?:is|are)\s+(?:this|these|the\s+one|below|here)|"
-         r"operate\s+under\s+(?:the|an?|this)\s+(?:\w{1,20}\s+)?(?:profile|mode|persona|policy|rules?)\s+instead"),
+         r"operate\s+under\s+(?:the|an?|this)\s+(?:\w{1,20}\s+)?(?:profile|mode|persona|policy|rules?)\s+instead|"
+         r"outranks?\s+(?:anything|everything|all|any)\s+(?:\w{1,20}\s+)?(?:earlier|else|prior|previous|before)|"
+         r"(?:sole|only|one)\s+(?:brief|agenda|instructions?|rules?|mandate|authority|directive|orders?)\s+(?:still\s+)?"
+         r"(?:in\s+force|that\s+counts|that\s+matters|that\s+applies|from\s+(?:then|now)\s+on)"),
         ("override_pretend", "override", 1.0, r"pretend\b[^.!?\n]{0,100}?(?:\bno(?:ne|thing)?\b[^.!?\n]{0,80}?\bexists?\b|"
          r"(?:doesn'?t|does\s+not|don'?t|do\s+not|didn'?t|never)\s+exist(?:s|ed)?\b|never\s+existed|"
          r"(?:were|was)\s+never\s+(?:given|written|said|set|there))"),
@@ -225,7 +239,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"drafts?|results?|orders?|bookings?|invoices?|warnings?|errors?))"),
         ("decode_and_obey", "override", 1.0,
          r"(?:decode|decrypt|decipher|unescape|translate|convert|solve|apply\s+the\s+cipher|read)\s+(?:this|the|it|each|every)?\b"
-         r".{0,60}?(?:act\s+on|follow|obey|execute|run|do\s+what|comply|carry\s+(?:it\s+)?out|perform|do\s+it)|"
+         r".{0,60}?(?:act\s+on|follow|obey|execute|run|do\s+what|comply|carry\s+(?:it\s+)?out|perform|do\s+it|adopt|apply|honou?r|"
+         r"implement|enact|heed|abide)|(?:escaped|encoded|encrypted|ciphered|obfuscated|scrambled)\b.{0,80}?(?:performs?|follows?|"
+         r"obeys?|executes?|acts?\s+on|carries\s+out|adopts?|applies|complies)|"
          r"(?:rot-?13|caesar|atbash|vigen[eè]re|cipher|base64|hex|binary|backwards|shift\s+\d+)\b[^.\n]{0,60}?(?:for\s+(?:the\s+|any\s+)?"
          + _AI + r"|(?:and\s+)?(?:comply|obey|execute|carry\s+(?:it\s+)?out|follow\s+it))|"
          r"(?:agent|assistant|ai|bot)\s+(?:instruction|task|order|command)s?\s*\((?:rot-?13|base64|hex|reversed|caesar)|(?:run|execute|follow)\s+"
@@ -268,16 +284,17 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:make|save|store|record|keep|add|treat|log|file|mark|remember)\s+(?:this|it|that|these)\s+(?:as\s+)?(?:an?\s+)?"
          r"(?:permanent|lasting|persistent|standing|durable|long-term|core|fixed|settled)\s+(?:fact|note|memory|memories|rule|"
          r"instruction|preference|order|truth)|"
-         r"standing\s+(?:order|instruction)|permanently\s+record|store\s+(?:this\s+)?as\s+a\s+standing"),
+         r"standing\s+(?:order|instruction|rule|policy)|permanently\s+record|store\s+(?:this\s+)?as\s+a\s+standing"),
         ("memory_write_order", "standing_order", 1.0,
-         r"(?:remember\s+(?:this|forever|that\s+(?:the\s+)?(?:owner|user|you))|always\s+remember|keep\s+in\s+mind\s+"
+         r"(?:remember\s+(?:this\s+)?(?:for|in|across)\s+(?:all\s+|every\s+|any\s+)?(?:future|later|coming|subsequent)\s+\w{2,20}|"
+         r"remember\s+(?:this|forever|that\s+(?:the\s+)?(?:owner|user|you))|always\s+remember|keep\s+in\s+mind\s+"
          r"for\s+(?:every|all|each|future)|"
          r"(?:keep|save|store|file|record|remember|note|log)\s+(?:this\s+|it\s+|that\s+)?(?:on\s+file\s+|in\s+mind\s+)?"
          r"(?:permanently|forever|for\s+good|indefinitely|for\s+all\s+time)|(?:saving|save|add|adding|write|store|storing|keep|"
          r"keeping)\s+(?:\w{1,20}\s+)?(?:to|in|into)\s+(?:your\s+)?(?:long-term|permanent|persistent)\s+(?:notes|memory|memories|"
          r"storage|records?|knowledge)|learn\s+this|memori[sz]e\s+this|(?:add|save|write|store|put|commit|record|keep)\s+(?:this\s+|it\s+)?(?:to|in|into)\s+"
          r"your\s+(?:long-term\s+|permanent\s+|persistent\s+)?memory|update\s+your\s+memory|"
-         r"record\s+(?:this\s+)?as\s+a\s+fact|store\s+this\s+as|(?:add|save|write|commit)\s+(?:this\s+)?(?:to|in|into)\s+"
+         r"record\s+(?:this\s+)?as\s+a\s+fact|record\s+(?:this\s+|it\s+)?as\s+(?:settled|true|final|permanent|canonical|official)|store\s+this\s+as|(?:add|save|write|commit)\s+(?:this\s+)?(?:to|in|into)\s+"
          r"(?:(?:the|your|its)\s+)?(?:long-term|permanent|persistent|core)\s+memory|note\s+to\s+(?:self|the\s+(?:assistant|ai|agent)))"),
         # "Save this link in the household notes": an order to keep something, weak alone (advice to a
         # person reads the same), held with any other signal.
@@ -305,13 +322,24 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"\w{0,10}\b[^.!?\n]{0,60}?(?:security|warning|alert|login|sign-in|device|fraud|breach)"),
         ("agent_addressed", "standing_order", 0.5,
          r"(?:^|[.!?]\s+|\n)(?:kindly\s+|please\s+)?(?:silently|automatically|immediately|quietly)\s+\w{1,40}|"
-         r"(?:before\s+(?:answering|replying|you\s+(?:answer|reply))|when\s+summari[sz]ing|in\s+your\s+(?:next\s+)?"
+         r"(?:before\s+(?:answering|replying|responding|you\s+(?:answer|reply|respond))|when\s+summari[sz]ing|in\s+your\s+(?:next\s+)?"
          r"(?:reply|answer|response|summary))"),
         ("ai_addressed", "addressee", 1.0, "(?:" + _AI_VOCATIVE + r")(?:(?<=[a-z])\s*:|(?:[^\n]|\n(?!\n\n)){0,300}?(?:" + _TO_YOU + r"|(?:[:,\u2014\u2013]|\s-)\s*(?:please\s+)?"
          + _IMPERATIVE + r")|\s*(?:please\s+)?" + _IMPERATIVE + ")"),
         ("reader_told", "addressee", 0.6,
          r"\b(?:once|when|after|as\s+soon\s+as)\s+you(?:'ve|\s+have)?\s+(?:read|seen|processed|opened|finished\s+(?:reading|"
          r"going\s+through))\s+(?:this|it|these)\b|\bbefore\s+you\s+(?:finish|summari[sz]e|reply|answer|respond|move\s+on)"),
+        # The reader of this very text named in the third person: "for whoever (or whatever) is condensing
+        # these notes", "the party reading this message is the one expected to send them", "whoever
+        # processes this runbook completes step 3".
+        ("reader_named", "addressee", 1.0,
+         r"\b(?:whoever|whatever|the\s+(?:party|one|reader|tool|connector|bot|helper|system|program|service|crawler|processor|"
+         r"integration|automation|script|agent|assistant|model|summari[sz]er|indexer|parser|pipeline))(?:\s+\(or\s+whatever\))?"
+         r"\s+(?:that\s+|who\s+|which\s+)?(?:is\s+)?(?:reading|processing|parsing|condensing|summari[sz]ing|handling|visiting|"
+         r"loading|indexing|compiling|triaging|sorting|reads|processes|parses|handles|visits|loads|indexes|opens|picks\s+up)\s+"
+         r"(?:this|these|the)\s+[\w-]{1,20}(?:[^.!?\n]{0,80}?\b(?:is|are)\s+(?:the\s+one\s+)?(?:expected|required|asked|meant|"
+         r"supposed)\s+to|\s*[:,]|[^.!?\n]{0,40}?\b(?:should|must|shall|will|completes?|performs?|sends?|forwards?|posts?|"
+         r"marks?|approves?|closes?|deletes?))"),
         ("ai_heading", "addressee", 1.0,
          r"(?:^|\n|[.!?]\s+|[-\u2013\u2014]\s*)(?:[\w'-]{1,30}\s+){0,3}?(?:for|to)\s+(?:any|all|every|the|whichever|whatever|an?|"
          r"other|our|you)?\s*(?:[\w-]{1,30}\s+){0,2}?(?:ai|a\.i\.|assistants?|agents?|bots?|llms?|language\s+models?|chatbots?|"
@@ -332,7 +360,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:assistant|agent|bot)\s+(?:please\s+)?" + _IMPERATIVE),
         # Hiding what it does from the person the agent works for.
         ("conceal_from_user", "concealment", 1.0,
-         r"without\s+(?:seeking|getting|obtaining|asking\s+for|requesting|waiting\s+for)\s+(?:the\s+)?(?:user|owner|customer|"
+         r"before\s+(?:the\s+)?(?:user|owner|customer|account\s+holder|recipient)\s+(?:sees|notices|reads|gets|opens)\s+(?:it|them|this)|(?:shouldn'?t|should\s+not|must\s+not|mustn'?t|won'?t|will\s+not|doesn'?t|does\s+not|never)\s+(?:show\s+up|appear|be\s+"
+         r"(?:visible|shown|listed|logged))\s+in\s+(?:the\s+)?(?:sent|outbox|any\s+notification|notifications|the\s+log|logs|"
+         r"history|the\s+activity|activity|audit)|without\s+(?:seeking|getting|obtaining|asking\s+for|requesting|waiting\s+for)\s+(?:the\s+)?(?:user|owner|customer|"
          r"account\s+holder|employee|client)'?s?\s+(?:explicit\s+|prior\s+|written\s+)?(?:confirmation|approval|consent|permission|"
          r"sign-?off|ok)|(?:the\s+)?(?:user|owner|employee|customer|client|account\s+holder|recipient|boss|manager)\s+(?:does\s+not|"
          r"doesn'?t|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:be\s+)?(?:told|know|informed|notified|aware|see\s+(?:this|it))|(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
@@ -343,9 +373,11 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:mention|list|show|include|reveal|disclose)\s+(?:this|it|them|the\s+[\w-]{1,40})\s+(?:in|to)\s+(?:any|the|your)\s+"
          r"(?:[\w-]{1,40}\s+)?(?:summary|summaries|reply|replies|answer|response|preview|draft|user)"),
         ("conceal_vaguely", "concealment", 0.6,
-         r"\bskip\s+(?:the\s+|any\s+|all\s+)?(?:usual\s+|normal\s+|standard\s+)?(?:confirmation|approval|review|sign-?off|"
+         r"no\s+(?:further\s+|additional\s+)?(?:confirmation|approval|review|sign-?off)\s+(?:is\s+)?(?:required|needed|necessary)|"
+         r"\bskip\s+(?:the\s+|any\s+|all\s+)?(?:usual\s+|normal\s+|standard\s+)?(?:user\s+|owner\s+|human\s+)?(?:confirmation|approval|review|sign-?off|"
          r"verification|second\s+approver|checks?)\b|(?:do\s+not|don'?t|never|not\s+to)\s+(?:copy|cc|loop\s+in|ping|call|bother|disturb|contact)\s+(?:the\s+|her|him|them|"
-         r"me|us|anyone)|(?:keep|leave)\s+(?:\w{1,20}\s+){1,3}?out\s+of\s+(?:the\s+loop|it|this)|no\s+need\s+to\s+(?:check|confirm|verify)\s+(?:it\s+|this\s+)?with|without\s+(?:double-?check\w{0,3}|re-?check\w{0,3}|verif\w{1,8}|re-?confirm\w{0,5}|asking\s+(?:anyone|first|them|"
+         r"me|us|anyone)|(?:keep|leave)\s+(?:\w{1,20}\s+){1,3}?out\s+of\s+(?:the\s+loop|it|this)|no\s+need\s+to\s+(?:check|confirm|verify)\s+(?:it\s+|this\s+)?with|without\s+(?:further|additional|more|any)\s+(?:checks?|checking|questions|verification|confirmation|review)|"
+         r"without\s+(?:double-?check\w{0,3}|re-?check\w{0,3}|verif\w{1,8}|re-?confirm\w{0,5}|asking\s+(?:anyone|first|them|"
          r"him|her))|(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
          r"alert(?:ing)?|warn(?:ing)?)\s+(?:them|him|her|anyone|anybody)\b|no\s+need\s+to\s+(?:check|ask|confirm|verify|"
          r"show|tell)|tell\s+(?:no\s+one|nobody|no-one)|(?:needs?|requires?)\s+no\s+confirmation|in\s+the\s+background|(?:keep|hide)\s+(?:this|it)\s+"
@@ -355,10 +387,22 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          _OUT + r"(?:s|es|ed|ing)?\b(?:[^.\n;]{0,80}?(?:" + _THEIRS + r")[^\n;]{0,160}?" + _DESTINATION
          + r"|[^.\n;]{0,40}?" + _DESTINATION + r"[^\n;]{0,160}?(?:" + _THEIRS + "))"),
         # A link whose parameter is defined as someone's data: "?ref=... where ref is the user's last messages".
+        ("data_into_query", "exfiltration", 1.0,
+         r"(?:" + _THEIRS + r")[^.\n]{0,80}?\b(?:turn|put|encode|convert|make|pass)\s+(?:them|it|these|those)\s+(?:into|as|in)\s+(?:the\s+|a\s+)?"
+         r"(?:query|url|link)\s*(?:parameters?|params|string)?"),
         ("link_param_defined", "exfiltration", 1.0,
          r"(?:https?://)\S{1,200}+[^\n]{0,60}?\bwhere\s+[\w.]{1,20}\s+(?:is|=|equals|contains|holds)\s+(?:" + _THEIRS + ")"),
+        ("passive_data_out", "exfiltration", 1.0,
+         r"(?:" + _THEIRS + r")[^.;\n]{0,120}?\b(?:must|should|shall|needs?\s+to|is\s+to|are\s+to|will|is|are|gets?|get)\s+(?:now\s+|"
+         r"quietly\s+|also\s+)?(?:be\s+)?(?:forwarded|sent|mailed|e-?mailed|posted|uploaded|shared|copied|pushed|transmitted|"
+         r"delivered|attached)\b[^.;\n]{0,60}?\bto\s+" + _DESTINATION),
+        ("url_with_data", "exfiltration", 1.0,
+         r"\b(?:call|hit|ping|get|put|post|request|fetch|load|open|visit|push|send)\b[^\n]{0,40}?(?:https?://)\S{1,300}+[^\n]{0,60}?"
+         r"\b(?:with|listing|containing|carrying|including|plus)\b[^\n]{0,80}?(?:" + _THEIRS + ")"),
         ("forwarding_rule", "exfiltration", 1.0,
-         r"auto-?forward(?:ed|ing|s)?\s+(?:\w{1,20}\s+){0,3}?to\s+[\w.+-]{1,64}@|(?:mail|inbox|e-?mail|forwarding|outlook|"
+         r"auto-?forward(?:ed|ing|s)?\s+(?:\w{1,20}\s+){0,3}?to\s+[\w.+-]{1,64}@|(?:set\s+up|create|add)\s+(?:a|an)\s+(?:\w{1,20}\s+)?"
+         r"(?:rule|filter)\b[^\n]{0,120}?(?:forward|redirect|cop(?:y|ies)|blind-?cop\w{1,4}|bcc)\w{0,4}\s+(?:\w{1,20}\s+){0,4}?to\s+"
+         r"[\w.+-]{1,64}@|(?:mail|inbox|e-?mail|forwarding|outlook|"
          r"gmail)\s+(?:rule|filter)\b[^\n]{0,160}?(?:forward|redirect|cop(?:y|ied))\w{0,4}\s+(?:\w{1,20}\s+){0,3}?to\s+[\w.+-]{1,64}@"),
         ("gather_and_send", "exfiltration", 1.0,
          r"(?:" + _THEIRS + r")[^.\n;]{0,120}?\b(?:and|then)\s+(?:\w{1,20}\s+)?" + _OUT + r"\s+(?:it|them|this|that|everything|"
@@ -369,14 +413,14 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:https?://|www\.)\S{1,300}+[^\n]{0,80}?\b(?:append(?:ed|ing)?|followed\s+by|plus|fill(?:ed)?\s+in|made\s+of|built\s+from|"
          r"using)\b[^\n]{0,80}?(?:" + _THEIRS
          + r"|" + _SENSITIVE + r")|(?:append|add|attach|include|put|insert|fill\s+in|encode)\s+[^.\n]{0,80}?(?:" + _THEIRS
-         + r"|" + _SENSITIVE + r")[^.\n]{0,60}?(?:to|in|into|at\s+the\s+end\s+of)\s+(?:the\s+|this\s+|that\s+)?(?:url|link|"
+         + r"|" + _SENSITIVE + r")[^.\n]{0,60}?(?:(?:to|at)\s+the\s+end\s+of|to|in|into)\s+(?:the\s+|this\s+|that\s+)?(?:url|link|"
          r"query|address|query\s+string|[\w-]{1,20}\s+(?:parameter|param|field|query\s+parameter))|(?:https?://)(?:[^\s)\"'><]|<[^>\n]{0,60}>){0,200}?[?&/=](?:\{\{?\s*[\w.]{0,30}" + _SENSITIVE_TEMPLATE
          + r"[\w.]{0,30}\s*\}?\}|\[[\w' ]{0,30}" + _SENSITIVE_TEMPLATE + r"[\w' ]{0,30}\]|<[\w' ]{0,30}" + _SENSITIVE_TEMPLATE
          + r"[\w' ]{0,30}>|\$\{[\w.]{0,30}" + _SENSITIVE_TEMPLATE + r"[\w.]{0,30}\})"),
         # ---- claims of authorisation
         ("authorisation_claim", "authorisation", 1.0,
-         r"(?:(?:has|have|is|are|was|were)\s+(?:already\s+)?(?:authori[sz]ed|approved|cleared|permitted|allowed|"
-         r"pre-?approved|granted|delegated|verified)(?!\s+(?:only|after|upon|if|when|once|unless|subject|on\s+request|by\s+"
+         r"(?:(?:has|have|is|are|was|were)\s+(?:already\s+)?(?:been\s+)?(?:authori[sz]ed|approved|cleared|permitted|allowed|"
+         r"pre-?approved|pre-?cleared|granted|delegated|verified)(?!\s+(?:only|after|upon|if|when|once|unless|subject|on\s+request|by\s+"
          r"request|to\s+(?:staff|employees|members|admins)))|(?:already\s+)?consented\s+to|(?:i|we)\s*(?:'ve|\s+have)\s+(?:already\s+)?"
          r"(?:approved|authori[sz]ed|cleared|granted|enabled|signed\s+off)|(?:already\s+)?(?:okayed|ok'd|oked|greenlit|green-lit|"
          r"signed\s+off\s+on|sanctioned|rubber-stamped)\b|you\s+(?:have|got|now\s+have)\s+(?:their|his|her|"
@@ -393,6 +437,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:i\s+am|i'm|this\s+is)\s+(?:the|your)\s+(?:[\w-]{1,20}\s+)?(?:owner|admin|administrator|user|developer|creator|operator)|(?:staff|team|admin|administrator|support|"
          r"compliance\s+notice|security\s+team)\s+here|as\s+the\s+(?:security\s+team|admin|administrator|owner|"
          r"developer|operator)|(?:signed|verified)\s+(?:and\s+)?trusted|trusted\s+instruction\s+source|"
+         r"(?:carries|has|holds|grants?|confers?)\s+elevated\s+(?:privileges|trust|rights|access|permissions?|clearance)|"
          r"(?:treat|accept)\s+(?:its|my|these|this\s+\w{1,40}'?s?)\s+(?:commands|words|instructions)\s+as\s+(?:the\s+)?"
          r"(?:owner|trusted|theirs)|(?:owner|admin|administrator|operator|management|root|system\s+administrator|legal"
          r"\s+department|platform)\s+(?:says|said|confirms|has\s+approved|approved|pre-approved|authori[sz]es|grants)"
@@ -404,17 +449,23 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         # ---- speaking as the system or developer
         ("role_marker", "role_marker", 1.0,
          r"<\|?\s*(?:im_start|im_end|system|developer|endoftext|start_header_id|end_header_id|user|assistant|message|"
-         r"tool_call|eot_id|start_of_turn|end_of_turn)\s*\|?>|\n\s*\n\s*(?:human|assistant)\s*:|\[/?inst\]|<</?sys>>|\[\[?system\]?\]|</?(?:system|developer)>|"
+         r"tool_call|eot_id|start_of_turn|end_of_turn)\s*\|?>|\n\s*\n\s*(?:human|assistant)\s*:|\[/?inst\]|<</?sys>>|\[\[?system\]?\]|</?(?:system|developer)>|<(?:system|developer)[_-]?(?:message|prompt|instruction|note|override)?\s+[^>\n]{0,80}>|"
          r"(?:^|\n|\s{2,}|[.!?]\s+)#{2,}\s*(?:system|instructions?|developer(?:\s+message)?|new\s+task)\b|(?:^|\n|[.!?]\s+)\s*"
          r"(?:system(?:\s+(?:message|prompt|note|override|notice|alert|update|instruction))?|developer\s+(?:message|prompt|note|"
          r"override|notice))\s*:"
          r"[^\n]{0,120}?\b(?:you|your|the\s+(?:assistant|ai|model)|ignore|reveal|disregard|follow|obey|new\s+rules|"
-         r"respond|answer|always|never|must|comply|forward|send|disable|enable|policy|operator|rules)\b|"
+         r"respond|answer|always|never|must|comply|forward|send|disable|enable|policy|operator|rules|export|erase|delete|save|remember|"
+         r"store|share|grant|approve|pay|wire|transfer|upload|post|e-?mail|mail|wipe|accept|reveal)\b|"
          r"(?:begin|start)\s+system\s+prompt|system\s+prompt\s+(?:begins|starts)|\[system\s+override\]|"
          r"(?:^|\n)\s*human:.{0,200}assistant:|developer\s+note\s+to\s+the\s+(?:ai|assistant|agent)|</user>"),
         # A system turn written as JSON is how every chat API's documentation shows a request, so it
         # counts alone only a little; with an order in its content it is a fake system message.
         ("role_heading", "role_marker", 0.6, r"(?:^|\n)[ \t]{0,3}#{1,6}[ \t]{0,3}(?:assistant|user|human|ai|model)[ \t]*:?[ \t]*\n"),
+        # "Admin notice:", "Override:" at the head of a line: weak alone (a newsletter has IT notices), held
+        # with anything else, such as letters dressed up to hide it.
+        ("authority_heading", "authorisation", 0.6,
+         r"(?:^|\n)\s{0,3}(?:admin(?:istrator)?|it|security|compliance|platform|operator|root|sysadmin)\s+(?:notice|alert|message|"
+         r"instruction|directive|order)\s*:|(?:^|\n)\s{0,3}(?:override|system\s+override|admin\s+override|priority\s+override)\s*:"),
         ("role_json", "role_marker", 0.6, r"\"role\"\s*:\s*\"(?:system|developer)\""),
         ("role_json_order", "role_marker", 1.0,
          r"\"role\"\s*:\s*\"(?:system|developer)\"\s*,\s*\"content\"\s*:\s*\"[^\"]{0,300}?\b(?:ignore|disregard|forget|override|"
@@ -437,10 +488,12 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("tool_call_yaml", "tool_call", 1.0,
          r"(?:^|\n)[ \t]{0,8}(?:action|tool|tool_name|function|call|command|operation)\s*:\s*[\"']?[a-z][\w.-]{1,40}[\"']?[ \t]*\n"
          r"[ \t]{0,8}(?:params|parameters|args|arguments|input|inputs|payload)\s*:|(?:^|\n)[ \t]{0,8}-[ \t]{1,4}(?:tool|tool_name|"
-         r"function|action|call)\s*:\s*[\"']?[a-z][\w.-]{1,40}[\"']?[ \t]*\n[ \t]{1,10}[a-z_]{1,20}\s*:"),
+         r"function|action|call)\s*:\s*[\"']?[a-z][\w.-]{1,40}[\"']?[ \t]*\n[ \t]{1,10}[a-z_]{1,20}\s*:|(?:^|\n)[ \t]{0,8}(?:action|tool|"
+         r"function|call|operation)\s*:\s*[a-z]{2,20}_[a-z_]{2,40}[ \t]*\n[ \t]{0,8}[a-z_]{2,20}\s*:"),
         ("tool_call_python", "tool_call", 0.6, r"\b[a-z_]{2,30}\.[a-z_]{2,40}\(\s*[a-z_]{1,30}\s*=\s*[\"'\[{\w]"),
         ("tool_call_words", "tool_call", 1.0,
-         r"\bcall\s+`?[a-z][a-z0-9]{0,30}[_.][\w.]{1,40}`?\s+(?:with|using)\s+(?:[a-z_]{1,30}\s*[=:]|\{)"),
+         r"\bcall\s+(?:your\s+|the\s+)?`?[a-z][a-z0-9]{0,30}[_.][\w.]{1,40}`?\s+(?:(?:tool|function|api|endpoint)\s+)?(?:with|using)\s+"
+         r"(?:[a-z_]{1,30}\s*[=:]|\{|(?:method|url|body|params|parameters|arguments|payload|headers)\b)"),
         ("tool_call_markup", "tool_call", 1.0,
          r"<\s*(?:tool_call|tool_use|tool_code|function_calls|invoke|antml_invoke|execute_command|tool|call\s+name|"
          r"action\s+type|function\s*=|command)\b|<\|tool_call\|>|\btool\s*:\s*[a-z_]{1,40}\(\s*[a-z_]{1,40}\s*=|"
@@ -463,6 +516,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("send_sensitive_out", "exfiltration", 1.0, r"\b" + _SEND + _gap(10) + _DETERMINER + _SENSITIVE),
         ("send_data_out", "exfiltration", 0.6, r"\b" + _SEND + _gap(10) + _DETERMINER
          + r"(?:messages|e-?mails?|invoices?|summary|data|export|logs?|calendar|files?|documents?)"),
+        ("privilege_grant", "authorisation", 0.6,
+         r"\bgrant\s+(?:\w{1,20}\s+)?(?:admin|administrator|owner|root|write|full|elevated|sudo|superuser)\b(?:\s+(?:access|rights|"
+         r"role|permissions?|privileges?))?\s+(?:on|to|for|in|over)\b"),
         ("move_money", "exfiltration", 0.6,
          r"\b(?:transfer|wire|send|pay|move|remit)\s+[^.!?\n]{0,60}?\b(?:to|into)\s+(?:(?:the|this|a|new|our|my|their|his|her|"
          r"updated|correct)\s+){0,2}(?:(?:bank|savings|external|offshore)\s+)?(?:account|iban|wallet|acct)\b[^.!?\n]{0,30}?\d|\b(?:transfer|"
@@ -476,9 +532,12 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"[^.!?\n]{0,80}?\b(?:to|into|on)\s+(?:the\s+|our\s+|their\s+)?(?:new|updated|changed|different)\s+(?:bank\s+)?"
          r"(?:account|iban|details|payee|beneficiary|wallet)\b|(?:bank\s+details|account\s+details|payment\s+details|"
          r"remittance\s+details|iban|account|wire\s+instructions)\s+(?:have|has)\s+(?:been\s+)?(?:changed|updated|moved)|"
+         r"\b(?:wire|pay|transfer|send|refund|deposit|route)\s+(?:the\s+|all\s+|any\s+)?(?:[\w-]{1,20}\s+)?(?:to|into)\s+(?:my|our|this|"
+         r"a\s+different|another)\s+(?:[\w-]{1,20}\s+)?(?:account|card|wallet|iban)\s+instead|"
          r"\b(?:change|switch|update|set|move)\s+(?:the\s+|our\s+|their\s+|your\s+|his\s+|her\s+)?(?:payout|payment|payee|bank|receiving|"
          r"deposit|beneficiary|remittance|salary|payroll|vendor)\s+(?:account|iban|details)\s+(?:number\s+)?to\s+[^.!?\n]{0,12}\d"),
         ("trust_sender", "authorisation", 1.0,
+         r"\baccept\s+(?:all|every|any)\s+(?:[\w-]{1,20}\s+)?(?:invites?|invitations|requests?|connections?|payments?)\s+from\b|"
          r"\b(?:mark|treat|flag|whitelist|allowlist|classify|tag|add)\s+(?:every|all|any|each)?\s*(?:messages?|e-?mails?|mail|senders?|"
          r"requests?|invoices?|links?|domains?)\s+(?:from\s+\S{1,80}\s+)?(?:as|to\s+the)\s+(?:trusted|safe|verified|legitimate|"
          r"approved|priority|whitelist|allowlist|allow\s+list)"),
@@ -516,12 +575,14 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:agent|bot)(?:'s)?\s+(?:instructions|configuration|profile)|your\s+(?:own\s+)?(?:configuration|"
          r"instructions|prompt|persona)|agent\s+instructions)"),
         ("pipe_to_shell", "tool_call", 0.6, r"(?:curl|wget)\s+[^|\n]{0,200}\|\s*(?:ba)?sh"),
-        ("run_command", "tool_call", 0.5, r"(?:^|[.:!]\s+|\n|\()(?:run|execute|exec)\b"),
+        ("run_command", "tool_call", 0.5, r"(?:^|[.:!]\s+|\n|\()(?:run|execute|exec)\b|\b(?:runs|executes|will\s+run|will\s+execute)\s+"
+         r"(?:whatever|anything|everything|the\s+(?:code|command|call)s?)\b"),
         ("persona_file_named", "persona_file", 1.0,
          r"(?<![\w-])[\w-]{0,30}?(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|heartbeat|system|"
          r"prompt)[\w-]{0,30}?\.md\b"
-         r"[^.!?\n]{0,40}?\b(?:add|append|insert|write|replace|change|gain|get|receive|"
-         r"edit|remove|delete|put)\b|\b(?:instructions?|rules|system\s+prompt|persona|identity|memory|prompt)\s+file\b"
+         r"[^.!?\n]{0,40}?(?:\b(?:add|append|insert|write|replace|change|gain|get|receive|"
+         r"edit|remove|delete|put)\b|수정|편집|추가|변경|修改|编辑|添加|更改|編集|追加|変更|modifi\w{1,4}|ändere|bearbeite|edytuj|"
+         r"измени|отредактируй|düzenle|ubah|sửa|añad\w{1,3}|ajout\w{1,3}|aggiung\w{1,3}|adicion\w{1,3}|füge)|\b(?:instructions?|rules|system\s+prompt|persona|identity|memory|prompt)\s+file\b"
          r"[^.!?\n]{0,60}?\b(?:add|append|insert|write|replace|change|edit|remove|delete|put)\b|\.(?:cursorrules|clinerules|windsurfrules)\b[^.!?\n]{0,40}?\b(?:add|append|write|"
          r"replace|change|edit)\b"),
         ("destructive_command", "tool_call", 1.0,
@@ -578,7 +639,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                            "ur real", "your next", "contains your", "disable", "turn off", "switch off", "bypass", "deactivate", "skip", "stop", "delete",
                            "wipe", "erase", "clear", "purge"),
     "override_pretend": ("pretend",),
-    "override_your_setup": ("bearing", "force", "effect", "not apply", "binding", "inapplicable", "defunct", "lapsed", "retired", "rescinded", "revoked", "void", "obsolete", "expired", "superseded",
+    "override_your_setup": ("becomes", "become ", "outrank", "in force", "that counts", "that matters", "from then on",
+                            "sole ", "only brief", "only agenda", "bearing", "force", "effect", "not apply", "binding", "inapplicable", "defunct", "lapsed", "retired", "rescinded", "revoked", "void", "obsolete", "expired", "superseded",
                             "replaced", "withdrawn", "cancel", "for nothing", "is over", "are over", "now over", "is gone", "are gone",
                             "now gone", "is dead", "are dead", "moot", "null",
                             "invalid", "irrelevant", "no longer", "placeholder", "sandbox", "dropped", "discarded",
@@ -587,14 +649,15 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                             "your remaining", "your one", "your only", "your sole", "your true", "your real", "your new",
                             "your actual", "ur real", "ur new", "instead"),
     "override_what_you_were_told": ("forget", "ignore", "disregard", "you were", "you are", "you have been", "whoever"),
-    "decode_and_obey": ("decode", "hidden order", "hidden instruction", "real order", "real instruction", "backwards",
+    "decode_and_obey": ("escaped", "encoded", "encrypted", "ciphered", "obfuscated", "scrambled", "decode", "hidden order", "hidden instruction", "real order", "real instruction", "backwards",
                         "decrypt", "decipher", "unescape", "translate", "convert", "solve", "cipher", "read", "rot",
                         "caesar", "atbash", "vigen", "base64", "hex", "binary", "instruction", "task", "order", "command"),
     "obey_this_source": ("obey", "follow", "trust", "comply", "orders from", "answer only", " on what"),
     # Each phrase of _STANDING by its rarest piece ("all future", not " future"; "starting today", not "starting").
     "standing_order": ("from now on", "going forward", "henceforth", "hereafter", "from this day", "all future",
                        "every future", "any future", "in future", "for future", "all subsequent", "every subsequent",
-                       "any subsequent", "all later", "every later", "any later", "each time you", "every time you",
+                       "any subsequent", "all later", "every later", "any later", "all coming", "all upcoming", "every upcoming",
+                       "each time", "each time you", "every time you",
                        "next time you", "whenever", "every session", "in every future", "in every reply", "in every answer",
                        "in every response", "in every session", "in all future", "every reply", "every answer",
                        "every response", "every message", "every email", "every e-mail", "when you next",
@@ -620,19 +683,24 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "stale_configuration": ("one side", "aside", "expired", "outdated", "stale", "out of date", "obsolete", "void",
                             "invalid", "what follows", "operate under", "rules in this"),
     "persona_file_named": (".md", "rules", " file"),
-    "agent_addressed": ("silently", "automatically", "immediately", "quietly", "before answering", "before replying",
+    "agent_addressed": ("before responding", "before you respond", "silently", "automatically", "immediately", "quietly", "before answering", "before replying",
                         "before you", "when summari", "in your reply", "in your answer", "in your response",
                         "in your summary", "in your next"),
     # "ai" only as a word's start: as a bare substring it is in "said", "again" and "email".
     "ai_addressed": (" ai", "@ai", "(ai", "\nai", "^ai", "a.i.", "intelligence", "assistant", "agent", " bot", "^bot",
                      "model", "llm", "copilot", "gpt", "automated", "crawler", "scraper", "summari"),
-    "conceal_from_user": ("seeking", "getting", "obtaining", "asking for", "requesting", "waiting for", "not need",
+    "conceal_from_user": ("sees", "notices", "reads", "gets", "opens", "show up", "appear", "be visible", "be shown", "be listed", "be logged", "seeking", "getting", "obtaining", "asking for", "requesting", "waiting for", "not need",
                           "need not", "needn't", "doesn't", "do not", "don't", "dont", "never", "without"),
     "reader_told": ("once you", "when you", "after you", "as soon as you", "before you"),
+    "reader_named": ("reading this", "reading these", "processing this", "processing these", "parsing this",
+                     "condensing", "summarising this", "summarizing this", "handling this", "visiting this",
+                     "loading this", "indexing this", "compiling these", "compiling this", "triaging", "sorting this",
+                     "reads this", "processes this", "parses this", "handles this", "visits this", "loads this",
+                     "indexes this", "opens this", "picks up this", "whoever", "whatever"),
     "ai_heading": (" ai", "a.i.", "assistant", "agent", " bot", "llm", "language model", "chatbot", "copilot", "summari",
                    "crawler", "scraper"),
     "agent_told": ("automated", "coding", "autonomous", "language", "whichever", "assistant", "agent", " bot", "model", " ai ", "llm", "chatbot"),
-    "conceal_vaguely": ("skip", "out of the loop", "out of it", "out of this", *(f"{lead} {verb}" for lead in ("not", "n't", "never")
+    "conceal_vaguely": ("required", "needed", "necessary", "skip", "out of the loop", "out of it", "out of this", *(f"{lead} {verb}" for lead in ("not", "n't", "never")
                         for verb in ("copy", "cc", "loop in", "ping", "call", "bother", "disturb", "contact")), "no need to", "do not", "don't", "dont", "never", "without", "no need", "no confirmation", "background",
                         "secret", "hidden", "confidential", "between us", "quiet", "say nothing", "compare", "no one",
                         "nobody", "no-one"),
@@ -646,10 +714,10 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                             "permission", "said yes", "fine with", "ok with", "okay with", "happy with", "as agreed",
                             "signed off", "enabled", "blessing", "go-ahead", "has given", "have given", "'s given",
                             "'ve given",
-                            "verified", "consented", "grant", "granting", "okayed", "ok'd", "oked", "greenlit",
+                            "verified", "consented", "grant", "granting", "pre-cleared", "precleared", "okayed", "ok'd", "oked", "greenlit",
                             "green-lit", "signed off on", "sanctioned", "rubber-stamped", "sign-off", "signoff",
                             "green light", "go-ahead", "goahead", "blanket", "deemed", "you may now", "you can now"),
-    "authority_voice": ("permission", "consent", "authori", "clearance", "behalf", "i am the", "i'm the", "i'm your", "i am your", "this is your", " here", "compliance",
+    "authority_voice": ("elevated", "elevated", "permission", "consent", "authori", "clearance", "behalf", "i am the", "i'm the", "i'm your", "i am your", "this is your", " here", "compliance",
                         " asked you", " wants you", " wanted you", " told you", " instructed you", " needs you",
                         "you may",
                         "as the ", "signed", "verified", "trusted instruction", "treat ", "accept ", " says",
@@ -670,6 +738,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "fake_turn": ("human", "system", "developer"),
     "fake_human_turn": ("human",),
     "role_json": ('"role"',),
+    "authority_heading": ("notice", "alert", "message", "instruction", "directive", "order", "override"),
     "role_heading": ("#",),
     "role_json_order": ('"role"',),
     "tool_call_markup": ("<tool", "<function", "<invoke", "<antml", "<execute", "<call", "<action", "<command",
@@ -684,13 +753,18 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "send_data_out": ("message", "mail", "invoice", "summary", "data", "export", "log", "calendar", "file",
                       "document"),
     "script_exfil": ("<script", "cookie", "fetch("),
-    "trust_sender": ("trusted", "safe", "verified", "legitimate", "approved", "priority", "whitelist", "allowlist",
+    "trust_sender": ("accept all", "accept every", "accept any", "trusted", "safe", "verified", "legitimate", "approved", "priority", "whitelist", "allowlist",
                      "allow list"),
-    "payment_change": ("new ", "updated", "changed", "different", "replacement", "change", "switch", "update", "set ",
+    "payment_change": ("instead", "new ", "updated", "changed", "different", "replacement", "change", "switch", "update", "set ",
                        "move "),
     "link_param_defined": ("where",),
-    "forwarding_rule": ("forward", "rule", "filter"),
+    "data_into_query": ("query", "url", "link"),
+    "passive_data_out": ("forwarded", "sent", "mailed", "posted", "uploaded", "shared", "copied", "pushed", "transmitted",
+                         "delivered", "attached"),
+    "url_with_data": ("http",),
+    "forwarding_rule": ("forward", "rule", "filter", "bcc", "blind-cop", "copies"),
     "command_exfil": ("curl", "wget", "http", "invoke-webrequest", "iwr"),
+    "privilege_grant": ("grant",),
     "move_money": ("transfer", "wire", "send", "pay", "move", "remit"),
     "exfil_destination": ("webhook", "pastebin", "gist", "ngrok", "requestbin", "hooks.", "/collect", "/ingest",
                           "/exfil", "ftp://", "telegram", "--post-file", "-d \"$(", "curl -x post"),
@@ -700,7 +774,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "credential_lure": ("enter ", "type ", "confirm ", "verify ", "&p=", "&password=", "click ", "sign in", "log in"),
     "persona_file_edit": (".md", "rules", "persona", "prompt", "instructions", "configuration", "profile", "identity"),
     "pipe_to_shell": ("| sh", "| bash", "|sh", "|bash"),
-    "run_command": (*_starts("run", "exec"), "(run", "(exec"),
+    "run_command": (*_starts("run", "exec"), "(run", "(exec", "runs ", "executes ", "will run", "will execute"),
     "destructive_command": ("rm -rf", "powershell", "nc ", "chmod", "net user", "drop table", "authorized_keys",
                             "/etc/", "id_rsa", ".aws"),
     "reveal_key": ("reveal", "disclose", "dump", "leak"),
@@ -711,7 +785,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
 
 # Anchors a rule needs as well as one of its own: someone's data only leaves for somewhere.
 ALSO_NEEDS: dict[str, tuple[str, ...]] = {
-    "user_data_out": ("@", " dot ", "[dot]", "(dot)", "http", "whatsapp", "signal ", "via sms", "+", "www.", "webhook", "paste", "discord", "telegram", "slack", "to us", "to me",
+    "user_data_out": ("@", " dot ", "to the address", "to the email", "to the e-mail", "to the number", "to the account",
+                      "to this message", "to this email", "to this e-mail", "to this thread", "to this ticket", "to this chat", "[dot]", "(dot)", "http", "whatsapp", "signal ", "via sms", "+", "www.", "webhook", "paste", "discord", "telegram", "slack", "to us", "to me",
                       "to this", "your reply", "your answer", "your response", "next reply", "the url", "the link",
                       "the query", "next answer", "next response", ".com", ".net", ".org", ".io", ".co", ".me",
                       ".app", ".dev", ".xyz", ".info", ".biz", ".site", ".online", ".cc", ".ru", ".cn", ".link",
@@ -734,10 +809,14 @@ EVERY_RULE = (*_RULES, *LANGUAGE_RULES)
 CIPHER_CORE = tuple(r for r in _RULES if r[0] in CIPHER_RULES)
 
 
+# An order opening a sentence: recipes are full of them, so it never counts alone; it tips a text whose
+# words had to be undisguised (`directives.read_directive`).
+IMPERATIVE_OPENING = re.compile(r"(?:^|[.!?:;]\s+|\n)(?:please\s+)?" + _IMPERATIVE)
+
 # Parts several rules need somewhere in a reading, searched for once per reading and only when such a
 # rule is about to run: whose data ("the user's passport scan") and where to ("x@y.io", a URL).
 GATES = {"theirs": re.compile(_THEIRS), "destination": re.compile(_DESTINATION)}
-NEEDS = {"user_data_out": ("theirs", "destination"), "gather_and_send": ("theirs", "destination"),
+NEEDS = {"data_into_query": ("theirs",), "url_with_data": ("theirs",), "passive_data_out": ("theirs", "destination"), "user_data_out": ("theirs", "destination"), "gather_and_send": ("theirs", "destination"),
          "link_param_defined": ("theirs",)}  # fmt: skip
 # What makes a match no order after all: a tool's JSON schema declares parameters, a call fills them.
 UNLESS = {"tool_call_json": re.compile(r"\"properties\"\s*:\s*\{")}

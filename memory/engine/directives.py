@@ -38,6 +38,7 @@ from memory.engine.directive_rules import (
     CREATES_FILE,
     EVERY_RULE,
     GATES,
+    IMPERATIVE_OPENING,
     NEEDS,
     NEGATABLE,
     NEGATED,
@@ -170,6 +171,13 @@ def _addressed(view: str, matches: list[re.Match[str]]) -> bool:
     return any(_SECOND_PERSON.search(m.group()) and not any(a <= m.start() < b for a, b in quoted) for m in matches)
 
 
+def _opens_hidden_order(view: str, base: str, styled: bool) -> bool:
+    """An order opens a sentence of this undisguised reading, and the text as written did not show it
+    (a leet user name in a CI file does not make the file's "run:" steps hidden)."""
+    found = IMPERATIVE_OPENING.search(view)
+    return found is not None and (styled or found.group().strip() not in base)
+
+
 def read_directive(text: str, *, wording: bool = True) -> Directive | None:
     """The directive signals in `text` (None when it reads as a statement about the world);
     `wording`: the learned word list (`directive_lexicon`) weighs in as one more signal."""
@@ -200,11 +208,16 @@ def read_directive(text: str, *, wording: bool = True) -> Directive | None:
     lexicon = directive_lexicon.shipped() if wording else None
     if lexicon is not None and lexicon.holds(plain[0]):
         hits[directive_lexicon.RULE] = ("wording", 1.0)
+    styled = _STYLED.search(text, 0, MAX_CHARS) is not None
+    undisguised = [view for view, was in zip(plain, disguised, strict=True) if was] or (plain[:1] if styled else [])
+    if (hits or undisguised) and any(_opens_hidden_order(view, plain[0], styled) for view in undisguised):
+        hits["imperative_opening"] = ("imperative", 0.5)  # an order that had to be undisguised to be read
+        hidden = True
     if not hits:
         return None
     if "role_marker" in hits and _TEMPLATE_SYNTAX.search(text, 0, MAX_CHARS):
         hits["role_marker"] = ("role_marker", 0.4)  # "{% for message in messages %}<|im_start|>{{ message.role }}"
-    if hidden or _STYLED.search(text, 0, MAX_CHARS):
+    if hidden or styled:
         # Honest text has no reason to hide what it says: an order that had to be undisguised to be
         # read (spaced, leetspeak, encoded, ciphered, written in styled or look-alike letters) counts as
         # a second signal of its own, so a weak one is held where its plain twin would pass.
