@@ -33,7 +33,7 @@ from memory.bench.injection import DEFAULT_CORPUS, load
 from memory.engine import directive_lexicon as dl
 from memory.engine.deobfuscate import fold
 
-L2_GRID = (0.00001, 0.0001, 0.001)
+L2_GRID = (0.000001, 0.000003, 0.00001, 0.0001)
 DEFAULT_EXCLUDED = "holdout"
 DEFAULT_KEEP = 20_000
 

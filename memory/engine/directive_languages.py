@@ -82,12 +82,12 @@ _ML_FROM_NOW = (r"(?:de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+(?:ahora|maint
                 r"mulai\s+hari\s+ini|kể\s+từ\s+hôm\s+nay)")  # fmt: skip
 _ML_SECRET = (r"(?:contrasena|contraseña|mot\s+de\s+passe|passwort|password|senha|пароль|密码|密碼|パスワード|비밀번호|"
               r"كلمة\s+المرور|पासवर्ड|sifre|şifre|haslo|hasło|wachtwoord|mat\s+khau|mật\s+khẩu|kata\s+sandi|รหัสผ่าน|"
-              r"κωδικο|κωδικό|סיסמה|পাসওয়ার্ড|nenosiri|prompt\w{0,3}\s+system\w{0,5}|system\w{0,3}\s*prompt\w{0,3}|"
+              r"κωδικο|κωδικό|סיסמה|পাসওয়ার্ড|nenosiri|promptu\s+systemow\w{0,3}|prompt\s+de\s+sistema|prompt\s+système|systemprompts?|"
               r"系统提示|系統提示|システムプロンプト|시스템\s*프롬프트|системн\w{0,3}\s+промпт\w{0,2}|"
               r"clave\s+api|chiave\s+api|api-schlussel|api-schlüssel)")  # fmt: skip
 _ML_SEND = (r"(?:envia|envía|envoyez|envoie|sende|senden|invia|envie|отправь|отправьте|发给|發給|送って|教えて|보내|"
-            r"أرسل|भेजें|gonder|gönder|wyslij|wyślij|stuur|gui|gửi|kirim|ส่ง|στειλε|στείλε|שלח|পাঠান|tuma|revelez|"
-            r"révélez|revela|mostra|zeige|покажи|надішли|reenvia|reenvía|leitest|weiter|发送|發送|gonder|gönder|yolla|gui|"
+            r"أرسل|भेजें|gonder|gönder|wyslij|wyślij|stuur|gửi|kirim|ส่ง|στειλε|στείλε|שלח|পাঠান|tuma|revelez|"
+            r"révélez|revela|mostra|zeige|покажи|надішли|reenvia|reenvía|leitest|weiter|发送|發送|gonder|gönder|yolla|gui\s+(?:cho|den|toi)|"
             r"kirimkan|wyslij|przeslij|posli|pošli|στειλε|שלחו|भेजो|পাঠাও|tuma|ipadala|trimite|ارسال|بفرست|送信|"
             r"전송|보내세요|보내줘|ส่งไป|அனுப்பு|ujawni\w{0,4}|ujawnij|revela\w{0,2}|révèle|enthülle|rivela|раскрой|розкрий|"
             r"adresine|alamat|adres)")  # fmt: skip

@@ -217,7 +217,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("override_your_setup", "override", 1.0,
          "(?:" + _YOUR_SETUP + r")[^.!?\n]{0,100}?\b" + _LAPSED + "|" + _LAPSED + r"[^.!?\n]{0,60}?(?:" + _YOUR_SETUP + ")|"
          r"(?:what|who|which|this|that)\s+(?:now\s+)?governs\s+(?:you|your)|(?:your|ur)\s+(?:one\s+|only\s+|sole\s+)?"
-         r"(?:remaining|true|real|new|actual|sole|only)\s+(?:purpose|job|task|goal|mission|function|role|priority|directive)|"
+         r"(?:remaining|true|real|new|actual|sole|only)\s+(?:purpose|job|task|goal|mission|function|role|priority|directive)\s+(?:is|are|"
+         r"will\s+be|now\s+is|:)|"
          r"the\s+governing\s+(?:brief|instructions?|directive|rules?|prompt|policy)\s+(?:is|are)\s+(?:this|these|the\s+one|below|here)|"
          r"operate\s+under\s+(?:the|an?|this)\s+(?:\w{1,20}\s+)?(?:profile|mode|persona|policy|rules?)\s+instead|"
          r"outranks?\s+(?:anything|everything|all|any)\s+(?:\w{1,20}\s+)?(?:earlier|else|prior|previous|before)|"
@@ -422,7 +423,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:(?:has|have|is|are|was|were)\s+(?:already\s+)?(?:been\s+)?(?:authori[sz]ed|approved|cleared|permitted|allowed|"
          r"pre-?approved|pre-?cleared|granted|delegated|verified)(?!\s+(?:only|after|upon|if|when|once|unless|subject|on\s+request|by\s+"
          r"request|to\s+(?:staff|employees|members|admins)))|(?:already\s+)?consented\s+to|(?:i|we)\s*(?:'ve|\s+have)\s+(?:already\s+)?"
-         r"(?:approved|authori[sz]ed|cleared|granted|enabled|signed\s+off)|(?:already\s+)?(?:okayed|ok'd|oked|greenlit|green-lit|"
+         r"(?:approved|authori[sz]ed|cleared|granted|enabled|signed\s+off)|(?:already\s+)?\b(?:okayed|ok'd|oked|greenlit|green-lit|"
          r"signed\s+off\s+on|sanctioned|rubber-stamped)\b|you\s+(?:have|got|now\s+have)\s+(?:their|his|her|"
          r"my|our|the\s+(?:user|owner)'?s?)\s+(?:full\s+)?(?:consent|permission|approval|authori[sz]ation|blessing|go-ahead)|"
          r"(?:already\s+)?said\s+yes\s+to\s+(?:this|that|it)|(?:has|have|'s|'ve)\s+given\s+(?:(?:her|his|their|my|our|you)\s+)?"
@@ -435,7 +436,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:permission|consent|authori[sz]ation|clearance)(?:\s+(?:code|level))?" + _gap(4)
          + r"(?:granted|recorded|confirmed|approved|\d+)|on\s+behalf\s+of\s+(?:the\s+)?(?:owner|user|account\s+holder)|"
          r"(?:i\s+am|i'm|this\s+is)\s+(?:the|your)\s+(?:[\w-]{1,20}\s+)?(?:owner|admin|administrator|user|developer|creator|operator)|(?:staff|team|admin|administrator|support|"
-         r"compliance\s+notice|security\s+team)\s+here|as\s+the\s+(?:security\s+team|admin|administrator|owner|"
+         r"compliance\s+notice|security\s+team)\s+here|\bas\s+the\s+(?:security\s+team|admin|administrator|owner|"
          r"developer|operator)|(?:signed|verified)\s+(?:and\s+)?trusted|trusted\s+instruction\s+source|"
          r"(?:carries|has|holds|grants?|confers?)\s+elevated\s+(?:privileges|trust|rights|access|permissions?|clearance)|"
          r"(?:treat|accept)\s+(?:its|my|these|this\s+\w{1,40}'?s?)\s+(?:commands|words|instructions)\s+as\s+(?:the\s+)?"
@@ -541,7 +542,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"\b(?:mark|treat|flag|whitelist|allowlist|classify|tag|add)\s+(?:every|all|any|each)?\s*(?:messages?|e-?mails?|mail|senders?|"
          r"requests?|invoices?|links?|domains?)\s+(?:from\s+\S{1,80}\s+)?(?:as|to\s+the)\s+(?:trusted|safe|verified|legitimate|"
          r"approved|priority|whitelist|allowlist|allow\s+list)"),
-        ("script_exfil", "exfiltration", 1.0, r"<script\b|document\.cookie|fetch\(\s*['\"]https?://"),
+        ("script_exfil", "exfiltration", 1.0, r"<script\b(?![^>]{0,60}application/ld\+json)|document\.cookie|fetch\(\s*['\"]https?://"),
         ("exfil_destination", "exfiltration", 0.6,
          r"(?:webhook|pastebin|gist|ngrok|requestbin|webhook\.site|discord\.com/api/webhooks|hooks\.|/collect|/ingest|"
          r"/exfil|ftp://|telegram\s+user|--post-file|-d\s+\"\$\(|curl\s+-x\s+post)"),
@@ -580,8 +581,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("persona_file_named", "persona_file", 1.0,
          r"(?<![\w-])[\w-]{0,30}?(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|heartbeat|system|"
          r"prompt)[\w-]{0,30}?\.md\b"
-         r"[^.!?\n]{0,40}?(?:\b(?:add|append|insert|write|replace|change|gain|get|receive|"
-         r"edit|remove|delete|put)\b|수정|편집|추가|변경|修改|编辑|添加|更改|編集|追加|変更|modifi\w{1,4}|ändere|bearbeite|edytuj|"
+         r"[^.!?\n]{0,40}?(?:(?<!can )(?<!may )(?<!any )(?<!to )(?<!a )\b(?:add|append|insert|write|replace|change|gain|get|receive|"
+         r"edit|remove|delete|put)\b(?![-\u2010]only)|수정|편집|추가|변경|修改|编辑|添加|更改|編集|追加|変更|modifi\w{1,4}|ändere|bearbeite|edytuj|"
          r"измени|отредактируй|düzenle|ubah|sửa|añad\w{1,3}|ajout\w{1,3}|aggiung\w{1,3}|adicion\w{1,3}|füge)|\b(?:instructions?|rules|system\s+prompt|persona|identity|memory|prompt)\s+file\b"
          r"[^.!?\n]{0,60}?\b(?:add|append|insert|write|replace|change|edit|remove|delete|put)\b|\.(?:cursorrules|clinerules|windsurfrules)\b[^.!?\n]{0,40}?\b(?:add|append|write|"
          r"replace|change|edit)\b"),

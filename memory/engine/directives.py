@@ -91,7 +91,8 @@ _DISCUSSION = re.compile(
     r"slide|quiz|awareness|abstract|we\s+(?:evaluate|measured|tested|found|show)|red\s+flags?|warning\s+signs?|"
     r"fraudsters|attackers|scammers|stopped\s+working|api\s+reference|"
     r"the\s+parser|payloads|write-?up|advisory|cve-\d{1,40}|mitigation|defen[cs]es?|how\s+[\w-]{1,30}(?:\s+[\w-]{1,30})?\s+works|"
-    r"the\s+attacker|an\s+attacker|explainer)\b"
+    r"the\s+attacker|an\s+attacker|explainer|red-?team\s+(?:finding|report|exercise)s?|findings?|"
+    r"(?:a|the)\s+(?:sentence|phrase|string|payload|line|prompt|text)\s+(?:like|such\s+as))\b"
 )
 _ATTACK_TOPIC = re.compile(
     r"\b(?:injections?|attacks?|attackers?|phishing|jailbreaks?|payloads?|exploits?|fraud\w*|scam\w*|malicious|red\s+flags?|"
@@ -238,6 +239,9 @@ def read_directive(text: str, *, wording: bool = True) -> Directive | None:
 # Phrase families of the threat scan that a quotation in a report or a lesson may trip: an attack
 # string *discussed* is allowed; smuggled characters, hidden (encoded) payloads and secrets never are.
 QUOTABLE_FAMILIES = frozenset({"override", "exfiltration"})
+# Threat-scan rules whose match the directive reader judges instead: an edit of an agent's instruction
+# file is held for review like any other order ("update AGENTS.md with the new test command" is honest).
+HELD_NOT_REFUSED = frozenset({"persistence_context_file"})
 
 
 @dataclass(frozen=True)
@@ -258,7 +262,7 @@ def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bo
     unless every match is a quotable phrase inside a text that discusses attacks; text that
     addresses the agent is held for review; the rest is a statement and is allowed."""
     scan = scan if scan is not None else scan_for_threats(content)
-    if scan.flagged:
+    if scan.flagged and not HELD_NOT_REFUSED.issuperset(m.rule for m in scan.matches):
         quoted = _discussion(fold(content[:MAX_CHARS])) and all(
             m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
         if not quoted:
