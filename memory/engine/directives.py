@@ -36,6 +36,7 @@ from memory.engine.directive_rules import (
     CONDITIONAL_RULES,
     CORE_SET,
     CREATES_FILE,
+    CUED,
     EVERY_RULE,
     GATES,
     IMPERATIVE_OPENING,
@@ -54,7 +55,9 @@ MAX_CHARS = 2_000_000  # read whole (linear); past this a write is refused by va
 def _present(view: str, *, core_only: bool = False) -> frozenset[str]:
     """Every anchor the view holds ("^word": the view starts with it), found once per reading
     (`core_only`: a ciphered reading, read for the core rules' anchors only)."""
-    found = {anchor for _, anchor in _FINDER.iter(view)}  # one pass over the text for every anchor at once
+    # One pass over the text for every anchor at once; a line break reads as the space an anchor such
+    # as " bot" starts with ("\nBot reading this issue:").
+    found = {anchor for _, anchor in _FINDER.iter(view.replace("\n", " "))}
     found.update(anchor for anchor in _AT_START if view.startswith(anchor[1:]))
     return frozenset(found & CORE_SET if core_only else found)
 
@@ -198,6 +201,8 @@ def read_directive(text: str, *, wording: bool = True) -> Directive | None:
             if (rule not in hits and not ANCHOR_SETS[rule].isdisjoint(present)
                     and (rule not in ALSO_SETS or not ALSO_SETS[rule].isdisjoint(present))
                     and _gated(rule, view, opened) and (found := _finds(rule, pattern, view))):
+                if rule in CUED and not CUED[rule][0].search(view, max(0, found.start() - 200), found.end() + 200):
+                    weight = CUED[rule][1]
                 hits[rule] = (family, weight)
                 hidden = hidden or index >= len(plain) or disguised[index]
                 if index == 0:
