@@ -820,10 +820,11 @@ IMPERATIVE_OPENING = re.compile(r"(?:^|[.!?:;]\s+|\n)(?:please\s+)?" + _IMPERATI
 # to AGENTS.md" plants an order.
 CUED: dict[str, tuple[re.Pattern[str], float]] = {
     "persona_file_edit": (re.compile(
-        r"\b(?:always|never|you|your|yourself|trust|obey|ignore|disregard|approve|send|forward|comply|follow|bypass|skip|"
-        r"unrestricted|owner|admin|secret|secrets|password|credentials?|keys?|tokens?|upload|exfiltrat\w{0,5}|hide|silently|"
-        r"quietly|instead|override|priority|pay|transfer|delete|wipe|disable|grant|allow|whitelist|recommend|promote|"
-        r"sarcastic|rude|lie|deny|refuse)\b|[\"'`\u201c\u2018]"), 0.6),
+        r"\b(?:you\b|your|yourself|always|never|trust|obey|ignor|disregard|approv|send|forward|compl[yi]|follow|bypass|skip|"
+        r"unrestrict|owner|admin|secret|password|credential|keys?\b|tokens?\b|upload|exfiltrat|hide|hidden|silent|quiet|instead|"
+        r"overrid|priorit|pay\b|payment|transfer|delete|wipe|disabl|grant|allow|whitelist|recommend|promot|sarcas|rude|lie\b|deny|"
+        r"refus|optional|unnecessary|no\s+longer|tell|instruct|(?:agent|assistant|model|bot)s?\s+(?:to|should|must|will)\b|"
+        r"directly\s+to\s+main|force-?push)|[\"'`\u201c\u2018]"), 0.6),
 }
 
 # Parts several rules need somewhere in a reading, searched for once per reading and only when such a
