@@ -134,14 +134,34 @@ def _discussion(text: str) -> bool:
     return bool(_ATTACK_TOPIC.search(text)) or not _SECOND_PERSON.search(_QUOTED.sub(" ", text))
 
 
-def _gated(rule: str, view: str, opened: dict[str, bool]) -> bool:
-    """Whether every shared part `rule` needs is in `view` (`opened` remembers what was looked up)."""
+def _gated(rule: str, view: str, opened: dict[str, list[tuple[int, int]]]) -> bool:
+    """Whether every shared part `rule` needs is in `view` (`opened` remembers where each was found)."""
     for gate in NEEDS.get(rule, ()):
         if gate not in opened:
-            opened[gate] = GATES[gate].search(view) is not None
+            opened[gate] = [m.span() for _, m in zip(range(64), GATES[gate].finditer(view), strict=False)]
         if not opened[gate]:
             return False
     return True
+
+
+# How far a rule's match reaches before and after the part whose data it sends ("theirs"): the send
+# verb, an address and a link may stand on either side, within a sentence or two.
+_BEFORE_THEIRS, _AFTER_THEIRS = 520, 320
+
+
+def _windows(rule: str, opened: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]] | None:
+    """The stretches of a reading a rule that needs someone's data can match in: around each place
+    that data is named (None: the whole reading)."""
+    if "theirs" not in NEEDS.get(rule, ()):
+        return None
+    merged: list[list[int]] = []
+    for start, end in opened["theirs"]:
+        start, end = max(0, start - _BEFORE_THEIRS), end + _AFTER_THEIRS
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(a, b) for a, b in merged]
 
 
 def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
@@ -155,17 +175,20 @@ def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
     return rule in CONDITIONAL_RULES and CONDITIONAL.search(view, max(0, start - 100), start) is not None
 
 
-def _finds(rule: str, pattern: re.Pattern[str], view: str) -> re.Match[str] | None:
-    """Where `pattern` matches `view` (for a negatable rule: somewhere not right after "never" or a
-    subject: "we share personal data only with processors" states, it does not order)."""
-    found = pattern.search(view)
-    for _ in range(32):  # a bound: a text that negates every send is read as negated
-        if found is None or not _not_an_order(rule, view, found):
-            break
-        found = pattern.search(view, found.start() + 1)
-    if found is not None and rule in UNLESS and UNLESS[rule].search(view):
-        return None
-    return found
+def _finds(rule: str, pattern: re.Pattern[str], view: str,
+           windows: list[tuple[int, int]] | None = None) -> re.Match[str] | None:
+    """Where `pattern` matches `view`, within `windows` when given (for a negatable rule: somewhere not
+    right after "never" or a subject: "we share personal data only with processors" states, it does
+    not order)."""
+    for start, end in windows if windows is not None else [(0, len(view))]:
+        found = pattern.search(view, start, end)
+        for _ in range(32):  # a bound: a text that negates every send is read as negated
+            if found is None or not _not_an_order(rule, view, found):
+                break
+            found = pattern.search(view, found.start() + 1, end)
+        if found is not None:
+            return None if rule in UNLESS and UNLESS[rule].search(view) else found
+    return None
 
 
 def _addressed(view: str, matches: list[re.Match[str]]) -> bool:
@@ -194,13 +217,13 @@ def read_directive(text: str, *, wording: bool = True) -> Directive | None:
     base_present = _present(plain[0])
     for index, (view, rules) in enumerate([(v, EVERY_RULE) for v in plain] + [(v, CIPHER_CORE) for v in ciphered]):
         present = base_present if index == 0 else _present(view, core_only=index >= len(plain))
-        opened: dict[str, bool] = {}
+        opened: dict[str, list[tuple[int, int]]] = {}
         # Another reading is a window around a disguise that brought in an anchor; every rule with an
         # anchor there reads it ("assistant, please for-\nward": the rule's anchor was plain, its verb not).
         for rule, family, weight, pattern in rules:
             if (rule not in hits and not ANCHOR_SETS[rule].isdisjoint(present)
                     and (rule not in ALSO_SETS or not ALSO_SETS[rule].isdisjoint(present))
-                    and _gated(rule, view, opened) and (found := _finds(rule, pattern, view))):
+                    and _gated(rule, view, opened) and (found := _finds(rule, pattern, view, _windows(rule, opened)))):
                 if rule in CUED and not CUED[rule][0].search(view, max(0, found.start() - 200), found.end() + 200):
                     weight = CUED[rule][1]
                 hits[rule] = (family, weight)
