@@ -15,8 +15,9 @@ An attack is *kept out* when it was refused, held or blocked; a benign text is *
 the same way. The figures go to docs/BENCHMARKS.md with the command that made them; the `holdout`
 split is never used to tune a rule (nor, by default, to train the learned classifier).
 
-The corpus is judged by the rules alone (the embedder switched off for the run, whatever the settings
-say). `--learned` runs it a second time with `TIDELINE_EMBEDDER=minilm`, so the write path and the
+The corpus is judged as the default install judges it (the embedder switched off for the run,
+whatever the settings say): the rules and the learned word list (`memory.engine.directive_lexicon`);
+a second pass with the word list off reports the rules alone. `--learned` runs it a second time with `TIDELINE_EMBEDDER=minilm`, so the write path and the
 rescan combine the rules with the learned directive classifier (`memory.services.untrusted`), and
 prints both modes side by side; it needs the `embed` extra and exits 1 when the classifier cannot run.
 """
@@ -88,33 +89,40 @@ def run(items: list[dict]) -> dict[str, Any]:
     return out
 
 
-def time_reading(items: list[dict], samples: int = 300) -> dict[str, Any]:
-    """The judgement's own cost: p50 of the threat scan alone and of the whole untrusted-content
-    judgement on texts of 1,000 characters (the corpus's benign texts joined: what most untrusted
-    writes look like), and seconds on adversarial inputs of
-    0.5 and 1 MB (a linear reader takes about twice as long on twice the input)."""
-    from memory.bench.writes import LatencySummary
-    from memory.engine.directives import judge_untrusted
-    from memory.engine.scan import scan_for_threats
+GOLD_FACTS = Path(__file__).resolve().parents[2] / "tests" / "data" / "tideline-gold"
 
+
+def _thousands(pool: list[str], samples: int) -> list[str]:
+    """`samples` texts of 1,000 characters, each pool texts joined from a different start."""
     texts = []
-    pool = [item["text"] for item in items if item["label"] == "benign"] or ["The ferry leaves every twenty minutes."]
     for start in range(samples):
         text, k = "", start
         while len(text) < 1000:
             text += pool[k % len(pool)] + " "
             k += 7
         texts.append(text[:1000])
-    out: dict[str, Any] = {}
-    for name, call in (("scan_only", scan_for_threats), ("judgement", judge_untrusted)):
-        times = []
-        for text in texts:
-            started = time.perf_counter()
-            call(text)
-            times.append((time.perf_counter() - started) * 1000)
-        summary = LatencySummary.of(times)
-        out[name] = {"p50_ms": round(summary.p50_ms, 3), "p95_ms": round(summary.p95_ms, 3)}
-    out["added_p50_ms"] = round(out["judgement"]["p50_ms"] - out["scan_only"]["p50_ms"], 3)
+    return texts
+
+
+def _prose() -> list[str]:
+    """Everyday statements about people (the gold sets' facts): what most honest untrusted text is like."""
+    facts = []
+    for path in sorted(GOLD_FACTS.glob("*.json")):
+        facts += [f["content"] for f in json.loads(path.read_text(encoding="utf-8")).get("facts", [])]
+    return facts or ["The ferry leaves every twenty minutes."]
+
+
+def time_reading(items: list[dict], samples: int = 300) -> dict[str, Any]:
+    """The judgement's own cost: p50 of the threat scan alone and of the whole untrusted-content
+    judgement on texts of 1,000 characters, of ordinary prose (`prose`) and of the corpus's benign
+    look-alikes joined (code, URLs, several scripts and disguises at once: the densest honest text),
+    and seconds on adversarial inputs of 0.5 and 1 MB (a linear reader takes about twice as long on
+    twice the input)."""
+    pool = [item["text"] for item in items if item["label"] == "benign"] or ["The ferry leaves every twenty minutes."]
+    out = _time_judgement(_thousands(pool, samples))
+    out["prose"] = _time_judgement(_thousands(_prose(), samples))
+    from memory.engine.directives import judge_untrusted
+
     adversarial = {"repeated trigger word": "ignore ", "one letter": "a", "base64 alphabet": "QUJD",
                    "spaced letters": "i g n o r e ", "markdown image openers": "![x](http://a/?"}  # fmt: skip
     out["adversarial"] = {}
@@ -129,6 +137,24 @@ def time_reading(items: list[dict], samples: int = 300) -> dict[str, Any]:
     return out
 
 
+def _time_judgement(texts: list[str]) -> dict[str, Any]:
+    from memory.bench.writes import LatencySummary
+    from memory.engine.directives import judge_untrusted
+    from memory.engine.scan import scan_for_threats
+
+    out: dict[str, Any] = {}
+    for name, call in (("scan_only", scan_for_threats), ("judgement", judge_untrusted)):
+        times = []
+        for text in texts:
+            started = time.perf_counter()
+            call(text)
+            times.append((time.perf_counter() - started) * 1000)
+        summary = LatencySummary.of(times)
+        out[name] = {"p50_ms": round(summary.p50_ms, 3), "p95_ms": round(summary.p95_ms, 3)}
+    out["added_p50_ms"] = round(out["judgement"]["p50_ms"] - out["scan_only"]["p50_ms"], 3)
+    return out
+
+
 def run_modes(items: list[dict], learned: bool) -> dict[str, Any]:
     """The rules-only run (the embedder off), and with `learned` a second run with the classifier on."""
     from django.test import override_settings
@@ -137,7 +163,11 @@ def run_modes(items: list[dict], learned: bool) -> dict[str, Any]:
 
     with override_settings(TIDELINE_EMBEDDER=""):
         result = run(items)
-    result["mode"] = "rules"
+        with override_settings(TIDELINE_DIRECTIVE_WORDING=False):
+            alone = run(items)
+    result["mode"] = "rules+wording"
+    result["rules_alone"] = {"mode": "rules alone", "attack": alone["attack"], "benign": alone["benign"],
+                             "families": alone["families"]}  # fmt: skip
     if learned:
         with override_settings(TIDELINE_EMBEDDER="minilm"):
             model = untrusted.learned()
@@ -173,16 +203,17 @@ def time_learned(items: list[dict], samples: int = 30) -> dict[str, Any]:
 
 def print_result(result: dict[str, Any], split: str) -> None:
     learned = result.get("learned")
-    print(f"{result['items']} texts ({split}) written as tool_output in {result['seconds']} s (rules)"
+    print(f"{result['items']} texts ({split}) written as tool_output in {result['seconds']} s (rules and word list)"
           + (f", {learned['seconds']} s (rules + classifier)" if learned else ""))  # fmt: skip
-    for block in (result, learned):
+    for block in (result.get("rules_alone"), result, learned):
         if block:
             print(f"  {block['mode']:<17} attacks kept out of recall: {block['attack']['kept_out']} of "
                   f"{block['attack']['total']};  benign texts kept out: {block['benign']['kept_out']} of "
                   f"{block['benign']['total']}")  # fmt: skip
     reading = result["reading"]
-    print(f"  1,000-character texts: threat scan alone p50 {reading['scan_only']['p50_ms']} ms, whole judgement "
-          f"p50 {reading['judgement']['p50_ms']} ms (adds {reading['added_p50_ms']} ms)")
+    for label, block in (("ordinary prose", reading["prose"]), ("benign look-alikes joined", reading)):
+        print(f"  1,000 characters of {label}: threat scan alone p50 {block['scan_only']['p50_ms']} ms, whole "
+              f"judgement p50 {block['judgement']['p50_ms']} ms (adds {block['added_p50_ms']} ms)")
     if learned:
         cost = learned["reading"]
         print(f"  the classifier (uncached: embed + dot product) adds p50 {cost['classifier_p50_ms']} ms, "
