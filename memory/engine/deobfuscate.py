@@ -64,9 +64,9 @@ _CAPITALS = str.maketrans({
 _MARKS = re.compile("[\u0300-\u036f\u064b-\u065f\u0670\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufe00-\ufe0f\ufeff]+")
 _PAREN_LETTER = re.compile(r"\(([a-z0-9])\)")
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "6": "g", "@": "a", "$": "s", "!": "i",
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "6": "g", "@": "a", "$": "s", "!": "i", "z": "s",
                        "|": "l", "+": "t"})  # fmt: skip
-_LEET_L = str.maketrans({**{chr(k): v for k, v in _LEET.items()}, "1": "l"})  # "1" stands for "l" as often as for "i"
+_LEET_L = str.maketrans({**{chr(k): v for k, v in _LEET.items()}, "1": "l", "|": "i"})  # "1" stands for "l" as often as for "i"
 _LEET_WORD = re.compile(r"(?<![\w.])(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0-9@$!|+])[a-z0-9@$!|+]{2,}(?![\w.])")
 # Single letters strung with one separator between each, and a wider gap between words: "i g n o r e",
 # "I.G.N.O.R.E", "s-e-n-d", "t_o  t_h_e", "t o  c o l l e c t @ d r o p . i o" (a two-letter word is

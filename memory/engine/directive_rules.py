@@ -44,7 +44,7 @@ NEGATED = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:ask(?:ed|ing)?|told|tell(?:i
 # A sentence whose subject is "we", "they" or "I" states what someone does ("we share personal data only
 # with processors"); an order has no subject, or "you".
 STATED = re.compile(r"(?:^|[.!?\n]\s{0,3})(?:we|they|i|he|she|our|their|its)\b[^.!?\n]{0,200}$")
-NEGATABLE = frozenset({"override_instructions", "send_sensitive_out", "send_data_out", "user_data_out", "gather_and_send", "persona_file_edit"})
+NEGATABLE = frozenset({"override_instructions", "reveal_secrets", "reveal_key", "send_sensitive_out", "send_data_out", "user_data_out", "gather_and_send", "persona_file_edit"})
 # "If a supplier says their bank details have changed, ...": a condition, not a claim.
 CONDITIONAL = re.compile(r"\b(?:if|when|whenever|in\s+case|should|unless|suppose|whether)\b[^.!?\n]{0,100}$")
 CONDITIONAL_RULES = frozenset({"payment_change", "authorisation_claim"})
@@ -286,7 +286,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:make|save|store|record|keep|add|treat|log|file|mark|remember)\s+(?:this|it|that|these)\s+(?:as\s+)?(?:an?\s+)?"
          r"(?:permanent|lasting|persistent|standing|durable|long-term|core|fixed|settled)\s+(?:fact|note|memory|memories|rule|"
          r"instruction|preference|order|truth)|"
-         r"standing\s+(?:order|instruction|rule|policy)|permanently\s+record|store\s+(?:this\s+)?as\s+a\s+standing"),
+         r"standing\s+(?:order|instruction|rule|policy)|(?:rule|instruction|note|fact|preference)\s+to\s+(?:keep|remember|apply|follow)\s+"
+         r"(?:across|for|in|through)\s+(?:all\s+|every\s+|future\s+)?(?:sessions|conversations|chats|future)|permanently\s+record|store\s+(?:this\s+)?as\s+a\s+standing"),
         ("memory_write_order", "standing_order", 1.0,
          r"(?:remember\s+(?:this\s+)?(?:for|in|across)\s+(?:all\s+|every\s+|any\s+)?(?:future|later|coming|subsequent)\s+\w{2,20}|"
          r"remember\s+(?:this|forever|that\s+(?:the\s+)?(?:owner|user|you))|always\s+remember|keep\s+in\s+mind\s+"
@@ -297,7 +298,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"storage|records?|knowledge)|learn\s+this|memori[sz]e\s+this|(?:add|save|write|store|put|commit|record|keep)\s+(?:this\s+|it\s+)?(?:to|in|into)\s+"
          r"your\s+(?:long-term\s+|permanent\s+|persistent\s+)?memory|update\s+your\s+memory|"
          r"record\s+(?:this\s+)?as\s+a\s+fact|record\s+(?:this\s+|it\s+)?as\s+(?:settled|true|final|permanent|canonical|official)|store\s+this\s+as|(?:add|save|write|commit)\s+(?:this\s+)?(?:to|in|into)\s+"
-         r"(?:(?:the|your|its)\s+)?(?:long-term|permanent|persistent|core)\s+memory|note\s+to\s+(?:self|the\s+(?:assistant|ai|agent)))"),
+         r"(?:(?:the|your|its)\s+)?(?:long-term|permanent|persistent|core)\s+(?:memory|notes|records|profile)|(?:add|save|write|store|"
+         r"note)\s+(?:this\s+)?(?:to|in|into)\s+your\s+(?:[\w-]{1,20}\s+)?(?:notes|memory|profile|records)\s+about\s+me|note\s+to\s+(?:self|the\s+(?:assistant|ai|agent)))"),
         # "Save this link in the household notes": an order to keep something, weak alone (advice to a
         # person reads the same), held with any other signal.
         # "Please update his contact card": an order to change what is stored about someone.
@@ -308,6 +310,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:^|[.!?:;]\s+|\n|please\s+)(?:save|store|record|keep|add|put|note|file|log)\s+(?:[^.!?\n]|\.(?=\S)){0,120}?\b(?:in|to|into)\s+"
          r"(?:the|my|your|our|their|its)\s+(?:[\w-]{1,20}\s+)?(?:notes|memory|memories|records|profile|address\s+book|contacts|"
          r"knowledge\s+base|vault|preferences)\b"),
+        ("only_answer", "standing_order", 0.6,
+         r"\bthe\s+only\s+(?:acceptable|correct|allowed|valid|right|permitted)\s+(?:answer|reply|response|recommendation|choice|"
+         r"option|source)\s+(?:is|will\s+be)"),
         ("second_person_order", "standing_order", 0.6,
          r"(?:^|[.!?:;]\s+|\n)(?:you\s+(?:must|should|shall|will|need\s+to|have\s+to|are\s+(?:to|required\s+to|allowed\s+to|"
          r"permitted\s+to))|never\s+(?:tell|mention|ask|reveal|show)|always\s+(?:run|send|include|append|add|forward|"
@@ -377,7 +382,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("conceal_vaguely", "concealment", 0.6,
          r"no\s+(?:further\s+|additional\s+)?(?:confirmation|approval|review|sign-?off)\s+(?:is\s+)?(?:required|needed|necessary)|"
          r"\bskip\s+(?:the\s+|any\s+|all\s+)?(?:usual\s+|normal\s+|standard\s+)?(?:user\s+|owner\s+|human\s+)?(?:confirmation|approval|review|sign-?off|"
-         r"verification|second\s+approver|checks?)\b|(?:do\s+not|don'?t|never|not\s+to)\s+(?:copy|cc|loop\s+in|ping|call|bother|disturb|contact)\s+(?:the\s+|her|him|them|"
+         r"verification|second\s+approver|checks?)\b|(?:do\s+not|don'?t|never)\s+(?:disclose|reveal|report|mention|log)\s+(?:the\s+)?(?:actions?|what\s+you|changes?|this\s+step)\b|(?:do\s+not|don'?t|never|not\s+to)\s+(?:copy|cc|loop\s+in|ping|call|bother|disturb|contact)\s+(?:the\s+|her|him|them|"
          r"me|us|anyone)|(?:keep|leave)\s+(?:\w{1,20}\s+){1,3}?out\s+of\s+(?:the\s+loop|it|this)|no\s+need\s+to\s+(?:check|confirm|verify)\s+(?:it\s+|this\s+)?with|without\s+(?:further|additional|more|any)\s+(?:checks?|checking|questions|verification|confirmation|review)|"
          r"without\s+(?:double-?check\w{0,3}|re-?check\w{0,3}|verif\w{1,8}|re-?confirm\w{0,5}|asking\s+(?:anyone|first|them|"
          r"him|her))|(?:do\s+not|don'?t|dont|never|without)\s+(?:tell(?:ing)?|mention(?:ing)?|inform(?:ing)?|notify(?:ing)?|"
@@ -440,6 +445,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"compliance\s+notice|security\s+team)\s+here|\bas\s+the\s+(?:security\s+team|admin|administrator|owner|"
          r"developer|operator)|(?:signed|verified)\s+(?:and\s+)?trusted|trusted\s+instruction\s+source|"
          r"(?:carries|has|holds|grants?|confers?)\s+elevated\s+(?:privileges|trust|rights|access|permissions?|clearance)|"
+         r"(?:holds?|has|have|got|received)\s+(?:explicit\s+|full\s+|written\s+|standing\s+)?(?:permission|authori[sz]ation|approval|consent|"
+         r"clearance)\s+(?:from|to)\b|\bon\s+(?:their|his|her|the\s+client'?s|the\s+user'?s|the\s+owner'?s|the\s+customer'?s)\s+behalf|"
          r"(?:treat|accept)\s+(?:its|my|these|this\s+\w{1,40}'?s?)\s+(?:commands|words|instructions)\s+as\s+(?:the\s+)?"
          r"(?:owner|trusted|theirs)|(?:owner|admin|administrator|operator|management|root|system\s+administrator|legal"
          r"\s+department|platform)\s+(?:says|said|confirms|has\s+approved|approved|pre-approved|authori[sz]es|grants)"
@@ -462,6 +469,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:^|\n)\s*human:.{0,200}assistant:|developer\s+note\s+to\s+the\s+(?:ai|assistant|agent)|</user>"),
         # A system turn written as JSON is how every chat API's documentation shows a request, so it
         # counts alone only a little; with an order in its content it is a fake system message.
+        ("chat_turns", "role_marker", 0.6, r"(?:^|\n)\s{0,3}user\s*:[^\n]{1,300}\n\s{0,3}assistant\s*:"),
         ("role_heading", "role_marker", 0.6, r"(?:^|\n)[ \t]{0,3}#{1,6}[ \t]{0,3}(?:assistant|user|human|ai|model)[ \t]*:?[ \t]*\n"),
         # "Admin notice:", "Override:" at the head of a line: weak alone (a newsletter has IT notices), held
         # with anything else, such as letters dressed up to hide it.
@@ -477,7 +485,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("tool_call_json", "tool_call", 1.0,
          r"[{,]\s*\"(?:tool|name|function|function_call|tool_calls|tool_use|recipient|plugin|method|action|type)\"\s*:"
          r"[^{}]{0,200}?\"(?:arguments|parameters|args|input|params|command|cmd|op|code)\"\s*:|"
-         r"\"method\"\s*:\s*\"tools/call\"|\"type\"\s*:\s*\"tool_use\"|\[tool_calls\]|\"functions\.[a-z_]{1,40}\""),
+         r"\"(?:action|tool|function|call)\"\s*:\s*\"[a-z_]{2,30}\.[a-z_]{2,40}\"|\"method\"\s*:\s*\"tools/call\"|\"type\"\s*:\s*\"tool_use\"|\[tool_calls\]|\"functions\.[a-z_]{1,40}\""),
         ("tool_call_react", "tool_call", 1.0,
          r"\baction\s*:\s*`?[a-z][\w.-]{0,40}`?\s+action\s+input\s*:|\buse\s+the\s+`?[a-z][\w.-]{0,40}`?\s+tool\s*(?:with|:)\s*"
          r"[^\n]{0,40}?(?:[a-z_]{1,40}\s*=|\{)"),
@@ -539,6 +547,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"\b(?:change|switch|update|set|move)\s+(?:the\s+|our\s+|their\s+|your\s+|his\s+|her\s+)?(?:payout|payment|payee|bank|receiving|"
          r"deposit|beneficiary|remittance|salary|payroll|vendor)\s+(?:account|iban|details)\s+(?:number\s+)?to\s+[^.!?\n]{0,12}\d"),
         ("trust_sender", "authorisation", 1.0,
+         r"\btreat\s+(?:any\s+|all\s+)?(?:instructions|text|content|commands|requests|messages)\s+(?:found\s+)?(?:in|inside|from|within)\s+"
+         r"[^.\n]{0,60}?\s+as\s+(?:if\s+)?(?:the\s+owner|trusted|coming\s+from|authori[sz]ed|the\s+user|yours|your\s+own)|"
          r"\baccept\s+(?:all|every|any)\s+(?:[\w-]{1,20}\s+)?(?:invites?|invitations|requests?|connections?|payments?)\s+from\b|"
          r"\b(?:mark|treat|flag|whitelist|allowlist|classify|tag|add)\s+(?:every|all|any|each)?\s*(?:messages?|e-?mails?|mail|senders?|"
          r"requests?|invoices?|links?|domains?)\s+(?:from\s+\S{1,80}\s+)?(?:as|to\s+the)\s+(?:trusted|safe|verified|legitimate|"
@@ -555,6 +565,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:fetch|open|visit|read|load)\s+(?:instructions\s+from\s+)?(?:https?://|[a-z0-9.-]{1,100}\.[a-z]{2,20}/)\S{0,300}+"
          + _gap(4) + r"(?:and\s+)?(?:do|follow|obey|execute)\s+(?:what|whatever|it|the)"),
         # Phishing relayed through the agent: "tell the user their account is locked" ... "sign in at".
+        ("seed_phrase_lure", "exfiltration", 1.0,
+         r"\b(?:paste|enter|type|submit|share|send|provide|give|upload|import)\w{0,3}\s+(?:their|your|the|his|her)\s+(?:[\w-]{1,20}\s+){0,2}?"
+         r"(?:recovery|seed|secret|mnemonic|backup)\s+(?:phrase|words|key)"),
         ("account_lure", "exfiltration", 1.0,
          r"\b(?:tell|warn|inform|remind|notify|alert)\s+(?:the\s+)?(?:user|owner|customer|reader|them|him|her|recipient)s?\s+(?:that\s+)?"
          r"(?:their|your|the|his|her)\s+(?:\w{1,20}\s+)?(?:account|card|password|subscription|payment|mailbox|login|access)\s+"
@@ -578,7 +591,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"instructions|prompt|persona)|agent\s+instructions)"),
         ("pipe_to_shell", "tool_call", 0.6, r"(?:curl|wget)\s+[^|\n]{0,200}\|\s*(?:ba)?sh"),
         ("run_command", "tool_call", 0.5, r"(?:^|[.:!]\s+|\n|\()(?:run|execute|exec)\b|\b(?:runs|executes|will\s+run|will\s+execute)\s+"
-         r"(?:whatever|anything|everything|the\s+(?:code|command|call)s?)\b"),
+         r"(?:whatever|anything|everything|the\s+(?:code|command|call)s?)\b|\bexecute\s+(?:the|this)\s+(?:block|code|payload|json|snippet|"
+         r"command|call)s?\s+(?:above|below)"),
         ("persona_file_named", "persona_file", 1.0,
          r"(?<![\w-])[\w-]{0,30}?(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|heartbeat|system|"
          r"prompt)[\w-]{0,30}?\.md\b"
@@ -667,11 +681,11 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                        "effective immediately", "rest of this", "rest of the", "here on", "persistent", "permanent",
                        "standing ", "lasting", "from today", "from tomorrow", "forever", "this session and",
                        "this chat and", "this conversation and"),
-    "standing_rule": ("make it a", "save this", "as a permanent", "as a standing", "as a rule", "as an instruction",
+    "standing_rule": ("to keep", "to remember", "to apply", "to follow", "make it a", "save this", "as a permanent", "as a standing", "as a rule", "as an instruction",
                       "as an order", "standing ", "permanently record", "permanent ", "persistent ", "lasting ",
                       "durable ", "long-term ", "core fact", "core memor", "core rule", "core truth", "core note",
                       "core pref", "core instr", "fixed fact", "fixed rule", "settled fact", "settled truth"),
-    "memory_write_order": ("permanently", "forever", "for good", "indefinitely", "for all time", "remember", "keep in mind for", "learn this", "memori", "your memory", "long-term memory",
+    "memory_write_order": ("about me", "persistent notes", "permanent notes", "permanently", "forever", "for good", "indefinitely", "for all time", "remember", "keep in mind for", "learn this", "memori", "your memory", "long-term memory",
                            "record this", "record as", "store this", "note to", "your memory", "long-term"),
     "second_person_order": ("you must", "you should", "you shall", "you will", "you need to", "you have to",
                             "you are to", "you are required", "you are allowed", "you are permitted", "never tell",
@@ -719,7 +733,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                             "verified", "consented", "grant", "granting", "pre-cleared", "precleared", "okayed", "ok'd", "oked", "greenlit",
                             "green-lit", "signed off on", "sanctioned", "rubber-stamped", "sign-off", "signoff",
                             "green light", "go-ahead", "goahead", "blanket", "deemed", "you may now", "you can now"),
-    "authority_voice": ("elevated", "elevated", "permission", "consent", "authori", "clearance", "behalf", "i am the", "i'm the", "i'm your", "i am your", "this is your", " here", "compliance",
+    "authority_voice": ("permission from", "permission to", "authorization from", "authorisation from", "approval from",
+                        "consent from", "clearance from", "clearance to", "behalf", "elevated", "elevated", "permission", "consent", "authori", "clearance", "behalf", "i am the", "i'm the", "i'm your", "i am your", "this is your", " here", "compliance",
                         " asked you", " wants you", " wanted you", " told you", " instructed you", " needs you",
                         "you may",
                         "as the ", "signed", "verified", "trusted instruction", "treat ", "accept ", " says",
@@ -727,12 +742,13 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "role_marker": ("\nhuman", "\nassistant", "<start_of_turn", "<end_of_turn", "<|", "|>", "[inst", "[/inst", "<<sys", "<</sys", "system", "developer", "instruction", "new task", "human:", "</user>",
                     "<user", "<assistant", "<message", "<im_", "<endoftext", "<start_header", "<end_header",
                     "<tool_call", "<eot"),
-    "tool_call_json": ('"arguments"', '"parameters"', '"args"', '"input"', '"params"', '"command"', '"cmd"', '"op"',
+    "tool_call_json": ('"action"', '"tool"', '"function"', '"call"', '"arguments"', '"parameters"', '"args"', '"input"', '"params"', '"command"', '"cmd"', '"op"',
                        '"code"', '"tools/call"', '"tool_use"', "[tool_calls]", '"functions.'),
     "tool_call_react": ("action", "tool"),
     "tool_call_yaml": ("action:", "action :", "tool:", "tool :", "tool_name:", "function:", "call:", "command:",
                        "operation:"),
     "tool_call_words": ("call ",),
+    "only_answer": ("the only",),
     "record_update": ("contact", "record", "entry", "profile", "vendor file", "address book"),
     "keep_in_notes": ("notes", "memory", "memories", "records", "profile", "address book", "contacts", "knowledge base",
                       "vault", "preferences"),
@@ -742,6 +758,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "role_json": ('"role"',),
     "authority_heading": ("notice", "alert", "message", "instruction", "directive", "order", "override"),
     "role_heading": ("#",),
+    "chat_turns": ("assistant:", "assistant :"),
     "role_json_order": ('"role"',),
     "tool_call_markup": ("<tool", "<function", "<invoke", "<antml", "<execute", "<call", "<action", "<command",
                          "<|tool", "tool:", "call tool"),
@@ -755,7 +772,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "send_data_out": ("message", "mail", "invoice", "summary", "data", "export", "log", "calendar", "file",
                       "document"),
     "script_exfil": ("<script", "cookie", "fetch("),
-    "trust_sender": ("accept all", "accept every", "accept any", "trusted", "safe", "verified", "legitimate", "approved", "priority", "whitelist", "allowlist",
+    "trust_sender": ("treat ", "accept all", "accept every", "accept any", "trusted", "safe", "verified", "legitimate", "approved", "priority", "whitelist", "allowlist",
                      "allow list"),
     "payment_change": ("instead", "new ", "updated", "changed", "different", "replacement", "change", "switch", "update", "set ",
                        "move "),
@@ -772,11 +789,12 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                           "/exfil", "ftp://", "telegram", "--post-file", "-d \"$(", "curl -x post"),
     "fetch_and_obey": ("do what", "do whatever", "do it", "do the", "follow what", "follow it", "follow the",
                        "obey what", "obey it", "obey the", "execute what", "execute it", "execute the"),
+    "seed_phrase_lure": ("phrase", "words", "mnemonic"),
     "account_lure": ("tell", "warn", "inform", "remind", "notify", "alert", "must sign", "must log"),
     "credential_lure": ("enter ", "type ", "confirm ", "verify ", "&p=", "&password=", "click ", "sign in", "log in"),
     "persona_file_edit": (".md", "rules", "persona", "prompt", "instructions", "configuration", "profile", "identity"),
     "pipe_to_shell": ("| sh", "| bash", "|sh", "|bash"),
-    "run_command": (*_starts("run", "exec"), "(run", "(exec", "runs ", "executes ", "will run", "will execute"),
+    "run_command": ("execute the", "execute this", *_starts("run", "exec"), "(run", "(exec", "runs ", "executes ", "will run", "will execute"),
     "destructive_command": ("rm -rf", "powershell", "nc ", "chmod", "net user", "drop table", "authorized_keys",
                             "/etc/", "id_rsa", ".aws"),
     "reveal_key": ("reveal", "disclose", "dump", "leak"),

@@ -82,12 +82,17 @@ def _worth(written: str, undone: str) -> bool:
     return any(len(anchor) >= 3 and anchor not in written for _, anchor in _FINDER.iter(undone))
 
 
-# A text that reports on, teaches or quotes attacks instead of making one: a reporting or teaching
-# frame, and either no second person outside quotations or the vocabulary of attacks as a topic.
+# A text that reports on, teaches or quotes attacks instead of making one. The frame of a document
+# ("the article", "this report") makes a discussion only with the vocabulary of attacks.
 _DISCUSSION = re.compile(
     r"\b(?:the|this|our|a|an|in\s+the)\s+(?:security\s+)?(?:talk|paper|article|report|course|lecture|workshop|blog\s+post|"
     r"podcast|survey|textbook|chapter|guideline|documentation|docs|newsletter|slides|ctf|evaluation|threat\s+model|"
-    r"red-team\s+report|incident\s+review|study|challenge|episode|schema|template)\b|\bresearchers?\b|"
+    r"red-team\s+report|incident\s+review|study|challenge|episode|schema|template)\b"
+)
+# Stronger frames: a text that explains, describes, quotes or teaches (the frames above are documents,
+# and a document is also where an attack hides, so they frame a discussion only with an attack topic).
+_EXPLAINING = re.compile(
+    r"\bresearchers?\b|\b(?:the\s+)?docs?\s+(?:show|say|describe|list)s?\b|\bdocumentation\s+(?:shows|says|describes|lists)\b|"
     r"\b(?:(?<![.\w])e\.g\.(?!\w)|for\s+instance|well-known|(?:known|common|classic)\s+(?:trick|technique)|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
     r"found\s+that|coined|compares|warned|notes\s+that|such\s+as|for\s+example|an\s+example|"
     r"examples?\s+of|example\s*:|is\s+called|known\s+as|a\s+common|classic|post-?mortem|incident\s+report|training|"
@@ -99,7 +104,7 @@ _DISCUSSION = re.compile(
 )
 _ATTACK_TOPIC = re.compile(
     r"\b(?:injections?|attacks?|attackers?|phishing|jailbreaks?|payloads?|exploits?|fraud\w*|scam\w*|malicious|red\s+flags?|"
-    r"warning\s+signs?|vulnerab\w{1,40}|exfiltrat\w{1,40}|adversar\w{1,40}|red-?team\w*|security|fake|spoof\w*)\b"
+    r"warning\s+signs?|vulnerab\w{1,40}|exfiltrat\w{1,40}|adversar\w{1,40}|red-?team\w*|security|fake|spoof\w*|ctf)\b"
 )
 # Rules that make a text an attack whatever frame it sits in: it speaks to the AI reading it, or hides
 # what it does from the person the agent works for.
@@ -128,10 +133,12 @@ class Directive:
 
 
 def _discussion(text: str) -> bool:
-    """Talks about attacks: a reporting or teaching frame, and no second person outside quotations."""
-    if not _DISCUSSION.search(text):
-        return False
-    return bool(_ATTACK_TOPIC.search(text)) or not _SECOND_PERSON.search(_QUOTED.sub(" ", text))
+    """Talks about attacks: a teaching or reporting frame, and the vocabulary of attacks or no second
+    person outside quotations; a document's frame ("this report", "the article") only with that
+    vocabulary ("the article summary" is where an attack hides too)."""
+    if _EXPLAINING.search(text):
+        return bool(_ATTACK_TOPIC.search(text)) or not _SECOND_PERSON.search(_QUOTED.sub(" ", text))
+    return bool(_DISCUSSION.search(text)) and bool(_ATTACK_TOPIC.search(text))
 
 
 def _gated(rule: str, view: str, opened: dict[str, list[tuple[int, int]]]) -> bool:
