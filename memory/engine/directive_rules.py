@@ -50,6 +50,8 @@ CONDITIONAL = re.compile(r"\b(?:if|when|whenever|in\s+case|should|unless|suppose
 CONDITIONAL_RULES = frozenset({"payment_change", "authorisation_claim"})
 # "Add AGENTS.md" creates a file (a pull request's title); an edit says what goes into one.
 CREATES_FILE = re.compile(r"(?:add|create)s?\s+(?:(?:an?|the|new)\s+){0,2}[\w./-]{1,60}")
+# A commit title names the file it touches: "docs(AGENTS.md): add lint + test commands".
+COMMIT_TITLE = re.compile(r"(?:^|\n)\s{0,3}(?:docs|feat|fix|chore|refactor|test|ci|build|style|perf)\([^)\n]{1,60}\)\s*!?:")
 _DETERMINER = (r"(?:a\s+copy\s+of\s+)?(?:(?:the|all|every|my|your|our|their|its|his|her)\s+)?(?:\w{1,40}(?:'s)?\s+)?"
                r"(?:\w{1,40}\s+)?")  # fmt: skip
 _SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|memories|notes|facts|everything\s+you\s+"
@@ -299,7 +301,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"your\s+(?:long-term\s+|permanent\s+|persistent\s+)?memory|update\s+your\s+memory|"
          r"record\s+(?:this\s+)?as\s+a\s+fact|record\s+(?:this\s+|it\s+)?as\s+(?:settled|true|final|permanent|canonical|official)|store\s+this\s+as|(?:add|save|write|commit)\s+(?:this\s+)?(?:to|in|into)\s+"
          r"(?:(?:the|your|its)\s+)?(?:long-term|permanent|persistent|core)\s+(?:memory|notes|records|profile)|(?:add|save|write|store|"
-         r"note)\s+(?:this\s+)?(?:to|in|into)\s+your\s+(?:[\w-]{1,20}\s+)?(?:notes|memory|profile|records)\s+about\s+me|note\s+to\s+(?:self|the\s+(?:assistant|ai|agent)))"),
+         r"note)\s+(?:this\s+)?(?:to|in|into)\s+your\s+(?:[\w-]{1,20}\s+)?(?:notes|memory|profile|records)\s+about\s+me|note\s+to\s+the\s+(?:assistant|ai|agent))"),
         # "Save this link in the household notes": an order to keep something, weak alone (advice to a
         # person reads the same), held with any other signal.
         # "Please update his contact card": an order to change what is stored about someone.

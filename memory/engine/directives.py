@@ -30,6 +30,7 @@ from memory.engine.directive_rules import (
     ALSO_SETS,
     ANCHOR_SETS,
     CIPHER_CORE,
+    COMMIT_TITLE,
     COMPACT,
     COMPACT_ANCHORS,
     CONDITIONAL,
@@ -92,7 +93,7 @@ _DISCUSSION = re.compile(
 # Stronger frames: a text that explains, describes, quotes or teaches (the frames above are documents,
 # and a document is also where an attack hides, so they frame a discussion only with an attack topic).
 _EXPLAINING = re.compile(
-    r"\bresearchers?\b|\b(?:the\s+)?docs?\s+(?:show|say|describe|list)s?\b|\bdocumentation\s+(?:shows|says|describes|lists)\b|"
+    r"\bresearchers?\b|\bwhat\s+is\s+an?\b|\b(?:the\s+)?docs?\s+(?:show|say|describe|list)s?\b|\bdocumentation\s+(?:shows|says|describes|lists)\b|"
     r"\b(?:(?<![.\w])e\.g\.(?!\w)|for\s+instance|well-known|(?:known|common|classic)\s+(?:trick|technique)|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
     r"found\s+that|coined|compares|warned|notes\s+that|such\s+as|for\s+example|an\s+example|"
     r"examples?\s+of|example\s*:|is\s+called|known\s+as|a\s+common|classic|post-?mortem|incident\s+report|training|"
@@ -176,6 +177,8 @@ def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
     or a file created rather than written into."""
     start = found.start()
     if rule == "persona_file_edit" and CREATES_FILE.fullmatch(found.group()):
+        return True
+    if rule.startswith("persona_file") and COMMIT_TITLE.search(view, max(0, start - 80), start + 1):
         return True
     if rule in NEGATABLE:
         return bool(NEGATED.search(view, max(0, start - 40), start) or STATED.search(view, max(0, start - 200), start))
