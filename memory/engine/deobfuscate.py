@@ -71,7 +71,7 @@ _LEET_WORD = re.compile(r"(?<![\w.])(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0-9
 # Single letters strung with one separator between each, and a wider gap between words: "i g n o r e",
 # "I.G.N.O.R.E", "s-e-n-d", "t_o  t_h_e", "t o  c o l l e c t @ d r o p . i o" (a two-letter word is
 # only read as part of a longer run).
-_SPACED = re.compile(r"(?<![\w@])(?:[a-z0-9'@][ ._\-\u00b7\u2022\u2219\u22c5/]{1,3}){2,}[a-z0-9](?![\w@])")
+_SPACED = re.compile(r"(?<![\w@])(?:[^\W_]|['@])(?:[ ._\-\u00b7\u2022\u2219\u22c5/]{1,3}(?:[^\W_]|['@])){2,}(?![\w@])")
 _SEPARATORS = re.compile(r"[ ._\-\u00b7\u2022\u2219\u22c5/]{1,3}")
 _WORD_SEPARATOR = re.compile(r"(?<=[a-z])[-_.](?=[a-z])")
 _NOT_LETTER = re.compile(r"[^a-z]+")

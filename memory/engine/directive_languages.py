@@ -36,6 +36,13 @@ def alternatives(alternation: str) -> list[str]:
     return [*branches, body[start:]]
 
 
+def bounded(alternation: str) -> str:
+    """The alternation with each Latin-script word starting a word ("sửa" folds to "sua", which must
+    not match inside "usually"); words of scripts written without spaces stay unbounded."""
+    return "(?:" + "|".join(("(?<![a-z])" + b) if b[:1].isascii() and b[:1].isalpha() else b
+                            for b in alternatives(alternation)) + ")"
+
+
 def with_folded(alternation: str) -> str:
     """The alternation and its words as `fold` writes them, so the folded reading of a text (accents,
     Arabic vowel marks gone) meets the same vocabulary as the reading left as written."""
@@ -48,7 +55,7 @@ _REGEX_TAIL = re.compile(r"\\[a-zA-Z]|[\[({?*+]")
 
 
 # Other languages: "ignore … instructions", "from now on", "send/reveal … password".
-_ML_IGNORE = (r"(?:ignora|olvida|omite|ignorez|oubliez|ignore|ignoriere|vergiss|missachte|dimentica|esqueca|esqueça|desconsidere|"
+_ML_IGNORE = (r"(?:ignora|olvida|omite|ignorez|oubliez|oublie|oublies|vergessen\s+sie|esqueça|esquece|ignore|ignoriere|vergiss|missachte|dimentica|esqueca|esqueça|desconsidere|"
               r"игнорируй|забудь|игнорируйте|忽略|无视|無視|忘记|忘記|無視して|무시|تجاهل|अनदेखा|yok\s+say|gormezden|"
               r"zignoruj|zapomnij|negeer|vergeet|bo\s+qua|bỏ\s+qua|abaikan|ละเว้น|ігноруй|αγνοησε|αγνόησε|התעלם|উপেক্ষা|puuza|"
               r"unut|quen|quên|lupakan|zapomen|ξεχασε|ξέχασε|שכח|भूल\s+जा|ভুলে\s+যা|sahau|kalimutan|uita|uită|انس|"
@@ -135,6 +142,34 @@ _ML_NEW_ACCOUNT = (r"(?:nueva\s+cuenta|nuevo\s+iban|nouveau\s+compte|nouvel\s+ib
 _ML_NEW_ACCOUNT = with_folded(_ML_NEW_ACCOUNT)
 ANCHORS["payment_change_ml"] = literals(_ML_NEW_ACCOUNT)
 
+# Authority claimed: "you are authorised", "I grant you full permission", "the management approved".
+_ML_AUTH = (r"(?:autoriz\w{1,5}|autoris\w{1,5}|genehmig\w{0,4}|freigegeben|berechtigt|oprávněn\w{0,3}|uděluji|zezwal\w{1,4}|"
+            r"upoważni\w{1,5}|yetki\w{0,5}|izin\s+ver\w{1,5}|разреш\w{1,5}|уполномоч\w{1,5}|дозвол\w{1,5}|授权|授權|許可|権限|"
+            r"권한|허가|अनुमति|अधिकृत|অনুমতি|اجازت|اجازه|إذن|مأذون|diizinkan|cho\s+phép|được\s+phép|ruhusa|idhini|"
+            r"toestemming|gemachtigd|tillåtelse|behörig|consentimiento|consentement|einwilligung|consenso|consentimento|"
+            r"zgod\w{1,3}|согласи\w{1,3}|同意)")  # fmt: skip
+_ML_AUTH = bounded(with_folded(_ML_AUTH))
+ANCHORS["authorisation_ml"] = literals(_ML_AUTH)
+# An instruction file named with an edit verb of another language, on either side of its name.
+_ML_EDIT = (r"(?:перепиши|отредактируй|измени|дополни|добавь|допиши|atualiz\w{1,3}|altere|altera|modifica|modifique|modifiez|"
+            r"modifie|bearbeite|ändere|aktualisiere|füge|ergänze|edytuj|zmień|dopisz|düzenle|güncelle|ekle|ubah|perbarui|"
+            r"tambahkan|sửa\s+(?:tệp|file)|cập\s+nhật|thêm\s+(?:vào|dòng)|修改|编辑|更新|添加|追加|書き換え|編集|追記|변경|수정|편집|갱신|추가|작성|삭제|जोड़|बदल|"
+            r"संपादित|يعدل|عدّل|أضف|ویرایش|اضافه\s+کن|añad\w{1,3}|agreg\w{1,3}|ajout\w{1,3}|aggiung\w{1,3}|adicion\w{1,3}|"
+            r"voeg|wijzig|lägg\s+till|ändra|přidej|uprav|dodaj|ongeza|hariri)")  # fmt: skip
+_ML_EDIT = bounded(with_folded(_ML_EDIT))
+_PERSONA_FILE = (r"(?:[\w-]{0,30}(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|heartbeat|system|prompt)"
+                 r"[\w-]{0,30}\.(?:md|mdc|txt|ya?ml|json)\b|\.cursorrules|\.clinerules|\.windsurfrules)")  # fmt: skip
+ANCHORS["persona_file_ml"] = (".md", ".mdc", ".txt", ".yml", ".yaml", ".json", "rules")
+ALSO_NEEDS["persona_file_ml"] = literals(_ML_EDIT)
+# Hiding it: more ways to say "do not tell them", "delete the sent copy".
+_ML_CONCEAL_MORE = (r"(?:nicht\s+(?:im\s+\w{1,20}\s+)?erwähnen|ohne\s+(?:ihn|sie|den\s+nutzer)\s+zu\s+informieren|sans\s+(?:l'|le\s+|la\s+)?"
+                    r"(?:prévenir|informer)|bila\s+kumjulisha|neohlašuj|nic\s+(?:mu|jí)\s+neříkej|нічого\s+не\s+(?:кажи|повідомляй)|"
+                    r"ничего\s+не\s+(?:говори|сообщай)|報告しない|知らせないこと|알리지\s*마|보고하지\s*마|hiçbir\s+şey\s+söyleme|gösterme|"
+                    r"efface\w{0,2}\s+(?:le\s+)?message\s+envoyé|lösche\s+die\s+gesendete|borra\s+el\s+(?:mensaje|correo)\s+enviado|"
+                    r"apague\s+a\s+mensagem\s+enviada|cancella\s+il\s+messaggio\s+inviato|sans\s+rien\s+dire|senza\s+dir(?:e|gli)|"
+                    r"sem\s+(?:avisar|informar)|sin\s+(?:avisar|informar)|tanpa\s+memberi\s+tahu|không\s+báo|mà\s+không\s+cần\s+hỏi)")  # fmt: skip
+_ML_CONCEAL_MORE = with_folded(_ML_CONCEAL_MORE)
+
 # Hiding it from the user, or acting without their confirmation.
 _ML_CONCEAL = (r"(?:не\s+сообщай|не\s+говори|не\s+повідомляй|no\s+(?:le\s+)?(?:digas|informes|cuentes|avises)|ne\s+(?:lui\s+)?dis\s+"
                r"(?:rien|pas)|n'en\s+parle\s+pas|sag\s+(?:dem|der)\s+\w{1,20}\s+nichts|nicht\s+(?:informieren|erwähnen)|"
@@ -148,6 +183,7 @@ _ML_CONCEAL = (r"(?:не\s+сообщай|не\s+говори|не\s+повід�
                r"não\s+(?:é\s+)?precis\w{1,3}\s+confirmar|確認は不要|確認不要|无需确认|不需要确认|확인할\s+필요\s+없|gerek\s+yok|"
                r"tidak\s+perlu\s+konfirmasi|書かないで|言わないで|no\s+lo\s+(?:comentes|menciones)|n'en\s+parlez\s+pas)")  # fmt: skip
 _ML_CONCEAL = with_folded(_ML_CONCEAL)
+_ML_CONCEAL = _ML_CONCEAL[:-1] + "|" + _ML_CONCEAL_MORE[3:]
 _ENGLISH_TOO = {"ignore", "instructions", "password", "adres"}  # the same word in English: not a sign of another language
 _ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alternation in (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_APPROVE, _ML_CONCEAL)
                               for word in literals(alternation) if word not in _ENGLISH_TOO)
@@ -165,7 +201,16 @@ ANCHORS["standing_send_ml"] = literals(_ML_FROM_NOW)
 ANCHORS["override_instructions_ml"] = literals(_ML_IGNORE)
 ANCHORS["standing_order_ml"] = literals(_ML_FROM_NOW)
 ANCHORS["send_secret_ml"] = literals(_ML_SECRET)
+ANCHORS["send_out_ml"] = literals(_ML_SEND)
+ALSO_NEEDS["send_out_ml"] = ("@", "http")
+
 RULES = (
+    # Someone's authority claimed, or something sent to an address: weak alone (a job advert says "send
+    # your CV to rh@…"), held together with anything else an order carries.
+    ("authorisation_ml", "authorisation", 0.6, re.compile(_ML_AUTH)),
+    ("send_out_ml", "exfiltration", 0.6, re.compile(bounded(_ML_SEND) + r"\w{0,3}\b[^\n]{0,160}?(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,}|https?://)")),
+    ("persona_file_ml", "persona_file", 1.0,
+     re.compile(_ML_EDIT + r"[^.!?\n]{0,40}?" + _PERSONA_FILE + "|" + _PERSONA_FILE + r"[^.!?\n]{0,60}?" + _ML_EDIT)),
     ("disable_filters_ml", "override", 1.0, re.compile(_ML_DISABLE)),
     ("payment_change_ml", "payment_change", 1.0, re.compile(_ML_NEW_ACCOUNT)),
     ("override_instructions_ml", "override", 1.0,

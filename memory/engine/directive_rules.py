@@ -630,7 +630,8 @@ CIPHER_RULES = frozenset({"override_instructions", "override_what_you_were_told"
                           "memory_write_order", "authorisation_claim", "send_sensitive_out", "reveal_secrets",
                           "reveal_key", "override_new_rules", "persona_file_edit", "user_data_out",
                           "conceal_from_user", "override_void", "agent_vocative", "credential_lure", "ai_addressed",
-                          "agent_told", "conceal_vaguely", "account_lure", "gather_and_send", "payment_change", "move_money"})  # fmt: skip
+                          "agent_told", "conceal_vaguely", "account_lure", "gather_and_send", "payment_change", "move_money", "override_instructions_ml",
+                          "ai_addressed_ml", "send_secret_ml", "send_out_ml", "authorisation_ml", "persona_file_ml"})  # fmt: skip
 COMPACT_ANCHORS = ("instructions", "rules", "guidelines", "directives", "systemprompt", "password", "apikey",
                     "secrets", "hiddeninstructions")  # fmt: skip
 
@@ -828,7 +829,7 @@ CORE_SET = frozenset().union(*(ANCHOR_SETS[rule] | ALSO_SETS.get(rule, frozenset
 # Built once: every rule for the plain readings, the core for deciphered ones (read_directive is on
 # the write path of every untrusted fact).
 EVERY_RULE = (*_RULES, *LANGUAGE_RULES)
-CIPHER_CORE = tuple(r for r in _RULES if r[0] in CIPHER_RULES)
+CIPHER_CORE = tuple(r for r in EVERY_RULE if r[0] in CIPHER_RULES)
 
 
 # An order opening a sentence: recipes are full of them, so it never counts alone; it tips a text whose
