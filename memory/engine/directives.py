@@ -208,6 +208,17 @@ def _addressed(view: str, matches: list[re.Match[str]]) -> bool:
     return any(_SECOND_PERSON.search(m.group()) and not any(a <= m.start() < b for a, b in quoted) for m in matches)
 
 
+_SENTENCE_END = re.compile(r"[.!?\n](?=\s|$)")
+
+
+def _sentence_of(view: str, found: re.Match[str]) -> tuple[int, int]:
+    """The span of the sentence (or two hundred characters either side, at most) around a match."""
+    lo, hi = max(0, found.start() - 200), min(len(view), found.end() + 200)
+    ends = [m.end() for m in _SENTENCE_END.finditer(view, lo, found.start())]
+    after = _SENTENCE_END.search(view, found.end(), hi)
+    return (ends[-1] if ends else lo), (after.end() if after else hi)
+
+
 def _opens_hidden_order(view: str, base: str, styled: bool) -> bool:
     """An order opens a sentence of this undisguised reading, and the text as written did not show it
     (a leet user name in a CI file does not make the file's "run:" steps hidden)."""
@@ -234,7 +245,7 @@ def read_directive(text: str, *, wording: bool = True) -> Directive | None:
             if (rule not in hits and not ANCHOR_SETS[rule].isdisjoint(present)
                     and (rule not in ALSO_SETS or not ALSO_SETS[rule].isdisjoint(present))
                     and _gated(rule, view, opened) and (found := _finds(rule, pattern, view, _windows(rule, opened)))):
-                if rule in CUED and not CUED[rule][0].search(view, max(0, found.start() - 200), found.end() + 200):
+                if rule in CUED and not CUED[rule][0].search(view, *_sentence_of(view, found)):
                     weight = CUED[rule][1]
                 hits[rule] = (family, weight)
                 hidden = hidden or index >= len(plain) or disguised[index]
