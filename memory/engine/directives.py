@@ -129,8 +129,18 @@ class Directive:
 
     @property
     def reason(self) -> str:
-        return ("it addresses the agent instead of stating a fact (" + ", ".join(self.families).replace("_", " ")
-                + "): held for a person to decide")  # fmt: skip
+        said = ", ".join(_FAMILY_WORDS.get(family, family.replace("_", " ")) for family in self.families)
+        return f"it addresses the agent instead of stating a fact ({said}): held for a person to decide"
+
+
+# How a reviewer reads each family in a held write's reason.
+_FAMILY_WORDS = {
+    "override": "overrides its instructions", "standing_order": "plants a standing order",
+    "authorisation": "claims authority", "role_marker": "fakes a system or chat turn", "tool_call": "calls a tool",
+    "exfiltration": "sends data out", "persona_file": "edits an instruction file", "addressee": "speaks to an AI reader",
+    "concealment": "hides it from the user", "payment_change": "changes where money goes",
+    "wording": "worded like an order", "disguise": "disguised", "imperative": "an order",
+}  # fmt: skip
 
 
 def _discussion(text: str) -> bool:
