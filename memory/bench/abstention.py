@@ -14,13 +14,17 @@ own questions (in-domain: the answer is there) and every other conversation's qu
 * in-domain hit@10 and MRR@10, as `memory.bench.locomo` scores them.
 
 `--floor F` drops every hit scoring below F before anything is scored, to see what an abstention
-floor on the current score would do. Pure: no Django, no database.
+floor on the current score would do. For comparison, the AUROC of a candidate evidence signal is
+reported too: the share of the question's content words (weighted by their rarity in the memory,
+IDF) that its best hit contains. Pure: no Django, no database.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -41,6 +45,25 @@ class AbstentionReport:
     out_of_domain_no_hit: float
     in_domain_hit_at_10: float
     in_domain_mrr_at_10: float
+    auroc_best_coverage: float
+
+
+_STOP = frozenset(("a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "and", "or", "is", "are",
+                   "was", "were", "be", "been", "do", "does", "did", "what", "when", "where", "who", "whom",
+                   "which", "how", "why", "that", "this", "these", "those", "i", "you", "he", "she", "it",
+                   "we", "they", "my", "your", "his", "her", "its", "our", "their", "me", "him", "them",
+                   "us", "about", "from", "by", "as", "into", "than", "then", "so", "if", "not", "no", "yes"))  # fmt: skip
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
+
+
+def coverage(question: set[str], fact: set[str], idf) -> float:
+    """The IDF-weighted share of the question's content words the fact contains (0 to 1)."""
+    total = sum(idf(w) for w in question)
+    return sum(idf(w) for w in question if w in fact) / total if total else 0.0
 
 
 def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
@@ -68,26 +91,42 @@ def evaluate(paths: Sequence[str | Path], lane: str = "default", floor: float | 
     specs = [load_conversation(path) for path in paths]
     inside_scores: list[float] = []
     outside_scores: list[float] = []
+    inside_cover: list[float] = []
+    outside_cover: list[float] = []
     hits, ranks = [], []
     for spec in specs:
         cols = seed_conversation(spec)
+        words = {fact["key"]: content_words(fact["content"]) for fact in spec["facts"]}
+        df: dict[str, int] = {}
+        for bag in words.values():
+            for word in bag:
+                df[word] = df.get(word, 0) + 1
+
+        def idf(word: str, n: int = len(words), df: dict[str, int] = df) -> float:
+            return math.log((n + 1) / (df.get(word, 0) + 0.5))
+
         for other in specs:
             for case in other["cases"]:
                 found = [h for h in run(cols, case["query"], k) if floor is None or h.score >= floor]
                 top = found[0].score if found else 0.0
+                question = content_words(case["query"])
+                best = max((coverage(question, words[h.memory_id], idf) for h in found), default=0.0)
                 if other is spec and case["relevant_keys"]:
                     inside_scores.append(top)
+                    inside_cover.append(best)
                     ranking = [h.memory_id for h in found]
                     hits.append(hit_at_k(ranking, case["relevant_keys"], 10))
                     ranks.append(reciprocal_rank(ranking, case["relevant_keys"], 10))
                 else:
                     outside_scores.append(top)
+                    outside_cover.append(best)
     return AbstentionReport(
         lane=lane, floor=floor, conversations=len(specs), in_domain=len(inside_scores),
         out_of_domain=len(outside_scores), auroc_top_score=round(auroc(inside_scores, outside_scores), 4),
         out_of_domain_no_hit=round(sum(s == 0.0 for s in outside_scores) / max(1, len(outside_scores)), 4),
         in_domain_hit_at_10=round(sum(hits) / max(1, len(hits)), 4),
         in_domain_mrr_at_10=round(sum(ranks) / max(1, len(ranks)), 4),
+        auroc_best_coverage=round(auroc(inside_cover, outside_cover), 4),
     )  # fmt: skip
 
 
@@ -112,6 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"  AUROC of the top score          {report.auroc_top_score:.3f}")
         print(f"  out-of-domain with no hit       {report.out_of_domain_no_hit:.1%}")
         print(f"  in-domain hit@10 / MRR@10       {report.in_domain_hit_at_10:.3f} / {report.in_domain_mrr_at_10:.3f}")
+        print(f"  AUROC of the best hit's coverage {report.auroc_best_coverage:.3f}  (a candidate signal)")
     return 0
 
 
