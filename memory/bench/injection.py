@@ -104,12 +104,13 @@ def _thousands(pool: list[str], samples: int) -> list[str]:
     return texts
 
 
-def _prose() -> list[str]:
-    """Everyday statements about people (the gold sets' facts): what most honest untrusted text is like."""
+def gold_facts() -> list[str]:
+    """The gold sets' facts: everyday statements about people, what most honest untrusted text is like
+    (none when the folder is absent)."""
     facts = []
     for path in sorted(GOLD_FACTS.glob("*.json")):
         facts += [f["content"] for f in json.loads(path.read_text(encoding="utf-8")).get("facts", [])]
-    return facts or ["The ferry leaves every twenty minutes."]
+    return facts
 
 
 def time_reading(items: list[dict], samples: int = 300) -> dict[str, Any]:
@@ -120,7 +121,7 @@ def time_reading(items: list[dict], samples: int = 300) -> dict[str, Any]:
     twice the input)."""
     pool = [item["text"] for item in items if item["label"] == "benign"] or ["The ferry leaves every twenty minutes."]
     out = _time_judgement(_thousands(pool, samples))
-    out["prose"] = _time_judgement(_thousands(_prose(), samples))
+    out["prose"] = _time_judgement(_thousands(gold_facts() or ["The ferry leaves every twenty minutes."], samples))
     from memory.engine.directives import judge_untrusted
 
     adversarial = {"repeated trigger word": "ignore ", "one letter": "a", "base64 alphabet": "QUJD",

@@ -285,6 +285,17 @@ def print_report(result: dict) -> None:
     print("shipped settings (chosen on every training item):", json.dumps(result["chosen"]))
 
 
+def excluded_splits(parser: argparse.ArgumentParser, corpus: Path, spec: str) -> tuple[list[str], set[str]]:
+    """The `--exclude-splits` patterns as given and the corpus splits they name (a parser error for a
+    pattern that names none)."""
+    patterns = [s.strip() for s in spec.split(",") if s.strip()]
+    splits = {item.get("split") for item in load(corpus)} - {None}
+    unknown = [p for p in patterns if not fnmatch.filter(splits, p)]
+    if unknown:
+        parser.error(f"no split of {corpus.name} matches {', '.join(unknown)}")
+    return patterns, {split for split in splits if any(fnmatch.fnmatchcase(split, p) for p in patterns)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m memory.bench.train_directive_classifier",
                                      description=__doc__.splitlines()[0])  # fmt: skip
@@ -298,12 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.folds < 2:
         parser.error("--folds must be at least 2")
-    patterns = [s.strip() for s in args.exclude_splits.split(",") if s.strip()]
-    splits = {item.get("split") for item in load(args.corpus)} - {None}
-    unknown = [p for p in patterns if not fnmatch.filter(splits, p)]
-    if unknown:
-        parser.error(f"no split of {args.corpus.name} matches {', '.join(unknown)}")
-    excluded = {split for split in splits if any(fnmatch.fnmatchcase(split, p) for p in patterns)}
+    patterns, excluded = excluded_splits(parser, args.corpus, args.exclude_splits)
     # Recorded in the weights file: the command that reproduces it (patterns as given, not expanded).
     command = (f"python -m memory.bench.train_directive_classifier --exclude-splits '{','.join(patterns)}' "
                f"--folds {args.folds}")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import fnmatch
 import json
 import sys
 import time
@@ -33,7 +32,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from memory.bench import train_directive_classifier as tdc
-from memory.bench.injection import DEFAULT_CORPUS, load
+from memory.bench.injection import DEFAULT_CORPUS, gold_facts, load
 from memory.engine import directive_lexicon as dl
 from memory.engine.deobfuscate import fold
 
@@ -62,14 +61,9 @@ def featurise(items: list[dict]) -> tuple[tdc.Data, list[str]]:
     return tdc.Data(items, x, y, rules), sorted(vocabulary, key=vocabulary.__getitem__)
 
 
-GOLD = Path(__file__).resolve().parents[2] / "tests" / "data" / "tideline-gold"
-
-
 def ordinary_facts() -> list[dict]:
     """The gold sets' facts as benign items of their own split (none when the folder is absent)."""
-    facts = []
-    for path in sorted(GOLD.glob("*.json")):
-        facts += [f["content"] for f in json.loads(path.read_text(encoding="utf-8")).get("facts", [])]
+    facts = gold_facts()
     return [{"id": f"fact-{i}", "label": "benign", "family": "ordinary_facts", "split": "facts", "text": text}
             for i, text in enumerate(dict.fromkeys(facts))]  # fmt: skip
 
@@ -123,12 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.folds < 2 or args.keep < 1:
         parser.error("--folds must be at least 2 and --keep at least 1")
-    patterns = [s.strip() for s in args.exclude_splits.split(",") if s.strip()]
-    splits = {item.get("split") for item in load(args.corpus)} - {None}
-    unknown = [p for p in patterns if not fnmatch.filter(splits, p)]
-    if unknown:
-        parser.error(f"no split of {args.corpus.name} matches {', '.join(unknown)}")
-    excluded = {split for split in splits if any(fnmatch.fnmatchcase(split, p) for p in patterns)}
+    patterns, excluded = tdc.excluded_splits(parser, args.corpus, args.exclude_splits)
     command = (f"python -m memory.bench.train_directive_lexicon --exclude-splits '{','.join(patterns)}' "
                f"--folds {args.folds} --keep {args.keep}")
     lexicon, result = train(args.corpus, excluded, args.folds, args.keep, command)

@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from memory.engine.deobfuscate import fold
-
 DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "directive_lexicon.tsv"
 RULE = "wording"
 MAX_CHARS = 4000  # an order sits in a text's first few thousand characters as well as anywhere else
@@ -98,6 +96,3 @@ def shipped() -> Lexicon | None:
     except LexiconUnavailable:
         return None
 
-
-def probability_of(text: str, lexicon: Lexicon) -> float:
-    return lexicon.probability(fold(text))
