@@ -143,7 +143,11 @@ class Tideline:
     def recall(self, query: str, *, origin: R.Origin | str | None = "owner", k: int = 8,
                as_of: datetime | None = None, reinforce: bool = True, clearance: str = "PII",
                intent: str | None = None) -> list[RecallHit]:  # fmt: skip
-        """Hybrid + graph recall, best first; each hit has .id, .content, .score, .components."""
+        """Hybrid + graph recall, best first; each hit has .id, .content, .relevance (0–1, the same scale
+        for every query), .why (that relevance in words), .score (what ranks) and .components.
+
+        Only hits reaching the workspace's relevance floor come back, so `k` is a maximum and a
+        question the memory holds nothing for gets an empty list."""
         filters = RecallFilters(clearance=clearance, intent=intent, as_of=as_of)
         return recall_service.recall(workspace=self.workspace, query=query, origin=origin, k=k, filters=filters,
                                      reinforce=reinforce, embedder=self.embedder)  # fmt: skip
@@ -159,7 +163,8 @@ class Tideline:
 
     def context(self, query: str, *, origin: R.Origin | str | None = "owner", max_chars: int = 1200, k: int = 8,
                 clearance: str = "PII", intent: str | None = None) -> str | None:  # fmt: skip
-        """Recall packed into a prompt-ready block of at most `max_chars`; passive."""
+        """Recall packed into a prompt-ready block of at most `max_chars`; passive. None when nothing
+        reaches the relevance floor: paste nothing rather than something unrelated."""
         filters = RecallFilters(clearance=clearance, intent=intent)
         return recall_service.context(workspace=self.workspace, query=query, origin=origin, max_chars=max_chars,
                                       k=k, filters=filters, embedder=self.embedder)  # fmt: skip

@@ -129,13 +129,15 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
     query = request.GET.get("q", "").replace("\x00", "").strip()[:500]
     explanation = None
     if query:
-        hits = recall_service.explain(workspace=ws, query=query, origin=fact.origin, k=50)
+        # Floor 0: explain this fact even when the workspace's relevance floor would hold it back.
+        hits = recall_service.explain(workspace=ws, query=query, origin=fact.origin, k=50, floor=0.0)
         explanation = next((h for h in hits if h.id == memory_id), False)
     curve = decay_curve(fact)
     visible = _visible_at(fact, request.GET.get("at", ""), request.GET.get("caller", "")[:900],
                           request.GET.get("clearance", ""))  # fmt: skip
     context = {"workspace": ws, "fact": fact, "outbound": outbound, "inbound": inbound, "events": list(events),
                "query": query, "explanation": explanation, "curve": curve, "visible": visible,
+               "relevance_floor": recall_service.relevance_floor(ws) if query else None,
                "can_curate": bool(roles_in(request.user, ws) & set(CURATORS)),
                "expired": expired_by(fact) if fact.lifecycle == "active" else None}  # fmt: skip
     return render(request, "memory/fact_detail.html", context)
@@ -224,7 +226,7 @@ def recall_playground(request: HttpRequest, workspace: str) -> HttpResponse:
         except (TidelineError, RequestError) as error:  # e.g. an index that failed to build: say so, never "nothing"
             hits, block, recall_error = None, None, error.message
     context = {"workspace": ws, "form": form, "hits": hits, "context_block": block, "origins": selectors.origins_of(ws),
-               "recall_error": recall_error}  # fmt: skip
+               "recall_error": recall_error, "relevance_floor": recall_service.relevance_floor(ws)}  # fmt: skip
     template = "memory/recall_playground.html" + ("#recall-results" if wants_partial(request) else "")
     return render(request, template, context)
 

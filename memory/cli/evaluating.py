@@ -33,7 +33,7 @@ def run(options: dict) -> None:
         return
     if not 1 <= options["k"] <= 100:
         raise RequestError("--k must be between 1 and 100", kind="validation")
-    capabilities = _capabilities(options["capability"])
+    capabilities = _capabilities(options["capability"], len(options["files"]))
     gold_sets = [load_gold(path) for path in options["files"]]
     total = sum(len(g.facts) for g in gold_sets)
     with progress_bar(total, "seeding gold facts") as bar:
@@ -41,14 +41,16 @@ def run(options: dict) -> None:
     emit(options, report, _table(report))
 
 
-def _capabilities(text: str) -> list[str]:
-    """The asked-for capabilities; `all` includes the learned ones only when the embedder can load."""
+def _capabilities(text: str, n_files: int = 1) -> list[str]:
+    """The asked-for capabilities; `all` includes the learned ones only when the embedder can load,
+    and abstention only with two or more gold sets (each is asked the others' questions)."""
     if text.strip() == "all":
+        every = [c for c in CAPABILITIES if c != "abstention" or n_files >= 2]
         try:
             learned_embedder()
         except RequestError:
-            return [c for c in CAPABILITIES if c not in LEARNED_CAPABILITIES]
-        return list(CAPABILITIES)
+            return [c for c in every if c not in LEARNED_CAPABILITIES]
+        return every
     return list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
 
 
@@ -82,4 +84,13 @@ def _table(report: dict) -> str:
                      f"{mrr['ci95'][1]:+.3f}], hit@{k} {hit['mean']:+.3f} [{hit['ci95'][0]:+.3f}, {hit['ci95'][1]:+.3f}]"
                      f" (paired bootstrap, {mrr['pairs']} cases); beats the eval bar: "
                      f"{'yes' if comparison['beats_eval_bar'] else 'no'}")  # fmt: skip
+    if "abstention" in report:
+        a = report["abstention"]
+        lines += [
+            f"abstention: {a['in_domain']} questions each set can answer, {a['out_of_domain']} it cannot "
+            "(the other sets' questions and its own abstention cases)",
+            f"  AUROC of the best relevance       {a['auroc_top_relevance']:.3f}",
+            f"  unanswerable with nothing back    {a['out_of_domain_no_hit']:.1%}",
+            f"  answerable: hit@{k} / MRR          {a['in_domain_hit_at_k']:.3f} / {a['in_domain_mrr']:.3f}",
+        ]  # fmt: skip
     return "\n".join(lines)

@@ -60,7 +60,7 @@ def run(options: dict) -> None:
     common = {"origin": origin, "clearance": options["clearance"], "intent": options["intent"]}
     if verb == "context":
         block = memory.context(options["query"], max_chars=options["max_chars"], k=options["k"], **common)
-        emit(options, {"context": block, "max_chars": options["max_chars"]}, block or "(nothing relevant)")
+        emit(options, {"context": block, "max_chars": options["max_chars"]}, block or _nothing(memory))
         return
     as_of = _as_of(options["as_of"])
     if verb == "explain":
@@ -71,16 +71,36 @@ def run(options: dict) -> None:
     else:
         hits = memory.recall(options["query"], k=options["k"], as_of=as_of,
                              reinforce=not options.get("no_reinforce"), **common)  # fmt: skip
-    lines = [f"{i + 1:>2}. {h.score:8.4f}  [{h.segment}] {h.content}  ({h.id})" for i, h in enumerate(hits)]
+    lines = [_line(i, h, verb == "explain") for i, h in enumerate(hits)]
     payload = {"query": options["query"], "hits": [h.to_dict() for h in hits]}
     if verb == "explain":  # which recall settings ranked these (a proposal's apply or revert moves it)
         from memory.services.tuning import current
 
         payload["settings_version"] = current(memory.workspace)[0]
         lines.insert(0, f"recall settings version {payload['settings_version']}")
-        if not hits:
-            lines.append("(nothing relevant)")
-    emit(options, payload, "\n".join(lines) or "(nothing relevant)")
+    if not hits:
+        lines.append(_nothing(memory))
+    emit(options, payload, "\n".join(lines))
+
+
+def _line(i: int, hit, explain: bool) -> str:
+    head = f"{i + 1:>2}. relevance {hit.relevance:.2f}  [{hit.segment}] {hit.content}  ({hit.id})"
+    if not explain:
+        return head
+    c = hit.components
+    numbers = ", ".join(f"{name} {c[name]:.3g}" for name in EXPLAINED if isinstance(c.get(name), (int, float)))
+    return f"{head}\n      {hit.why}\n      rank score {hit.score:.4g} ({numbers})"
+
+
+# The components a person can act on, in the order the score is built (all of them are in --json).
+EXPLAINED = ("coverage", "ngram", "known_share", "blend", "modulator", "trust", "hop")
+
+
+def _nothing(memory: Tideline) -> str:
+    from memory.services.tuning import current
+
+    floor = current(memory.workspace)[1].relevance_floor
+    return f"(nothing relevant: no fact reaches the relevance floor {floor:.2f})"
 
 
 def _emit_replay(options: dict, memory: Tideline, hits, origin, as_of: datetime | None) -> None:

@@ -20,8 +20,8 @@ How a fact's score is made, in order:
 * feedback: the `feedback_docs` best first-pass facts among those sharing a query stem give the
   relevance model; `expansion` is the BM25 of its weighted terms;
 * `lexical = bm25 / bm25_max + expansion_weight · expansion / expansion_max`;
-* `relevance = blend(lexical, ngram, cosine)`;
-* `score = relevance × modulator × trust`, with the original's modulator (0.5 + 0.5·effective) and
+* `blend = blend(lexical, ngram, cosine)`;
+* `score = blend × modulator × trust`, with the original's modulator (0.5 + 0.5·effective) and
   trust (source weight × confidence factor), so importance, decay and provenance act as in the
   hybrid.
 
@@ -29,6 +29,11 @@ Which facts may be returned: those sharing a stem with the query or its expansio
 n-gram cosine reaches `ngram_floor`, and (with a vector weight) those whose cosine reaches the
 embedder's `min_sim`. A query that shares nothing with the memory returns nothing, so abstention
 holds. Ranked by score, then newest `created_at`, then column order; cut to `limit`.
+
+The score ranks; it is scaled to each query's best candidate, so it says nothing about whether the
+best hit is any good. Every hit therefore also carries `relevance` (`relevance.py`): how well it
+answers the query on a fixed 0–1 scale, with the words it matched and missed. `floor` drops hits
+whose relevance falls below it (0 keeps every hit, as the eval lanes want).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import numpy as np
 from memory.engine.candidates import FactColumns, candidate_mask, trust_factor
 from memory.engine.expansion import relevance_model
 from memory.engine.hrr import HrrEmbedder
+from memory.engine import relevance as relevance_rules
 from memory.engine.lanes import (
     DEFAULT_LIMIT,
     Hit,
@@ -52,8 +58,8 @@ from memory.engine.lanes import (
     vector_lane,
 )
 
-FUSED_FORMULA = "relevance * modulator * trust"
-RELEVANCE_FORMULA = (
+FUSED_FORMULA = "blend * modulator * trust"
+BLEND_FORMULA = (
     "(1 - ngram_weight - vector_weight) * lexical / lexical_max"
     " + ngram_weight * ngram / ngram_max + vector_weight * cosine / cosine_max"
 )
@@ -62,8 +68,10 @@ LEXICAL_FORMULA = "bm25 / bm25_max + expansion_weight * expansion / expansion_ma
 
 @dataclass(frozen=True)
 class FusionSettings:
-    """The fused lane's knobs. The defaults were chosen on LoCoMo's development conversations from a
-    flat region (neighbouring values score within noise), not at a sharp optimum.
+    """The fused lane's knobs. The defaults are what leave-one-conversation-out cross-validation on
+    LoCoMo's development conversations chooses (`python -m memory.bench.abstention --cv`: the best
+    in-domain hit@10 once the relevance floor leaves half the foreign questions empty); the
+    held-out figures are in docs/BENCHMARKS.md.
 
     * `ngram_weight`: share of the n-gram lane in the blend;
     * `feedback_docs`, `feedback_terms`: how many first-pass facts feed the relevance model and how
@@ -74,8 +82,8 @@ class FusionSettings:
     * `vector_weight`: share of the stored vectors' cosine; 0 leaves the embedder unused.
     """
 
-    ngram_weight: float = 0.25
-    feedback_docs: int = 3
+    ngram_weight: float = 0.15
+    feedback_docs: int = 5
     feedback_terms: int = 20
     expansion_weight: float = 0.35
     ngram_floor: float = 0.3
@@ -113,6 +121,9 @@ class _Lanes:
     cosine: np.ndarray
     vector_rows: np.ndarray  # rows whose cosine reached min_sim, best first
     terms: tuple[str, ...]  # the query's distinct stems
+    idf: dict[str, float]  # the IDF over the candidates of each query stem some candidate holds
+    n_candidates: int
+    min_sim: float = 1.0  # the learned lane's cosine floor (1: no learned lane)
 
 
 def _lanes(cols, query, mask, settings, embedder, query_vector, min_sim) -> _Lanes:
@@ -120,14 +131,15 @@ def _lanes(cols, query, mask, settings, embedder, query_vector, min_sim) -> _Lan
     scored = stems.score(query, mask)
     n = len(cols)
     ngram = cols.text.ngrams.cosine(query, mask) if settings.ngram_weight > 0 else np.zeros(n)
-    cosine, vector_rows = np.zeros(n), np.zeros(0, dtype=np.int64)
+    cosine, vector_rows, floor = np.zeros(n), np.zeros(0, dtype=np.int64), 1.0
     if settings.vector_weight > 0:
         embedder = embedder if embedder is not None else HrrEmbedder()
         floor = min_sim if min_sim is not None else getattr(embedder, "min_sim", 0.3)
         vector_rows, sims = vector_lane(cols, mask, embed_query(query, embedder, query_vector), floor)
         if sims is not None:  # None: no usable query vector (a broken or async embedder)
             cosine[vector_rows] = sims[vector_rows]
-    return _Lanes(scored.scores, ngram, cosine, vector_rows, scored.terms)
+    idf = {stat.term: stat.idf for stat in scored.stats if stat.document_frequency > 0}
+    return _Lanes(scored.scores, ngram, cosine, vector_rows, scored.terms, idf, scored.n_candidates, floor)
 
 
 def _expansion(cols, lanes: _Lanes, mask, settings) -> tuple[np.ndarray, dict[str, float]]:
@@ -158,8 +170,10 @@ def recall_fused(
     query_vector: Sequence[float] | None = None,
     min_sim: float | None = None,
     mmr_lambda: float = 1.0,
+    floor: float = 0.0,
 ) -> list[Hit]:
-    """The default recall (see the module docstring for every rule); hits best first, at most `limit`.
+    """The default recall (see the module docstring for every rule); hits best first, at most `limit`,
+    each reaching relevance `floor`.
 
     Same candidates as every lane (active, valid at `now`, visible to `scope`). `embedder`,
     `query_vector` and `min_sim` matter only with `settings.vector_weight` > 0; `mmr_lambda` < 1
@@ -171,7 +185,7 @@ def recall_fused(
     lanes = _lanes(cols, query, mask, settings, embedder, query_vector, min_sim)
     expansion, expansion_terms = _expansion(cols, lanes, mask, settings)
     lexical = unit_max(lanes.bm25) + settings.expansion_weight * unit_max(expansion)
-    relevance = blend(lexical, lanes.ngram, lanes.cosine, settings)
+    blended = blend(lexical, lanes.ngram, lanes.cosine, settings)
     close = (lanes.ngram > 0) & (lanes.ngram >= settings.ngram_floor)  # a floor of 0 still needs a piece
     eligible = (lanes.bm25 > 0) | (expansion > 0) | close
     eligible[lanes.vector_rows] = True
@@ -183,7 +197,7 @@ def recall_fused(
     modulator = 0.5 + 0.5 * effective
     weight, conf = trust_factor(cols, rows)
     trust = weight * conf
-    score = relevance[rows] * modulator * trust
+    score = blended[rows] * modulator * trust
     keep = _top_candidates(score, resolve_limit(limit), mmr_lambda)
     if keep is not None:
         rows, score, trust = rows[keep], score[keep], trust[keep]
@@ -201,16 +215,15 @@ def recall_fused(
     }
     vec_rank = np.zeros(len(cols), dtype=np.int64)
     vec_rank[lanes.vector_rows] = np.arange(1, lanes.vector_rows.size + 1)
-    stems = cols.text.stems
+    words = relevance_rules.weigh_query(query, lanes.idf, relevance_rules.unknown_idf(lanes.n_candidates),
+                                        spell=lambda stem: _spelled(cols.text.stems, stem, mask))
     hits = []
-    for i in mmr_pick(cols, rows, score, resolve_limit(limit), mmr_lambda):
-        row = int(rows[i])
+    for i, row, present, match in _picked(cols, rows, score, words, lanes, limit, mmr_lambda, floor):
         lex_rank = _rank_of(lanes.bm25, row)
-        present = _row_terms(stems, row)
         components = {
             "lane": "fused",
             "formula": FUSED_FORMULA,
-            "relevance_formula": RELEVANCE_FORMULA,
+            "blend_formula": BLEND_FORMULA,
             "lexical_formula": LEXICAL_FORMULA,
             "bm25": float(lanes.bm25[row]),
             "matched_terms": [t for t in lanes.terms if t in present],
@@ -223,7 +236,7 @@ def recall_fused(
             "cosine": float(lanes.cosine[row]) if settings.vector_weight > 0 else None,
             "vector_weight": settings.vector_weight,
             **maxima,
-            "relevance": float(relevance[row]),
+            "blend": float(blended[row]),
             "effective": float(effective[i]),
             "modulator": float(modulator[i]),
             "source_weight": float(weight[i]),
@@ -232,9 +245,53 @@ def recall_fused(
             "lex_rank": lex_rank,
             "vec_rank": int(vec_rank[row]) or None,
             "score": float(score[i]),
+            **match.as_components(),
         }
         hits.append(Hit(cols.memory_ids[row], float(score[i]), components, row))
     return hits
+
+
+def _picked(cols, rows, score, words, lanes: _Lanes, limit, mmr_lambda, floor):
+    """(position, row, its stems, its match) of the hits to return, best first, all reaching `floor`.
+
+    Rows come ranked. Without diversification the walk stops once `limit` hits reach the floor, so
+    a query costs relevance for the hits it returns plus those it skips, never for every candidate."""
+    stems, cut = cols.text.stems, resolve_limit(limit)
+
+    def judged(i: int):
+        row = int(rows[i])
+        present = _row_terms(stems, row)
+        similarity = relevance_rules.learned_similarity(float(lanes.cosine[row]), lanes.min_sim)
+        return i, row, present, relevance_rules.match(words, present, lanes.ngram[row], similarity)
+
+    if mmr_lambda >= 1.0:
+        out = []
+        for i in range(rows.size):
+            item = judged(i)
+            if item[3].relevance >= floor:
+                out.append(item)
+                if cut is not None and len(out) >= cut:
+                    break
+        return out
+    items = [judged(i) for i in range(rows.size)]
+    kept = [item for item in items if item[3].relevance >= floor]
+    positions = np.array([item[0] for item in kept], dtype=np.int64)
+    order = mmr_pick(cols, rows[positions], score[positions], cut, mmr_lambda)
+    return [kept[j] for j in order]
+
+
+def _spelled(stems, unknown: str, mask) -> tuple[str, float] | None:
+    """The known stem one edit from `unknown` that most candidates hold, and its IDF; None if none."""
+    vocabulary = stems.vocabulary
+    columns = sorted({vocabulary[w] for w in relevance_rules.one_edit(unknown) if w in vocabulary})
+    if not columns:
+        return None
+    df = stems.document_frequency(np.asarray(columns, dtype=np.int64), mask)
+    best = int(np.argmax(df))
+    if df[best] == 0:
+        return None
+    idf = stems.idf(np.asarray([columns[best]], dtype=np.int64), mask)
+    return stems.term_names()[columns[best]], float(idf[0])
 
 
 def _row_terms(stems, row: int) -> set[str]:

@@ -232,3 +232,24 @@ def beats_eval_bar(baseline: EvalReport, candidate: EvalReport, **options) -> bo
         and candidate.recall_at_k >= baseline.recall_at_k - MAX_METRIC_DROP
         and candidate.ndcg_at_k >= baseline.ndcg_at_k - MAX_METRIC_DROP
     )
+
+
+def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """The probability that a random positive outscores a random negative, ties counting one half
+    (the Mann-Whitney statistic); 0.5 when either side is empty. Used to ask whether recall's best
+    relevance tells answerable questions from unanswerable ones (issue 16)."""
+    if len(positives) == 0 or len(negatives) == 0:
+        return 0.5
+    values = np.concatenate([np.asarray(positives, float), np.asarray(negatives, float)])
+    order = np.argsort(values, kind="mergesort")
+    ranks = np.empty(values.size)
+    sorted_values = values[order]
+    i = 0
+    while i < values.size:  # ties share the mean of their 1-based ranks
+        j = i
+        while j < values.size and sorted_values[j] == sorted_values[i]:
+            j += 1
+        ranks[order[i:j]] = (i + 1 + j) / 2
+        i = j
+    n_pos, n_neg = len(positives), len(negatives)
+    return float((ranks[:n_pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))

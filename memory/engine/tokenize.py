@@ -138,13 +138,18 @@ def index_tokens(text: str) -> list[str]:
     return tokens
 
 
+def strip_clitics(text: str) -> str:
+    """The text with English apostrophe clitics cut ("Maria's" → "Maria")."""
+    return _CLITIC.sub("", text)
+
+
 def recall_terms(text: str) -> list[str]:
     """The default lane's terms: clitics cut, then `index_tokens`, then each token's stem.
 
     "Maria's kids volunteered" → ["maria", "kid", "volunt"]. Stopwords are dropped before stemming
     (the list holds surface forms). Numbers and non-Latin tokens pass through `stem` unchanged.
     """
-    return [stem(token) for token in index_tokens(_CLITIC.sub("", text))]
+    return [stem(token) for token in index_tokens(strip_clitics(text))]
 
 
 def token_set(text: str) -> frozenset[str]:

@@ -14,6 +14,7 @@ from typing import Any
 from memory.engine.decay_gc import ARCHIVE_BELOW, PRUNE_BELOW
 from memory.engine.dream import CONSOLIDATE_THRESHOLD, EVICT_BELOW_SCORE
 from memory.engine.fusion import DEFAULT_SETTINGS, FusionSettings
+from memory.engine.relevance import DEFAULT_FLOOR
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("graph_weight", "graph lane weight", 0.0, 2.0),
     Knob("hop_decay", "weight lost per link hop", 0.05, 0.95),
     Knob("learned_weight", "learned lane weight (with an embedder)", 0.0, 0.7),
+    Knob("relevance_floor", "relevance a hit needs to be returned", 0.0, 0.9),
     Knob("gc_archive_below", "decay GC archives below", 0.0, 0.5, group="maintenance"),
     Knob("gc_prune_below", "decay GC prunes below", 0.0, 0.5, group="maintenance"),
     Knob("dream_merge_similarity", "dream merges near-duplicates from", 0.8, 1.0, group="maintenance"),
@@ -58,6 +60,7 @@ class Tuning:
     graph_weight: float = 1.0
     hop_decay: float = 0.5
     learned_weight: float = 0.4
+    relevance_floor: float = DEFAULT_FLOOR
     gc_archive_below: float = ARCHIVE_BELOW
     gc_prune_below: float = PRUNE_BELOW
     dream_merge_similarity: float = CONSOLIDATE_THRESHOLD

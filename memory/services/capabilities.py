@@ -6,7 +6,10 @@
 * `vector` — HRR cosine alone;
 * `graph` — hybrid extended along typed links;
 * `learned` — the optional learned embedder's cosine alone (needs `pip install '.[embed]'`);
-* `default+learned` — the default with the learned embedder's lane in its fusion.
+* `default+learned` — the default with the learned embedder's lane in its fusion;
+* `abstention` — not a ranking: with two or more gold sets, each is asked its own questions and
+  every other set's, and the report says whether recall's best relevance tells them apart (AUROC),
+  how many foreign questions get nothing, and how the set's own answers rank (issue 16).
 
 The two learned capabilities use the configured embedder, or all-MiniLM-L6-v2 when none is configured
 (the eval embeds its throwaway workspace itself).
@@ -26,7 +29,7 @@ from memory.services import recall as recall_service
 from memory.services.recall_index import registry
 from memory.timestamps import to_ms
 
-CAPABILITIES = ("default", "hybrid", "bm25", "vector", "graph", "learned", "default+learned")
+CAPABILITIES = ("default", "hybrid", "bm25", "vector", "graph", "learned", "default+learned", "abstention")
 LEARNED_CAPABILITIES = frozenset({"learned", "default+learned"})
 
 

@@ -186,6 +186,12 @@ def run_eval(gold_sets: Sequence[GoldSet], *, k: int, capabilities: Sequence[str
     if unknown:
         raise RequestError(f"unknown capability {unknown[0]!r}; use one of: {', '.join(caps.CAPABILITIES)}",
                            kind="validation")  # fmt: skip
+    abstaining = ABSTENTION in capabilities
+    if abstaining and len(gold_sets) < 2:
+        raise RequestError("the abstention capability needs two or more gold sets: each is asked the others' "
+                           "questions", kind="validation")  # fmt: skip
+    capabilities = [c for c in capabilities if c != ABSTENTION] or (["default"] if abstaining else [])
+    asked: list[dict[str, Any]] = []
     embedder = caps.learned_embedder() if caps.LEARNED_CAPABILITIES & set(capabilities) else None
     out: dict[str, Any] = {"k": k, "sets": [], "overall": {}}
     if embedder is not None:
@@ -199,6 +205,8 @@ def run_eval(gold_sets: Sequence[GoldSet], *, k: int, capabilities: Sequence[str
                 if embedder is not None:
                     embedding.reembed(seeded.workspace, actor="eval", embedder=embedder)
                 result = _run_set(gold, seeded, k, capabilities, pooled, embedder)
+                if abstaining:
+                    asked.extend(_ask_everyone(gold, gold_sets, seeded, k))
                 raise _Rollback
         except _Rollback:
             pass
@@ -213,7 +221,44 @@ def run_eval(gold_sets: Sequence[GoldSet], *, k: int, capabilities: Sequence[str
         out["overall"][capability] = _summary(reports[capability])
     out["compared_with"] = capabilities[0]
     out["comparisons"] = {c: _compare(reports[capabilities[0]], reports[c]) for c in capabilities[1:]}
+    if abstaining:
+        out["abstention"] = _abstention_figures(asked, k)
     return out
+
+
+# Not a ranking: every gold set is asked its own questions and every other set's (issue 16).
+ABSTENTION = "abstention"
+
+
+def _ask_everyone(gold: GoldSet, gold_sets: Sequence[GoldSet], seeded: Seeded, k: int) -> list[dict[str, Any]]:
+    """Ask the seeded `gold` set its own questions and every other set's through recall, as an agent
+    would (the workspace's relevance floor applies): the best relevance, and where the answer ranks."""
+    from memory.services import recall as recall_service
+
+    out = []
+    for other in gold_sets:
+        for case in other.cases:
+            hits = recall_service.recall(workspace=seeded.workspace, query=case.query, origin="owner", k=k,
+                                         reinforce=False, now=seeded.now)  # fmt: skip
+            inside = other is gold and bool(case.relevant_keys)
+            wanted = {seeded.ids_by_key.get(key) for key in case.relevant_keys} if inside else set()
+            rank = next((i + 1 for i, hit in enumerate(hits) if hit.id in wanted), None)
+            out.append({"inside": inside, "top": max((h.relevance for h in hits), default=0.0), "rank": rank})
+    return out
+
+
+def _abstention_figures(asked: list[dict[str, Any]], k: int) -> dict[str, Any]:
+    from memory.engine.metrics import auroc
+
+    inside = [a for a in asked if a["inside"]]
+    outside = [a for a in asked if not a["inside"]]
+    return {
+        "in_domain": len(inside), "out_of_domain": len(outside),
+        "auroc_top_relevance": auroc([a["top"] for a in inside], [a["top"] for a in outside]),
+        "out_of_domain_no_hit": sum(a["top"] == 0.0 for a in outside) / len(outside) if outside else 0.0,
+        "in_domain_hit_at_k": sum(a["rank"] is not None for a in inside) / len(inside) if inside else 0.0,
+        "in_domain_mrr": sum(1.0 / a["rank"] for a in inside if a["rank"]) / len(inside) if inside else 0.0,
+    }  # fmt: skip
 
 
 def _compare(baseline: EvalReport, candidate: EvalReport) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from memory.engine import expiry
 from memory.engine import records as R
+from memory.engine import relevance as relevance_rules
 from memory.engine import tuning as tuning_rules
 from memory.engine.context import pack_context
 from memory.engine.decay import apply_feedback
@@ -48,6 +49,10 @@ class RecallHit:
     threats: tuple[str, ...] = ()
     modality: str | None = None
     media_pointer: str | None = None
+    # How well the fact answers the query, 0 to 1 on a fixed scale (memory.engine.relevance); `score`
+    # is what ranks, and also weighs decay, trust and links, so the two need not fall together.
+    relevance: float = 0.0
+    why: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -144,6 +149,7 @@ def _hits(index: ScopeIndex, raw_hits) -> list[RecallHit]:
             source_type=row.source_type, trust_class=R.trust_class(row.source_type),
             components=dict(hit.components), blocked=blocked, threats=threats,
             modality=index.extra.modality[i], media_pointer=index.extra.media_pointer[i],
+            relevance=float(hit.components.get("relevance", 0.0)), why=relevance_rules.describe(hit.components),
         ))  # fmt: skip
     return out
 
@@ -157,13 +163,16 @@ CONFIGURED = embedding.CONFIGURED
 
 
 def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: int, embedder: Any = None,
-          tuning: tuning_rules.Tuning | None = None):  # fmt: skip
+          tuning: tuning_rules.Tuning | None = None, floor: float | None = None):  # fmt: skip
     """Tideline's default ranking: the fused lane (stemmed BM25 + expansion + n-grams, × decay × trust,
     plus a learned embedder's cosine when one is configured and the scope has its vectors), extended
     along typed links when the query or its top seeds call for it (ENGINE-SPEC §3.7).
 
     With the workspace's tuning in force, or `tuning` (an evaluation trying a proposal's values);
-    each hit's components name the settings version that ranked it ("proposed" for a trial)."""
+    each hit's components name the settings version that ranked it ("proposed" for a trial).
+
+    Only hits whose relevance reaches the tuning's `relevance_floor` come back: `k` is a maximum,
+    and a query the memory holds nothing for gets none. `floor` overrides it (0 to see every hit)."""
     version: int | str = "proposed" if tuning is not None else index.tuning_version
     tuning = tuning or index.tuning or tuning_rules.DEFAULT
     lane_args: dict[str, Any] = {"settings": tuning.fusion()}
@@ -173,12 +182,15 @@ def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: 
             view = learned
             lane_args = {"settings": tuning.fusion(learned=True), "embedder": embedder,
                          "query_vector": embedder.embed_one(query)}  # fmt: skip
-    seeds = default_lane(view, query, now_ms, scope, limit=max(k, 2 * SEED_COUNT), **lane_args)
+    floor = tuning.relevance_floor if floor is None else floor
+    seeds = default_lane(view, query, now_ms, scope, limit=max(k, 2 * SEED_COUNT), floor=floor, **lane_args)
     if not seeds:
         return []
-    hits = recall_with_graph(view, index.links, query, now_ms, scope, limit=k, seed_count=SEED_COUNT, seed_hits=seeds,
-                             graph=registry.link_graph(index), hop_decay=tuning.hop_decay,
-                             graph_weight=tuning.graph_weight)  # fmt: skip
+    walked = recall_with_graph(view, index.links, query, now_ms, scope, limit=len(seeds) + k, seed_count=SEED_COUNT,
+                               seed_hits=seeds, graph=registry.link_graph(index), hop_decay=tuning.hop_decay,
+                               graph_weight=tuning.graph_weight)  # fmt: skip
+    judged = relevance_rules.carry_through_graph(walked, seeds, tuning.hop_decay)
+    hits = [hit for hit in judged if hit.components["relevance"] >= floor][:k]
     for hit in hits:
         hit.components["settings_version"] = version
     return hits
@@ -192,7 +204,7 @@ def _now_ms(filters: RecallFilters, now: datetime | None) -> int:
 def recall(
     *, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K, filters: RecallFilters = RecallFilters(),
     reinforce: bool = True, now: datetime | None = None, embedder: Any = CONFIGURED,
-    tuning: tuning_rules.Tuning | None = None,
+    tuning: tuning_rules.Tuning | None = None, floor: float | None = None,
 ) -> list[RecallHit]:
     """Hybrid + graph recall for `query`, best first; reinforces the returned facts unless told not to.
 
@@ -209,7 +221,7 @@ def recall(
         view = _view(index, now_ms, filters)
         if view is None:
             return []
-        hits = _hits(index, _rank(index, view, query, now_ms, scope, k, embedder, tuning))
+        hits = _hits(index, _rank(index, view, query, now_ms, scope, k, embedder, tuning, floor))
     if reinforce and hits and filters.as_of is None and tuning is None:
         _reinforce(index, [h.id for h in hits], now or timezone.now())
     return hits
@@ -217,10 +229,11 @@ def recall(
 
 def explain(*, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K,
             filters: RecallFilters = RecallFilters(), now: datetime | None = None,
-            embedder: Any = CONFIGURED) -> list[RecallHit]:  # fmt: skip
-    """Recall's ranking with every score component of every hit; never reinforces."""
+            embedder: Any = CONFIGURED, floor: float | None = None) -> list[RecallHit]:  # fmt: skip
+    """Recall's ranking with every score component of every hit; never reinforces. `floor=0` also
+    explains the hits the workspace's relevance floor would hold back."""
     hits = recall(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=False, now=now,
-                  embedder=embedder)  # fmt: skip
+                  embedder=embedder, floor=floor)  # fmt: skip
     scope = _scope(origin)
     if not hits or scope is None:
         return hits
@@ -253,6 +266,13 @@ def context(*, workspace: Workspace, query: str, origin: Any, max_chars: int = 1
         # Context goes straight into a prompt, so every line is rescanned, the owner's included.
         return pack_context(view, raw, max_chars=max_chars, threat_scan=lambda text: list(scan_for_threats(text).rules),
                             untrusted_scan=_untrusted_rules)  # fmt: skip
+
+
+def relevance_floor(workspace: Workspace) -> float:
+    """The relevance a hit needs in this workspace (its tuning's `relevance_floor`)."""
+    from memory.services.tuning import current
+
+    return current(workspace)[1].relevance_floor
 
 
 def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now: datetime | None = None) -> Fact | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memory.bench import abstention
-from memory.bench.locomo import evaluate_locomo
+from memory.bench.locomo import evaluate_locomo, load_conversation
 
 GOLD = Path(__file__).resolve().parents[1] / "data" / "tideline-gold"
 
@@ -26,22 +26,52 @@ def test_auroc_is_the_chance_a_positive_outscores_a_negative(positives, negative
 
 def test_each_conversation_is_asked_its_own_and_the_others_questions():
     paths = sorted(GOLD.glob("*.json"))[:2]
-    report = abstention.evaluate(paths)
+    report = abstention.evaluate(paths, floor=0.0)
     own = evaluate_locomo(paths)
-    assert report.in_domain == sum(1 for case in own.cases if case.relevant)
-    assert report.out_of_domain > 0 and 0.0 <= report.auroc_top_score <= 1.0 and 0.0 <= report.auroc_best_coverage <= 1.0
-    # In-domain questions are scored exactly as the LoCoMo bench scores them.
-    assert report.in_domain_hit_at_10 == pytest.approx(own.overall.hit_at_10, abs=1e-4)
-    # A floor above every score leaves nothing: every out-of-domain question gets no hit.
-    assert abstention.evaluate(paths, floor=1e9).out_of_domain_no_hit == 1.0
+    figures = report.figures
+    assert figures.in_domain == sum(1 for case in own.cases if case.relevant)
+    assert figures.out_of_domain > 0 and 0.0 <= figures.auroc_top_relevance <= 1.0
+    # In-domain questions are scored exactly as the LoCoMo bench scores them when nothing is dropped.
+    assert figures.in_domain_hit_at_10 == pytest.approx(own.overall.hit_at_10, abs=1e-4)
+    # A floor above every relevance leaves nothing: every out-of-domain question gets no hit.
+    assert abstention.evaluate(paths, floor=1.01).figures.out_of_domain_no_hit == 1.0
 
 
-def test_coverage_is_the_weighted_share_of_the_questions_words_a_fact_holds():
-    question = abstention.content_words("Where does Caroline work?")
-    assert question == {"caroline", "work"}
-    flat = lambda word: 1.0  # noqa: E731 - every word weighs the same here
-    assert abstention.coverage(question, abstention.content_words("Caroline works at the library"), flat) == 0.5
-    assert abstention.coverage(question, abstention.content_words("Caroline loves her work"), flat) == 1.0
+def test_the_vectorised_figures_match_a_question_by_question_count():
+    specs = [load_conversation(path) for path in sorted(GOLD.glob("*.json"))]
+    questions = abstention.collect(specs)
+    for floor in (0.0, 0.05, 0.3):
+        figures = abstention.score(questions, floor, abstention.ENGINE)
+        inside, outside, hits = [], [], []
+        for q in questions:
+            rel = abstention.relevances(q, abstention.ENGINE)
+            kept = rel >= floor
+            top = float(rel[kept].max()) if kept.any() else 0.0
+            (inside if q.inside else outside).append(top)
+            if q.inside:
+                hits.append(bool(q.relevant[kept][:10].any()))
+        assert figures.out_of_domain_no_hit == pytest.approx(sum(t == 0 for t in outside) / len(outside), abs=1e-4)
+        assert figures.in_domain_hit_at_10 == pytest.approx(sum(hits) / len(hits), abs=1e-4)
+        assert figures.auroc_top_relevance == pytest.approx(abstention.auroc(inside, outside), abs=1e-4)
+
+
+def test_the_chosen_floor_is_the_lowest_that_leaves_half_the_foreign_questions_empty():
+    specs = [load_conversation(path) for path in sorted(GOLD.glob("*.json"))]
+    questions = abstention.collect(specs)
+    knobs, floor, figures = abstention.choose(questions, grid=[abstention.ENGINE])
+    assert figures.out_of_domain_no_hit >= abstention.TARGET_NO_HIT
+    lower = abstention.score(questions, floor * 0.999999 - 1e-12, knobs)
+    assert floor == 0.0 or lower.out_of_domain_no_hit < abstention.TARGET_NO_HIT
+
+
+def test_cross_validation_scores_each_conversation_with_constants_chosen_without_it():
+    paths = sorted(GOLD.glob("*.json"))
+    specs = [load_conversation(path) for path in paths]
+    report = abstention.cross_validate(specs, grid=[abstention.DEFAULT_SETTINGS])
+    assert [fold["held_out"] for fold in report.folds] == [spec["name"] for spec in specs]
+    assert report.figures.in_domain == sum(1 for spec in specs for case in spec["cases"] if case["relevant_keys"])
+    for fold in report.folds:
+        assert fold["held_out_figures"]["in_domain"] > 0 and fold["floor"] >= 0.0
 
 
 def test_the_command_wants_two_conversations(capsys):

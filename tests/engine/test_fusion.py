@@ -185,18 +185,18 @@ def test_components_rebuild_every_score():
     )
     for hit in recall(cols, "faith church", NOW, OWNER):
         c = hit.components
-        assert c["lane"] == "fused" and c["formula"] == "relevance * modulator * trust"
+        assert c["lane"] == "fused" and c["formula"] == "blend * modulator * trust"
         lexical = c["bm25"] / c["bm25_max"] + c["expansion_weight"] * (
             c["expansion"] / c["expansion_max"] if c["expansion_max"] > 0 else 0.0
         )
         assert lexical == pytest.approx(c["lexical"])
-        relevance = (1 - c["ngram_weight"] - c["vector_weight"]) * c["lexical"] / c["lexical_max"] + c[
+        blended = (1 - c["ngram_weight"] - c["vector_weight"]) * c["lexical"] / c["lexical_max"] + c[
             "ngram_weight"
         ] * c["ngram"] / c["ngram_max"]
-        assert relevance == pytest.approx(c["relevance"])
+        assert blended == pytest.approx(c["blend"])
         assert c["trust"] == c["source_weight"] * c["confidence_factor"]
         assert c["modulator"] == 0.5 + 0.5 * c["effective"]
-        assert hit.score == c["score"] == c["relevance"] * c["modulator"] * c["trust"]
+        assert hit.score == c["score"] == c["blend"] * c["modulator"] * c["trust"]
 
 
 def test_hits_carry_their_bm25_rank_and_no_vector_rank_without_vectors():

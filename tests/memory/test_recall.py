@@ -143,7 +143,7 @@ def test_explain_components_rebuild_the_score(tl):
         if c.get("route") == "graph":
             assert c["rrf_lexical"] + c["rrf_vector"] + c["rrf_graph"] == pytest.approx(hit.score)
             continue
-        assert c["relevance"] * c["modulator"] * c["trust"] == pytest.approx(hit.score)
+        assert c["blend"] * c["modulator"] * c["trust"] == pytest.approx(hit.score)
         assert c["modulator"] == pytest.approx(0.5 + 0.5 * c["effective"])
         assert c["trust"] == pytest.approx(c["source_weight"] * c["confidence_factor"])
         lexical = c["bm25"] / c["bm25_max"] + c["expansion_weight"] * (c["expansion"] / c["expansion_max"] if c["expansion_max"] else 0)

@@ -73,7 +73,7 @@ def test_the_inspector_shows_fields_links_events_decay_and_explain(client, owner
     new = tl.add("I live in Porto.", segment="identity", subject_key="home_city")
     body = client.get(_url("fact-detail", workspace, new.id), {"q": "where do I live"}).content.decode()
     assert "I live in Porto." in body and old.id in body and "transition" in body
-    assert "created" in body and "<polyline" in body and "Score" in body
+    assert "created" in body and "<polyline" in body and "Relevance" in body and "rank score" in body
     assert client.get(_url("fact-detail", workspace, "mem_nope")).status_code == 404
 
 
