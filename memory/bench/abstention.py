@@ -24,7 +24,7 @@ the best in-domain hit@10 at their floor), and the held-out conversation is scor
 report pools the held-out scores: those are the numbers to quote.
 
 Recall runs once per (settings, conversation, question) with no floor and k = 10; every floor and
-power is then scored from each hit's recorded evidence (coverage, n-gram, learned similarity, the query's known and unknown weights), so the
+power is then scored from each hit's recorded evidence (coverage, spelling, learned similarity, the query's known and unknown weights), so the
 search is exact and cheap. Pure: no Django, no database.
 """
 
@@ -66,7 +66,7 @@ class Question:
     asker: int  # whose question it is
     inside: bool  # the memory holds a relevant fact for it
     coverage: np.ndarray
-    ngram: np.ndarray
+    spelling: np.ndarray  # the n-gram similarity on relevance's scale
     similarity: np.ndarray  # the learned embedder's, on relevance's scale (0 without one)
     weights: tuple[float, float, float]  # the query's known, unknown-name and other unknown weight
     relevant: np.ndarray  # per hit: is it one of the relevant facts
@@ -116,7 +116,7 @@ def collect(specs: Sequence[dict], settings: FusionSettings = DEFAULT_SETTINGS, 
                 c = [h.components for h in hits]
                 out.append(Question(
                     memory=mi, asker=ai, inside=bool(relevant),
-                    coverage=np.array([x["coverage"] for x in c]), ngram=np.array([x["ngram"] for x in c]),
+                    coverage=np.array([x["coverage"] for x in c]), spelling=np.array([x["spelling"] for x in c]),
                     similarity=np.array([x["similarity"] for x in c]),
                     weights=tuple(c[0]["query_weights"]) if c else (0.0, 0.0, 0.0),
                     relevant=np.array([h.memory_id in relevant for h in hits], dtype=bool),
@@ -128,7 +128,7 @@ def relevances(question: Question, knobs: Knobs) -> np.ndarray:
     """Each hit's relevance as the engine computes it, with these knobs."""
     power, word_weight = knobs
     share = relevance_rules.known_share(*question.weights, word_weight=word_weight)
-    lexical = np.maximum(question.coverage, np.clip(question.ngram, 0, 1)) * share**power
+    lexical = np.maximum(question.coverage, question.spelling) * share**power
     named = relevance_rules.name_share(*question.weights) ** power
     return np.maximum(lexical, question.similarity * named)
 

@@ -100,7 +100,7 @@ def _nothing(memory: Tideline) -> str:
     from memory.services.tuning import current
 
     floor = current(memory.workspace)[1].relevance_floor
-    return f"(nothing relevant: no fact reaches the relevance floor {floor:.2f})"
+    return f"(nothing relevant: no fact reaches the relevance floor {floor:g})"
 
 
 def _emit_replay(options: dict, memory: Tideline, hits, origin, as_of: datetime | None) -> None:

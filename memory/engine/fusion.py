@@ -218,7 +218,7 @@ def recall_fused(
     words = relevance_rules.weigh_query(query, lanes.idf, relevance_rules.unknown_idf(lanes.n_candidates),
                                         spell=lambda stem: _spelled(cols.text.stems, stem, mask))
     hits = []
-    for i, row, present, match in _picked(cols, rows, score, words, lanes, limit, mmr_lambda, floor):
+    for i, row, present, match in _picked(cols, rows, score, words, lanes, settings, limit, mmr_lambda, floor):
         lex_rank = _rank_of(lanes.bm25, row)
         components = {
             "lane": "fused",
@@ -251,7 +251,7 @@ def recall_fused(
     return hits
 
 
-def _picked(cols, rows, score, words, lanes: _Lanes, limit, mmr_lambda, floor):
+def _picked(cols, rows, score, words, lanes: _Lanes, settings: FusionSettings, limit, mmr_lambda, floor):
     """(position, row, its stems, its match) of the hits to return, best first, all reaching `floor`.
 
     Rows come ranked. Without diversification the walk stops once `limit` hits reach the floor, so
@@ -261,8 +261,9 @@ def _picked(cols, rows, score, words, lanes: _Lanes, limit, mmr_lambda, floor):
     def judged(i: int):
         row = int(rows[i])
         present = _row_terms(stems, row)
-        similarity = relevance_rules.learned_similarity(float(lanes.cosine[row]), lanes.min_sim)
-        return i, row, present, relevance_rules.match(words, present, lanes.ngram[row], similarity)
+        spelling = relevance_rules.past_floor(float(lanes.ngram[row]), settings.ngram_floor)
+        similarity = relevance_rules.past_floor(float(lanes.cosine[row]), lanes.min_sim)
+        return i, row, present, relevance_rules.match(words, present, spelling, similarity)
 
     if mmr_lambda >= 1.0:
         out = []

@@ -8,18 +8,22 @@ same two questions for every query and workspace:
    them) weighs its rarity in the memory (BM25's IDF over the caller's candidates); function words
    ("would", "about", "me") and dates weigh nothing, since a question's grammar and its "on 21 May"
    say nothing about whether a fact is on topic (facts carry their own time). `coverage` is the
-   weight the fact holds over the weight of the words the memory knows. The n-gram cosine stands in
-   when it is higher (a typo, "grandma" against "grandmother").
+   weight the fact holds over the weight of the words the memory knows. Spelling (the n-gram lane's
+   similarity) stands in when it is higher (a typo, "grandma" against "grandmother").
 2. **Does the memory know what the query is about?** A word no candidate fact holds (a name the
    memory has never heard, a topic it has nothing on) gets the weight of the rarest possible word.
    `known` is the share of the query's weight the memory holds at all; an unknown word that is not
    a name counts at `UNKNOWN_WORD_WEIGHT` (the memory may word the same thing differently: "job"
    against "work"), an unknown name in full (a person it has never heard of is a different person).
 
-    relevance = max(coverage, ngram) × known ** UNKNOWN_POWER
+    relevance = max(coverage, spelling) × known ** UNKNOWN_POWER
+
+`spelling` is the n-gram cosine rescaled so the n-gram lane's own floor (`ngram_floor`: below it a
+fact sharing no word is not returned) is 0 and identical text 1: below that floor two texts share
+only the letters every English text shares.
 
 With a learned embedder, its cosine rescaled so the embedder's own floor is 0 and identical meaning 1
-(`learned_similarity`) can stand in too: `similarity × named ** UNKNOWN_POWER`, where `named` is the
+(`past_floor`) can stand in too: `similarity × named ** UNKNOWN_POWER`, where `named` is the
 share of the query's weight that is not a name the memory has never heard of (the embedder reads
 meaning, so a word worded differently does not count against it; an unknown person still does).
 
@@ -109,7 +113,7 @@ class Match:
 
     relevance: float
     coverage: float
-    ngram: float
+    spelling: float
     known_share: float
     similarity: float = 0.0
     weights: tuple[float, float, float] = (0.0, 0.0, 0.0)  # known, unknown names, other unknown words
@@ -122,7 +126,8 @@ class Match:
     def as_components(self) -> dict:
         return {
             "relevance": self.relevance,
-            "relevance_formula": "max(max(coverage, ngram) * known_share ** p, similarity * name_share ** p)",
+            "relevance_formula": "max(max(coverage, spelling) * known_share ** p, similarity * name_share ** p)",
+            "spelling": self.spelling,
             "coverage": self.coverage,
             "similarity": self.similarity,
             "known_share": self.known_share,
@@ -206,25 +211,25 @@ def _ignored(surface: str) -> bool:
     return surface in FUNCTION_WORDS or bool(_DATE_WORD.match(surface))
 
 
-def match(query: QueryWords, fact_stems: Iterable[str] | set[str], ngram: float = 0.0,
+def match(query: QueryWords, fact_stems: Iterable[str] | set[str], spelling: float = 0.0,
           similarity: float = 0.0) -> Match:  # fmt: skip
-    """How well one fact, holding `fact_stems`, answers `query`; `ngram` is its n-gram cosine and
-    `similarity` its learned similarity (`learned_similarity`; 0 without an embedder)."""
+    """How well one fact, holding `fact_stems`, answers `query`; `spelling` and `similarity` are its
+    n-gram and learned similarity on relevance's scale (`past_floor`; 0 when there is none)."""
     present = fact_stems if isinstance(fact_stems, (set, frozenset)) else set(fact_stems)
     important = query.important
     known_weight = sum(w.weight for w in important if w.known)
     held = [w for w in important if w.known and w.stem in present]
     coverage = sum(w.weight for w in held) / known_weight if known_weight > 0 else 0.0
-    ngram = max(0.0, min(1.0, float(ngram)))
+    spelling = max(0.0, min(1.0, float(spelling)))
     similarity = max(0.0, min(1.0, float(similarity)))
     share = query.known_share
-    relevance = max(coverage, ngram) * share**UNKNOWN_POWER
+    relevance = max(coverage, spelling) * share**UNKNOWN_POWER
     if similarity > 0:  # meaning, not words: only a name the memory has never heard of discounts it
         relevance = max(relevance, similarity * query.name_share**UNKNOWN_POWER)
     missed = [w for w in important if w.known and w.stem not in present]
     unknown = [w for w in important if not w.known]
     return Match(
-        relevance=_clean(relevance), coverage=_clean(coverage), ngram=ngram, known_share=share, similarity=similarity,
+        relevance=_clean(relevance), coverage=_clean(coverage), spelling=spelling, known_share=share, similarity=similarity,
         weights=(query.known_weight, query.unknown_name_weight, query.unknown_word_weight),
         matched=tuple(w.surface for w in held), missed=tuple(w.surface for w in missed),
         unknown=tuple(w.surface for w in unknown), names_missed=tuple(w.surface for w in missed + unknown if w.name),
@@ -237,7 +242,7 @@ def through_link(own: Match | None, best_seed: float, hop: int, hop_decay: float
     if own is not None and own.relevance >= borrowed:
         return own
     base = own or Match(0.0, 0.0, 0.0, 0.0)
-    return Match(borrowed, base.coverage, base.ngram, base.known_share, base.similarity, base.weights, base.matched,
+    return Match(borrowed, base.coverage, base.spelling, base.known_share, base.similarity, base.weights, base.matched,
                  base.missed, base.unknown, base.names_missed, via_link=True)  # fmt: skip
 
 
@@ -259,12 +264,12 @@ def one_edit(word: str) -> Iterable[str]:
             yield left + c + right
 
 
-def learned_similarity(cosine: float, min_sim: float) -> float:
-    """A learned embedder's cosine on relevance's scale: 0 at the embedder's own floor (`min_sim`,
-    below which its lane returns nothing), 1 at identical meaning."""
-    if cosine <= min_sim or min_sim >= 1.0:
+def past_floor(value: float, floor: float) -> float:
+    """A lane's similarity on relevance's scale: 0 at the lane's own floor (below which it returns
+    nothing on that evidence alone), 1 at identity."""
+    if value <= floor or floor >= 1.0:
         return 0.0
-    return min(1.0, (cosine - min_sim) / (1.0 - min_sim))
+    return min(1.0, (value - floor) / (1.0 - floor))
 
 
 def unknown_idf(n_candidates: int) -> float:
@@ -293,7 +298,7 @@ def carry_through_graph(hits: Sequence[Hit], seeds: Sequence[Hit], hop_decay: fl
     return out
 
 
-RELEVANCE_KEYS = ("relevance", "relevance_formula", "coverage", "ngram", "similarity", "known_share", "unknown_power",
+RELEVANCE_KEYS = ("relevance", "relevance_formula", "coverage", "spelling", "similarity", "known_share", "unknown_power",
                   "unknown_word_weight", "query_weights",
                   "matched_words", "missed_words", "unknown_words", "names_missed", "relevance_via_link")  # fmt: skip
 
@@ -327,9 +332,9 @@ def describe(components: dict) -> str:
         parts.append(f"{label} {', '.join(_quote(unknown))}")
     coverage = components.get("coverage") or 0
     if not components.get("relevance_via_link"):
-        if (components.get("similarity") or 0) > max(coverage, components.get("ngram") or 0):
+        if (components.get("similarity") or 0) > max(coverage, components.get("spelling") or 0):
             parts.append("close in meaning (learned embedder)")
-        elif (components.get("ngram") or 0) > coverage:
+        elif (components.get("spelling") or 0) > coverage:
             parts.append("spelled alike (character match)")
     sentence = "; ".join(parts)
     return f"Relevance {relevance:.2f}: {sentence}." if sentence else f"Relevance {relevance:.2f}."

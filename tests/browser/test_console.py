@@ -48,3 +48,36 @@ def test_the_playground_shows_hits_and_the_context_block(live_server, page):
     assert "Porto" in page.locator("#recall-results").inner_text()
     assert "q=where" in page.url
     screenshot(page, "recall-playground")
+
+
+def test_the_playground_says_nothing_relevant_and_why_each_hit_ranks(live_server, page):
+    registry.clear()
+    load_demo()
+    _login(page, live_server)
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(live_server.url + "/w/demo/recall/?q=what+is+my+zodiac+sign")
+        nothing = page.locator("#nothing-relevant")
+        assert nothing.is_visible() and "Nothing relevant" in nothing.inner_text() and "floor" in nothing.inner_text()
+        screenshot(page, f"recall-nothing-relevant-{width}")
+        page.goto(live_server.url + "/w/demo/recall/?q=where+do+I+live")
+        why = page.locator("#recall-results .why").first.inner_text()
+        assert why.startswith("Relevance ") and "matched" in why
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1  # the table scrolls, not the page
+        screenshot(page, f"recall-relevance-{width}")
+
+
+def test_the_inspector_explains_a_fact_below_the_floor_in_words(live_server, page):
+    registry.clear()
+    load_demo()
+    _login(page, live_server)
+    page.goto(live_server.url + "/w/demo/facts/?q=live")
+    page.locator("#fact-table tbody tr a").first.click()
+    page.wait_for_url("**/facts/mem_demo_*/")
+    base = page.url.split("?")[0]
+    page.goto(base + "?q=where+does+Melanie+live")  # a name this memory has never heard of
+    text = page.locator("#why-sentence").inner_text()
+    assert text.startswith("Relevance ") and page.locator("#below-floor").is_visible()
+    page.goto(base + "?q=where+do+I+live")
+    assert page.locator("#why-sentence").inner_text().startswith("Relevance ")
+    screenshot(page, "inspector-why-it-ranks")
