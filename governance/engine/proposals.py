@@ -125,6 +125,8 @@ def telemetry_retractions(downvotes: Mapping[str, int], *, min_downvotes: int = 
 
 # Each recall knob is tried one step either side of its value and at its default; the improving
 # single moves are then combined once. At most 3·len(STEPS) + 1 candidates: a bounded search.
+# `relevance_floor` is not searched: gold misses only ever reward lowering it, and what it buys
+# (saying nothing when nothing is relevant) is measured by `tideline eval --capability abstention`.
 STEPS: dict[str, float] = {
     "ngram_weight": 0.1,
     "expansion_weight": 0.15,
