@@ -228,13 +228,11 @@ def cross_validate(specs: Sequence[dict], grid: Sequence[FusionSettings] = SETTI
     by_settings = [collect(specs, settings, learned=learned) for settings in grid]
     held_out, held_out_unfloored, folds = [], [], []
     for fold in range(len(specs)):
-        train = lambda qs: [q for q in qs if fold not in (q.memory, q.asker)]  # noqa: E731
-        test = lambda qs: [q for q in qs if q.memory == fold]  # noqa: E731
-        choices = [(choose(train(qs)), i) for i, qs in enumerate(by_settings)]
+        choices = [(choose(_without(qs, fold)), i) for i, qs in enumerate(by_settings)]
         (knobs, floor, figures), index = max(
             choices, key=lambda c: (c[0][2].in_domain_hit_at_10, c[0][2].in_domain_mrr_at_10)
         )
-        chosen = test(by_settings[index])
+        chosen = [q for q in by_settings[index] if q.memory == fold]
         held = score(chosen, floor, knobs)
         held_out.extend((q, floor, knobs) for q in chosen)
         held_out_unfloored.extend(chosen)
@@ -253,6 +251,11 @@ def cross_validate(specs: Sequence[dict], grid: Sequence[FusionSettings] = SETTI
         conversations=len(specs), floor=float("nan"), unknown_power=float("nan"), unknown_word_weight=float("nan"),
         figures=_pooled(held_out), no_floor=score(held_out_unfloored, 0.0, ENGINE), folds=folds, chosen=final,
     )  # fmt: skip
+
+
+def _without(questions: Sequence[Question], fold: int) -> list[Question]:
+    """The questions neither asked of nor asked by conversation `fold` (what the other folds know)."""
+    return [q for q in questions if fold not in (q.memory, q.asker)]
 
 
 def _pooled(triples) -> Figures:

@@ -44,10 +44,10 @@ from typing import Any
 
 import numpy as np
 
+from memory.engine import relevance as relevance_rules
 from memory.engine.candidates import FactColumns, candidate_mask, trust_factor
 from memory.engine.expansion import relevance_model
 from memory.engine.hrr import HrrEmbedder
-from memory.engine import relevance as relevance_rules
 from memory.engine.lanes import (
     DEFAULT_LIMIT,
     Hit,
