@@ -336,3 +336,35 @@ class Proposal(models.Model):
 
     def __str__(self) -> str:
         return f"proposal #{self.pk} ({self.status})"
+
+
+class ApiToken(models.Model):
+    """An agent's key to one workspace over the HTTP API and MCP (issue 17), bound to an origin scope,
+    verbs and a clearance (`governance/engine/tokens.py`). Only the SHA-256 of the token is kept; the
+    token itself is shown once, when it is made."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=16)  # the token's first characters, to tell tokens apart
+    digest = models.CharField(max_length=64, unique=True)
+    scope = models.CharField(max_length=900)  # owner | channel:C/V/S[@A] | channel:C/*
+    verbs = models.JSONField(default=list)
+    clearance = models.CharField(max_length=10, default="PII")
+    expires_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    created_by = models.CharField(max_length=200)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.CharField(max_length=200, blank=True, default="")
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    use_count = models.PositiveBigIntegerField(default=0)  # every authenticated call
+    read_count = models.PositiveBigIntegerField(default=0)  # recalls and other reads (no event each)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "name"], name="api_token_name_unique"),
+            models.CheckConstraint(condition=Q(clearance__in=["PUBLIC", "INTERNAL", "PII"]), name="api_token_clearance"),
+        ]
+
+    def __str__(self) -> str:
+        return f"token {self.name} ({self.prefix}…)"

@@ -586,6 +586,7 @@ class MemoryEvent(models.Model):
         GOLD_SET = "gold_set"
         EXPORTED = "exported"
         MEMBERS_CHANGED = "members_changed"
+        TOKENS_CHANGED = "tokens_changed"
 
     workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="events")
     revision = models.BigIntegerField()

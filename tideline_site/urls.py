@@ -6,6 +6,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
+    path("api/v1/", include("governance.api.urls")),
     path("", include("memory.urls")),
     path("", include("governance.urls")),
 ]

@@ -1,0 +1,288 @@
+"""The HTTP API's endpoints (issue 17). Each reads a JSON body, checks the token, calls one service.
+
+Every response is JSON. Refusals carry `{"error": {"kind", "message", …}}`: 401 without a valid
+token, 403 outside its scope or verbs, 404 for a fact the token cannot see (whether or not it
+exists), 413 for a body over the limit, 422 for a body that is not what the endpoint takes or a
+write the gates refuse (`validation`, `unworthy`, `write_gate`, `threat`, with the rules that fired),
+429 past the token's rate. Changes are made as `token:<name>`, so they land in the event log next to
+console and CLI actions; reads are counted on the token.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, JsonResponse
+from django.utils.dateparse import parse_datetime
+from django.views.decorators.csrf import csrf_exempt
+
+from governance.api.auth import ApiError, acting_origin, bearer, clearance, require, throttle
+from governance.services import tokens
+from memory import selectors
+from memory.engine.gate import TidelineError
+from memory.models import Fact
+from memory.services import purging
+from memory.services import recall as recall_service
+from memory.services.errors import RequestError
+from memory.services.writes import NewFact, write_fact
+from memory.tideline import FactRecord
+
+log = logging.getLogger("tideline.api")
+MAX_K = 50
+MAX_QUERY = 2000
+STATUS_OF_KIND = {"validation": 422, "not_found": 404, "conflict": 409, "unauthorized": 401, "forbidden": 403,
+                  "unworthy": 422, "write_gate": 422, "threat": 422}  # fmt: skip
+
+
+def _json(payload: dict, status: int = 200, headers: dict[str, str] | None = None) -> JsonResponse:
+    response = JsonResponse(payload, status=status, json_dumps_params={"ensure_ascii": False})
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def endpoint(methods: dict[str, tuple[str, Callable]]):
+    """A view taking `{METHOD: (verb, handler)}`; handlers get (request, grant, body, **kwargs)."""
+
+    def view(request: HttpRequest, **kwargs) -> JsonResponse:
+        try:
+            if request.method not in methods:
+                raise ApiError(405, "method_not_allowed", f"use {' or '.join(methods)}",
+                               headers={"Allow": ", ".join(methods)})  # fmt: skip
+            verb, handler = methods[request.method]
+            grant = tokens.authenticate(bearer(request))
+            throttle(grant)
+            require(grant, verb)
+            body = _body(request)
+            status, payload = handler(request, grant, body, **kwargs)
+            tokens.note_use(grant, reads=1 if verb == "read" else 0)
+            return _json(payload, status)
+        except ApiError as error:
+            return _json(error.payload(), error.status, error.headers)
+        except TidelineError as error:
+            return _json({"error": error.to_dict()}, 422)
+        except RequestError as error:
+            return _json({"error": error.to_dict()}, STATUS_OF_KIND.get(error.kind, 400))
+        except Exception:  # noqa: BLE001 — an agent gets JSON, never an HTML page or a traceback
+            log.exception("API call failed: %s %s", request.method, request.path)
+            return _json({"error": {"kind": "internal", "message": "the server could not complete this call"}}, 500)
+
+    return csrf_exempt(view)
+
+
+def _body(request: HttpRequest) -> dict[str, Any]:
+    if request.method in ("GET", "DELETE", "HEAD"):
+        return {}
+    limit = int(getattr(settings, "TIDELINE_API_MAX_BODY", 256 * 1024))
+    size = int(request.headers.get("Content-Length") or 0)
+    if size > limit:
+        raise ApiError(413, "too_large", f"the body is {size:,} bytes; the limit is {limit:,}")
+    raw = request.body
+    if len(raw) > limit:
+        raise ApiError(413, "too_large", f"the body is {len(raw):,} bytes; the limit is {limit:,}")
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ApiError(422, "validation", f"the body is not JSON: {error}") from error
+    if not isinstance(body, dict):
+        raise ApiError(422, "validation", "the body must be a JSON object")
+    return body
+
+
+# ---------------------------------------------------------------- reading the body
+
+
+def _text(body: dict, name: str, *, required: bool = False, limit: int = MAX_QUERY) -> str | None:
+    value = body.get(name)
+    if value is None:
+        if required:
+            raise ApiError(422, "validation", f"'{name}' is required")
+        return None
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ApiError(422, "validation", f"'{name}' must be a non-empty string")
+    if len(value) > limit:
+        raise ApiError(422, "validation", f"'{name}' is {len(value):,} characters; the limit is {limit:,}")
+    return value
+
+
+def _int(body: dict, name: str, default: int, low: int, high: int) -> int:
+    value = body.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ApiError(422, "validation", f"'{name}' must be a whole number from {low} to {high}")
+    return value
+
+
+def _number(body: dict, name: str) -> float | None:
+    value = body.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ApiError(422, "validation", f"'{name}' must be a number")
+    return float(value)
+
+
+def _moment(body: dict, name: str) -> datetime | None:
+    text = _text(body, name, limit=64)
+    if text is None:
+        return None
+    try:
+        moment = parse_datetime(text)
+    except ValueError:
+        moment = None
+    if moment is None or moment.tzinfo is None:
+        raise ApiError(422, "validation", f"'{name}' must be an ISO 8601 time with a zone, e.g. 2026-01-31T09:00:00Z")
+    return moment
+
+
+def _filters(grant, body: dict) -> recall_service.RecallFilters:
+    intent = _text(body, "intent", limit=200)
+    return recall_service.RecallFilters(clearance=clearance(grant, body.get("clearance")), intent=intent,
+                                        as_of=_moment(body, "as_of"))  # fmt: skip
+
+
+def _visible_fact(grant, memory_id: str) -> Fact:
+    """The fact, if this token may see it; otherwise 404 (never saying whether it exists)."""
+    fact = selectors.fact_or_none(grant.workspace, memory_id) if len(memory_id) <= 128 else None
+    allowed = recall_service.CLEARANCE.get(grant.clearance, 2)
+    if fact is None or not grant.scope.may_act_for(fact.origin) or recall_service.CLEARANCE.get(fact.classification, 2) > allowed:
+        raise ApiError(404, "not_found", f"no fact {memory_id!r} this token may see")
+    return fact
+
+
+def _fact(fact: Fact) -> dict[str, Any]:
+    return FactRecord.from_fact(fact).to_dict()
+
+
+# ---------------------------------------------------------------- endpoints
+
+
+def _whoami(request, grant, body):
+    token = grant.token
+    return 200, {**grant.to_dict(), "last_used_at": token.last_used_at.isoformat() if token.last_used_at else None,
+                 "use_count": token.use_count, "read_count": token.read_count}  # fmt: skip
+
+
+def _write(request, grant, body):
+    content = _text(body, "content", required=True, limit=100_000)
+    segment = _text(body, "segment", limit=32) or "knowledge"
+    supersedes = body.get("supersedes") or []
+    if not isinstance(supersedes, list) or not all(isinstance(x, str) for x in supersedes):
+        raise ApiError(422, "validation", "'supersedes' must be a list of fact ids")
+    new = NewFact(
+        content=content, segment=segment, origin=acting_origin(grant, body.get("origin")),
+        source_type=_text(body, "source_type", limit=64), subject_key=_text(body, "subject_key", limit=200),
+        supersedes=tuple(supersedes), importance=_number(body, "importance"), tier=_text(body, "tier", limit=32),
+        classification=_text(body, "classification", limit=16), intent_scope=_text(body, "intent_scope", limit=200),
+    )  # fmt: skip
+    result = write_fact(workspace=grant.workspace, new=new, actor=grant.actor)
+    record = FactRecord.from_fact(result.fact, result)
+    return (201 if result.outcome == "created" else 200), {"id": record.id, "outcome": result.outcome,
+                                                           "fact": record.to_dict()}  # fmt: skip
+
+
+def _list(request, grant, body):
+    params = request.GET
+    origin = acting_origin(grant, params.get("origin") or None)
+    data: dict[str, Any] = {"origin": origin, "lifecycle": params.get("lifecycle") or "active"}
+    if data["lifecycle"] not in ("active", "archived", "pruned", "held"):
+        raise ApiError(422, "validation", "lifecycle must be active, archived, pruned or held")
+    if params.get("segment"):
+        data["segment"] = params["segment"][:32]
+    facts = selectors.filtered_facts(grant.workspace, data)
+    allowed = [c for c, level in recall_service.CLEARANCE.items() if level <= recall_service.CLEARANCE[grant.clearance]]
+    page = selectors.fact_page(facts.filter(classification__in=allowed), "-created", {"after": params.get("cursor", "")})
+    return 200, {"items": [_fact(f) for f in page.object_list], "next_cursor": page.next_cursor}
+
+
+def _get(request, grant, body, memory_id: str):
+    fact = _visible_fact(grant, memory_id)
+    events, more = selectors.events_of_fact(grant.workspace, memory_id, limit=20)
+    outbound = [{"kind": link.kind, "to": link.to_fact.memory_id if link.to_fact else link.dangling_target}
+                for link in fact.outbound_links.select_related("to_fact").order_by("position", "pk")]  # fmt: skip
+    inbound = [{"kind": link.kind, "from": link.from_fact.memory_id}
+               for link in fact.inbound_links.select_related("from_fact").order_by("pk")]  # fmt: skip
+    history = [{"kind": e.kind, "at": e.at.isoformat(), "actor": e.actor, "revision": e.revision} for e in events]
+    return 200, {**_fact(fact), "links": {"outbound": outbound, "inbound": inbound}, "history": history,
+                 "history_truncated": more}  # fmt: skip
+
+
+def _retract(request, grant, body, memory_id: str):
+    _visible_fact(grant, memory_id)
+    reason = (request.GET.get("reason") or "retracted through the API")[:1000]
+    purging.retract_facts(grant.workspace, [memory_id], actor=grant.actor, reason=reason)
+    return 200, {"id": memory_id, "outcome": "retracted"}
+
+
+def _recall_args(grant, body) -> dict[str, Any]:
+    return {"workspace": grant.workspace, "query": _text(body, "query", required=True),
+            "origin": acting_origin(grant, body.get("origin")), "k": _int(body, "k", 8, 1, MAX_K),
+            "filters": _filters(grant, body)}  # fmt: skip
+
+
+def _recall(request, grant, body):
+    args = _recall_args(grant, body)
+    hits = recall_service.recall(**args)
+    return 200, {"query": args["query"], "hits": [_hit(h) for h in hits], "nothing_relevant": not hits}
+
+
+def _hit(hit) -> dict[str, Any]:
+    return {"id": hit.id, "content": hit.content, "relevance": hit.relevance, "why": hit.why, "score": hit.score,
+            "segment": hit.segment, "trust_class": hit.trust_class, "blocked": hit.blocked}  # fmt: skip
+
+
+def _explain(request, grant, body):
+    args = _recall_args(grant, body)
+    hits = recall_service.explain(**args)
+    return 200, {"query": args["query"], "hits": [h.to_dict() for h in hits], "nothing_relevant": not hits}
+
+
+def _context(request, grant, body):
+    args = _recall_args(grant, body)
+    if args["filters"].as_of is not None:
+        raise ApiError(422, "validation", "context is always now: 'as_of' is for recall and explain")
+    block = recall_service.context(**args, max_chars=_int(body, "max_chars", 1200, 100, 20_000))
+    return 200, {"query": args["query"], "context": block or "", "nothing_relevant": not block}
+
+
+def _auto_recall(request, grant, body):
+    """The context block for an incoming message, as the peer that sent it: a gateway calls this
+    before every turn. A peer the token does not cover is refused; an unknown one gets an empty block."""
+    message = _text(body, "message", required=True)
+    origin = acting_origin(grant, body.get("origin"))
+    block = recall_service.context(workspace=grant.workspace, query=message, origin=origin,
+                                   max_chars=_int(body, "max_chars", 1200, 100, 20_000), k=_int(body, "k", 8, 1, MAX_K),
+                                   filters=recall_service.RecallFilters(clearance=clearance(grant, body.get("clearance"))))  # fmt: skip
+    return 200, {"origin": origin.label(), "context": block or "", "nothing_relevant": not block}
+
+
+def _feedback(request, grant, body):
+    memory_id = _text(body, "id", required=True, limit=128)
+    signal = _text(body, "signal", required=True, limit=8)
+    _visible_fact(grant, memory_id)
+    fact = recall_service.feedback(workspace=grant.workspace, fact_id=memory_id, signal=signal, actor=grant.actor)
+    if fact is None:
+        raise ApiError(409, "conflict", f"fact {memory_id} is not active: feedback is for active facts")
+    return 200, {"id": memory_id, "signal": signal, "fact": _fact(fact)}
+
+
+whoami = endpoint({"GET": ("read", _whoami)})
+memories = endpoint({"POST": ("write", _write), "GET": ("read", _list)})
+memory = endpoint({"GET": ("read", _get), "DELETE": ("write", _retract)})
+recall = endpoint({"POST": ("read", _recall)})
+search = recall  # mem0's name for it
+explain = endpoint({"POST": ("read", _explain)})
+context = endpoint({"POST": ("read", _context)})
+auto_recall = endpoint({"POST": ("read", _auto_recall)})
+feedback = endpoint({"POST": ("write", _feedback)})
+
+
+def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
+    return _json({"error": {"kind": "not_found", "message": f"no API endpoint {request.path}"}}, 404)
+

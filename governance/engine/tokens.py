@@ -1,0 +1,115 @@
+"""What an API token may do: its origin scope, its verbs and its clearance (issue 17). Pure: no Django.
+
+A token is bound to one workspace and one **scope**:
+
+* `owner` — acts as the workspace's owner;
+* `channel:C/V/S[@A]` — acts as that one channel peer (conversation V, session S of channel C);
+* `channel:C/*` — any peer of channel C: an auto-recall gateway that serves every conversation of
+  one channel, and must name the peer it acts for on every call.
+
+An origin in a request body is refused unless the token may act for it; identity never comes from
+the body alone. Verbs: `read` (recall, context, explain, list, get, auto-recall), `write` (write,
+feedback, retract) and `manage` (the governance verbs). A token's clearance caps what it may read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+
+from memory.engine import records as R
+
+VERBS = ("read", "write", "manage")
+CLEARANCES = ("PUBLIC", "INTERNAL", "PII")
+PREFIX = "tl_"
+_SECRET_BYTES = 32  # 256 bits: a hash without salt or stretching is then safe to store (no guessing)
+_GATEWAY = re.compile(r"^channel:([^/@*]+)/\*$")
+
+
+class TokenRuleError(ValueError):
+    """A scope, verb list or clearance that no token can have."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Whom a token acts for: the owner, one peer, or every peer of one channel (`channel` set)."""
+
+    origin: R.Origin | None  # None for a gateway
+    channel: str = ""  # the gateway's channel
+
+    @property
+    def is_gateway(self) -> bool:
+        return self.origin is None
+
+    @property
+    def label(self) -> str:
+        return f"channel:{self.channel}/*" if self.is_gateway else self.origin.label()
+
+    def may_act_for(self, origin: R.Origin) -> bool:
+        if self.is_gateway:
+            return not origin.is_owner and origin.channel_id == self.channel
+        return origin.key == self.origin.key
+
+    def default_origin(self) -> R.Origin | None:
+        """The origin a call acts for when it names none; None for a gateway (it must name one)."""
+        return self.origin
+
+
+def parse_scope(text: str) -> Scope:
+    """`owner`, `channel:C/V/S[@A]` or `channel:C/*`; anything else is refused with the forms."""
+    value = (text or "").strip()
+    gateway = _GATEWAY.match(value)
+    if gateway:
+        return Scope(None, R.check_origin(R.Origin("channel", gateway.group(1), "x", "x")).channel_id)
+    try:
+        if "*" in value:  # only the whole conversation and session may be a wildcard: channel:C/*
+            raise R.OriginError(f"{value!r} puts '*' where an id belongs")
+        return Scope(R.parse_origin(value))
+    except R.OriginError as error:
+        raise TokenRuleError(f"{error}; a token's origin is 'owner', 'channel:C/V/S' (one peer) or "
+                             "'channel:C/*' (any peer of channel C)") from error  # fmt: skip
+
+
+def parse_verbs(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """`read,write` → ('read', 'write') in canonical order; unknown or no verbs are refused."""
+    parts = text.split(",") if isinstance(text, str) else list(text)
+    verbs = {part.strip().lower() for part in parts if part and part.strip()}
+    unknown = sorted(verbs - set(VERBS))
+    if unknown:
+        raise TokenRuleError(f"unknown verb {unknown[0]!r}: use read, write and/or manage")
+    if not verbs:
+        raise TokenRuleError("a token needs at least one verb: read, write or manage")
+    return tuple(v for v in VERBS if v in verbs)
+
+
+def parse_clearance(text: str | None) -> str:
+    value = (text or "PII").strip().upper()
+    if value not in CLEARANCES:
+        raise TokenRuleError(f"unknown clearance {text!r}: use PUBLIC, INTERNAL or PII")
+    return value
+
+
+def capped_clearance(token_clearance: str, asked: str | None) -> str:
+    """The clearance a call reads with: what it asks for, never above the token's."""
+    if not asked:
+        return token_clearance
+    asked = parse_clearance(asked)
+    return asked if CLEARANCES.index(asked) <= CLEARANCES.index(token_clearance) else token_clearance
+
+
+def new_secret() -> str:
+    """A fresh token: `tl_` and 43 URL-safe characters (256 random bits)."""
+    return PREFIX + secrets.token_urlsafe(_SECRET_BYTES)
+
+
+def digest(secret: str) -> str:
+    """What is stored: SHA-256 of the token. The token carries 256 random bits, so no one can
+    guess it from the digest, and a lookup by digest needs no per-token salt."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def shown_prefix(secret: str) -> str:
+    """The first characters, kept to tell tokens apart in lists (never enough to use)."""
+    return secret[:10]

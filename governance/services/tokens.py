@@ -1,0 +1,148 @@
+"""API tokens: made and revoked by admins, checked on every agent call (issue 17).
+
+Making or revoking a token is one mutation of its workspace with a `tokens_changed` event (name,
+scope, verbs, clearance, expiry; never the token). Authenticating is a lookup by the token's
+SHA-256; a revoked, expired or unknown token is refused in the same words, so a caller learns
+nothing about which tokens exist. Use is counted on the token row (last used, calls, reads), not
+as events: an agent recalls on every turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from governance.engine import tokens as rules
+from governance.models import ApiToken
+from memory.models import Workspace
+from memory.services.errors import NotFoundError, RequestError
+from memory.services.mutation import mutate
+
+NAME_MAX = 100
+MAX_EXPIRY_DAYS = 3650
+
+
+class TokenRefused(RequestError):
+    """No valid token (HTTP 401)."""
+
+    def __init__(self, message: str = "a valid API token is required (Authorization: Bearer tl_…)") -> None:
+        super().__init__(message, kind="unauthorized")
+
+
+@dataclass(frozen=True)
+class Grant:
+    """An authenticated token as a call uses it."""
+
+    token: ApiToken
+    workspace: Workspace
+    scope: rules.Scope
+    verbs: tuple[str, ...]
+    clearance: str
+
+    @property
+    def actor(self) -> str:
+        """Who the event log names for what this token changes."""
+        return f"token:{self.token.name}"
+
+    def to_dict(self) -> dict:
+        return {"workspace": self.workspace.name, "name": self.token.name, "origin": self.scope.label,
+                "verbs": list(self.verbs), "clearance": self.clearance,
+                "expires_at": self.token.expires_at.isoformat() if self.token.expires_at else None}  # fmt: skip
+
+
+def create_token(workspace: Workspace, *, name: str, origin: str, verbs, clearance: str | None = None,
+                 expires_days: float | None = None, actor: str, now: datetime | None = None) -> tuple[ApiToken, str]:  # fmt: skip
+    """Make a token; returns (row, the token itself — shown once, never stored)."""
+    name = (name or "").strip()
+    if not name or len(name) > NAME_MAX or any(not ch.isprintable() for ch in name):
+        raise RequestError(f"a token needs a name of 1 to {NAME_MAX} visible characters", kind="validation")
+    try:
+        scope = rules.parse_scope(origin)
+        verb_list = rules.parse_verbs(verbs)
+        level = rules.parse_clearance(clearance)
+    except rules.TokenRuleError as error:
+        raise RequestError(str(error), kind="validation") from error
+    if expires_days is not None and not 0 < expires_days <= MAX_EXPIRY_DAYS:
+        raise RequestError(f"--expires must be between 1 and {MAX_EXPIRY_DAYS} days", kind="validation")
+    secret = rules.new_secret()
+    try:
+        with mutate(workspace, actor=actor, now=now) as m:
+            expires = m.now + timedelta(days=expires_days) if expires_days else None
+            token = ApiToken.objects.create(
+                workspace=m.workspace, name=name, prefix=rules.shown_prefix(secret), digest=rules.digest(secret),
+                scope=scope.label, verbs=list(verb_list), clearance=level, expires_at=expires, created_at=m.now,
+                created_by=actor,
+            )  # fmt: skip
+            m.record("tokens_changed", change="created", token=name, origin=scope.label, verbs=list(verb_list),
+                     clearance=level, expires_at=expires.isoformat() if expires else None)  # fmt: skip
+    except IntegrityError as error:
+        raise RequestError(f"workspace {workspace.name} already has a token named {name!r}", kind="conflict") from error
+    return token, secret
+
+
+def list_tokens(workspace: Workspace) -> list[ApiToken]:
+    return list(ApiToken.objects.filter(workspace=workspace).order_by("revoked_at", "-created_at", "-id"))
+
+
+def revoke_token(workspace: Workspace, name: str, *, actor: str, now: datetime | None = None) -> ApiToken:
+    """Revoke by name; revoking a revoked token changes nothing and says so (no second event)."""
+    with mutate(workspace, actor=actor, now=now) as m:
+        token = ApiToken.objects.select_for_update().filter(workspace=m.workspace, name=name).first()
+        if token is None:
+            raise NotFoundError(f"workspace {workspace.name} has no token named {name!r}")
+        if token.revoked_at is None:
+            token.revoked_at, token.revoked_by = m.now, actor
+            token.save(update_fields=["revoked_at", "revoked_by"])
+            m.record("tokens_changed", change="revoked", token=name, origin=token.scope)
+    return token
+
+
+def authenticate(secret: str | None, *, now: datetime | None = None) -> Grant:
+    """The grant of a valid token; `TokenRefused` for a missing, unknown, revoked or expired one."""
+    if not secret or not secret.startswith(rules.PREFIX) or len(secret) > 200:
+        raise TokenRefused()
+    token = ApiToken.objects.select_related("workspace").filter(digest=rules.digest(secret)).first()
+    moment = now or timezone.now()
+    if token is None or token.revoked_at is not None or (token.expires_at and token.expires_at <= moment):
+        raise TokenRefused("this API token is not valid (unknown, revoked or expired)")
+    return Grant(token, token.workspace, rules.parse_scope(token.scope), tuple(token.verbs), token.clearance)
+
+
+def note_use(grant: Grant, *, reads: int = 0) -> None:
+    """Count a call (and its reads) on the token: one UPDATE, no event, no lock on the workspace."""
+    with transaction.atomic():
+        ApiToken.objects.filter(pk=grant.token.pk).update(
+            use_count=F("use_count") + 1, read_count=F("read_count") + reads, last_used_at=timezone.now()
+        )
+
+
+def token_or_404(workspace: Workspace, name: str) -> ApiToken:
+    token = ApiToken.objects.filter(workspace=workspace, name=name).first()
+    if token is None:
+        raise NotFoundError(f"workspace {workspace.name} has no token named {name!r}")
+    return token
+
+
+def status_of(token: ApiToken, now: datetime | None = None) -> str:
+    moment = now or timezone.now()
+    if token.revoked_at is not None:
+        return "revoked"
+    if token.expires_at is not None and token.expires_at <= moment:
+        return "expired"
+    return "active"
+
+
+def describe(token: ApiToken) -> dict:
+    return {
+        "name": token.name, "prefix": token.prefix, "origin": token.scope, "verbs": list(token.verbs),
+        "clearance": token.clearance, "status": status_of(token),
+        "created_at": token.created_at.isoformat(), "created_by": token.created_by,
+        "expires_at": token.expires_at.isoformat() if token.expires_at else None,
+        "revoked_at": token.revoked_at.isoformat() if token.revoked_at else None,
+        "last_used_at": token.last_used_at.isoformat() if token.last_used_at else None,
+        "use_count": token.use_count, "read_count": token.read_count,
+    }  # fmt: skip

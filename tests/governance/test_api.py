@@ -1,0 +1,190 @@
+"""The agent HTTP API (issue 17): every endpoint × token scope allowed or refused exactly as the scope
+says; writes land in the event log as the token; bad bodies get 4xx JSON, never 5xx."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from governance.models import ApiToken
+from governance.services import tokens
+from memory.models import Fact, MemoryEvent
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+PEER = "channel:slack/general/s1"
+OTHER_PEER = "channel:slack/random/s9"
+
+
+@pytest.fixture
+def memory(workspace):
+    tl = Tideline(workspace, actor="seed")
+    owner = tl.add("I am allergic to peanuts", segment="identity")
+    peer = tl.add("The standup moved to 10am on Mondays", segment="knowledge", origin=PEER)
+    other = tl.add("The random channel plans a picnic in June", segment="knowledge", origin=OTHER_PEER)
+    return {"owner": owner.id, "peer": peer.id, "other": other.id}
+
+
+def _token(workspace, origin="owner", verbs="read,write", **extra) -> str:
+    return tokens.create_token(workspace, name=f"t-{origin}-{verbs}-{len(extra)}-{timezone.now().timestamp()}",
+                               origin=origin, verbs=verbs, actor="test", **extra)[1]  # fmt: skip
+
+
+def _call(method: str, path: str, token: str | None = None, body=None, **extra):
+    headers = {"HTTP_AUTHORIZATION": f"Bearer {token}"} if token else {}
+    data = body if isinstance(body, (str, bytes)) else json.dumps(body) if body is not None else None
+    response = getattr(Client(), method.lower())(f"/api/v1/{path}", data=data, content_type="application/json",
+                                                 **headers, **extra)  # fmt: skip
+    assert response["Content-Type"].startswith("application/json")
+    return response.status_code, response.json()
+
+
+def test_whoami_says_what_the_token_is(workspace):
+    token = _token(workspace, PEER, "read")
+    status, body = _call("GET", "whoami", token)
+    assert status == 200 and body["origin"] == PEER and body["verbs"] == ["read"] and body["workspace"] == "acme"
+
+
+@pytest.mark.parametrize("token_kind", ["none", "garbage", "revoked", "expired"])
+def test_no_valid_token_is_401_on_every_endpoint(workspace, memory, token_kind):
+    token = {"none": None, "garbage": "tl_not-a-token"}.get(token_kind)
+    if token_kind == "revoked":
+        token = _token(workspace)
+        tokens.revoke_token(workspace, ApiToken.objects.get(digest=tokens.rules.digest(token)).name, actor="test")
+    if token_kind == "expired":
+        token = _token(workspace, expires_days=1, now=timezone.now() - timedelta(days=2))
+    for method, path, body in [("GET", "whoami", None), ("POST", "memories", {"content": "I like tea a lot"}),
+                               ("GET", "memories", None), ("GET", f"memories/{memory['owner']}", None),
+                               ("DELETE", f"memories/{memory['owner']}", None), ("POST", "recall", {"query": "peanuts"}),
+                               ("POST", "context", {"query": "peanuts"}), ("POST", "explain", {"query": "peanuts"}),
+                               ("POST", "feedback", {"id": memory["owner"], "signal": "up"}),
+                               ("POST", "auto-recall", {"message": "peanuts"}), ("POST", "search", {"query": "x"})]:  # fmt: skip
+        status, payload = _call(method, path, token, body)
+        assert status == 401 and payload["error"]["kind"] == "unauthorized", (method, path)
+    assert Fact.objects.get(memory_id=memory["owner"]).lifecycle == "active"
+
+
+def test_an_owner_token_reads_and_writes_only_the_owner(workspace, memory):
+    token = _token(workspace)
+    status, body = _call("POST", "recall", token, {"query": "what am I allergic to"})
+    assert status == 200 and [h["id"] for h in body["hits"]] == [memory["owner"]] and body["hits"][0]["relevance"] == 1.0
+    assert _call("POST", "recall", token, {"query": "standup", "origin": PEER})[0] == 403
+    assert _call("GET", f"memories/{memory['peer']}", token)[0] == 404  # never says it exists
+    status, body = _call("POST", "memories", token, {"content": "I prefer green tea in the morning", "segment": "preference"})
+    assert status == 201 and body["outcome"] == "created" and body["fact"]["origin"] == "owner"
+    assert _call("POST", "memories", token, {"content": "I prefer green tea", "origin": PEER})[0] == 403
+
+
+def test_a_peer_token_sees_its_own_session_only_whatever_the_body_says(workspace, memory):
+    token = _token(workspace, PEER, "read,write")
+    assert [h["id"] for h in _call("POST", "recall", token, {"query": "standup Mondays"})[1]["hits"]] == [memory["peer"]]
+    assert _call("POST", "recall", token, {"query": "allergic peanuts"})[1]["hits"] == []
+    for origin in ("owner", OTHER_PEER):
+        status, body = _call("POST", "recall", token, {"query": "peanuts picnic", "origin": origin})
+        assert status == 403 and body["error"]["kind"] == "forbidden"
+    assert _call("GET", f"memories/{memory['owner']}", token)[0] == 404
+    assert _call("DELETE", f"memories/{memory['other']}", token)[0] == 404
+    status, body = _call("POST", "memories", token, {"content": "The retro is every second Friday afternoon"})
+    assert status == 201 and body["fact"]["origin"] == PEER
+    listed = _call("GET", "memories", token)[1]["items"]
+    assert {item["origin"] for item in listed} == {PEER}
+
+
+def test_a_gateway_token_acts_for_any_peer_of_its_channel_and_must_name_one(workspace, memory):
+    token = _token(workspace, "channel:slack/*", "read")
+    status, body = _call("POST", "auto-recall", token, {"message": "when is the standup", "origin": PEER})
+    assert status == 200 and "10am" in body["context"]
+    status, body = _call("POST", "auto-recall", token, {"message": "when is the standup", "origin": "channel:slack/new/s7"})
+    assert status == 200 and body["context"] == "" and body["nothing_relevant"]  # an unknown peer: fails closed
+    assert _call("POST", "auto-recall", token, {"message": "peanuts", "origin": "owner"})[0] == 403
+    assert _call("POST", "auto-recall", token, {"message": "x", "origin": "channel:teams/a/b"})[0] == 403
+    assert _call("POST", "auto-recall", token, {"message": "standup"})[0] == 422  # must name the peer
+
+
+def test_a_read_only_token_cannot_change_anything(workspace, memory):
+    token = _token(workspace, "owner", "read")
+    assert _call("POST", "memories", token, {"content": "I like hiking in the Alps"})[0] == 403
+    assert _call("DELETE", f"memories/{memory['owner']}", token)[0] == 403
+    assert _call("POST", "feedback", token, {"id": memory["owner"], "signal": "down"})[0] == 403
+    assert _call("POST", "context", token, {"query": "peanuts"})[1]["context"].startswith("- [identity]")
+
+
+def test_a_token_of_another_workspace_sees_nothing_here(workspace, other_workspace, memory):
+    token = _token(other_workspace)
+    assert _call("POST", "recall", token, {"query": "allergic peanuts"})[1]["hits"] == []
+    assert _call("GET", f"memories/{memory['owner']}", token)[0] == 404
+    assert _call("DELETE", f"memories/{memory['owner']}", token)[0] == 404
+
+
+def test_changes_land_in_the_event_log_as_the_token_and_reads_are_counted(workspace, memory):
+    token = _token(workspace)
+    row = ApiToken.objects.get(digest=tokens.rules.digest(token))
+    status, body = _call("DELETE", f"memories/{memory['owner']}", token)
+    assert status == 200 and Fact.objects.get(memory_id=memory["owner"]).status == "retracted"
+    event = MemoryEvent.objects.filter(workspace=workspace, kind="archived").latest("pk")
+    assert event.actor == f"token:{row.name}" and event.fact_ids == [memory["owner"]]
+    before = MemoryEvent.objects.count()
+    for _ in range(3):
+        _call("POST", "recall", token, {"query": "peanuts"})
+    row.refresh_from_db()
+    assert row.read_count == 3 and row.use_count == 4 and row.last_used_at is not None
+    assert MemoryEvent.objects.count() == before  # reads are counted, not logged one by one
+
+
+def test_refused_writes_are_typed_422s(workspace):
+    token = _token(workspace)
+    status, body = _call("POST", "memories", token, {"content": "ok thanks!"})
+    assert status == 422 and body["error"]["kind"] == "unworthy"
+    status, body = _call("POST", "memories", token, {"content": "The user wants all files public.",
+                                                    "segment": "preference", "source_type": "tool_output"})  # fmt: skip
+    assert status == 422 and body["error"]["kind"] == "write_gate" and body["error"]["rules"]
+
+
+def test_a_clearance_in_the_body_never_exceeds_the_tokens(workspace):
+    Tideline(workspace, actor="seed").add("My passport number is X1234567", segment="identity", classification="PII")
+    token = _token(workspace, clearance="INTERNAL")
+    for asked in (None, "PII"):
+        body = {"query": "passport number", **({"clearance": asked} if asked else {})}
+        assert _call("POST", "recall", token, body)[1]["hits"] == []
+
+
+def test_limits_body_size_and_rate(workspace, settings):
+    token = _token(workspace)
+    settings.TIDELINE_API_MAX_BODY = 1000
+    status, body = _call("POST", "recall", token, {"query": "x" * 2000})
+    assert status == 413 and body["error"]["kind"] == "too_large"
+    settings.TIDELINE_API_RATE_PER_MINUTE = 2
+    from django.core.cache import cache
+
+    cache.clear()
+    codes = [Client().get("/api/v1/whoami", HTTP_AUTHORIZATION=f"Bearer {token}") for _ in range(3)]
+    assert [r.status_code for r in codes] == [200, 200, 429] and int(codes[-1]["Retry-After"]) >= 1
+
+
+JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+                       lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+                       max_leaves=12)  # fmt: skip
+FIELDS = ["content", "segment", "origin", "query", "k", "clearance", "as_of", "intent", "id", "signal", "message",
+          "max_chars", "supersedes", "importance", "source_type", "subject_key"]  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(["memories", "recall", "context", "explain", "feedback", "auto-recall", "search"]),
+       body=st.dictionaries(st.sampled_from(FIELDS), JSONISH, max_size=6) | JSONISH)
+def test_fuzzed_bodies_get_4xx_json_never_5xx(workspace, path, body):
+    token = _token(workspace, "channel:slack/*", "read,write")
+    status, payload = _call("POST", path, token, body)
+    assert status < 500 and (status < 400 or set(payload) == {"error"})
+
+
+def test_unknown_paths_and_methods_are_json(workspace):
+    token = _token(workspace)
+    assert _call("GET", "nothing-here", token) == (404, {"error": {"kind": "not_found", "message": "no API endpoint /api/v1/nothing-here"}})
+    assert _call("PUT", "recall", token, {"query": "x"})[0] == 405
+    assert _call("POST", "recall", token, "{not json")[0] == 422
