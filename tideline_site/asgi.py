@@ -1,6 +1,54 @@
+"""The ASGI application `make run` serves (uvicorn workers): the Django console and API, and the MCP
+server's streamable HTTP transport at `/mcp/` (issue 17).
+
+`/mcp` and `/mcp/…` go to the MCP app, but only with a valid bearer token (401 JSON otherwise, before
+a session exists); everything else goes to Django. The MCP app runs stateless (every POST stands
+alone), so any worker of any host can answer any request; its lifespan (the session manager) is the
+only lifespan there is, as Django's ASGI handler takes none.
+"""
+
+import json
 import os
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
-application = get_asgi_application()
+django_application = get_asgi_application()  # sets Django up before the modules below are imported
+
+from asgiref.sync import sync_to_async  # noqa: E402
+from mcp.server.transport_security import TransportSecuritySettings  # noqa: E402
+
+from governance.api.auth import bearer_value  # noqa: E402
+from governance.mcp_tools import build_server, header_grant  # noqa: E402
+from governance.services import tokens  # noqa: E402
+from memory.services.errors import RequestError  # noqa: E402
+
+MCP_PATH = "/mcp"
+# Tokens, not cookies, authenticate every MCP request, so a rebinding page has nothing to borrow;
+# Django's ALLOWED_HOSTS still guards the console.
+mcp_application = build_server(header_grant).streamable_http_app(
+    streamable_http_path=MCP_PATH, stateless_http=True, json_response=True,
+    transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+)
+
+
+async def _refuse(send, message: str) -> None:
+    body = json.dumps({"error": {"kind": "unauthorized", "message": message}}).encode()
+    await send({"type": "http.response.start", "status": 401,
+                "headers": [(b"content-type", b"application/json"), (b"www-authenticate", b"Bearer")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def application(scope, receive, send):
+    if scope["type"] == "lifespan":
+        return await mcp_application(scope, receive, send)
+    path = scope.get("path", "")
+    if scope["type"] == "http" and (path == MCP_PATH or path.startswith(MCP_PATH + "/")):
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        try:
+            await sync_to_async(tokens.authenticate)(bearer_value(headers.get("authorization", "")))
+        except RequestError as error:
+            return await _refuse(send, error.message)
+        scope = {**scope, "path": MCP_PATH, "raw_path": MCP_PATH.encode()}
+        return await mcp_application(scope, receive, send)
+    return await django_application(scope, receive, send)

@@ -31,8 +31,12 @@ class ApiError(Exception):
 
 
 def bearer(request) -> str | None:
-    header = request.headers.get("Authorization", "")
-    scheme, _, value = header.partition(" ")
+    return bearer_value(request.headers.get("Authorization", ""))
+
+
+def bearer_value(header: str) -> str | None:
+    """The token of an `Authorization: Bearer …` header value, or None."""
+    scheme, _, value = (header or "").partition(" ")
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 

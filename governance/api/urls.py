@@ -16,6 +16,7 @@ urlpatterns = [
     path("explain", views.explain, name="explain"),
     path("feedback", views.feedback, name="feedback"),
     path("auto-recall", views.auto_recall, name="auto-recall"),
+    path("manage", views.manage, name="manage"),
     path("openapi.json", schema.openapi_json, name="openapi"),
     path("docs", schema.docs, name="docs"),
     re_path(r"^(?P<rest>.*)$", views.not_found),

@@ -26,7 +26,7 @@ from governance.services import tokens
 from memory import selectors
 from memory.engine.gate import TidelineError
 from memory.models import Fact
-from memory.services import purging
+from memory.services import interchange, maintenance, purging
 from memory.services import recall as recall_service
 from memory.services.errors import RequestError
 from memory.services.writes import NewFact, write_fact
@@ -188,7 +188,10 @@ def _write(request, grant, body):
 
 
 def _list(request, grant, body):
-    params = request.GET
+    return _list_from(grant, request.GET)
+
+
+def _list_from(grant, params):
     origin = acting_origin(grant, params.get("origin") or None)
     data: dict[str, Any] = {"origin": origin, "lifecycle": params.get("lifecycle") or "active"}
     if data["lifecycle"] not in ("active", "archived", "pruned", "held"):
@@ -197,7 +200,7 @@ def _list(request, grant, body):
         data["segment"] = params["segment"][:32]
     facts = selectors.filtered_facts(grant.workspace, data)
     allowed = [c for c, level in recall_service.CLEARANCE.items() if level <= recall_service.CLEARANCE[grant.clearance]]
-    page = selectors.fact_page(facts.filter(classification__in=allowed), "-created", {"after": params.get("cursor", "")})
+    page = selectors.fact_page(facts.filter(classification__in=allowed), "-created", {"after": params.get("cursor") or ""})
     return 200, {"items": [_fact(f) for f in page.object_list], "next_cursor": page.next_cursor}
 
 
@@ -218,6 +221,17 @@ def _retract(request, grant, body, memory_id: str):
     reason = (request.GET.get("reason") or "retracted through the API")[:1000]
     purging.retract_facts(grant.workspace, [memory_id], actor=grant.actor, reason=reason)
     return 200, {"id": memory_id, "outcome": "retracted"}
+
+
+def _retract_many(request, grant, body):
+    ids = body.get("ids")
+    if not isinstance(ids, list) or not ids or len(ids) > 1000 or not all(isinstance(i, str) for i in ids):
+        raise ApiError(422, "validation", "'ids' must be a list of 1 to 1,000 fact ids")
+    for memory_id in ids:
+        _visible_fact(grant, memory_id)
+    reason = (_text(body, "reason", limit=1000) or "retracted through MCP")
+    report = purging.retract_facts(grant.workspace, ids, actor=grant.actor, reason=reason)
+    return 200, {"ids": ids, "outcome": "retracted", "report": report.to_dict()}
 
 
 def _recall_args(grant, body) -> dict[str, Any]:
@@ -272,7 +286,44 @@ def _feedback(request, grant, body):
     return 200, {"id": memory_id, "signal": signal, "fact": _fact(fact)}
 
 
+MANAGE_ACTIONS = ("dream", "export")
+EXPORT_MAX = 5000
+
+
+def _manage(request, grant, body):
+    """The governance verbs a `manage` token has: run the dream now (owner scope: it spans the
+    workspace), or export the facts of the token's scope (every lifecycle, at most EXPORT_MAX)."""
+    action = _text(body, "action", required=True, limit=16)
+    if action not in MANAGE_ACTIONS:
+        raise ApiError(422, "validation", f"action must be one of {', '.join(MANAGE_ACTIONS)}")
+    if action == "dream":
+        if grant.scope.is_gateway or not grant.scope.origin.is_owner:
+            raise ApiError(403, "forbidden", "the dream spans the whole workspace: only an owner token may run it")
+        dry_run = body.get("dry_run", False)
+        if not isinstance(dry_run, bool):
+            raise ApiError(422, "validation", "'dry_run' must be true or false")
+        report = maintenance.run_dream(grant.workspace, dry_run=dry_run, actor=grant.actor)
+        return 200, {"action": "dream", "report": report.to_dict()}
+    origin = acting_origin(grant, body.get("origin"))
+    facts = []
+    for record in interchange.export_facts(workspace=grant.workspace, origin=origin):
+        if len(facts) == EXPORT_MAX:
+            return 200, {"action": "export", "origin": origin.label(), "facts": facts, "truncated": True}
+        facts.append(record)
+    return 200, {"action": "export", "origin": origin.label(), "facts": facts, "truncated": False}
+
+
+# The operations, for the MCP tools (governance/mcp_tools.py): (request or None, grant, body) → (status, payload).
+handle_write, handle_recall, handle_context, handle_get = _write, _recall, _context, _get
+handle_manage, handle_retract_many = _manage, _retract_many
+
+
+def handle_list_body(request, grant, body):
+    return _list_from(grant, body)
+
+
 whoami = endpoint({"GET": ("read", _whoami)})
+manage = endpoint({"POST": ("manage", _manage)})
 memories = endpoint({"POST": ("write", _write), "GET": ("read", _list)})
 memory = endpoint({"GET": ("read", _get), "DELETE": ("write", _retract)})
 recall = endpoint({"POST": ("read", _recall)})

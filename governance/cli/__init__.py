@@ -8,4 +8,4 @@ SUBCOMMANDS = {"contradictions": "governance.cli.contradictions", "review": "gov
                "shred": "governance.cli.shred", "retention": "governance.cli.retention",
                "purge": "governance.cli.purge", "members": "governance.cli.members",
                "workspace": "governance.cli.workspace", "proposals": "governance.cli.proposals",
-               "gold": "governance.cli.gold", "tokens": "governance.cli.tokens"}
+               "gold": "governance.cli.gold", "tokens": "governance.cli.tokens", "mcp": "governance.cli.mcp"}

@@ -1,4 +1,11 @@
-"""`tideline serve` — the web console and the background worker together; Ctrl-C stops both."""
+"""`tideline serve` — the web console, agent API and MCP server, and the background worker; Ctrl-C stops both.
+
+The web side is uvicorn serving `tideline_site.asgi` with `--workers` processes (2 by default: one
+per core here): a production ASGI server, so a slow request never holds up the rest, and the MCP
+server's streamable HTTP transport (an ASGI app) is mounted beside Django at `/mcp/`. Static files
+are served by WhiteNoise inside Django. Every worker keeps its own recall index and syncs it by the
+workspace's revision, so several workers (or hosts) on one PostgreSQL stay coherent.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +26,7 @@ HELP = "run the web console and the django-q2 worker together"
 def add_arguments(parser) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--workers", type=int, default=2, help="web worker processes (default 2)")
     parser.add_argument("--no-worker", action="store_true", help="start only the web console")
 
 
@@ -38,7 +46,9 @@ def run(options: dict) -> None:
     manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
     env = {**os.environ, "TIDELINE_INSECURE_HTTP": os.environ.get("TIDELINE_INSECURE_HTTP", "1")}
     address = f"{options['host']}:{options['port']}"
-    children = [subprocess.Popen([*manage, "runserver", address, "--noreload"], env=env)]
+    web = [sys.executable, "-m", "uvicorn", "tideline_site.asgi:application", "--host", options["host"], "--port",
+           str(options["port"]), "--workers", str(max(1, options["workers"])), "--log-level", "warning", "--no-access-log"]  # fmt: skip
+    children = [subprocess.Popen(web, env=env, cwd=str(settings.BASE_DIR))]
     if not options["no_worker"]:
         children.append(subprocess.Popen([*manage, "qcluster"], env=env))
     database = "SQLite at " + str(settings.DATABASES["default"]["NAME"]) if settings.EMBEDDED else "PostgreSQL"
@@ -48,7 +58,7 @@ def run(options: dict) -> None:
     try:
         while all(child.poll() is None for child in children):
             time.sleep(0.5)
-        failed = [child.args[2] for child in children if child.poll() not in (None, 0)]
+        failed = ["web server" if child is children[0] else "worker" for child in children if child.poll() not in (None, 0)]
         if failed:
             print(f"stopped: {', '.join(failed)} exited", file=sys.stderr)
     except KeyboardInterrupt:
@@ -56,7 +66,7 @@ def run(options: dict) -> None:
     finally:
         for child in children:
             if child.poll() is None:
-                child.terminate()  # both runserver and qcluster shut down cleanly on SIGTERM
+                child.terminate()  # both uvicorn and qcluster shut down cleanly on SIGTERM
         deadline = time.time() + 10
         for child in children:
             try:
