@@ -15,6 +15,7 @@ from governance import (
     views_purge,
     views_retention,
     views_shred,
+    views_tokens,
 )
 
 app_name = "governance"
@@ -23,6 +24,7 @@ urlpatterns = [
     path("w/<slug:workspace>/review/", views.review_list, name="review-list"),
     path("w/<slug:workspace>/shred/", views_shred.shred_page, name="shred"),
     path("w/<slug:workspace>/members/", views_members.members_page, name="members"),
+    path("w/<slug:workspace>/tokens/", views_tokens.tokens_page, name="tokens"),
     path("w/<slug:workspace>/exports/", views_exports.exports_page, name="exports"),
     path("w/<slug:workspace>/exports/facts/", views_exports.export_facts, name="export-facts"),
     path("w/<slug:workspace>/exports/events/", views_exports.export_events, name="export-events"),

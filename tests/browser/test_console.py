@@ -81,3 +81,24 @@ def test_the_inspector_explains_a_fact_below_the_floor_in_words(live_server, pag
     page.goto(base + "?q=where+do+I+live")
     assert page.locator("#why-sentence").inner_text().startswith("Relevance ")
     screenshot(page, "inspector-why-it-ranks")
+
+
+def test_an_admin_makes_and_revokes_an_api_token(live_server, page):
+    registry.clear()
+    load_demo()
+    _login(page, live_server, "demo-admin")
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(live_server.url + "/w/demo/tokens/")
+        page.fill("#token-form input[name=name]", f"bot-{width}")
+        page.fill("#token-form input[name=origin]", "channel:slack/*")
+        page.check("#token-form input[value=write]")
+        page.click("#token-form button[type=submit]")
+        secret = page.locator("#new-token-value").inner_text().strip()
+        assert secret.startswith("tl_")
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+        screenshot(page, f"tokens-made-{width}")
+    page.locator("#token-table tr", has_text="bot-390").locator("button").click()
+    page.click("#confirm-revoke button.danger")
+    assert "revoked" in page.locator("#token-messages").inner_text()
+    screenshot(page, "tokens-revoked-390")

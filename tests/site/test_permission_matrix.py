@@ -22,11 +22,12 @@ URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{f
         "/w/{ws}/purge/?segment=identity&mode=hard", "/w/{ws}/members/", "/w/{ws}/exports/",
         "/w/{ws}/exports/facts/?format=jsonl", "/w/{ws}/exports/facts/?format=json&segment=identity",
         "/w/{ws}/exports/graph/?format=graphml", "/w/{ws}/exports/import/", "/w/{ws}/proposals/",
-        "/w/{ws}/proposals/?status=pending", "/w/{ws}/proposals/{proposal}/", "/w/{ws}/gold/", "/w/{ws}/gold/{gold}/"]  # fmt: skip
+        "/w/{ws}/proposals/?status=pending", "/w/{ws}/proposals/{proposal}/", "/w/{ws}/gold/", "/w/{ws}/gold/{gold}/",
+        "/w/{ws}/tokens/"]  # fmt: skip
 PERSONAS = {"anonymous": None, "outsider": "owner@other", "owner": "owner", "approver": "approver", "admin": "admin"}
 EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
 # Admin-only pages: owners and approvers are refused (403), even the preview (docs/SECURITY.md).
-ADMIN_ONLY = ("/w/{ws}/shred/", "/w/{ws}/purge/", "/w/{ws}/exports/")
+ADMIN_ONLY = ("/w/{ws}/shred/", "/w/{ws}/purge/", "/w/{ws}/exports/", "/w/{ws}/tokens/")
 
 
 @pytest.fixture
