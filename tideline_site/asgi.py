@@ -9,10 +9,14 @@ only lifespan there is, as Django's ASGI handler takes none.
 
 import json
 import os
+import warnings
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
+# Static files (WhiteNoise) and the exports stream from synchronous iterators; Django's ASGI handler
+# serves them correctly in a worker thread but warns on every response. The warning is not news.
+warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume synchronous iterators")
 django_application = get_asgi_application()  # sets Django up before the modules below are imported
 
 from asgiref.sync import sync_to_async  # noqa: E402
