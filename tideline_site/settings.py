@@ -310,6 +310,9 @@ TIDELINE_KEYSTORE_DIR = Path(os.environ.get("TIDELINE_KEYSTORE_DIR", VAR_DIR / "
 
 # Memory for in-process recall indexes; least recently used (workspace, origin) scopes are evicted.
 TIDELINE_RECALL_INDEX_BUDGET_MB = envint("TIDELINE_RECALL_INDEX_BUDGET_MB", 512)
+# The agent API (governance/api): the largest request body, and calls per token per minute (per process).
+TIDELINE_API_MAX_BODY = envint("TIDELINE_API_MAX_BODY", 256 * 1024)
+TIDELINE_API_RATE_PER_MINUTE = envint("TIDELINE_API_RATE_PER_MINUTE", 600)
 
 # Untrusted text is judged by the directive rules and the learned word list that reads their paraphrases
 # (memory/engine/directive_lexicon.py; a table of words, no language model). "0" leaves the rules alone.
