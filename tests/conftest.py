@@ -71,6 +71,15 @@ def _fresh_key_store_binding():
 
 
 @pytest.fixture(autouse=True)
+def _fresh_token_counts():
+    # API tokens count their use in the process; a rolled-back test's token id may come back.
+    from governance.services import tokens
+
+    tokens.forget_use()
+    yield
+
+
+@pytest.fixture(autouse=True)
 def _fresh_recall_indexes():
     # Recall indexes live in the process: a test must never see another test's (rolled-back) memory.
     from memory.services.recall_index import registry

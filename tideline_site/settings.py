@@ -50,7 +50,13 @@ def database_from_url(url: str) -> dict:
     """Parse `postgres://user:pass@host:port/name` or `sqlite:///path` into a DATABASES entry."""
     parsed = urlparse(url)
     if parsed.scheme in ("postgres", "postgresql", "pgsql"):
-        options = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+        options: dict = {k: v[-1] for k, v in parse_qs(parsed.query).items()}
+        pooled = envbool("TIDELINE_DB_POOL")
+        if pooled:
+            # Under the ASGI server every request runs in a thread of its own, and a thread's
+            # connection would otherwise be opened per request (and pile up): a pool per process
+            # hands each request a ready connection and bounds how many one process holds.
+            options["pool"] = {"min_size": 2, "max_size": envint("TIDELINE_DB_POOL_SIZE", 12), "timeout": 30}
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parsed.path.lstrip("/")) or "tideline",
@@ -59,8 +65,8 @@ def database_from_url(url: str) -> dict:
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
             "OPTIONS": options,
-            "CONN_MAX_AGE": 60,
-            "CONN_HEALTH_CHECKS": True,
+            "CONN_MAX_AGE": 0 if pooled else 60,  # a pool keeps the connections itself
+            "CONN_HEALTH_CHECKS": not pooled,
         }
     if parsed.scheme == "sqlite":
         # sqlite:///relative/path and sqlite:////absolute/path, as other tools read them.

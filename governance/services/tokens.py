@@ -9,6 +9,8 @@ as events: an agent recalls on every turn.
 
 from __future__ import annotations
 
+import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -98,26 +100,92 @@ def revoke_token(workspace: Workspace, name: str, *, actor: str, now: datetime |
             token.revoked_at, token.revoked_by = m.now, actor
             token.save(update_fields=["revoked_at", "revoked_by"])
             m.record("tokens_changed", change="revoked", token=name, origin=token.scope)
+    with _grants_lock:
+        _grants.pop(token.digest, None)
     return token
+
+
+# A process remembers a valid token for GRANT_SECONDS, so an agent's calls do not each pay a lookup;
+# a revocation reaches every process within that time (at once in the process that revoked it).
+GRANT_SECONDS = 2.0
+_grants: dict[str, tuple[float, Grant]] = {}
+_grants_lock = threading.Lock()
 
 
 def authenticate(secret: str | None, *, now: datetime | None = None) -> Grant:
     """The grant of a valid token; `TokenRefused` for a missing, unknown, revoked or expired one."""
     if not secret or not secret.startswith(rules.PREFIX) or len(secret) > 200:
         raise TokenRefused()
-    token = ApiToken.objects.select_related("workspace").filter(digest=rules.digest(secret)).first()
+    key = rules.digest(secret)
     moment = now or timezone.now()
-    if token is None or token.revoked_at is not None or (token.expires_at and token.expires_at <= moment):
+    if now is None:
+        with _grants_lock:
+            cached = _grants.get(key)
+        if cached is not None and time.monotonic() - cached[0] < GRANT_SECONDS and _live(cached[1].token, moment):
+            return cached[1]
+    token = ApiToken.objects.select_related("workspace").filter(digest=key).first()
+    if token is None or not _live(token, moment):
+        with _grants_lock:
+            _grants.pop(key, None)
         raise TokenRefused("this API token is not valid (unknown, revoked or expired)")
-    return Grant(token, token.workspace, rules.parse_scope(token.scope), tuple(token.verbs), token.clearance)
+    grant = Grant(token, token.workspace, rules.parse_scope(token.scope), tuple(token.verbs), token.clearance)
+    with _grants_lock:
+        if len(_grants) > 10_000:
+            _grants.clear()
+        _grants[key] = (time.monotonic(), grant)
+    return grant
+
+
+def _live(token: ApiToken, moment: datetime) -> bool:
+    return token.revoked_at is None and not (token.expires_at and token.expires_at <= moment)
+
+
+# Use is counted in the process and written at most every FLUSH_SECONDS per token: an agent calls on
+# every turn, and a committed UPDATE per call would cost more than the recall it counts. A process
+# that dies loses at most that many seconds of counts; `flush_use` writes what is pending now.
+FLUSH_SECONDS = 5.0
+_pending: dict[int, list] = {}  # token pk → [calls, reads, last used, last flushed (monotonic)]
+_pending_lock = threading.Lock()
 
 
 def note_use(grant: Grant, *, reads: int = 0) -> None:
-    """Count a call (and its reads) on the token: one UPDATE, no event, no lock on the workspace."""
+    """Count a call (and its reads) on the token; no event, no lock on the workspace."""
+    now, tick = timezone.now(), time.monotonic()
+    with _pending_lock:
+        entry = _pending.setdefault(grant.token.pk, [0, 0, now, tick - FLUSH_SECONDS])
+        entry[0] += 1
+        entry[1] += reads
+        entry[2] = now
+        due = tick - entry[3] >= FLUSH_SECONDS
+        if due:
+            calls, read_calls, last = entry[0], entry[1], entry[2]
+            entry[0], entry[1], entry[3] = 0, 0, tick
+    if due:
+        _write_use(grant.token.pk, calls, read_calls, last)
+
+
+def flush_use() -> None:
+    """Write every token's pending counts now (tests, and a process about to stop)."""
+    with _pending_lock:
+        pending = [(pk, e[0], e[1], e[2]) for pk, e in _pending.items() if e[0]]
+        for entry in _pending.values():
+            entry[0], entry[1], entry[3] = 0, 0, time.monotonic()
+    for pk, calls, read_calls, last in pending:
+        _write_use(pk, calls, read_calls, last)
+
+
+def forget_use() -> None:
+    """Drop pending counts unwritten and remembered grants (tests: rolled-back tokens come back)."""
+    with _pending_lock:
+        _pending.clear()
+    with _grants_lock:
+        _grants.clear()
+
+
+def _write_use(pk: int, calls: int, reads: int, last) -> None:
     with transaction.atomic():
-        ApiToken.objects.filter(pk=grant.token.pk).update(
-            use_count=F("use_count") + 1, read_count=F("read_count") + reads, last_used_at=timezone.now()
-        )
+        ApiToken.objects.filter(pk=pk).update(use_count=F("use_count") + calls, read_count=F("read_count") + reads,
+                                              last_used_at=last)  # fmt: skip
 
 
 def token_or_404(workspace: Workspace, name: str) -> ApiToken:

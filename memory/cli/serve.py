@@ -44,7 +44,8 @@ def run(options: dict) -> None:
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
     manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
-    env = {**os.environ, "TIDELINE_INSECURE_HTTP": os.environ.get("TIDELINE_INSECURE_HTTP", "1")}
+    env = {**os.environ, "TIDELINE_INSECURE_HTTP": os.environ.get("TIDELINE_INSECURE_HTTP", "1"),
+           "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # one connection pool per web process
     address = f"{options['host']}:{options['port']}"
     web = [sys.executable, "-m", "uvicorn", "tideline_site.asgi:application", "--host", options["host"], "--port",
            str(options["port"]), "--workers", str(max(1, options["workers"])), "--log-level", "warning", "--no-access-log"]  # fmt: skip
