@@ -73,11 +73,14 @@ def build_server(grant_of: GrantOf) -> MCPServer:
 
     @server.tool(annotations=ToolAnnotations(title="Recall memories", read_only_hint=True, open_world_hint=False))
     async def recall_memory(query: str, ctx: Context, k: int = 8, origin: str | None = None,
-                            mode: Literal["hits", "context"] = "hits") -> dict[str, Any]:  # fmt: skip
+                            mode: Literal["hits", "context"] = "hits", as_of: str | None = None,
+                            clearance: Literal["PUBLIC", "INTERNAL", "PII"] | None = None,
+                            intent: str | None = None) -> dict[str, Any]:  # fmt: skip
         """Recall what memory holds about `query`: up to `k` facts, each with a relevance from 0 to 1
         and why, or (mode="context") one prompt-ready block. Returns nothing relevant rather than
-        something unrelated."""
-        body = {"query": query, "k": k, "origin": origin}
+        something unrelated. `as_of` (ISO time) recalls as memory stood then; `clearance` may only
+        lower the token's."""
+        body = {"query": query, "k": k, "origin": origin, "as_of": as_of, "clearance": clearance, "intent": intent}
         handler = views.handle_context if mode == "context" else views.handle_recall
         return await call(grant_of, ctx, "read", handler, body)
 
@@ -92,14 +95,17 @@ def build_server(grant_of: GrantOf) -> MCPServer:
 
     @server.tool(annotations=ToolAnnotations(title="Govern memory", read_only_hint=False, destructive_hint=True,
                                              idempotent_hint=False, open_world_hint=False))  # fmt: skip
-    async def manage_memory(action: Literal["retract", "dream", "export"], ctx: Context, ids: list[str] | None = None,
+    async def manage_memory(action: Literal["retract", "dream", "export", "purge_request"], ctx: Context,
+                            ids: list[str] | None = None,
                             reason: str | None = None, dry_run: bool = False) -> dict[str, Any]:  # fmt: skip
         """For manage tokens. retract: archive the facts `ids` as retracted (restorable in the console);
         dream: run the nightly consolidation now (owner tokens; dry_run to preview); export: every fact of
-        the token's scope."""
+        the token's scope; purge_request: what a hard purge of `ids` would take, and where an admin
+        confirms it."""
         if action == "retract":
             return await call(grant_of, ctx, "manage", views.handle_retract_many, {"ids": ids or [], "reason": reason})
-        return await call(grant_of, ctx, "manage", views.handle_manage, {"action": action, "dry_run": dry_run})
+        body = {"action": action, "dry_run": dry_run, "ids": ids}
+        return await call(grant_of, ctx, "manage", views.handle_manage, body)
 
     return server
 

@@ -151,10 +151,11 @@ def document() -> dict:
                     "message": {"type": "string", "minLength": 1, "maxLength": 2000}, "origin": ORIGIN,
                     "max_chars": {"type": "integer", "minimum": 100, "maximum": 20000},
                     "k": {"type": "integer", "minimum": 1, "maximum": 50}}}, operation="auto_recall")},
-            "/manage": {"post": _op("Governance verbs for manage tokens: run the dream, export the scope's facts",
+            "/manage": {"post": _op("Governance verbs for manage tokens: run the dream, export the scope's facts, request a purge",
                                     _ok({"type": "object", "required": ["action"]}), body={
                 "type": "object", "required": ["action"], "properties": {
-                    "action": {"enum": ["dream", "export"]}, "dry_run": {"type": "boolean"}, "origin": ORIGIN}},
+                    "action": {"enum": ["dream", "export", "purge_request"]}, "dry_run": {"type": "boolean"},
+                    "origin": ORIGIN, "ids": {"type": "array", "items": STR}}},
                 operation="manage_memory")},
             "/feedback": {"post": _op("Up- or down-vote a fact", _ok({"type": "object", "required": ["id", "signal"]}), body={
                 "type": "object", "required": ["id", "signal"], "properties": {"id": STR, "signal": {"enum": ["up", "down"]}}},

@@ -16,13 +16,16 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from urllib.parse import urlencode
+
 from django.conf import settings
+from django.urls import reverse
 from django.http import HttpRequest, JsonResponse
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.csrf import csrf_exempt
 
 from governance.api.auth import ApiError, acting_origin, bearer, clearance, require, throttle
-from governance.services import tokens
+from governance.services import purge, tokens
 from memory import selectors
 from memory.engine.gate import TidelineError
 from memory.models import Fact
@@ -286,13 +289,15 @@ def _feedback(request, grant, body):
     return 200, {"id": memory_id, "signal": signal, "fact": _fact(fact)}
 
 
-MANAGE_ACTIONS = ("dream", "export")
+MANAGE_ACTIONS = ("dream", "export", "purge_request")
 EXPORT_MAX = 5000
 
 
 def _manage(request, grant, body):
     """The governance verbs a `manage` token has: run the dream now (owner scope: it spans the
-    workspace), or export the facts of the token's scope (every lifecycle, at most EXPORT_MAX)."""
+    workspace), export the facts of the token's scope (every lifecycle, at most EXPORT_MAX), or
+    request a hard purge of some of its facts: the answer is what the purge would take and where an
+    admin confirms it (a hard purge is never an agent's to confirm)."""
     action = _text(body, "action", required=True, limit=16)
     if action not in MANAGE_ACTIONS:
         raise ApiError(422, "validation", f"action must be one of {', '.join(MANAGE_ACTIONS)}")
@@ -304,6 +309,18 @@ def _manage(request, grant, body):
             raise ApiError(422, "validation", "'dry_run' must be true or false")
         report = maintenance.run_dream(grant.workspace, dry_run=dry_run, actor=grant.actor)
         return 200, {"action": "dream", "report": report.to_dict()}
+    if action == "purge_request":
+        ids = body.get("ids")
+        if not isinstance(ids, list) or not ids or len(ids) > 1000 or not all(isinstance(i, str) for i in ids):
+            raise ApiError(422, "validation", "'ids' must be a list of 1 to 1,000 fact ids")
+        for memory_id in ids:
+            _visible_fact(grant, memory_id)
+        selection = purge.Selection.parse(facts=[",".join(ids)])
+        plan = purge.preview(grant.workspace, selection, hard=True, lists=False)
+        confirm = reverse("governance:purge", args=[grant.workspace.name]) + "?" + urlencode({"facts": ",".join(ids), "mode": "hard"})
+        return 200, {"action": "purge_request", "facts": plan.facts, "cascaded": plan.cascaded, "links": plan.links,
+                     "review_items": plan.open_review_items, "confirm_at": confirm,
+                     "note": "an admin confirms a hard purge on the Purge page; nothing was deleted"}  # fmt: skip
     origin = acting_origin(grant, body.get("origin"))
     facts = []
     for record in interchange.export_facts(workspace=grant.workspace, origin=origin):

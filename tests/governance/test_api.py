@@ -189,3 +189,18 @@ def test_unknown_paths_and_methods_are_json(workspace):
     assert _call("GET", "nothing-here", token) == (404, {"error": {"kind": "not_found", "message": "no API endpoint /api/v1/nothing-here"}})
     assert _call("PUT", "recall", token, {"query": "x"})[0] == 405
     assert _call("POST", "recall", token, "{not json")[0] == 422
+
+
+def test_manage_tokens_request_a_purge_run_the_dream_and_export(workspace, memory):
+    manager = _token(workspace, "owner", "read,manage")
+    status, body = _call("POST", "manage", manager, {"action": "purge_request", "ids": [memory["owner"]]})
+    assert status == 200 and body["facts"] == 1 and "/purge/?facts=" in body["confirm_at"]
+    assert Fact.objects.get(memory_id=memory["owner"]).lifecycle == "active"  # nothing deleted
+    assert _call("POST", "manage", manager, {"action": "purge_request", "ids": [memory["peer"]]})[0] == 404
+    status, body = _call("POST", "manage", manager, {"action": "dream", "dry_run": True})
+    assert status == 200 and body["report"]["dry_run"] is True
+    status, body = _call("POST", "manage", manager, {"action": "export"})
+    assert status == 200 and [f["memoryId"] for f in body["facts"]] == [memory["owner"]]
+    peer_manager = _token(workspace, PEER, "manage")
+    assert _call("POST", "manage", peer_manager, {"action": "dream"})[0] == 403  # the dream spans the workspace
+    assert _call("POST", "manage", _token(workspace), {"action": "export"})[0] == 403  # no manage verb
