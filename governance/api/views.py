@@ -15,12 +15,12 @@ import logging
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
-
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.urls import reverse
+from django.db import connection
 from django.http import HttpRequest, JsonResponse
+from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.csrf import csrf_exempt
 
@@ -61,6 +61,7 @@ def endpoint(methods: dict[str, tuple[str, Callable]]):
             grant = tokens.authenticate(bearer(request))
             throttle(grant)
             require(grant, verb)
+            _release_connection()
             body = _body(request)
             status, payload = handler(request, grant, body, **kwargs)
             tokens.note_use(grant, reads=1 if verb == "read" else 0)
@@ -76,6 +77,14 @@ def endpoint(methods: dict[str, tuple[str, Callable]]):
             return _json({"error": {"kind": "internal", "message": "the server could not complete this call"}}, 500)
 
     return csrf_exempt(view)
+
+
+def _release_connection() -> None:
+    """Hand the database connection back to the pool before the work: a recall may wait for its
+    index (a cold build takes seconds at 100,000 facts), and a request waiting there must not hold a
+    connection others need. Inside a transaction (tests) it stays."""
+    if connection.settings_dict.get("OPTIONS", {}).get("pool") and not connection.in_atomic_block:
+        connection.close()
 
 
 def _body(request: HttpRequest) -> dict[str, Any]:

@@ -306,9 +306,15 @@ def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now
 
 
 def _reinforce(index: ScopeIndex, memory_ids: list[str], now: datetime) -> None:
-    """One UPDATE for all hits (ENGINE-SPEC §3.9); silent, like the original's markAccessed."""
-    pks = [index.extra.pk[index.cols.row_index[m]] for m in memory_ids if m in index.cols.row_index]
-    Fact.objects.filter(pk__in=[int(pk) for pk in pks]).update(access_count=F("access_count") + 1, last_accessed_at=now)
+    """One UPDATE for all hits (ENGINE-SPEC §3.9); silent, like the original's markAccessed.
+
+    The rows are read under the index's lock: another request may have found the index broken and
+    emptied it meanwhile, and then there is nothing of this process's to reinforce."""
+    with index.lock:
+        if index.broken or index.cols is None:
+            return
+        pks = [int(index.extra.pk[index.cols.row_index[m]]) for m in memory_ids if m in index.cols.row_index]
+    Fact.objects.filter(pk__in=pks).update(access_count=F("access_count") + 1, last_accessed_at=now)
     registry.note_access(index, memory_ids, int(to_ms(now)))
 
 

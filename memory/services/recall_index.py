@@ -709,6 +709,8 @@ class IndexRegistry:
     def note_access(self, index: ScopeIndex, memory_ids: list[str], now_ms: int) -> None:
         """Reflect this process's own recall reinforcement without waiting for a revision."""
         with index.lock:
+            if index.cols is None:  # emptied by a failed sync meanwhile: the next use rebuilds it
+                return
             for memory_id in memory_ids:
                 i = index.cols.row_index.get(memory_id)
                 if i is None:
