@@ -204,3 +204,53 @@ def test_manage_tokens_request_a_purge_run_the_dream_and_export(workspace, memor
     peer_manager = _token(workspace, PEER, "manage")
     assert _call("POST", "manage", peer_manager, {"action": "dream"})[0] == 403  # the dream spans the workspace
     assert _call("POST", "manage", _token(workspace), {"action": "export"})[0] == 403  # no manage verb
+
+
+# Every endpoint × token kind: the status each must answer (None: any 2xx). Facts: the owner's
+# ("own" for owner tokens), the peer's ("own" for the peer token) and another peer's.
+ENDPOINTS = [
+    ("GET", "whoami", None, "read"), ("GET", "memories", None, "read"), ("GET", "memories/{own}", None, "read"),
+    ("GET", "memories/{foreign}", None, "read"), ("POST", "recall", {"query": "standup peanuts"}, "read"),
+    ("POST", "search", {"query": "standup peanuts"}, "read"), ("POST", "explain", {"query": "standup peanuts"}, "read"),
+    ("POST", "context", {"query": "standup peanuts"}, "read"), ("POST", "auto-recall", {"message": "standup"}, "read"),
+    ("POST", "memories", {"content": "The team lunch is on Fridays at noon"}, "write"),
+    ("POST", "feedback", {"id": "{own}", "signal": "up"}, "write"), ("DELETE", "memories/{own}", None, "write"),
+    ("DELETE", "memories/{foreign}", None, "write"), ("POST", "manage", {"action": "export"}, "manage"),
+]  # fmt: skip
+KINDS = {"owner": ("owner", "read,write"), "channel": (PEER, "read,write"), "read-only": ("owner", "read"),
+         "expired": ("owner", "read,write"), "revoked": ("owner", "read,write"), "other workspace": ("owner", "read,write")}  # fmt: skip
+
+
+def _expected(kind: str, verbs: str, verb: str, path: str, foreign: str) -> int | None:
+    if kind in ("expired", "revoked"):
+        return 401
+    if verb not in verbs.split(","):
+        return 403
+    names_a_fact = path.startswith("memories/") or path == "feedback"
+    if names_a_fact and (kind == "other workspace" or path.endswith(foreign)):
+        return 404  # a fact outside the scope is never "forbidden": it does not exist for the token
+    return None
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_every_endpoint_answers_every_kind_of_token_as_its_scope_says(workspace, other_workspace, memory, kind):
+    origin, verbs = KINDS[kind]
+    home = other_workspace if kind == "other workspace" else workspace
+    extra = {"expires_days": 1, "now": timezone.now() - timedelta(days=2)} if kind == "expired" else {}
+    token = _token(home, origin, verbs, **extra)
+    if kind == "revoked":
+        tokens.revoke_token(home, ApiToken.objects.get(digest=tokens.rules.digest(token)).name, actor="test")
+    own = memory["peer"] if kind == "channel" else memory["owner"]
+    foreign = memory["other"] if kind == "channel" else memory["peer"]
+    for method, path, body, verb in ENDPOINTS:
+        path = path.format(own=own, foreign=foreign)
+        if body:
+            body = {k: (v.format(own=own) if isinstance(v, str) else v) for k, v in body.items()}
+        status, payload = _call(method, path, token, body)
+        expected = _expected(kind, verbs, verb, path, foreign)
+        if expected is None:
+            assert 200 <= status < 300, (kind, method, path, status, payload)
+        else:
+            assert status == expected, (kind, method, path, status, payload)
+        if method == "DELETE" and status == 200:
+            Fact.objects.filter(memory_id=own).update(lifecycle="active", status=None)  # restore for the next rows
