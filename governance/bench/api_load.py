@@ -100,7 +100,8 @@ async def open_loop(url: str, token: str, queries: list[str], rate: float, secon
     return run
 
 
-async def closed_loop_writes(url: str, targets: list[tuple[str, str]], writers: int, seconds: float) -> dict:
+async def closed_loop_writes(url: str, targets: list[tuple[str, str]], writers: int, seconds: float,
+                             phase: str = "") -> dict:  # fmt: skip
     """`writers` concurrent writers spread over the (workspace, token) targets; distinct contents."""
     import httpx2
 
@@ -115,7 +116,7 @@ async def closed_loop_writes(url: str, targets: list[tuple[str, str]], writers: 
             n = 0
             while time.perf_counter() < deadline:
                 n += 1
-                body = {"content": f"Load writer {number} stored note {n} about shipment {number * 100000 + n}",
+                body = {"content": f"Load writer {number}{phase} stored note {n} about shipment {number * 100000 + n}",
                         "segment": "knowledge"}  # fmt: skip
                 started = time.perf_counter()
                 try:
@@ -275,9 +276,9 @@ def main(argv: list[str] | None = None) -> int:
             plot(curve, Path(args.plot))
         before = {name: Fact.objects.filter(workspace__name=name).count() for name, _ in write_tokens}
         print(f"writes into one workspace for {args.write_seconds:g} s…", file=sys.stderr, flush=True)
-        one = asyncio.run(closed_loop_writes(url, write_tokens[:1], args.writers, args.write_seconds))
+        one = asyncio.run(closed_loop_writes(url, write_tokens[:1], args.writers, args.write_seconds, " alone"))
         print(f"writes across four for {args.write_seconds:g} s…", file=sys.stderr, flush=True)
-        four = asyncio.run(closed_loop_writes(url, write_tokens, args.writers, args.write_seconds))
+        four = asyncio.run(closed_loop_writes(url, write_tokens, args.writers, args.write_seconds, " shared"))
         stored = {name: Fact.objects.filter(workspace__name=name).count() - before[name] for name, _ in write_tokens}
         answered = {name: one["created"].get(name, 0) + four["created"].get(name, 0) for name, _ in write_tokens}
         report["writes_one_workspace"], report["writes_four_workspaces"] = one, four

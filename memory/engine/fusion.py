@@ -101,6 +101,16 @@ class FusionSettings:
 DEFAULT_SETTINGS = FusionSettings()
 
 
+def top_stable(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the `k` largest values, largest first, ties in position order: what a stable
+    argsort's first `k` are, without sorting every value (a common word matches most facts)."""
+    if values.size <= 4 * k:
+        return np.argsort(-values, kind="stable")[:k]
+    threshold = np.partition(values, values.size - k)[values.size - k]
+    near = np.flatnonzero(values >= threshold)
+    return near[np.argsort(-values[near], kind="stable")][:k]
+
+
 def unit_max(values: np.ndarray) -> np.ndarray:
     """`values / max(values)`, or all zeros when nothing is positive."""
     top = float(values.max()) if values.size else 0.0
@@ -148,7 +158,7 @@ def _expansion(cols, lanes: _Lanes, mask, settings) -> tuple[np.ndarray, dict[st
     if matched.size == 0 or settings.expansion_weight <= 0 or settings.feedback_docs <= 0:
         return np.zeros(len(cols)), {}
     first = blend(lanes.bm25, lanes.ngram, lanes.cosine, settings)
-    feedback = matched[np.argsort(-first[matched], kind="stable")[: settings.feedback_docs]]
+    feedback = matched[top_stable(first[matched], settings.feedback_docs)]
     stems = cols.text.stems
     terms = relevance_model(
         stems, feedback, first[feedback], mask, n_terms=settings.feedback_terms, exclude=lanes.terms

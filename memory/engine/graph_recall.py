@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from memory.engine.recall import DEFAULT_LIMIT, FactColumns, Hit, candidate_mask, recall_hybrid
 
 Link = tuple[str, str, str]
@@ -199,11 +201,15 @@ def recall_with_graph(
     # Only links between two facts the caller may see take part. With a prebuilt `graph` (all of the
     # scope's links, built once per link change) visibility is checked per step of the walk, so a
     # recall costs what the walk touches; without one the visible links are filtered here, O(links).
-    visible = candidate_mask(cols, now, scope)
+    visible: list[np.ndarray] = []  # computed on the first step that needs it (most recalls never walk)
 
     def in_scope(memory_id: str) -> bool:
         row = cols.row_index.get(memory_id)
-        return row is not None and bool(visible[row])
+        if row is None:
+            return False
+        if not visible:
+            visible.append(candidate_mask(cols, now, scope))
+        return bool(visible[0][row])
 
     if graph is not None:
         graph = VisibleGraph(graph, in_scope)
