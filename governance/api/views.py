@@ -75,6 +75,10 @@ def endpoint(methods: dict[str, tuple[str, Callable]]):
         except Exception:  # noqa: BLE001 — an agent gets JSON, never an HTML page or a traceback
             log.exception("API call failed: %s %s", request.method, request.path)
             return _json({"error": {"kind": "internal", "message": "the server could not complete this call"}}, 500)
+        finally:
+            # Back to the pool from this thread, now: a client that gave up (a timeout) makes Django
+            # skip the usual end-of-request close, and the connection would otherwise be lost to it.
+            _release_connection()
 
     return csrf_exempt(view)
 

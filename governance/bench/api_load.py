@@ -2,7 +2,7 @@
 
     DATABASE_URL=postgres://…/scratch python -m governance.bench.api_load [--facts 100000] [--rate 100]
         [--seconds 60] [--connections 50] [--curve 50,100,200,300,400,600] [--curve-seconds 15]
-        [--write-seconds 60] [--writers 16] [--workers 2] [--plot docs/api-latency.svg] [--json]
+        [--write-seconds 60] [--writers 16] [--workers 2] [--plot docs/api-latency.svg] [--workspace W] [--json]
 
 1. Seeds a fresh workspace of `--facts` synthetic facts (the benchmark corpus, bulk import) and four
    small workspaces for writes, with an owner token each; starts `uvicorn tideline_site.asgi` with
@@ -229,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--writers", type=int, default=16)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--plot", default="")
+    parser.add_argument("--workspace", default="", help="reuse this seeded workspace instead of seeding a new one")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
 
@@ -243,10 +244,16 @@ def main(argv: list[str] | None = None) -> int:
     from memory.models import Fact
     from memory.services.workspaces import create_workspace
 
-    print(f"seeding {args.facts:,} facts…", file=sys.stderr, flush=True)
-    workspace, _ = seed_workspace(args.facts, seed=11)
-    read_token = tokens.create_token(workspace, name="load-reader", origin="owner", verbs="read", actor="bench")[1]
     stamp = int(time.time())
+    if args.workspace:
+        from memory.services.workspaces import get_workspace
+
+        workspace = get_workspace(args.workspace)
+        args.facts = Fact.objects.filter(workspace=workspace, lifecycle="active").count()
+    else:
+        print(f"seeding {args.facts:,} facts…", file=sys.stderr, flush=True)
+        workspace, _ = seed_workspace(args.facts, seed=11)
+    read_token = tokens.create_token(workspace, name=f"load-reader-{stamp}", origin="owner", verbs="read", actor="bench")[1]
     writes = [create_workspace(f"load-w{i}-{stamp}", actor="bench") for i in range(4)]
     write_tokens = [(w.name, tokens.create_token(w, name="load-writer", origin="owner", verbs="write", actor="bench")[1])
                     for w in writes]  # fmt: skip
