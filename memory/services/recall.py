@@ -217,13 +217,19 @@ def recall(
     embedder = embedding.resolve(embedder)
     index = registry.get(workspace, scope)
     now_ms = _now_ms(filters, now)
+    moment = now or timezone.now()
+    reinforced: list[int] = []
     with index.lock:
         view = _view(index, now_ms, filters)
         if view is None:
             return []
         hits = _hits(index, _rank(index, view, query, now_ms, scope, k, embedder, tuning, floor))
-    if reinforce and hits and filters.as_of is None and tuning is None:
-        _reinforce(index, [h.id for h in hits], now or timezone.now())
+        if reinforce and hits and filters.as_of is None and tuning is None:
+            reinforced = _reinforce_in_index(index, [h.id for h in hits], moment)
+    if reinforced:
+        # After the lock: a request holding a database connection must never wait for an index lock
+        # that another request holds while it waits for a connection (the pool would deadlock).
+        Fact.objects.filter(pk__in=reinforced).update(access_count=F("access_count") + 1, last_accessed_at=moment)
     return hits
 
 
@@ -305,17 +311,15 @@ def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now
     return fact
 
 
-def _reinforce(index: ScopeIndex, memory_ids: list[str], now: datetime) -> None:
-    """One UPDATE for all hits (ENGINE-SPEC §3.9); silent, like the original's markAccessed.
-
-    The rows are read under the index's lock: another request may have found the index broken and
-    emptied it meanwhile, and then there is nothing of this process's to reinforce."""
-    with index.lock:
-        if index.broken or index.cols is None:
-            return
-        pks = [int(index.extra.pk[index.cols.row_index[m]]) for m in memory_ids if m in index.cols.row_index]
-    Fact.objects.filter(pk__in=pks).update(access_count=F("access_count") + 1, last_accessed_at=now)
-    registry.note_access(index, memory_ids, int(to_ms(now)))
+def _reinforce_in_index(index: ScopeIndex, memory_ids: list[str], now: datetime) -> list[int]:
+    """Count a use of each hit in this process's index now (the caller holds its lock) and return
+    the rows' keys for the one UPDATE that records it (ENGINE-SPEC §3.9; silent, like the original's
+    markAccessed)."""
+    if index.broken or index.cols is None:
+        return []
+    pks = [int(index.extra.pk[index.cols.row_index[m]]) for m in memory_ids if m in index.cols.row_index]
+    registry.note_access_locked(index, memory_ids, int(to_ms(now)))
+    return pks
 
 
 def _scope(origin: Any) -> R.Origin | None:

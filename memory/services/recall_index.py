@@ -706,19 +706,19 @@ class IndexRegistry:
             index.extra.tier[i] = meta["tier"]
             index.extra.classification[i] = meta["classification"]
 
-    def note_access(self, index: ScopeIndex, memory_ids: list[str], now_ms: int) -> None:
-        """Reflect this process's own recall reinforcement without waiting for a revision."""
-        with index.lock:
-            if index.cols is None:  # emptied by a failed sync meanwhile: the next use rebuilds it
-                return
-            for memory_id in memory_ids:
-                i = index.cols.row_index.get(memory_id)
-                if i is None:
-                    continue
-                index.cols.access_count[i] += 1
-                index.cols.last_accessed_at[i] = now_ms
-                row = index.rows[memory_id]
-                index.rows[memory_id] = replace(row, access_count=row.access_count + 1, last_accessed_at=now_ms)
+    def note_access_locked(self, index: ScopeIndex, memory_ids: list[str], now_ms: int) -> None:
+        """Reflect this process's own recall reinforcement without waiting for a revision. The caller
+        holds `index.lock`."""
+        if index.cols is None:  # emptied by a failed sync meanwhile: the next use rebuilds it
+            return
+        for memory_id in memory_ids:
+            i = index.cols.row_index.get(memory_id)
+            if i is None:
+                continue
+            index.cols.access_count[i] += 1
+            index.cols.last_accessed_at[i] = now_ms
+            row = index.rows[memory_id]
+            index.rows[memory_id] = replace(row, access_count=row.access_count + 1, last_accessed_at=now_ms)
 
 
 def _drop_if_shredded(index: ScopeIndex) -> None:
