@@ -56,7 +56,7 @@ def database_from_url(url: str) -> dict:
             # Under the ASGI server every request runs in a thread of its own, and a thread's
             # connection would otherwise be opened per request (and pile up): a pool per process
             # hands each request a ready connection and bounds how many one process holds.
-            options["pool"] = {"min_size": 2, "max_size": envint("TIDELINE_DB_POOL_SIZE", 12), "timeout": 30}
+            options["pool"] = {"min_size": 2, "max_size": envint("TIDELINE_DB_POOL_SIZE", 20), "timeout": 10}
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parsed.path.lstrip("/")) or "tideline",

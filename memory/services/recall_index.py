@@ -238,9 +238,12 @@ class IndexRegistry:
             self._indexes.move_to_end(key)
         with index.lock:
             index.usable()  # a concurrent sync failed after we fetched it; the next call builds anew
+            # Asked first and alone: if the database cannot answer (a pool full for a moment), the
+            # error is raised with nothing changed, and the index stays for the next call to use.
+            found = _revision_of(index.workspace_id)
             try:
                 _drop_if_shredded(index)
-                self._sync(index)
+                self._sync(index, found)
             except BaseException as error:
                 self._discard(key, index)
                 # Already typed (a refused request, a sealing policy) or not ours to name (the database,
@@ -271,8 +274,9 @@ class IndexRegistry:
 
     # ---------------------------------------------------------------- syncing
 
-    def _sync(self, index: ScopeIndex) -> None:
-        found = _revision_of(index.workspace_id)
+    def _sync(self, index: ScopeIndex, found=None) -> None:
+        """Bring the index up to `found` = (revision, created_at) of its workspace (read now if not given)."""
+        found = found if found is not None else _revision_of(index.workspace_id)
         if found is None:
             index.rows, index.meta, index.cols, index.revision = {}, {}, None, -1
             return
