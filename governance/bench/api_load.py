@@ -174,15 +174,19 @@ def _warm(url: str, token: str, workers: int) -> None:
 
 def plot(curve: list[Run], path: Path) -> None:
     """Throughput achieved and p50/p99 latency against offered load, as a small self-made SVG."""
+    import math
+
     width, height, pad = 640, 360, 56
     top_rate = max(r.offered_per_s for r in curve) * 1.05
-    top_ms = max(max(r.p99_ms for r in curve), 10.0) * 1.1
+    # Latency on a log scale from 1 ms: below saturation it is tens of ms, past it thousands.
+    top_ms = max(max(r.p99_ms for r in curve), 100.0) * 1.2
+    decades = math.log10(top_ms)
 
     def x(rate: float) -> float:
         return pad + (width - 2 * pad) * rate / top_rate
 
     def y_ms(ms: float) -> float:
-        return height - pad - (height - 2 * pad) * min(ms, top_ms) / top_ms
+        return height - pad - (height - 2 * pad) * math.log10(min(max(ms, 1.0), top_ms)) / decades
 
     def y_rate(rate: float) -> float:
         return height - pad - (height - 2 * pad) * rate / top_rate
@@ -197,13 +201,15 @@ def plot(curve: list[Run], path: Path) -> None:
              f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="#333"/>',
              f'<line x1="{width - pad}" y1="{pad}" x2="{width - pad}" y2="{height - pad}" stroke="#333"/>',
              f'<text x="{width / 2}" y="{height - 16}" text-anchor="middle">offered load (recalls/s)</text>',
-             f'<text x="16" y="{height / 2}" transform="rotate(-90 16 {height / 2})" text-anchor="middle">latency (ms)</text>',
+             f'<text x="16" y="{height / 2}" transform="rotate(-90 16 {height / 2})" text-anchor="middle">latency (ms, log scale)</text>',
              f'<text x="{width - 12}" y="{height / 2}" transform="rotate(90 {width - 12} {height / 2})" text-anchor="middle">achieved (recalls/s)</text>']  # fmt: skip
     for r in curve:
         parts.append(f'<text x="{x(r.offered_per_s):.1f}" y="{height - pad + 16}" text-anchor="middle">{r.offered_per_s:g}</text>')
+    for ms in (1, 10, 100, 1000, 10000):
+        if ms <= top_ms:
+            parts.append(f'<text x="{pad - 6}" y="{y_ms(ms) + 4:.1f}" text-anchor="end">{ms:,}</text>')
+            parts.append(f'<line x1="{pad}" y1="{y_ms(ms):.1f}" x2="{width - pad}" y2="{y_ms(ms):.1f}" stroke="#ddd"/>')
     for fraction in (0.25, 0.5, 0.75, 1.0):
-        ms = top_ms * fraction
-        parts.append(f'<text x="{pad - 6}" y="{y_ms(ms) + 4:.1f}" text-anchor="end">{ms:.0f}</text>')
         parts.append(f'<text x="{width - pad + 6}" y="{y_rate(top_rate * fraction) + 4:.1f}">{top_rate * fraction:.0f}</text>')
     parts.append(line([(x(r.offered_per_s), y_ms(r.p50_ms)) for r in curve], "#1f77b4"))
     parts.append(line([(x(r.offered_per_s), y_ms(r.p99_ms)) for r in curve], "#d62728"))
