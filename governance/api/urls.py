@@ -19,5 +19,5 @@ urlpatterns = [
     path("manage", views.manage, name="manage"),
     path("openapi.json", schema.openapi_json, name="openapi"),
     path("docs", schema.docs, name="docs"),
-    re_path(r"^(?P<rest>.*)$", views.not_found),
+    re_path(r"^(?P<rest>.*)$", views.not_found, name="api-not-found"),
 ]

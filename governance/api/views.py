@@ -27,6 +27,7 @@ from django.views.decorators.csrf import csrf_exempt
 from governance.api.auth import ApiError, acting_origin, bearer, clearance, require, throttle
 from governance.services import purge, tokens
 from memory import selectors
+from memory.engine import records as R
 from memory.engine.gate import TidelineError
 from memory.models import Fact
 from memory.services import interchange, maintenance, purging
@@ -123,6 +124,8 @@ def _text(body: dict, name: str, *, required: bool = False, limit: int = MAX_QUE
         return None
     if not isinstance(value, str) or (required and not value.strip()):
         raise ApiError(422, "validation", f"'{name}' must be a non-empty string")
+    if "\x00" in value:  # no database stores it, and no person typed it
+        raise ApiError(422, "validation", f"'{name}' contains a NUL character")
     if len(value) > limit:
         raise ApiError(422, "validation", f"'{name}' is {len(value):,} characters; the limit is {limit:,}")
     return value
@@ -208,12 +211,16 @@ def _list(request, grant, body):
 
 
 def _list_from(grant, params):
+    if any("\x00" in str(value) for value in params.values()):
+        raise ApiError(422, "validation", "a parameter contains a NUL character")
     origin = acting_origin(grant, params.get("origin") or None)
     data: dict[str, Any] = {"origin": origin, "lifecycle": params.get("lifecycle") or "active"}
     if data["lifecycle"] not in ("active", "archived", "pruned", "held"):
         raise ApiError(422, "validation", "lifecycle must be active, archived, pruned or held")
     if params.get("segment"):
-        data["segment"] = params["segment"][:32]
+        if params["segment"] not in R.SEGMENTS:
+            raise ApiError(422, "validation", f"segment must be one of {', '.join(R.SEGMENTS)}")
+        data["segment"] = params["segment"]
     facts = selectors.filtered_facts(grant.workspace, data)
     allowed = [c for c, level in recall_service.CLEARANCE.items() if level <= recall_service.CLEARANCE[grant.clearance]]
     page = selectors.fact_page(facts.filter(classification__in=allowed), "-created", {"after": params.get("cursor") or ""})
@@ -234,7 +241,7 @@ def _get(request, grant, body, memory_id: str):
 
 def _retract(request, grant, body, memory_id: str):
     _visible_fact(grant, memory_id)
-    reason = (request.GET.get("reason") or "retracted through the API")[:1000]
+    reason = (request.GET.get("reason") or "retracted through the API").replace("\x00", "")[:1000]
     purging.retract_facts(grant.workspace, [memory_id], actor=grant.actor, reason=reason)
     return 200, {"id": memory_id, "outcome": "retracted"}
 

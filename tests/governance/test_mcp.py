@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx2
@@ -21,6 +22,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[2]
 PEER = "channel:slack/general/s1"
+
+
+def _run_async(coroutine):
+    """`asyncio.run` in a thread of its own: another test's fixture (Playwright's sync API) may keep an
+    event loop running in this one."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result(timeout=300)
 
 
 def _cli(env: dict, *args: str) -> dict:
@@ -79,7 +87,7 @@ def test_stdio_lists_writes_recalls_and_refuses_outside_its_scope(scratch):
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             return await _exercise(session, "stdio")
 
-    _check(asyncio.run(main()))
+    _check(_run_async(main()))
 
 
 def _free_port() -> int:
@@ -118,8 +126,8 @@ def test_streamable_http_does_the_same_with_the_token_as_bearer(server):
         ):
             return await _exercise(session, "http")
 
-    _check(asyncio.run(main(made["owner"])))
-    peer = asyncio.run(main(made["peer"]))  # the same tools as the peer: its own session only
+    _check(_run_async(main(made["owner"])))
+    peer = _run_async(main(made["peer"]))  # the same tools as the peer: its own session only
     assert peer["recall"].structured_content["hits"] == [] and peer["outside"].is_error is False
     assert peer["outside"].structured_content["hits"][0]["content"].startswith("The standup")
 

@@ -53,7 +53,11 @@ READS = {
     "import": [], "import-job": [], "import-decide": ["decision", "gated"],
     "login": ["next"], "logout": ["next"],
     "proposals": ["status", "page"], "proposal-detail": [], "gold": [], "gold-detail": ["page"],
-    "gold-from-playground": [],
+    "gold-from-playground": [], "tokens": [],
+    # The agent API (its own tests fuzz it with a token; here every value meets a 401, never a 500).
+    "whoami": [], "memories": ["origin", "lifecycle", "segment", "cursor"], "memory": ["reason"], "recall": [],
+    "search": [], "context": [], "explain": [], "feedback": [], "auto-recall": [], "manage": [], "openapi": [],
+    "docs": [], "api-not-found": [],
 }  # fmt: skip
 UNREAD = ["zz", "page", "id[]"]
 # Hostile path segments for each kind of path argument, besides the real value.
@@ -65,6 +69,7 @@ PATH_VALUES = {
     "job_id": ["0", "999999999", "9" * 40],
     "proposal_id": ["0", "999999999", "9" * 40],
     "gold_id": ["0", "999999999", "9" * 40],
+    "rest": ["nothing", "%00", "x" * 5000],
 }
 
 
@@ -121,7 +126,7 @@ def urls_for(workspace, fact) -> list[tuple[str, str, bool]]:
     """(page name, URL, whether the path holds the real values) for every console page."""
     item = ReviewItem.objects.filter(workspace=workspace).first()
     real = {"workspace": workspace.name, "memory_id": quote(fact.id), "action": "up", "item_id": str(item.pk),
-            "job_id": "1", "proposal_id": "1", "gold_id": "1"}
+            "job_id": "1", "proposal_id": "1", "gold_id": "1", "rest": "nothing"}
     urls = []
     for name, route in console_patterns():
         urls.append((name, fill(route, real), True))
