@@ -23,7 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
 from governance.api import views
-from governance.api.auth import ApiError, bearer_value, require, throttle
+from governance.api.auth import ApiError, bearer_value
 from governance.services import tokens
 from memory.engine.gate import TidelineError
 from memory.services.errors import RequestError
@@ -39,12 +39,8 @@ INSTRUCTIONS = (
 def _run(grant_of: GrantOf, ctx: Context, verb: str, handler, body: dict[str, Any], **kwargs) -> dict[str, Any]:
     """One tool call as the HTTP API makes it: authenticate, limit, check the verb, run, count."""
     try:
-        grant = grant_of(ctx)
-        throttle(grant)
-        require(grant, verb)
-        _, payload = handler(None, grant, {k: v for k, v in body.items() if v is not None}, **kwargs)
-        tokens.note_use(grant, reads=1 if verb == "read" else 0)
-        return payload
+        given = {k: v for k, v in body.items() if v is not None}
+        return views.perform(None, grant_of(ctx), verb, handler, lambda: given, **kwargs)[1]
     except ApiError as error:
         raise ToolError(f"{error.kind}: {error.message}") from error
     except TidelineError as error:

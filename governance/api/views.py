@@ -60,12 +60,7 @@ def endpoint(methods: dict[str, tuple[str, Callable]]):
                                headers={"Allow": ", ".join(methods)})  # fmt: skip
             verb, handler = methods[request.method]
             grant = tokens.authenticate(bearer(request))
-            throttle(grant)
-            require(grant, verb)
-            _release_connection()
-            body = _body(request)
-            status, payload = handler(request, grant, body, **kwargs)
-            tokens.note_use(grant, reads=1 if verb == "read" else 0)
+            status, payload = perform(request, grant, verb, handler, lambda: _body(request), **kwargs)
             return _json(payload, status)
         except ApiError as error:
             return _json(error.payload(), error.status, error.headers)
@@ -82,6 +77,17 @@ def endpoint(methods: dict[str, tuple[str, Callable]]):
             _release_connection()
 
     return csrf_exempt(view)
+
+
+def perform(request, grant, verb: str, handler: Callable, body: Callable[[], dict[str, Any]], **kwargs):
+    """One operation as every interface makes it (this API and the MCP tools): the token's rate and
+    verb checked, the body read, the handler run, the use counted. Returns (status, payload)."""
+    throttle(grant)
+    require(grant, verb)
+    _release_connection()
+    status, payload = handler(request, grant, body(), **kwargs)
+    tokens.note_use(grant, reads=1 if verb == "read" else 0)
+    return status, payload
 
 
 def _release_connection() -> None:
@@ -246,12 +252,18 @@ def _retract(request, grant, body, memory_id: str):
     return 200, {"id": memory_id, "outcome": "retracted"}
 
 
-def _retract_many(request, grant, body):
+def _visible_ids(grant, body: dict) -> list[str]:
+    """The body's `ids`: 1 to 1,000 fact ids, every one a fact this token may see (else 422/404)."""
     ids = body.get("ids")
     if not isinstance(ids, list) or not ids or len(ids) > 1000 or not all(isinstance(i, str) for i in ids):
         raise ApiError(422, "validation", "'ids' must be a list of 1 to 1,000 fact ids")
     for memory_id in ids:
         _visible_fact(grant, memory_id)
+    return ids
+
+
+def _retract_many(request, grant, body):
+    ids = _visible_ids(grant, body)
     reason = (_text(body, "reason", limit=1000) or "retracted through MCP")
     report = purging.retract_facts(grant.workspace, ids, actor=grant.actor, reason=reason)
     return 200, {"ids": ids, "outcome": "retracted", "report": report.to_dict()}
@@ -330,11 +342,7 @@ def _manage(request, grant, body):
         report = maintenance.run_dream(grant.workspace, dry_run=dry_run, actor=grant.actor)
         return 200, {"action": "dream", "report": report.to_dict()}
     if action == "purge_request":
-        ids = body.get("ids")
-        if not isinstance(ids, list) or not ids or len(ids) > 1000 or not all(isinstance(i, str) for i in ids):
-            raise ApiError(422, "validation", "'ids' must be a list of 1 to 1,000 fact ids")
-        for memory_id in ids:
-            _visible_fact(grant, memory_id)
+        ids = _visible_ids(grant, body)
         selection = purge.Selection.parse(facts=[",".join(ids)])
         plan = purge.preview(grant.workspace, selection, hard=True, lists=False)
         confirm = reverse("governance:purge", args=[grant.workspace.name]) + "?" + urlencode({"facts": ",".join(ids), "mode": "hard"})
