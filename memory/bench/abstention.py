@@ -127,10 +127,8 @@ def collect(specs: Sequence[dict], settings: FusionSettings = DEFAULT_SETTINGS, 
 def relevances(question: Question, knobs: Knobs) -> np.ndarray:
     """Each hit's relevance as the engine computes it, with these knobs."""
     power, word_weight = knobs
-    share = relevance_rules.known_share(*question.weights, word_weight=word_weight)
-    lexical = np.maximum(question.coverage, question.spelling) * share**power
-    named = relevance_rules.name_share(*question.weights) ** power
-    return np.maximum(lexical, question.similarity * named)
+    return relevance_rules.combine(np.maximum(question.coverage, question.spelling), question.similarity,
+                                   question.weights, power=power, word_weight=word_weight)  # fmt: skip
 
 
 @dataclass(frozen=True)

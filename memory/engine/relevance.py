@@ -44,6 +44,8 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from memory.engine.lanes import Hit
 from memory.engine.stem import stem
 from memory.engine.tokenize import index_tokens, strip_clitics
@@ -150,6 +152,15 @@ def known_share(known: float, unknown_names: float, unknown_words: float,
     return known / total if total > 0 else 0.0
 
 
+def combine(words, similarity, weights: tuple[float, float, float], *, power: float = UNKNOWN_POWER,
+            word_weight: float = UNKNOWN_WORD_WEIGHT):  # fmt: skip
+    """The formula, on numbers or arrays alike (the abstention bench scores other knobs with it):
+    the words' evidence max(coverage, spelling) discounted by what the memory does not know, or the
+    learned similarity discounted only by unknown names (it reads meaning, not words)."""
+    lexical = np.asarray(words, dtype=np.float64) * known_share(*weights, word_weight=word_weight) ** power
+    return np.maximum(lexical, np.asarray(similarity, dtype=np.float64) * name_share(*weights) ** power)
+
+
 def name_share(known: float, unknown_names: float, unknown_words: float) -> float:
     total = known + unknown_names + unknown_words
     return 1.0 - unknown_names / total if total > 0 else 0.0
@@ -223,14 +234,13 @@ def match(query: QueryWords, fact_stems: Iterable[str] | set[str], spelling: flo
     spelling = max(0.0, min(1.0, float(spelling)))
     similarity = max(0.0, min(1.0, float(similarity)))
     share = query.known_share
-    relevance = max(coverage, spelling) * share**UNKNOWN_POWER
-    if similarity > 0:  # meaning, not words: only a name the memory has never heard of discounts it
-        relevance = max(relevance, similarity * query.name_share**UNKNOWN_POWER)
+    weights = (query.known_weight, query.unknown_name_weight, query.unknown_word_weight)
+    relevance = float(combine(max(coverage, spelling), similarity, weights))
     missed = [w for w in important if w.known and w.stem not in present]
     unknown = [w for w in important if not w.known]
     return Match(
         relevance=_clean(relevance), coverage=_clean(coverage), spelling=spelling, known_share=share, similarity=similarity,
-        weights=(query.known_weight, query.unknown_name_weight, query.unknown_word_weight),
+        weights=weights,
         matched=tuple(w.surface for w in held), missed=tuple(w.surface for w in missed),
         unknown=tuple(w.surface for w in unknown), names_missed=tuple(w.surface for w in missed + unknown if w.name),
     )  # fmt: skip
