@@ -14,6 +14,9 @@ def _private_keystore(tmp_path_factory):
     # The test client and live server speak plain HTTP.
     settings.SECURE_SSL_REDIRECT = False
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
+    # A test reads a use count right after its recall, in its own transaction: written at once.
+    # tests/memory/test_reinforcement.py covers the batches.
+    settings.TIDELINE_REINFORCE_FLUSH_SECONDS = 0
     yield
 
 

@@ -7,6 +7,7 @@ alone), so any worker of any host can answer any request; its lifespan (the sess
 only lifespan there is, as Django's ASGI handler takes none.
 """
 
+import asyncio
 import json
 import os
 import warnings
@@ -43,6 +44,24 @@ async def _refuse(send, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+# Django requests in progress per worker process. Each runs in a thread of its own with a database
+# connection of its own; past this many, more threads only contend for one interpreter lock and
+# empty the connection pool (a burst then failed with pool timeouts and throughput collapsed).
+# Further requests wait here, in arrival order, holding nothing but their socket.
+CONCURRENCY = max(1, int(os.environ.get("TIDELINE_WEB_CONCURRENCY", "8")))
+_admitted: asyncio.Semaphore | None = None
+
+
+async def _django(scope, receive, send):
+    global _admitted
+    if scope["type"] != "http":
+        return await django_application(scope, receive, send)
+    if _admitted is None:  # made in the worker's own event loop
+        _admitted = asyncio.Semaphore(CONCURRENCY)
+    async with _admitted:
+        return await django_application(scope, receive, send)
+
+
 async def application(scope, receive, send):
     if scope["type"] == "lifespan":
         return await mcp_application(scope, receive, send)
@@ -55,4 +74,4 @@ async def application(scope, receive, send):
             return await _refuse(send, error.message)
         scope = {**scope, "path": MCP_PATH, "raw_path": MCP_PATH.encode()}
         return await mcp_application(scope, receive, send)
-    return await django_application(scope, receive, send)
+    return await _django(scope, receive, send)

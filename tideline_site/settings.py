@@ -319,6 +319,9 @@ TIDELINE_RECALL_INDEX_BUDGET_MB = envint("TIDELINE_RECALL_INDEX_BUDGET_MB", 512)
 # The agent API (governance/api): the largest request body, and calls per token per minute (per process).
 TIDELINE_API_MAX_BODY = envint("TIDELINE_API_MAX_BODY", 256 * 1024)
 TIDELINE_API_RATE_PER_MINUTE = envint("TIDELINE_API_RATE_PER_MINUTE", 600)
+# Recall's use counts are written in batches this many seconds apart, off the request (0: with each
+# recall). A process killed hard loses at most this much of them (memory/services/reinforcement.py).
+TIDELINE_REINFORCE_FLUSH_SECONDS = float(os.environ.get("TIDELINE_REINFORCE_FLUSH_SECONDS", "1"))
 
 # Untrusted text is judged by the directive rules and the learned word list that reads their paraphrases
 # (memory/engine/directive_lexicon.py; a table of words, no language model). "0" leaves the rules alone.

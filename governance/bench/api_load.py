@@ -160,13 +160,15 @@ def _wait_for(url: str, seconds: float = 120) -> None:
 
 
 def _warm(url: str, token: str, workers: int) -> None:
-    """One request at a time until every worker answers fast: each builds its index on first use
-    (seconds at 100,000 facts), and the measurement starts on warm workers, as a running server is."""
+    """A new connection per request until the last `16 × workers` answered fast: each worker builds
+    its index on first use (seconds at 100,000 facts), and a kept-alive connection would stay with
+    one worker, so the measurement would meet a cold one."""
     import httpx2
 
     fast = 0
-    with httpx2.Client(base_url=url, timeout=300, headers={"Authorization": f"Bearer {token}"}) as client:
-        while fast < 8 * workers:
+    limits = httpx2.Limits(max_keepalive_connections=0)
+    with httpx2.Client(base_url=url, timeout=300, limits=limits, headers={"Authorization": f"Bearer {token}"}) as client:
+        while fast < 16 * workers:
             started = time.perf_counter()
             client.post("/api/v1/recall", json={"query": "warm up the index", "k": 8})
             fast = fast + 1 if time.perf_counter() - started < 0.2 else 0
@@ -269,9 +271,9 @@ def main(argv: list[str] | None = None) -> int:
 
     port = _free_port()
     env = {**os.environ, "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # as tideline serve runs it
-    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "tideline_site.asgi:application", "--port", str(port),
-                               "--workers", str(args.workers), "--log-level", "warning", "--no-access-log"],
-                              cwd=ROOT, env=env)  # fmt: skip
+    from tideline_site.serving import uvicorn_command
+
+    server = subprocess.Popen(uvicorn_command(port=port, workers=args.workers), cwd=ROOT, env=env)
     url = f"http://127.0.0.1:{port}"
     report: dict = {"facts": args.facts, "workers": args.workers}
     try:

@@ -19,6 +19,7 @@ from django.conf import settings
 
 from memory.services import key_binding
 from memory.services.demo import DEMO_PASSWORD, DEMO_USERS
+from tideline_site.serving import uvicorn_command
 
 HELP = "run the web console and the django-q2 worker together"
 
@@ -47,8 +48,7 @@ def run(options: dict) -> None:
     env = {**os.environ, "TIDELINE_INSECURE_HTTP": os.environ.get("TIDELINE_INSECURE_HTTP", "1"),
            "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # one connection pool per web process
     address = f"{options['host']}:{options['port']}"
-    web = [sys.executable, "-m", "uvicorn", "tideline_site.asgi:application", "--host", options["host"], "--port",
-           str(options["port"]), "--workers", str(max(1, options["workers"])), "--log-level", "warning", "--no-access-log"]  # fmt: skip
+    web = uvicorn_command(host=options["host"], port=options["port"], workers=options["workers"])
     children = [subprocess.Popen(web, env=env, cwd=str(settings.BASE_DIR))]
     if not options["no_worker"]:
         children.append(subprocess.Popen([*manage, "qcluster"], env=env))

@@ -228,8 +228,9 @@ def recall_fused(
     words = relevance_rules.weigh_query(query, lanes.idf, relevance_rules.unknown_idf(lanes.n_candidates),
                                         spell=lambda stem: _spelled(cols.text.stems, stem, mask))
     hits = []
-    for i, row, present, match in _picked(cols, rows, score, words, lanes, settings, limit, mmr_lambda, floor):
-        lex_rank = _rank_of(lanes.bm25, row)
+    picked = _picked(cols, rows, score, words, lanes, settings, limit, mmr_lambda, floor)
+    lex_ranks = _ranks_of(lanes.bm25, [row for _, row, _, _ in picked])
+    for (i, row, present, match), lex_rank in zip(picked, lex_ranks, strict=True):
         components = {
             "lane": "fused",
             "formula": FUSED_FORMULA,
@@ -327,12 +328,18 @@ def _top_candidates(score: np.ndarray, limit: int | None, mmr_lambda: float) -> 
     return np.flatnonzero(score >= threshold)
 
 
-def _rank_of(values: np.ndarray, row: int) -> int | None:
-    """1-based rank of `row` by value desc, ties in row order (as `_ranks` would give); None if ≤ 0."""
-    value = values[row]
-    if value <= 0:
-        return None
-    return int(np.count_nonzero(values > value) + np.count_nonzero(values[:row] == value) + 1)
+def _ranks_of(values: np.ndarray, rows: list[int]) -> list[int | None]:
+    """1-based rank of each of `rows` by value desc, ties in row order (as `_ranks` would give);
+    None for a value ≤ 0. One pass over `values` for all of them, then only the rows that could
+    rank above one (at least the smallest positive value asked about)."""
+    asked = [float(values[row]) for row in rows]
+    positive = [value for value in asked if value > 0]
+    if not positive:
+        return [None] * len(rows)
+    above = np.flatnonzero(values >= min(positive))
+    near = values[above]
+    return [int(np.count_nonzero(near > value) + np.count_nonzero((near == value) & (above < row)) + 1)
+            if value > 0 else None for row, value in zip(rows, asked, strict=True)]  # fmt: skip
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:

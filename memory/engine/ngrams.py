@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
-from memory.engine.bm25 import append_rows, major_runs
+from memory.engine.bm25 import append_rows
 from memory.engine.tokenize import capped_tokens
 
 GRAM_SIZES = (3, 4)
@@ -167,11 +167,10 @@ class NgramIndex:
         unseen = np.array([c for f, c in counts.items() if f not in self.vocabulary], dtype=np.float64)
         unseen_weight = (1.0 + np.log(unseen)) * unseen_idf
         query_norm = float(np.sqrt(query_weight @ query_weight + unseen_weight @ unseen_weight))
-        # A fact's vector is its term weights times the same IDF, so the IDF enters the dot product twice.
-        w = self.weights
-        positions, which = major_runs(w.indptr, cols)
-        contribution = w.data[positions].astype(np.float64) * (query_weight * idf[cols])[which]
-        dots = np.bincount(w.indices[positions], weights=contribution, minlength=self.n_docs)
+        # A fact's vector is its term weights times the same IDF, so the IDF enters the dot product
+        # twice. The query's columns times its weights in scipy's C loop: a common 3-gram has a
+        # posting in most facts, and gathering ~250,000 postings by hand cost three times as much.
+        dots = self.weights[:, cols] @ (query_weight * idf[cols])
         ok = mask & (norms > 0)
-        scores[ok] = dots[ok] / (norms[ok] * query_norm)
+        np.divide(dots, norms * query_norm, out=scores, where=ok)
         return scores

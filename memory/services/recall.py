@@ -14,7 +14,6 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from django.db.models import F
 from django.utils import timezone
 
 from memory.engine import expiry
@@ -28,7 +27,7 @@ from memory.engine.recall import explain as engine_explain
 from memory.engine.recall import recall as default_lane
 from memory.engine.scan import scan_for_threats
 from memory.models import Fact, Workspace
-from memory.services import embedding, untrusted
+from memory.services import embedding, reinforcement, untrusted
 from memory.services.mutation import mutate
 from memory.services.recall_index import CLEARANCE, RecallIndexUnavailable, ScopeIndex, registry  # noqa: F401
 from memory.timestamps import to_ms
@@ -91,19 +90,18 @@ def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
         allowed &= extra.unscoped | (extra.intent_scope == filters.intent)
     else:
         allowed &= extra.unscoped
-    lifecycle = cols.lifecycle
+    active = cols.active
     if filters.as_of is not None:
         # Live at T: written by T and not yet archived or pruned at T (validity is checked at T too).
-        live = (cols.created_at <= now_ms) & ~(extra.archived_at <= now_ms) & ~(extra.pruned_at <= now_ms)
-        live &= ~(extra.visible_from > now_ms)  # a held write was not recallable before its admission
-        lifecycle = np.where(live, "active", "archived").astype("<U8")
+        active = (cols.created_at <= now_ms) & ~(extra.archived_at <= now_ms) & ~(extra.pruned_at <= now_ms)
+        active &= ~(extra.visible_from > now_ms)  # a held write was not recallable before its admission
     if index.expiry_rules:
         # Retention is enforced here, not only by its scheduled run: past its policy, a fact is gone.
         allowed &= ~expired_rows(index, now_ms)
     if filters.as_of is None and allowed.all():
         return cols
     view = copy.copy(cols)
-    view.lifecycle = np.where(allowed, lifecycle, "hidden").astype("<U8")
+    view.active = active & allowed  # the stored lifecycle stays; recall reads `active`
     if filters.as_of is not None:
         # Reinforcement after T had not happened yet: never let a later access look like the future.
         view.last_accessed_at = np.minimum(cols.last_accessed_at, now_ms)
@@ -229,7 +227,7 @@ def recall(
     if reinforced:
         # After the lock: a request holding a database connection must never wait for an index lock
         # that another request holds while it waits for a connection (the pool would deadlock).
-        Fact.objects.filter(pk__in=reinforced).update(access_count=F("access_count") + 1, last_accessed_at=moment)
+        reinforcement.record(reinforced, moment)
     return hits
 
 

@@ -698,6 +698,7 @@ class IndexRegistry:
             cols.last_accessed_at[i] = row.last_accessed_at
             cols.permanent[i] = (row.tier or defaults.tier) == "permanent"
             cols.lifecycle[i] = row.lifecycle
+            cols.active[i] = row.lifecycle == "active"
             cols.valid_to[i] = np.nan if row.valid_to is None else row.valid_to
             cols.confidence[i] = np.nan if row.confidence is None else row.confidence
             cols.confirmed[i] = row.status == "confirmed"

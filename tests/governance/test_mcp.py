@@ -20,6 +20,8 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from tideline_site.serving import uvicorn_command
+
 ROOT = Path(__file__).resolve().parents[2]
 PEER = "channel:slack/general/s1"
 
@@ -100,8 +102,7 @@ def _free_port() -> int:
 def server(scratch):
     env, made = scratch
     port = _free_port()
-    process = subprocess.Popen([sys.executable, "-m", "uvicorn", "tideline_site.asgi:application", "--port", str(port),
-                                "--workers", "2", "--log-level", "warning"], cwd=ROOT, env=env)  # fmt: skip
+    process = subprocess.Popen(uvicorn_command(port=port, workers=2), cwd=ROOT, env=env)  # as `tideline serve` runs it
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
