@@ -5,8 +5,10 @@
         [--write-seconds 60] [--writers 16] [--workers 2] [--plot docs/api-latency.svg] [--workspace W] [--json]
 
 1. Seeds a fresh workspace of `--facts` synthetic facts (the benchmark corpus, bulk import) and four
-   small workspaces for writes, with an owner token each; starts `uvicorn tideline_site.asgi` with
-   `--workers` processes on a free loopback port and warms every worker's recall index.
+   small workspaces for writes, with an owner token each; starts the web server as `tideline serve`
+   does (`tideline_site.serving.uvicorn_command`) with `--workers` processes on a free loopback port,
+   and warms every worker's recall index. Requests go through the bench's own small HTTP client
+   (`http_client.py`), so the generator takes as little as it can of the cores it shares.
 2. **Recall, open loop**: `POST /api/v1/recall` at a fixed offered rate for `--seconds`, over at most
    `--connections` connections. Each request is due at its own time whether or not earlier ones
    have answered, and its latency counts from when it was due, so a stall shows in the figures
@@ -35,6 +37,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from governance.bench.http_client import LoopbackClient
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -58,19 +62,14 @@ def _percentile(ordered: list[float], q: float) -> float:
 
 
 async def open_loop(url: str, token: str, queries: list[str], rate: float, seconds: float, connections: int) -> Run:
-    import httpx2
-
     run = Run(rate, seconds)
     latencies: list[float] = []
-    limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
-    async with httpx2.AsyncClient(base_url=url, limits=limits, timeout=30,
-                                  headers={"Authorization": f"Bearer {token}"}) as client:  # fmt: skip
+    async with LoopbackClient(url, connections=connections, headers={"Authorization": f"Bearer {token}"}) as client:
         start = time.perf_counter()
 
         async def one(due: float, query: str) -> None:
             try:
-                response = await client.post("/api/v1/recall", json={"query": query, "k": 8})
-                status = str(response.status_code)
+                status = str((await client.post_json("/api/v1/recall", {"query": query, "k": 8}))[0])
             except Exception as error:  # noqa: BLE001 — counted as an error, the load goes on
                 status = type(error).__name__
             finished = time.perf_counter()
@@ -103,13 +102,11 @@ async def open_loop(url: str, token: str, queries: list[str], rate: float, secon
 async def closed_loop_writes(url: str, targets: list[tuple[str, str]], writers: int, seconds: float,
                              phase: str = "") -> dict:  # fmt: skip
     """`writers` concurrent writers spread over the (workspace, token) targets; distinct contents."""
-    import httpx2
-
     created: dict[str, int] = {name: 0 for name, _ in targets}
     statuses: dict[str, int] = {}
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
-    async with httpx2.AsyncClient(base_url=url, timeout=30) as client:
+    async with LoopbackClient(url, connections=writers) as client:
 
         async def writer(number: int) -> None:
             name, token = targets[number % len(targets)]
@@ -120,8 +117,8 @@ async def closed_loop_writes(url: str, targets: list[tuple[str, str]], writers: 
                         "segment": "knowledge"}  # fmt: skip
                 started = time.perf_counter()
                 try:
-                    response = await client.post("/api/v1/memories", json=body, headers={"Authorization": f"Bearer {token}"})
-                    status = str(response.status_code)
+                    answer = await client.post_json("/api/v1/memories", body, {"Authorization": f"Bearer {token}"})
+                    status = str(answer[0])
                 except Exception as error:  # noqa: BLE001
                     status = type(error).__name__
                 latencies.append((time.perf_counter() - started) * 1000)

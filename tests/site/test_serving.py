@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 
 from tideline_site.serving import NoDelayProtocol, uvicorn_command
@@ -25,10 +26,9 @@ def test_an_accepted_connection_that_uvicorn_made_with_nagle_on_gets_it_turned_o
         try:
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 0
             protocol = NoDelayProtocol.__new__(NoDelayProtocol)  # only connection_made's first step is ours
-            try:
+            # uvicorn's own setup after ours needs server state this test lacks: its failure is not ours.
+            with contextlib.suppress(Exception):
                 protocol.connection_made(_Transport(accepted))
-            except Exception:  # noqa: BLE001 — uvicorn's own setup needs a server state this test lacks
-                pass
             assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
         finally:
             accepted.close()
