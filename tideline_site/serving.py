@@ -1,28 +1,39 @@
-"""How the web processes are started: uvicorn, with an HTTP protocol that turns Nagle's algorithm off.
+"""How the web processes are started: `tideline serve`, the API load bench and the tests use this.
 
-With `--workers`, uvicorn binds the listening socket itself without naming TCP as its protocol, and
-asyncio then leaves Nagle's algorithm on for the connections it accepts (it turns it off only for
-sockets that say IPPROTO_TCP). A response goes out as two writes (head, then body), so on a
-kept-alive connection the body waited for the client's delayed acknowledgement: 40 ms added to
-every API call after an agent's first. A single worker did not show it, as uvicorn lets asyncio
-bind the socket then.
+Each web worker is a process of its own running uvicorn on `tideline_site.asgi`, listening on the
+same port through its own socket with SO_REUSEPORT, so the kernel spreads new connections over the
+workers. With uvicorn's `--workers` they shared one socket instead, and asyncio accepts every
+pending connection at once: sixteen agents connecting together all landed on whichever worker woke
+first, and the other sat idle (writes from 16 clients ran on one core).
+
+The sockets also name TCP as their protocol, so asyncio turns Nagle's algorithm off for the
+connections they accept (uvicorn's shared socket did not, and a response's body then waited for
+the client's delayed ACK: 40 ms on every kept-alive call after the first). `NoDelayProtocol` turns
+it off in any case, for servers started some other way (`uvicorn … --http
+tideline_site.serving:NoDelayProtocol`).
+
+    python -m tideline_site.serving --host 127.0.0.1 --port 8000     # one worker process
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import socket
+import subprocess
 import sys
+from collections.abc import Mapping
+from pathlib import Path
 
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_PORTS = hasattr(socket, "SO_REUSEPORT") and sys.platform.startswith("linux")
 
-def uvicorn_command(*, host: str = "127.0.0.1", port: int, workers: int) -> list[str]:
-    """The command line of the web server `tideline serve` (and the API load bench) runs."""
-    return [sys.executable, "-m", "uvicorn", "tideline_site.asgi:application", "--host", host, "--port", str(port),
-            "--workers", str(max(1, workers)), "--http", "tideline_site.serving:NoDelayProtocol",
-            "--log-level", "warning", "--no-access-log"]  # fmt: skip
+
+class PortInUse(Exception):
+    pass
 
 
 class NoDelayProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
@@ -32,3 +43,61 @@ class NoDelayProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
             with contextlib.suppress(OSError):  # not a TCP socket after all: nothing to turn off
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         super().connection_made(transport)
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise `PortInUse` when something already listens there: with SO_REUSEPORT a second server
+    would otherwise share the port silently and take half the connections."""
+    with socket.socket(_family(host), socket.SOCK_STREAM, socket.IPPROTO_TCP) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise PortInUse(f"{host}:{port} is already in use ({error.strerror}): stop what listens there or pass --port") from error
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    sock = socket.socket(_family(host), socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    return sock
+
+
+def web_commands(*, host: str = "127.0.0.1", port: int, workers: int) -> list[list[str]]:
+    """The command line of each web process: one per worker where ports can be shared, else one
+    uvicorn that forks its own workers."""
+    workers = max(1, workers)
+    if SHARED_PORTS:
+        return [[sys.executable, "-m", "tideline_site.serving", "--host", host, "--port", str(port)]] * workers
+    return [[sys.executable, "-m", "uvicorn", "tideline_site.asgi:application", "--host", host, "--port", str(port),
+             "--workers", str(workers), "--http", "tideline_site.serving:NoDelayProtocol",
+             "--log-level", "warning", "--no-access-log"]]  # fmt: skip
+
+
+def start_web(*, host: str = "127.0.0.1", port: int, workers: int, env: Mapping[str, str] | None = None,
+              cwd: Path = ROOT) -> list[subprocess.Popen]:  # fmt: skip
+    """Start the web processes (after checking the port is free); the caller stops them."""
+    check_port(host, port)
+    return [subprocess.Popen(command, env=dict(env) if env is not None else None, cwd=str(cwd))
+            for command in web_commands(host=host, port=port, workers=workers)]  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    import uvicorn
+
+    parser = argparse.ArgumentParser(prog="python -m tideline_site.serving", description="one Tideline web worker")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    config = uvicorn.Config("tideline_site.asgi:application", http=NoDelayProtocol, log_level="warning",
+                            access_log=False)  # fmt: skip
+    uvicorn.Server(config).run(sockets=[listening_socket(args.host, args.port)])
+
+
+if __name__ == "__main__":
+    main()

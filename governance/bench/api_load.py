@@ -6,7 +6,7 @@
 
 1. Seeds a fresh workspace of `--facts` synthetic facts (the benchmark corpus, bulk import) and four
    small workspaces for writes, with an owner token each; starts the web server as `tideline serve`
-   does (`tideline_site.serving.uvicorn_command`) with `--workers` processes on a free loopback port,
+   does (`tideline_site.serving.start_web`) with `--workers` processes on a free loopback port,
    and warms every worker's recall index. Requests go through the bench's own small HTTP client
    (`http_client.py`), so the generator takes as little as it can of the cores it shares.
 2. **Recall, open loop**: `POST /api/v1/recall` at a fixed offered rate for `--seconds`, over at most
@@ -31,7 +31,6 @@ import os
 import random
 import socket
 import statistics
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -268,9 +267,9 @@ def main(argv: list[str] | None = None) -> int:
 
     port = _free_port()
     env = {**os.environ, "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # as tideline serve runs it
-    from tideline_site.serving import uvicorn_command
+    from tideline_site.serving import start_web
 
-    server = subprocess.Popen(uvicorn_command(port=port, workers=args.workers), cwd=ROOT, env=env)
+    servers = start_web(port=port, workers=args.workers, env=env)
     url = f"http://127.0.0.1:{port}"
     report: dict = {"facts": args.facts, "workers": args.workers}
     try:
@@ -296,8 +295,10 @@ def main(argv: list[str] | None = None) -> int:
         report["writes_one_workspace"], report["writes_four_workspaces"] = one, four
         report["writes_lost"] = sum(answered[n] - stored[n] for n in answered)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            server.wait(timeout=30)
     if args.json:
         print(json.dumps(report, indent=2))
     else:

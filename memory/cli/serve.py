@@ -1,7 +1,8 @@
 """`tideline serve` — the web console, agent API and MCP server, and the background worker; Ctrl-C stops both.
 
-The web side is uvicorn serving `tideline_site.asgi` with `--workers` processes (2 by default: one
-per core here): a production ASGI server, so a slow request never holds up the rest, and the MCP
+The web side is uvicorn serving `tideline_site.asgi` in `--workers` processes (2 by default: one
+per core here), each on its own socket of the shared port (tideline_site/serving.py): a production
+ASGI server, so a slow request never holds up the rest, and the MCP
 server's streamable HTTP transport (an ASGI app) is mounted beside Django at `/mcp/`. Static files
 are served by WhiteNoise inside Django. Every worker keeps its own recall index and syncs it by the
 workspace's revision, so several workers (or hosts) on one PostgreSQL stay coherent.
@@ -19,7 +20,8 @@ from django.conf import settings
 
 from memory.services import key_binding
 from memory.services.demo import DEMO_PASSWORD, DEMO_USERS
-from tideline_site.serving import uvicorn_command
+from memory.services.errors import RequestError
+from tideline_site.serving import PortInUse, start_web
 
 HELP = "run the web console and the django-q2 worker together"
 
@@ -48,8 +50,12 @@ def run(options: dict) -> None:
     env = {**os.environ, "TIDELINE_INSECURE_HTTP": os.environ.get("TIDELINE_INSECURE_HTTP", "1"),
            "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # one connection pool per web process
     address = f"{options['host']}:{options['port']}"
-    web = uvicorn_command(host=options["host"], port=options["port"], workers=options["workers"])
-    children = [subprocess.Popen(web, env=env, cwd=str(settings.BASE_DIR))]
+    try:
+        web = start_web(host=options["host"], port=options["port"], workers=options["workers"], env=env,
+                        cwd=settings.BASE_DIR)  # fmt: skip
+    except PortInUse as error:
+        raise RequestError(str(error), kind="port_in_use") from error
+    children = list(web)
     if not options["no_worker"]:
         children.append(subprocess.Popen([*manage, "qcluster"], env=env))
     database = "SQLite at " + str(settings.DATABASES["default"]["NAME"]) if settings.EMBEDDED else "PostgreSQL"
@@ -59,7 +65,7 @@ def run(options: dict) -> None:
     try:
         while all(child.poll() is None for child in children):
             time.sleep(0.5)
-        failed = ["web server" if child is children[0] else "worker" for child in children if child.poll() not in (None, 0)]
+        failed = ["web server" if child in web else "worker" for child in children if child.poll() not in (None, 0)]
         if failed:
             print(f"stopped: {', '.join(failed)} exited", file=sys.stderr)
     except KeyboardInterrupt:

@@ -20,7 +20,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from tideline_site.serving import uvicorn_command
+from tideline_site.serving import start_web
 
 ROOT = Path(__file__).resolve().parents[2]
 PEER = "channel:slack/general/s1"
@@ -102,7 +102,7 @@ def _free_port() -> int:
 def server(scratch):
     env, made = scratch
     port = _free_port()
-    process = subprocess.Popen(uvicorn_command(port=port, workers=2), cwd=ROOT, env=env)  # as `tideline serve` runs it
+    processes = start_web(port=port, workers=2, env=env)  # as `tideline serve` runs them
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -112,8 +112,10 @@ def server(scratch):
         except httpx2.HTTPError:
             time.sleep(0.2)
     yield url, made
-    process.terminate()
-    process.wait(timeout=20)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.wait(timeout=20)
 
 
 def test_streamable_http_does_the_same_with_the_token_as_bearer(server):

@@ -5,7 +5,16 @@ from __future__ import annotations
 import contextlib
 import socket
 
-from tideline_site.serving import NoDelayProtocol, uvicorn_command
+import pytest
+
+from tideline_site.serving import (
+    SHARED_PORTS,
+    NoDelayProtocol,
+    PortInUse,
+    check_port,
+    listening_socket,
+    web_commands,
+)
 
 
 class _Transport:
@@ -35,7 +44,45 @@ def test_an_accepted_connection_that_uvicorn_made_with_nagle_on_gets_it_turned_o
             client.close()
 
 
-def test_the_server_command_uses_that_protocol():
-    command = uvicorn_command(port=8000, workers=2)
-    assert command[command.index("--http") + 1] == "tideline_site.serving:NoDelayProtocol"
-    assert command[command.index("--workers") + 1] == "2"
+def test_each_web_worker_is_a_process_on_the_shared_port_and_a_taken_port_is_refused():
+    commands = web_commands(port=8000, workers=2)
+    if SHARED_PORTS:
+        assert len(commands) == 2 and all("tideline_site.serving" in c for c in commands)
+    else:
+        assert commands[0][commands[0].index("--http") + 1] == "tideline_site.serving:NoDelayProtocol"
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(PortInUse, match="already in use"):
+            check_port("127.0.0.1", taken.getsockname()[1])
+
+
+@pytest.mark.skipif(not SHARED_PORTS, reason="SO_REUSEPORT spreads connections only on Linux")
+def test_connections_made_together_are_spread_over_the_workers():
+    """Two workers' sockets on one port: thirty-two connections opened at once do not all land on one
+    (with one shared socket, the first worker to wake accepted every one of them)."""
+    first = listening_socket("127.0.0.1", 0)
+    port = first.getsockname()[1]
+    second = listening_socket("127.0.0.1", port)
+    try:
+        for sock in (first, second):
+            sock.listen(64)
+            sock.setblocking(False)
+        clients = [socket.create_connection(("127.0.0.1", port)) for _ in range(32)]
+        counts = []
+        for sock in (first, second):
+            n = 0
+            while True:
+                try:
+                    accepted, _ = sock.accept()
+                except BlockingIOError:
+                    break
+                accepted.close()
+                n += 1
+            counts.append(n)
+        assert sum(counts) == 32 and min(counts) >= 4, counts  # a fair split fails this once in 400,000 runs
+        for client in clients:
+            client.close()
+    finally:
+        first.close()
+        second.close()
