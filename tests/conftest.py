@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.conf import settings
 
@@ -10,6 +12,9 @@ from django.conf import settings
 def _private_keystore(tmp_path_factory):
     # Keys created by tests never mix with a developer's var/keystore.
     settings.TIDELINE_KEYSTORE_DIR = tmp_path_factory.mktemp("keystore")
+    # And in every process a test starts (the CLI, servers): key stores are per workspace id, and a
+    # test database's workspace 1 shredding its owner key must never touch a developer's workspace 1.
+    os.environ["TIDELINE_KEYSTORE_DIR"] = str(settings.TIDELINE_KEYSTORE_DIR)
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # The test client and live server speak plain HTTP.
     settings.SECURE_SSL_REDIRECT = False

@@ -47,6 +47,7 @@ class Run:
     seconds: float
     sent: int = 0
     ok: int = 0
+    with_hits: int = 0
     errors: int = 0
     statuses: dict[str, int] = field(default_factory=dict)
     achieved_per_s: float = 0.0
@@ -68,7 +69,10 @@ async def open_loop(url: str, token: str, queries: list[str], rate: float, secon
 
         async def one(due: float, query: str) -> None:
             try:
-                status = str((await client.post_json("/api/v1/recall", {"query": query, "k": 8}))[0])
+                code, body = await client.post_json("/api/v1/recall", {"query": query, "k": 8})
+                status = str(code)
+                if code == 200 and b'"hits": []' not in body:
+                    run.with_hits += 1  # a memory that answers nothing (a lost key, a wrong token) is fast, and wrong
             except Exception as error:  # noqa: BLE001 — counted as an error, the load goes on
                 status = type(error).__name__
             finished = time.perf_counter()
@@ -305,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
         r = report["recall"]
         print(f"recall at {r['offered_per_s']:g}/s for {r['seconds']:g} s on {args.facts:,} facts ({args.workers} workers): "
               f"p50 {r['p50_ms']} ms, p90 {r['p90_ms']} ms, p99 {r['p99_ms']} ms, max {r['max_ms']} ms, "
-              f"{r['ok']} ok, {r['errors']} errors {r['statuses']}")  # fmt: skip
+              f"{r['ok']} ok ({r['with_hits']} with hits), {r['errors']} errors {r['statuses']}")  # fmt: skip
         for c in report["curve"]:
             print(f"  offered {c['offered_per_s']:>5g}/s → achieved {c['achieved_per_s']:>6g}/s, p50 {c['p50_ms']} ms, "
                   f"p99 {c['p99_ms']} ms, errors {c['errors']}")  # fmt: skip

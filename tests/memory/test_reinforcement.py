@@ -98,3 +98,4 @@ def _run_with_test_database(script: str, extra_env: dict[str, str]) -> None:
         env["DATABASE_URL"] = f"sqlite:///{settings_dict['NAME']}"
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
