@@ -73,7 +73,7 @@ def web_commands(*, host: str = "127.0.0.1", port: int, workers: int) -> list[li
     uvicorn that forks its own workers."""
     workers = max(1, workers)
     if SHARED_PORTS:
-        return [[sys.executable, "-m", "tideline_site.serving", "--host", host, "--port", str(port)]] * workers
+        return [[sys.executable, "-m", "tideline_site.serving", "--host", host, "--port", str(port)] for _ in range(workers)]
     return [[sys.executable, "-m", "uvicorn", "tideline_site.asgi:application", "--host", host, "--port", str(port),
              "--workers", str(workers), "--http", "tideline_site.serving:NoDelayProtocol",
              "--log-level", "warning", "--no-access-log"]]  # fmt: skip

@@ -293,14 +293,12 @@ class IndexRegistry:
             sealing.keyring.forget(index.workspace_id, index.origin_key)
             _read_workspace_settings(index)
             scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
-            with _collector_paused():  # its objects all live on: passes over them are wasted (1 s of 6 at 100,000)
+            with _building(index):
                 self._load(index, scope)
                 self._load_vectors(index, None)
                 index.revision = current
                 self._rebuild(index)
                 self._load_links(index)
-            if index.cols is not None and len(index.cols) >= FREEZE_AT_FACTS:
-                _settle_heap()
             return
         if current == index.revision:
             return
@@ -339,11 +337,9 @@ class IndexRegistry:
             index.vectors.pop(memory_id, None)
         known = [mid for mid in touched if mid in index.rows and mid not in new_ids]
         if gone or (new_ids and (index.cols is None or not self._appendable(index, new_ids))):
-            with _collector_paused():
+            with _building(index):
                 self._rebuild(index)
                 self._load_links(index)
-            if index.cols is not None and len(index.cols) >= FREEZE_AT_FACTS:
-                _settle_heap()
             return
         if index.cols is None:  # nothing indexed and nothing new (the changes were elsewhere)
             return
@@ -736,27 +732,20 @@ class IndexRegistry:
 
 # An index this large holds a million or more Python objects (rows, their dicts and strings). The
 # collector's full passes walk all of them: 300 ms with the process stopped, several times a
-# minute under an API's load (the p99 of a recall was those pauses). After building one, the
-# process collects once and freezes what is there (`gc.freeze`): the collector's later passes skip
-# it. Thawing first lets the collection free an index this one replaced. Smaller indexes are not
-# worth a full collection per build.
+# minute under an API's load (the p99 of a recall was those pauses). While an index is built no
+# pass runs (its objects all live on: passes over them were 1 s of a 6 s build at 100,000 facts);
+# after building one this large the process collects once and freezes what is there
+# (`gc.freeze`), so later passes skip it. Thawing first lets that collection free an index this
+# one replaced. Smaller indexes are not worth a full collection per build.
 FREEZE_AT_FACTS = 20_000
 _heap_lock = threading.Lock()
-
-
 _paused, _was_enabled = 0, True
 
 
-def _settle_heap() -> None:
-    with _heap_lock:
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
-
-
 @contextmanager
-def _collector_paused():
-    """No automatic collection while an index is built (threads building at once share the pause)."""
+def _building(index: ScopeIndex):
+    """Build `index` inside: no automatic collection meanwhile (threads building at once share the
+    pause), and the heap settled afterwards when the index is large."""
     global _paused, _was_enabled
     with _heap_lock:
         if _paused == 0:
@@ -770,6 +759,11 @@ def _collector_paused():
             _paused -= 1
             if _paused == 0 and _was_enabled:
                 gc.enable()
+    if index.cols is not None and len(index.cols) >= FREEZE_AT_FACTS:
+        with _heap_lock:
+            gc.unfreeze()
+            gc.collect()
+            gc.freeze()
 
 
 def _drop_if_shredded(index: ScopeIndex) -> None:

@@ -42,10 +42,9 @@ class _Pending:
         self.uses: dict[int, list] = {}
         self.timer: threading.Timer | None = None
 
-    def add(self, pks: list[int], moment: datetime) -> bool:
-        """Count the uses; True when they are the first pending (the caller schedules a write)."""
+    def add(self, pks: list[int], moment: datetime, delay: float) -> None:
+        """Count the uses, and schedule their write `delay` seconds on unless one is due already."""
         with self.lock:
-            first = not self.uses
             for pk in pks:
                 entry = self.uses.get(pk)
                 if entry is None:
@@ -53,7 +52,10 @@ class _Pending:
                 else:
                     entry[0] += 1
                     entry[1] = max(entry[1], moment)
-            return first
+            if self.timer is None:
+                self.timer = threading.Timer(delay, _flush_in_thread)
+                self.timer.daemon = True
+                self.timer.start()
 
     def take(self) -> dict[int, list]:
         with self.lock:
@@ -75,13 +77,7 @@ def record(pks: list[int], moment: datetime) -> None:
     if delay <= 0:
         _write({pk: [1, moment] for pk in pks})
         return
-    if pending.add(pks, moment):
-        timer = threading.Timer(delay, _flush_in_thread)
-        timer.daemon = True
-        with pending.lock:
-            if pending.timer is None:
-                pending.timer = timer
-                timer.start()
+    pending.add(pks, moment, delay)
 
 
 def flush() -> int:
