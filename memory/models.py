@@ -95,12 +95,13 @@ class Fact(models.Model):
         OWNER = "owner"
         CHANNEL = "channel"
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="facts")
+    # No index of its own: the composite indexes lead with it.
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="facts", db_index=False)
     memory_id = models.CharField(max_length=128)
 
     sealed_content = SealedField()
     content_length = models.PositiveIntegerField()
-    content_hash = models.CharField(max_length=64, db_index=True)
+    content_hash = models.CharField(max_length=64)  # indexed alone below (fact_content_hash_idx)
     sealed_metadata = SealedField(null=True)
 
     segment = models.CharField(max_length=16, choices=_choices(R.SEGMENTS))
@@ -193,7 +194,9 @@ class Fact(models.Model):
         ]
         indexes = [
             models.Index(fields=["workspace", "origin_key", "lifecycle"], name="fact_scope_idx"),
-            models.Index(fields=["workspace", "origin_key", "content_hash"], name="fact_hash_idx"),
+            # A keyed HMAC is unique enough on its own, and an index that leads with it is the one the
+            # planner cannot trade for a workspace index when a new workspace has no statistics yet.
+            models.Index(fields=["content_hash"], name="fact_content_hash_idx"),
             models.Index(fields=["workspace", "origin_key", "subject_key"], name="fact_slot_idx"),
             models.Index(fields=["workspace", "created_at"], name="fact_created_idx"),
             models.Index(fields=["workspace", "segment", "lifecycle"], name="fact_segment_idx"),
@@ -488,7 +491,8 @@ class FactVector(models.Model):
     content itself (float16, which keeps cosine to three decimals at half the size) and dies with it.
     """
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="+")
+    # No index of its own: the composite indexes lead with it.
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="+", db_index=False)
     fact = models.OneToOneField(Fact, on_delete=models.CASCADE, related_name="vector")
     fingerprint = models.CharField(max_length=120, help_text="which embedder and weights made the vector")
     dims = models.PositiveSmallIntegerField()
@@ -510,8 +514,10 @@ class FactTerm(models.Model):
     so a lookup touches live candidates of one origin and trust class only.
     """
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="+")
-    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="terms")
+    # No index of its own: the composite indexes lead with it.
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="+", db_index=False)
+    # No index of its own: factterm_unique leads with it.
+    fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="terms", db_index=False)
     origin_key = models.CharField(max_length=900)
     trusted = models.BooleanField()
     term = models.BigIntegerField()
@@ -525,7 +531,8 @@ class FactTerm(models.Model):
 class TermStat(models.Model):
     """How many active facts of one origin and trust class hold a (keyed) token: picks rare prefixes."""
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="+")
+    # No index of its own: the composite indexes lead with it.
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="+", db_index=False)
     origin_key = models.CharField(max_length=900)
     trusted = models.BooleanField()
     term = models.BigIntegerField()
@@ -588,7 +595,8 @@ class MemoryEvent(models.Model):
         MEMBERS_CHANGED = "members_changed"
         TOKENS_CHANGED = "tokens_changed"
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="events")
+    # No index of its own: the composite indexes lead with it.
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="events", db_index=False)
     revision = models.BigIntegerField()
     at = models.DateTimeField()
     kind = models.CharField(max_length=24, choices=Kind.choices)
