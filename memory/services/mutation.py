@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from memory.models import MemoryEvent, Workspace
@@ -54,12 +54,22 @@ def mutate(workspace: Workspace | int, *, actor: str, now: datetime | None = Non
     """Run the body as one mutation of `workspace`: lock, bump revision, work, append events, commit."""
     workspace_id = workspace.pk if isinstance(workspace, Workspace) else workspace
     with transaction.atomic():
-        locked = Workspace.objects.select_for_update().get(pk=workspace_id)
-        locked.revision += 1
-        locked.save(update_fields=["revision"])
+        locked = _lock_and_bump(workspace_id)
         mutation = Mutation(workspace=locked, revision=locked.revision, actor=actor, now=now or timezone.now())
         yield mutation
         if mutation.events:
             MemoryEvent.objects.bulk_create(mutation.events)
     if isinstance(workspace, Workspace):
         workspace.revision = locked.revision
+
+
+def _lock_and_bump(workspace_id: int) -> Workspace:
+    """Lock the workspace row and take the next revision in one statement (UPDATE … RETURNING, on
+    PostgreSQL and SQLite alike). A write holds this lock until it commits, so every statement saved
+    inside it is time other writers of the workspace stop waiting."""
+    table = connection.ops.quote_name(Workspace._meta.db_table)
+    rows = list(Workspace.objects.raw(f"UPDATE {table} SET revision = revision + 1 WHERE id = %s RETURNING *",
+                                      [workspace_id]))  # fmt: skip
+    if not rows:
+        raise Workspace.DoesNotExist(f"no workspace with id {workspace_id}")
+    return rows[0]

@@ -23,7 +23,7 @@ from memory.engine.tokenize import jaccard, token_set
 from memory.models import Fact, Link
 from memory.services import embedding, policy
 from memory.services.mutation import Mutation, mutate
-from memory.services.near_duplicates import find_near_duplicates, index_facts, unindex_facts
+from memory.services.near_duplicates import find_duplicates, index_facts, unindex_facts
 from memory.timestamps import to_ms
 
 Error = policy.TidelineError
@@ -166,7 +166,7 @@ def _write(m: Mutation, new: NewFact, embedder: Any = embedding.CONFIGURED) -> W
             if restated is not None:
                 return _reinforce(m, restated, new, decision, promote=hold is None)
         else:
-            duplicate = _duplicate_of(workspace, origin, trusted, content, active)
+            duplicate = _duplicate_of(workspace, origin, trusted, content)
             if duplicate is not None:
                 return _reinforce(m, duplicate, new, decision, promote=hold is None)
 
@@ -243,20 +243,17 @@ def _write_held(m: Mutation, new: NewFact, content: str, decision, subject_key: 
     return WriteResult(fact, "held", [], item_id, tuple(hold.rules))
 
 
-def _duplicate_of(workspace, origin: R.Origin, trusted: bool, content: str, active) -> Fact | None:
+def _duplicate_of(workspace, origin: R.Origin, trusted: bool, content: str) -> Fact | None:
     """The fact this content repeats: same keyed hash first, else the most similar near-duplicate."""
-    untrusted_types = list(R.UNTRUSTED_SOURCE_TYPES)
     digest = sealing.content_hash(workspace.pk, origin.key, R.normalize_for_hash(content))
-    exact = active.filter(content_hash=digest)
-    exact = exact.exclude(source_type__in=untrusted_types) if trusted else exact.filter(source_type__in=untrusted_types)
-    found = _richest(list(exact))
-    if found is not None:
-        return found
-    near = find_near_duplicates(workspace_id=workspace.pk, origin_key=origin.key, trusted=trusted, content=content)
-    if not near:
+    found = find_duplicates(workspace_id=workspace.pk, origin_key=origin.key, trusted=trusted, content=content,
+                            content_hash=digest)  # fmt: skip
+    if found.exact:
+        return _richest(list(Fact.objects.filter(pk__in=found.exact)))
+    if not found.near:
         return None
-    best = near[0].similarity
-    return _richest(list(Fact.objects.filter(pk__in=[d.fact_id for d in near if d.similarity == best])))
+    best = found.near[0].similarity
+    return _richest(list(Fact.objects.filter(pk__in=[d.fact_id for d in found.near if d.similarity == best])))
 
 
 def _most_similar(content: str, priors: list[Fact]) -> Fact | None:
