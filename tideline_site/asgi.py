@@ -11,16 +11,64 @@ import asyncio
 import json
 import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
-from django.core.asgi import get_asgi_application
+import django
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
 # Static files (WhiteNoise) and the exports stream from synchronous iterators; Django's ASGI handler
 # serves them correctly in a worker thread but warns on every response. The warning is not news.
 warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume synchronous iterators")
-django_application = get_asgi_application()  # sets Django up before the modules below are imported
 
-from asgiref.sync import sync_to_async  # noqa: E402
+
+# Django requests in progress per worker process. Each runs in a thread of its own with a database
+# connection of its own; past this many, more threads only contend for one interpreter lock and
+# empty the connection pool (a burst then failed with pool timeouts and throughput collapsed).
+# Further requests wait for a thread, in arrival order, holding nothing but their socket.
+CONCURRENCY = max(1, int(os.environ.get("TIDELINE_WEB_CONCURRENCY", "8")))
+_threads: asyncio.Queue | None = None
+
+
+def _request_threads() -> asyncio.Queue:
+    global _threads
+    if _threads is None:  # made in the worker's own event loop
+        _threads = asyncio.Queue()
+        for number in range(CONCURRENCY):
+            _threads.put_nowait(ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"request-{number}"))
+    return _threads
+
+
+class OneHopASGIHandler(ASGIHandler):
+    """Django's ASGI handler, run the way this site's code is written: synchronously, on a few
+    long-lived request threads, with one hop from the event loop per request.
+
+    Stock Django, serving synchronous views and middleware over ASGI, hops between the event loop
+    and a thread twice per middleware and starts (and joins) a new thread for every request. Under
+    load those hops cost the worker more interpreter time than an API write itself (py-spy)."""
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request):
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await super().__call__(scope, receive, send)
+        threads = _request_threads()
+        thread = await threads.get()
+        try:
+            async with ThreadSensitiveContext(executor=thread):
+                await self.handle(scope, receive, send)
+        finally:
+            threads.put_nowait(thread)
+
+
+django.setup(set_prefix=False)
+django_application = OneHopASGIHandler()  # Django is set up before the modules below are imported
+
 from mcp.server.transport_security import TransportSecuritySettings  # noqa: E402
 
 from governance.api.auth import bearer_value  # noqa: E402
@@ -44,24 +92,6 @@ async def _refuse(send, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-# Django requests in progress per worker process. Each runs in a thread of its own with a database
-# connection of its own; past this many, more threads only contend for one interpreter lock and
-# empty the connection pool (a burst then failed with pool timeouts and throughput collapsed).
-# Further requests wait here, in arrival order, holding nothing but their socket.
-CONCURRENCY = max(1, int(os.environ.get("TIDELINE_WEB_CONCURRENCY", "8")))
-_admitted: asyncio.Semaphore | None = None
-
-
-async def _django(scope, receive, send):
-    global _admitted
-    if scope["type"] != "http":
-        return await django_application(scope, receive, send)
-    if _admitted is None:  # made in the worker's own event loop
-        _admitted = asyncio.Semaphore(CONCURRENCY)
-    async with _admitted:
-        return await django_application(scope, receive, send)
-
-
 async def application(scope, receive, send):
     if scope["type"] == "lifespan":
         return await mcp_application(scope, receive, send)
@@ -74,4 +104,4 @@ async def application(scope, receive, send):
             return await _refuse(send, error.message)
         scope = {**scope, "path": MCP_PATH, "raw_path": MCP_PATH.encode()}
         return await mcp_application(scope, receive, send)
-    return await _django(scope, receive, send)
+    return await django_application(scope, receive, send)
