@@ -11,11 +11,16 @@ import asyncio
 import json
 import os
 import warnings
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import django
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
-from django.core.handlers.asgi import ASGIHandler
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.http import FileResponse
+from django.urls import set_script_prefix
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
 # Static files (WhiteNoise) and the exports stream from synchronous iterators; Django's ASGI handler
@@ -28,16 +33,18 @@ warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume sy
 # empty the connection pool (a burst then failed with pool timeouts and throughput collapsed).
 # Further requests wait for a thread, in arrival order, holding nothing but their socket.
 CONCURRENCY = max(1, int(os.environ.get("TIDELINE_WEB_CONCURRENCY", "8")))
-_threads: asyncio.Queue | None = None
+_threads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop → its queue of request threads
 
 
 def _request_threads() -> asyncio.Queue:
-    global _threads
-    if _threads is None:  # made in the worker's own event loop
-        _threads = asyncio.Queue()
+    """The free request threads of the running event loop (one loop per worker; tests run several)."""
+    loop = asyncio.get_running_loop()
+    threads = _threads.get(loop)
+    if threads is None:
+        threads = _threads[loop] = asyncio.Queue()
         for number in range(CONCURRENCY):
-            _threads.put_nowait(ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"request-{number}"))
-    return _threads
+            threads.put_nowait(ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"request-{number}"))
+    return threads
 
 
 class OneHopASGIHandler(ASGIHandler):
@@ -51,8 +58,39 @@ class OneHopASGIHandler(ASGIHandler):
     def load_middleware(self, is_async: bool = False) -> None:
         super().load_middleware(is_async=False)
 
-    async def get_response_async(self, request):
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+    async def handle(self, scope, receive, send):
+        """Django's `ASGIHandler.handle`, with everything between reading the body and sending the
+        response done in the one hop: the request_started signal, the request, the response, and
+        (for a response already in memory) its close, which sends request_finished on the thread
+        whose database connection it releases. A streamed response (a static file, an export) is
+        closed after it is sent, as Django does. A client that goes away while its view runs is not
+        waited for: the view cannot be interrupted anyway, and its answer is dropped by uvicorn."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        set_script_prefix(get_script_prefix(scope))
+        try:
+            response = await sync_to_async(self._respond, thread_sensitive=True)(scope, body_file)
+            try:
+                await self.send_response(response, send)
+            finally:
+                if response.streaming:
+                    await sync_to_async(response.close, thread_sensitive=True)()
+        finally:
+            body_file.close()
+
+    def _respond(self, scope, body_file):
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+            response._handler_class = self.__class__
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size
+        if not response.streaming:
+            response.close()
+        return response
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":

@@ -20,7 +20,14 @@ def test_postgres_urls_become_a_postgresql_database():
     db = database_from_url("postgres://ann:s%40cret@db.internal:5433/memory?sslmode=require")
     assert db["ENGINE"] == "django.db.backends.postgresql"
     assert (db["NAME"], db["USER"], db["PASSWORD"], db["HOST"], db["PORT"]) == ("memory", "ann", "s@cret", "db.internal", "5433")
-    assert db["OPTIONS"] == {"sslmode": "require"}
+    # Statements are bound by the server and prepared on their connection after five uses.
+    assert db["OPTIONS"] == {"sslmode": "require", "server_side_binding": True, "prepare_threshold": 5}
+
+
+def test_prepared_statements_can_be_turned_off_for_a_transaction_pooler(monkeypatch):
+    monkeypatch.setenv("TIDELINE_DB_PREPARE_THRESHOLD", "0")
+    db = database_from_url("postgres://ann@db.internal/memory?prepare_threshold=3&server_side_binding=true")
+    assert db["OPTIONS"] == {}
 
 
 def test_sqlite_urls_accept_relative_and_absolute_paths():

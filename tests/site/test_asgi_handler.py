@@ -1,0 +1,92 @@
+"""The ASGI application runs Django synchronously on a few kept request threads (tideline_site/asgi.py).
+
+Stock Django serving synchronous code over ASGI hops to a thread and back around every middleware and
+starts (and joins) a new thread per request; under the write benchmark those hops cost more than the
+write. These tests call the real ASGI application in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+
+import pytest
+from django.core.signals import request_started
+
+from tideline_site import asgi
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def _call(path: str, headers: list[tuple[bytes, bytes]] = ()) -> tuple[int, bytes]:
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"testserver"), *headers], "client": ("127.0.0.1", 5000),
+             "server": ("testserver", 80)}  # fmt: skip
+    sent: list[dict] = []
+    received = False
+
+    async def receive():
+        nonlocal received
+        if not received:
+            received = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.sleep(3600)  # the client stays connected
+
+    async def send(message):
+        sent.append(message)
+
+    await asgi.application(scope, receive, send)
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], body
+
+
+def test_requests_run_on_kept_threads_and_answer_as_django_would():
+    threads: list[str] = []
+
+    def note_thread(**kwargs):
+        threads.append(threading.current_thread().name)
+
+    request_started.connect(note_thread)
+    try:
+
+        async def run():
+            answers = [await _call("/api/v1/whoami") for _ in range(3)]
+            before = threading.active_count()
+            answers += await asyncio.gather(*(_call("/api/v1/whoami") for _ in range(12)))
+            return answers, before, threading.active_count()
+
+        answers, before, after = asyncio.run(run())
+    finally:
+        request_started.disconnect(note_thread)
+
+    assert {status for status, _ in answers} == {401}  # no token: the API's own JSON refusal
+    assert json.loads(answers[0][1])["error"]["kind"] == "unauthorized"
+    assert threads and all(name.startswith("request-") for name in threads)
+    # 15 requests, never more threads than the admission limit, and none started per request.
+    assert len(set(threads)) <= asgi.CONCURRENCY
+    assert after - before <= asgi.CONCURRENCY
+
+
+def test_a_console_page_and_a_missing_page_are_served_through_the_same_handler():
+    async def run():
+        return await _call("/login/"), await _call("/no-such-page/")
+
+    (login_status, login_body), (missing_status, _) = asyncio.run(run())
+    assert login_status == 200 and b"<form" in login_body
+    assert missing_status == 404
+
+
+def test_a_streamed_static_file_arrives_whole():
+    from pathlib import Path
+
+    from django.conf import settings
+
+    css = sorted((Path(settings.BASE_DIR) / "static" / "css").glob("*.css"))[0]
+
+    async def run():
+        return await _call(f"/static/css/{css.name}")
+
+    status, body = asyncio.run(run())
+    assert status == 200 and body == css.read_bytes()
