@@ -379,6 +379,7 @@ auto_recall = endpoint({"POST": ("read", _auto_recall)})
 feedback = endpoint({"POST": ("write", _feedback)})
 
 
+@csrf_exempt  # an agent's POST to a wrong path gets this JSON 404, not Django's HTML CSRF page
 def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
     return _json({"error": {"kind": "not_found", "message": f"no API endpoint {request.path}"}}, 404)
 

@@ -191,6 +191,14 @@ def test_unknown_paths_and_methods_are_json(workspace):
     assert _call("POST", "recall", token, "{not json")[0] == 422
 
 
+def test_a_post_to_a_wrong_path_is_a_json_404_not_a_csrf_page(workspace):
+    """Agents send no CSRF token; a mistyped path must still answer in the API's own words."""
+    response = Client(enforce_csrf_checks=True).post("/api/v1/export", data="{}", content_type="application/json",
+                                                     HTTP_AUTHORIZATION=f"Bearer {_token(workspace)}")  # fmt: skip
+    assert response.status_code == 404 and response["Content-Type"].startswith("application/json")
+    assert response.json()["error"]["kind"] == "not_found"
+
+
 def test_manage_tokens_request_a_purge_run_the_dream_and_export(workspace, memory):
     manager = _token(workspace, "owner", "read,manage")
     status, body = _call("POST", "manage", manager, {"action": "purge_request", "ids": [memory["owner"]]})
