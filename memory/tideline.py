@@ -100,7 +100,7 @@ class Tideline:
 
     @classmethod
     def for_workspace(cls, name: str, *, create: bool = False, actor: str = "facade") -> Tideline:
-        return cls(get_workspace(name, create=create, actor=actor), actor=actor)
+        return cls(get_workspace(name, create=create or None, actor=actor), actor=actor)
 
     def add(
         self,

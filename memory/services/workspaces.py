@@ -10,13 +10,17 @@ from memory.services.errors import NotFoundError, RequestError
 NAME_RULE = "lowercase letters, digits, '-' and '_', 1 to 64 characters, starting with a letter or digit"
 
 
-def get_workspace(name: str, *, create: bool = False, actor: str = "system") -> Workspace:
-    """Find a workspace by name; with `create=True`, make it (and its first event) when missing."""
+def get_workspace(name: str, *, create: bool | None = None, actor: str = "system") -> Workspace:
+    """Find a workspace by name; with `create=True`, make it (and its first event) when missing.
+
+    `create=False` says the caller could have created it (its command takes `--create`), so the
+    refusal says how; `None` (the default) points to the list of workspaces instead."""
     workspace = Workspace.objects.filter(name=name).first()
     if workspace is not None:
         return workspace
     if not create:
-        raise NotFoundError(f"workspace {name!r} does not exist (pass --create to make it)")
+        hint = "pass --create to make it" if create is False else "`tideline workspace list` shows them"
+        raise NotFoundError(f"workspace {name!r} does not exist ({hint})")
     return create_workspace(name, actor=actor)
 
 

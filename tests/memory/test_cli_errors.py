@@ -147,3 +147,24 @@ def test_a_well_formed_peer_nobody_wrote_as_sees_nothing(tl, workspace, capsys):
     tl.add("I live in Porto by the river.", segment="identity")
     call_command("tideline", "recall", "porto", "--workspace", workspace.name, "--origin", "channel:x/y/z", "--json")
     assert json.loads(capsys.readouterr().out)["hits"] == []
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("args, offers_create", [(["gc"], False), (["recall", "q"], False), (["export"], False),
+                                                 (["add", "I like tea.", "--segment", "preference"], True)])  # fmt: skip
+def test_a_missing_workspace_is_named_and_create_is_offered_only_where_it_exists(capsys, args, offers_create):
+    with pytest.raises(SystemExit) as exit_:
+        call_command("tideline", *args, "--workspace", "nope", "--json")
+    assert exit_.value.code == 2
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["kind"] == "not_found" and "'nope' does not exist" in error["message"]
+    assert ("--create" in error["message"]) is offers_create
+    assert offers_create or "tideline workspace list" in error["message"]
+
+
+def test_the_top_level_help_lists_tideline_not_djangos_options():
+    result = run("tideline", "--help")
+    assert result.returncode == 0 and result.stdout.startswith("usage: tideline [-h] [--version] SUBCOMMAND")
+    for django_option in ("--settings", "--pythonpath", "--traceback", "--no-color", "--skip-checks", "--verbosity"):
+        assert django_option not in result.stdout
+    assert "recall" in result.stdout and "tideline tideline" not in result.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.util
 import inspect
@@ -53,12 +54,18 @@ class UsageAwareParser(CommandParser):
 
 class Command(BaseCommand):
     help = "Tideline: long-term memory for AI agents. Run `tideline SUBCOMMAND --help` for details."
+    # Django's own options still work, but they are about Django, not Tideline: kept out of the help.
+    suppressed_base_arguments = {"--verbosity", "--settings", "--pythonpath", "--traceback", "--no-color",
+                                 "--force-color", "--skip-checks"}  # fmt: skip
 
     def run_from_argv(self, argv) -> None:
         UsageAwareParser.json_errors = common.wants_json(argv[2:])
         super().run_from_argv(argv)
 
     def add_arguments(self, parser) -> None:
+        for action in parser._actions:  # Django adds --skip-checks without asking the set above
+            if "--skip-checks" in action.option_strings:
+                action.help = argparse.SUPPRESS
         # BaseCommand builds a CommandParser before calling this; its subparsers take the parser's own
         # class, so switching the class here makes every level answer usage errors the same way.
         parser.__class__ = UsageAwareParser
