@@ -38,9 +38,16 @@ def run(options: dict) -> None:
     workspace = get_workspace(options["workspace"])
     actor = f"cli:{verb}"
     if undo is not None:
-        undone = maintenance.undo_dream(workspace, options["undo"], actor=actor)
-        emit(options, {"workspace": workspace.name, "undone_run": options["undo"], "changes": undone},
-             f"undid dream run {options['undo']} on {workspace.name}: {undone} change(s) reverted")  # fmt: skip
+        undone = maintenance.undo_dream(workspace, undo, actor=actor)
+        if undone is None:
+            earlier = maintenance.dream_undone_by(workspace, undo)
+            emit(options, {"workspace": workspace.name, "undone_run": undo, "changes": 0, "already_undone": True,
+                           "undone_at_revision": earlier.revision},
+                 f"dream run {undo} on {workspace.name} was already undone (revision {earlier.revision}): "
+                 "nothing changed")  # fmt: skip
+            return
+        emit(options, {"workspace": workspace.name, "undone_run": undo, "changes": undone, "already_undone": False},
+             f"undid dream run {undo} on {workspace.name}: {undone} change(s) reverted")  # fmt: skip
         return
     passes = {"gc": maintenance.run_gc, "dream": maintenance.run_dream}
     report = passes[verb](workspace, dry_run=options["dry_run"], actor=actor)

@@ -373,8 +373,23 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
 DREAM_RUN_ID = re.compile(r"[0-9a-f]{12}")
 
 
-def undo_dream(workspace: Workspace, run_id: str, *, actor: str = "undo") -> int:
+def dream_undone_by(workspace: Workspace, run_id: str):
+    """The `restored` event that undid dream run `run_id`, or None while it stands."""
+    from memory.models import MemoryEvent
+
+    return (MemoryEvent.objects.filter(workspace=workspace, kind="restored", data__run=run_id)
+            .order_by("revision").first())  # fmt: skip
+
+
+class _AlreadyUndone(Exception):
+    pass
+
+
+def undo_dream(workspace: Workspace, run_id: str, *, actor: str = "undo") -> int | None:
     """Reverse one dream run from its events: restore every changed field, remove the links it added.
+
+    Returns how many changes were reverted, or None when the run was already undone: then nothing
+    is written, not even an event (`dream_undone_by` says when it was undone).
 
     Events are replayed newest first, so a fact changed twice ends with the values it had before
     the run. The replay happens in memory and is written set-based: one query per few thousand
@@ -388,7 +403,16 @@ def undo_dream(workspace: Workspace, run_id: str, *, actor: str = "undo") -> int
     events = list(MemoryEvent.objects.filter(workspace=workspace, actor__endswith=f":{run_id}").order_by("-revision", "-id"))
     if not any(e.kind == "dream_run" and e.data.get("run") == run_id for e in events):
         raise NotFoundError(f"no dream run {run_id!r} in workspace {workspace.name!r}")
+    try:
+        return _undo_dream(workspace, run_id, events, actor)
+    except _AlreadyUndone:
+        return None
+
+
+def _undo_dream(workspace: Workspace, run_id: str, events: list, actor: str) -> int:
     with mutate(workspace, actor=actor) as m:
+        if dream_undone_by(workspace, run_id) is not None:  # under the lock, so two undos cannot both run
+            raise _AlreadyUndone  # rolls the revision back: nothing at all is written
         added = [tuple(link) for e in events if e.kind == "linked" for link in e.data.get("links", [])]
         _remove_links(workspace, added)
         restores = [e for e in events if e.kind != "linked" and "before" in e.data and e.fact_ids]

@@ -11,7 +11,7 @@ from django.utils import timezone
 from django_q.models import Schedule
 
 from memory import tasks
-from memory.models import Fact, FactTerm, MemoryEvent
+from memory.models import Fact, FactTerm, MemoryEvent, Workspace
 from memory.services.maintenance import run_gc
 from memory.tideline import Tideline
 
@@ -86,6 +86,32 @@ def test_the_dream_confirms_a_thrice_asserted_belief_and_can_be_undone(workspace
     assert undo_dream(workspace, report.counts["run"]) >= 1
     row.refresh_from_db()
     assert (row.status, row.confidence) == (None, None)
+
+
+def test_undoing_a_dream_twice_changes_nothing_the_second_time_and_says_so(workspace, capsys):
+    """Issue 18: an undo of an already-undone run neither reports changes again nor writes events."""
+    import json
+
+    from django.core.management import call_command
+
+    from memory.services.maintenance import run_dream, undo_dream
+
+    tl = Tideline(workspace)
+    for _ in range(3):
+        tl.add("I prefer tea in the morning.", segment="preference", subject_key="morning_drink")
+    run = run_dream(workspace).counts["run"]
+    call_command("tideline", "dream", "--workspace", workspace.name, "--undo", run, "--json")
+    first = json.loads(capsys.readouterr().out)
+    assert first["changes"] >= 1 and first["already_undone"] is False
+    events, revision = MemoryEvent.objects.filter(workspace=workspace).count(), Workspace.objects.get(pk=workspace.pk).revision
+    call_command("tideline", "dream", "--workspace", workspace.name, "--undo", run, "--json")
+    again = json.loads(capsys.readouterr().out)
+    assert again["changes"] == 0 and again["already_undone"] is True
+    assert undo_dream(workspace, run) is None
+    assert MemoryEvent.objects.filter(workspace=workspace).count() == events
+    assert Workspace.objects.get(pk=workspace.pk).revision == revision
+    call_command("tideline", "dream", "--workspace", workspace.name, "--undo", run)
+    assert "already undone" in capsys.readouterr().out
 
 
 def test_the_dream_consolidates_near_identical_facts_and_undo_restores_the_merged_one(workspace):
