@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from textwrap import shorten
 
 from memory.cli.common import emit
+from memory.models import Fact
 from memory.services import maintenance
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
@@ -51,5 +53,30 @@ def run(options: dict) -> None:
         return
     passes = {"gc": maintenance.run_gc, "dream": maintenance.run_dream}
     report = passes[verb](workspace, dry_run=options["dry_run"], actor=actor)
+    if report.dry_run:
+        shown = [item["memory_id"] for item in report.planned[:SHOWN]]
+        texts = {f.memory_id: f.content for f in Fact.objects.filter(workspace=workspace, memory_id__in=shown)}
+        emit(options, report.to_dict(), _planned_text(verb, workspace.name, report, texts))
+        return
     counts = ", ".join(f"{name} {value}" for name, value in report.counts.items())
-    emit(options, report.to_dict(), f"{verb} on {workspace.name}{' (dry run)' if report.dry_run else ''}: {counts}")
+    emit(options, report.to_dict(), f"{verb} on {workspace.name}: {counts}")
+
+
+# What a dry run would do, in the future tense, and the facts it would touch.
+_WOULD = {"archived": "archive", "pruned": "prune", "confirmed": "confirm", "consolidated": "merge", "related": "relate",
+          "evicted": "evict"}  # fmt: skip
+SHOWN = 50
+
+
+def _planned_text(verb: str, workspace: str, report, texts: dict[str, str]) -> str:
+    would = ", ".join(f"{_WOULD[name]} {value}" for name, value in report.counts.items() if name in _WOULD)
+    left = ", ".join(f"{name} {value}" for name, value in report.counts.items() if name not in _WOULD)
+    lines = [f"{verb} on {workspace} (dry run, nothing changed): would {would}" + (f" ({left})" if left else "")]
+    for item in report.planned[:SHOWN]:
+        target = f" into {item['into']}" if "into" in item else f" with {item['with']}" if "with" in item else ""
+        lines.append(f"  {item['action']:<8} {item['memory_id']}{target}  ({item['reason']})")
+        if item["memory_id"] in texts:
+            lines.append(f"           {shorten(texts[item['memory_id']], 100, placeholder='…')}")
+    if len(report.planned) > SHOWN:
+        lines.append(f"  … and {len(report.planned) - SHOWN:,} more (--json lists every one)")
+    return "\n".join(lines)

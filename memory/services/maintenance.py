@@ -43,10 +43,13 @@ class RunReport:
     counts: dict[str, int] = field(default_factory=dict)
     changes: int = 0
     links_added: int = 0
+    # A dry run's plan, one entry per change it would make: {"memory_id", "action", "reason", …}.
+    planned: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "workspace": self.workspace, "dry_run": self.dry_run, "counts": self.counts,
-                "changes": self.changes, "links_added": self.links_added}  # fmt: skip
+        out = {"kind": self.kind, "workspace": self.workspace, "dry_run": self.dry_run, "counts": self.counts,
+               "changes": self.changes, "links_added": self.links_added}  # fmt: skip
+        return {**out, "planned": self.planned} if self.dry_run else out
 
 
 _MAINT_COLUMNS = (
@@ -310,6 +313,9 @@ def run_gc(workspace: Workspace, *, dry_run: bool = False, now: datetime | None 
                          prune_below=tuning.gc_prune_below)  # fmt: skip
     report = RunReport("gc", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()))
     if dry_run:
+        report.planned = [{"memory_id": a.memory_id, "action": action, "score": round(a.score, 4), "reason": a.reason}
+                          for action, actions in (("archive", plan.archived), ("prune", plan.pruned))
+                          for a in actions]  # fmt: skip
         return report
     reasons = {action.memory_id: action.reason for action in (*plan.archived, *plan.pruned)}
     apply_changes(workspace, changes=plan.fact_changes(), links=[], actor=actor, now=now,
@@ -351,6 +357,14 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
                       evict_below_score=tuning.dream_evict_below)  # fmt: skip
     report = RunReport("dream", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()), len(plan.links_added()))
     if dry_run:
+        report.planned = (
+            [{"memory_id": c.memory_id, "action": "confirm", "reason": c.reason} for c in plan.confirmations]
+            + [{"memory_id": m.merged, "action": "merge", "into": m.kept, "similarity": round(m.similarity, 4),
+                "reason": m.reason} for m in plan.merges]
+            + [{"memory_id": r.a, "action": "relate", "with": r.b, "similarity": round(r.similarity, 4),
+                "reason": f"related (similarity {r.similarity:.2f})"} for r in plan.relations if r.added]
+            + [{"memory_id": e.memory_id, "action": "evict", "reason": e.reason} for e in plan.evictions]
+        )  # fmt: skip
         return report
     run_id = uuid.uuid4().hex[:12]
     kinds: dict[int, str] = {}

@@ -63,6 +63,22 @@ def test_gc_via_the_cli_and_the_scheduled_task(workspace, aged, capsys):
     assert result["counts"] == {"archived": 1, "pruned": 1, "kept": 3}
 
 
+def test_a_dry_run_says_what_it_would_do_and_lists_the_facts(workspace, aged, capsys):
+    """Issue 18: future tense, every planned change in --json, and the facts' own words in text."""
+    call_command("tideline", "gc", "--workspace", workspace.name, "--dry-run", "--json")
+    planned = json.loads(capsys.readouterr().out)["planned"]
+    assert sorted((p["action"], p["memory_id"]) for p in planned) == sorted(
+        [("archive", aged["stale_long"]), ("prune", aged["stale_context"])])
+    assert all(p["reason"] for p in planned)
+    call_command("tideline", "gc", "--workspace", workspace.name, "--dry-run")
+    text = capsys.readouterr().out
+    assert "would archive 1, prune 1" in text and "nothing changed" in text
+    assert aged["stale_long"] in text and Fact.objects.get(memory_id=aged["stale_long"]).content[:30] in text
+    assert _lifecycle(aged["stale_long"]) == "active"
+    call_command("tideline", "gc", "--workspace", workspace.name, "--json")
+    assert "planned" not in json.loads(capsys.readouterr().out)  # a real run reports what it did
+
+
 def test_schedules_are_declared_idempotently():
     call_command("setup_schedules")
     call_command("setup_schedules")
