@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
+from django.db import transaction
+
 from memory.cli.common import CliExit, emit, progress_bar
+from memory.models import Workspace
 from memory.services.errors import RequestError
 from memory.services.interchange import REPORTED_REFUSALS, import_facts
 from memory.services.workspaces import get_workspace
@@ -23,6 +27,14 @@ def add_arguments(parser) -> None:
 
 
 def run(options: dict) -> None:
+    # A strict import into a workspace it creates is one transaction with the creation: refused,
+    # it leaves no empty workspace behind.
+    creates = options["create"] and options["strict"] and not Workspace.objects.filter(name=options["workspace"]).exists()
+    with transaction.atomic() if creates else nullcontext():
+        _run(options)
+
+
+def _run(options: dict) -> None:
     workspace = get_workspace(options["workspace"], create=options["create"], actor="cli")
     # Lines are read as bytes and decoded one by one, so a line that is not UTF-8 is refused on its
     # own (and only \n, \r\n or \r end a line, never a U+2028 inside a JSON string).

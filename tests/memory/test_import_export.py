@@ -171,3 +171,18 @@ def test_a_strict_gated_import_writes_nothing_when_one_record_is_refused(workspa
     with pytest.raises(RequestError):
         import_facts(workspace=workspace, lines=lines, actor="test", gate=True, strict=True)
     assert not Fact.objects.filter(workspace=workspace).exists()
+
+
+@pytest.mark.django_db
+def test_a_refused_strict_import_leaves_no_workspace_it_would_have_created(tmp_path, capsys):
+    from memory.models import Workspace
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(_lines([OWNER], extra=["{not json"])) + "\n")
+    assert _cli_error(capsys, "import", str(bad), "--workspace", "fresh", "--create", "--strict")["kind"] == "invalid_input"
+    assert not Workspace.objects.filter(name="fresh").exists()
+    good = tmp_path / "good.jsonl"
+    good.write_text("\n".join(_lines([OWNER])) + "\n")
+    call_command("tideline", "import", str(good), "--workspace", "fresh", "--create", "--strict", "--json")
+    assert json.loads(capsys.readouterr().out)["imported"] == 1
+    assert Fact.objects.filter(workspace__name="fresh").count() == 1
