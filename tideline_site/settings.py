@@ -283,8 +283,11 @@ AXES_CLIENT_IP_CALLABLE = "tideline_site.throttling.client_ip"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"refusals_in_one_line": {"()": "tideline_site.log_filters.RefusalsInOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # A 403 is logged as one line, not with the traceback of the PermissionDenied that made it.
+    "loggers": {"django.request": {"filters": ["refusals_in_one_line"]}},
 }
 
 # ---------------------------------------------------------------- django-q2
