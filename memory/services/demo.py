@@ -190,7 +190,8 @@ def build_demo_records(anchor_ms: int) -> list[dict]:
     corrections = [b.add(text, "correction", metadata={"corrects": "an earlier belief"}) for text in CORRECTIONS]
     people = []
     for name, role in PEOPLE:
-        people.append(b.add(f"{name} is {role}.", "relationship", subjectKey=f"{name.lower()}_role"))
+        people.append(b.add(f"{name} is {role}.", "relationship",
+                            subjectKey=R.normalize_subject_key(f"{name}_role")))  # the write path's form
         b.add(f"{name}'s birthday is in {rng.choice(MONTHS)}.", "relationship")
         b.add(f"I meet {name} every {rng.choice(['week', 'other week', 'month'])}.", "relationship")
     projects = {}

@@ -146,3 +146,10 @@ def test_the_demo_queue_has_one_of_each_kind_waiting():
     assert kinds == ["contradiction"] * 3 + ["promotion"] * 2 + ["quarantine"]
     held = Fact.objects.filter(workspace=demo.workspace, lifecycle="held")
     assert held.count() == 3 and not any("agent" not in f.written_by for f in held)
+
+
+def test_every_demo_subject_key_is_already_normalised(demo):
+    """Slot protection compares normalised keys: a demo key like `dr. helena matos_role` would never
+    match what the write path stores for the same slot (`dr_helena_matos_role`)."""
+    keys = set(Fact.objects.exclude(subject_key=None).values_list("subject_key", flat=True))
+    assert keys and {k for k in keys if R.normalize_subject_key(k) != k} == set()
