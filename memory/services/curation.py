@@ -73,8 +73,10 @@ def correct_fact(*, workspace: Workspace, memory_id: str, content: str, actor: s
             )
         new = NewFact(content=content, segment=fact.segment, origin=fact.origin, source_type="user_instruction",
                       subject_key=None, supersedes=(memory_id,), classification=fact.classification,
-                      intent_scope=fact.intent_scope, force=True,
+                      intent_scope=fact.intent_scope,
                       links=(("corrects", memory_id, "corrected in the console"),))  # fmt: skip
+        # Not forced: a correction passes the worthiness gate like any write ("ok thanks!" typed
+        # into the box must not supersede a real preference).
         try:
             result = write_fact(workspace=workspace, new=new, actor=actor)
         except TidelineError as error:

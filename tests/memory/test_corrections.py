@@ -94,3 +94,14 @@ def test_two_concurrent_submissions_of_one_correction_make_one_fact(workspace, t
         thread.join()
     assert errors == [] and len(set(results)) == 1
     assert _successors(workspace, old.id) == results[:1]
+
+
+def test_a_correction_that_is_not_worth_remembering_is_refused_and_replaces_nothing(workspace, tl):
+    """Issue 18: "ok thanks!" once superseded a real preference from the console."""
+    from memory.services.policy import TidelineError
+
+    old = tl.add(OLD, segment="preference")
+    with pytest.raises(TidelineError) as caught:
+        correct_fact(workspace=workspace, memory_id=old.id, content="ok thanks!", actor="user:olga")
+    assert caught.value.kind == "unworthy"
+    assert Fact.objects.get(memory_id=old.id).lifecycle == "active" and _successors(workspace, old.id) == []
