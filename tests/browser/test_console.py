@@ -102,3 +102,26 @@ def test_an_admin_makes_and_revokes_an_api_token(live_server, page):
     page.click("#confirm-revoke button.danger")
     assert "revoked" in page.locator("#token-messages").inner_text()
     screenshot(page, "tokens-revoked-390")
+
+
+def test_the_event_log_pages_in_place_keeping_its_filter(live_server, page):
+    """Issue 18: the pager swaps the table through HTMX (no full reload) and keeps the filter."""
+    from memory.selectors import PAGE_SIZE
+    from memory.tideline import Tideline
+
+    registry.clear()
+    load_demo()
+    memory = Tideline.for_workspace("demo", actor="test")
+    for n in range(PAGE_SIZE + 5):  # more `created` events than one page holds
+        memory.add(f"Shipment {n} left the Porto warehouse on pallet {n * 7 + 3}.", segment="knowledge")
+    _login(page, live_server)
+    page.goto(live_server.url + "/w/demo/events/?kind=created")
+    page.evaluate("() => { window.__notReloaded = true; }")
+    first = page.locator("#event-table tbody tr td:first-child").first.inner_text()
+    page.locator("#event-table .pager a", has_text="Older").click()
+    page.wait_for_url("**page=2**")
+    assert "kind=created" in page.url
+    page.wait_for_function(f"() => document.querySelector('#event-table tbody tr td').innerText !== '{first}'")
+    assert page.evaluate("() => window.__notReloaded === true")  # the same document: swapped, not reloaded
+    assert set(page.locator("#event-table tbody tr td:nth-child(3)").all_inner_texts()) == {"created"}
+    screenshot(page, "event-log-page-2")
