@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.core.signals import request_started
@@ -42,6 +43,13 @@ async def _call(path: str, headers: list[tuple[bytes, bytes]] = ()) -> tuple[int
     return start["status"], body
 
 
+def _in_own_loop(make_coroutine):
+    """asyncio.run on a thread of its own: the browser tests leave Playwright's loop running on the
+    main thread, where asyncio.run refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(make_coroutine())).result(timeout=120)
+
+
 def test_requests_run_on_kept_threads_and_answer_as_django_would():
     threads: list[str] = []
 
@@ -57,7 +65,7 @@ def test_requests_run_on_kept_threads_and_answer_as_django_would():
             answers += await asyncio.gather(*(_call("/api/v1/whoami") for _ in range(12)))
             return answers, before, threading.active_count()
 
-        answers, before, after = asyncio.run(run())
+        answers, before, after = _in_own_loop(run)
     finally:
         request_started.disconnect(note_thread)
 
@@ -73,7 +81,7 @@ def test_a_console_page_and_a_missing_page_are_served_through_the_same_handler()
     async def run():
         return await _call("/login/"), await _call("/no-such-page/")
 
-    (login_status, login_body), (missing_status, _) = asyncio.run(run())
+    (login_status, login_body), (missing_status, _) = _in_own_loop(run)
     assert login_status == 200 and b"<form" in login_body
     assert missing_status == 404
 
@@ -88,5 +96,5 @@ def test_a_streamed_static_file_arrives_whole():
     async def run():
         return await _call(f"/static/css/{css.name}")
 
-    status, body = asyncio.run(run())
+    status, body = _in_own_loop(run)
     assert status == 200 and body == css.read_bytes()
