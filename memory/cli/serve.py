@@ -10,6 +10,7 @@ workspace's revision, so several workers (or hosts) on one PostgreSQL stay coher
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -57,7 +58,10 @@ def run(options: dict) -> None:
         raise RequestError(str(error), kind="port_in_use") from error
     children = list(web)
     if not options["no_worker"]:
-        children.append(subprocess.Popen([*manage, "qcluster"], env=env))
+        # Its own session: Ctrl-C in a terminal signals the whole foreground group, and django-q2's
+        # processes, interrupted all at once, left their worker processes running after their
+        # parent exited. Here only this command signals it (SIGTERM below: an orderly stop).
+        children.append(subprocess.Popen([*manage, "qcluster"], env=env, start_new_session=True))
     database = "SQLite at " + str(settings.DATABASES["default"]["NAME"]) if settings.EMBEDDED else "PostgreSQL"
     print(f"\nTideline is running at http://{address}  ({database})", flush=True)
     print("Demo logins (password " + DEMO_PASSWORD + "): " + ", ".join(f"{u} ({r})" for u, r in DEMO_USERS))
@@ -80,3 +84,13 @@ def run(options: dict) -> None:
                 child.wait(timeout=max(0.1, deadline - time.time()))
             except subprocess.TimeoutExpired:
                 child.kill()
+                child.wait()
+        if not options["no_worker"]:
+            _sweep_session(children[-1].pid)
+
+
+def _sweep_session(session: int) -> None:
+    """Kill whatever is left of the worker's session (its id is the worker's pid): no worker process
+    outlives the command, even when the worker itself was killed for not stopping in time."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # nothing left
+        os.killpg(session, signal.SIGKILL)
