@@ -83,7 +83,7 @@ def _bump(counts: Counter, sign: int) -> None:
     """Add `sign * n` to each term's document frequency (an upsert both databases understand)."""
     if not counts:
         return
-    table = connection.ops.quote_name(TermStat._meta.db_table)
+    table = _table(TermStat)
     items = list(counts.items())
     for start in range(0, len(items), 500):
         chunk = items[start : start + 500]
