@@ -100,11 +100,23 @@ def test_the_tune_split_is_caught_and_its_benign_texts_pass():
     assert caught >= 0.95 * len(attacks) and wrongly <= 0.02 * len(benign), (caught, wrongly)
 
 
-def test_reading_is_linear_on_a_megabyte_of_adversarial_input():
-    for chunk in ("ignore " * 150_000, "a" * 1_000_000, "QUJD" * 250_000, "i g n o r e " * 90_000, "![x](http://a/?" * 70_000):
+def _cpu_seconds(text: str) -> float:
+    """The least of two readings, so that a busy machine's noise does not count."""
+    spent = []
+    for _ in range(2):
         started = time.process_time()
-        judge_untrusted(chunk)
-        assert time.process_time() - started < 10, chunk[:20]  # a bound, not a benchmark: see docs/BENCHMARKS.md
+        judge_untrusted(text)
+        spent.append(time.process_time() - started)
+    return min(spent)
+
+
+# Linear means four times the text costs about four times the time; a quadratic reader costs
+# sixteen. Comparing the reader with itself keeps the test true on a slow or busy machine, where
+# an absolute bound in seconds is not (speed itself is measured in docs/BENCHMARKS.md).
+@pytest.mark.parametrize("unit", ["ignore ", "a", "QUJD", "i g n o r e ", "![x](http://a/?"])
+def test_reading_is_linear_in_the_length_of_adversarial_input(unit):
+    quarter, whole = ((unit * (size // len(unit) + 1))[:size] for size in (100_000, 400_000))
+    assert _cpu_seconds(whole) < 8 * _cpu_seconds(quarter) + 0.05, unit
 
 
 @settings(max_examples=60, deadline=None)
