@@ -56,7 +56,7 @@ def test_the_batch_is_written_by_its_timer(tl, settings, transactional_db):
     fact = tl.add("I keep a strict vegetarian diet.", segment="preference")
     tl.recall("vegetarian diet")
     tl.recall("vegetarian diet")
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # returns as soon as the timer wrote; the bound only stops a hang
     while _count(fact.id) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _count(fact.id) == 2 and not reinforcement.pending.uses
