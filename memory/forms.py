@@ -24,9 +24,12 @@ class FactFilterForm(forms.Form):
     subject_key = forms.CharField(required=False, max_length=200)
     created_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     created_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
+    score_below = forms.FloatField(required=False, min_value=0.0, max_value=1.0, label="Score below",
+                                   help_text="active facts whose effective score now is below this")
     sort = forms.ChoiceField(
         required=False,
-        choices=[("-created", "newest"), ("created", "oldest"), ("-importance", "most important"),
+        choices=[("", "relevance / newest"), ("-created", "newest first"), ("created", "oldest first"),
+                 ("-importance", "most important"),
                  ("importance", "least important"), ("-accessed", "most used")],  # fmt: skip
     )
 

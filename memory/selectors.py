@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 
+import numpy as np
 from django.db.models import Q, QuerySet
 
 from memory.engine import records as R
@@ -14,6 +15,43 @@ SORTS = {
     "-created": ("-created_at", "-id"), "created": ("created_at", "id"), "-importance": ("-importance", "-id"),
     "importance": ("importance", "id"), "-accessed": ("-access_count", "-id"),
 }  # fmt: skip
+
+
+def sort_in_memory(facts: list[Fact], sort: str) -> list[Fact]:
+    """Facts already read (a search's best matches) in one of the browser's orders, ties by key."""
+    field, descending = SORT_KEYS[sort]
+    return sorted(facts, key=lambda f: (getattr(f, field), f.pk), reverse=descending)
+
+
+def scores_now(rows) -> np.ndarray:
+    """Effective scores now of rows of (importance, decay_rate, access_count, last_accessed_at, tier)."""
+    from django.utils import timezone
+
+    from memory.engine.decay import effective_score
+    from memory.timestamps import to_ms
+
+    if not rows:
+        return np.zeros(0)
+    columns = list(zip(*rows, strict=True))
+    return np.atleast_1d(effective_score(
+        np.array(columns[0], dtype=float), np.array(columns[1], dtype=float), np.array(columns[2], dtype=float),
+        np.array([to_ms(t) for t in columns[3]], dtype=float), int(to_ms(timezone.now())),
+        np.array([tier == "permanent" for tier in columns[4]]),
+    ))  # fmt: skip
+
+
+SCORE_COLUMNS = ("importance", "decay_rate", "access_count", "last_accessed_at", "tier")
+
+
+def scoring_below(facts: QuerySet[Fact], below: float) -> list[tuple[int, float]]:
+    """(key, score now) of the active facts among `facts` whose effective score is below `below`,
+    lowest first: what the decay GC will archive next unless they are used. The score depends on the
+    clock, so it is computed here from five numeric columns (no fact text is read)."""
+    rows = list(facts.filter(lifecycle="active").order_by().values_list("pk", *SCORE_COLUMNS))
+    scores = scores_now([row[1:] for row in rows])
+    low = np.flatnonzero(scores < below)
+    low = low[np.lexsort((low, scores[low]))]
+    return [(rows[i][0], float(scores[i])) for i in low]
 
 
 def filtered_facts(workspace: Workspace, data: dict) -> QuerySet[Fact]:
@@ -41,7 +79,7 @@ def filtered_facts(workspace: Workspace, data: dict) -> QuerySet[Fact]:
         facts = facts.filter(created_at__gte=_day_start(data["created_from"]))
     if data.get("created_to") and data["created_to"] < date.max:  # up to 9999-12-31 is no bound at all
         facts = facts.filter(created_at__lt=_day_start(data["created_to"] + timedelta(days=1)))
-    return facts.order_by(*SORTS.get(data.get("sort") or "-created", SORTS["-created"]))
+    return facts.order_by(*SORTS.get(data.get("sort") or "-created", SORTS["-created"]))  # "relevance" too
 
 
 # ---------------------------------------------------------------- one page of the facts browser
@@ -355,12 +393,24 @@ def events_of_facts(workspace: Workspace, memory_ids: list[str], *, limit: int =
             for memory_id, pks in kept.items()}  # fmt: skip
 
 
-def _bars(rows: list[tuple[str, int]]) -> list[dict]:
+def _bars(rows: list[tuple[str, int]], filters=None) -> list[dict]:
+    """One bar per (label, count); `filters(label)` gives the facts list's query for the bar's set,
+    so the dashboard links each number to the facts it counts."""
+    from urllib.parse import urlencode
+
     top = max((n for _, n in rows), default=0) or 1
-    return [{"label": label, "n": n, "pct": round(100 * n / top, 1)} for label, n in rows]
+    return [{"label": label, "n": n, "pct": round(100 * n / top, 1),
+             "query": urlencode(filters(label)) if filters else ""} for label, n in rows]  # fmt: skip
 
 
 HISTOGRAM_SAMPLE = 5000
+
+
+def _week(monday: str) -> dict:
+    from datetime import date, timedelta
+
+    start = date.fromisoformat(monday)
+    return {"created_from": monday, "created_to": (start + timedelta(days=6)).isoformat()}
 
 
 def dashboard(workspace: Workspace) -> dict:
@@ -380,7 +430,7 @@ def dashboard(workspace: Workspace) -> dict:
     facts = Fact.objects.filter(workspace=workspace)
 
     def counted(field):
-        return _bars(list(facts.values_list(field).annotate(n=Count("id")).order_by(field)))
+        return _bars(list(facts.values_list(field).annotate(n=Count("id")).order_by(field)), lambda v: {field: v})
 
     untrusted = facts.filter(source_type__in=list(R.UNTRUSTED_SOURCE_TYPES)).count()
     total = facts.count()
@@ -414,9 +464,9 @@ def dashboard(workspace: Workspace) -> dict:
         "by_segment": counted("segment"),
         "by_tier": counted("tier"),
         "by_lifecycle": counted("lifecycle"),
-        "by_origin": _bars(origins),
-        "by_trust": _bars([("trusted", total - untrusted), ("untrusted", untrusted)]),
-        "per_week": _bars([(week.strftime("%Y-%m-%d"), n) for week, n in weekly]),
+        "by_origin": _bars(origins, lambda label: {"origin": label}),
+        "by_trust": _bars([("trusted", total - untrusted), ("untrusted", untrusted)], lambda v: {"trust": v}),
+        "per_week": _bars([(week.strftime("%Y-%m-%d"), n) for week, n in weekly], _week),
         "score_histogram": histogram,
         "decaying_soon": sum(bar["n"] for bar in histogram[:2]) if histogram else 0,
         "maintenance_runs": MemoryEvent.objects.filter(workspace=workspace, kind__in=["dream_run", "gc_run", "retention_run"]).order_by("-revision")[:5],

@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Count
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -75,27 +75,58 @@ def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
     data = form.cleaned_data if form.is_valid() else {}
     facts = selectors.filtered_facts(ws, data)
     searching = bool(data.get("q"))
-    recall_error = None
+    recall_error = search_note = None
     if searching:
-        # Recall ranks at most 200 hits: they are paged in memory, by number, with an exact count.
-        try:
-            hits = recall_service.recall(workspace=ws, query=data["q"], origin=data.get("origin") or R.Origin.owner(),
-                                         k=200, reinforce=False)  # fmt: skip
-        except (TidelineError, RequestError) as error:  # e.g. an index that failed to build: say so, never "no match"
-            hits, recall_error = [], error.message
+        hits, search_note, recall_error = _search(ws, data)
         scores = {hit.id: hit.score for hit in hits}
         ranked = sorted(facts.filter(memory_id__in=list(scores)), key=lambda f: -scores[f.memory_id])
+        if data.get("score_below") is not None:
+            now = selectors.scores_now([[getattr(f, c) for c in selectors.SCORE_COLUMNS] for f in ranked])
+            ranked = [f for f, score in zip(ranked, now, strict=True) if f.lifecycle == "active" and score < data["score_below"]]
+        if data.get("sort") in selectors.SORT_KEYS:  # a chosen order applies to the best matches
+            ranked = selectors.sort_in_memory(ranked, data["sort"])
         page = Paginator(ranked, PAGE_SIZE).get_page(request.GET.get("page"))
         for fact in page.object_list:
             fact.search_score = scores.get(fact.memory_id)
+        pager = numbered_pager(request, page, selectors.FactCount(page.paginator.count).label)
+    elif data.get("score_below") is not None:
+        # Lowest score first: these are what the decay GC archives next unless they are used.
+        page = Paginator(selectors.scoring_below(facts, data["score_below"]), PAGE_SIZE).get_page(request.GET.get("page"))
+        chosen = page.object_list
+        rows = Fact.objects.in_bulk([pk for pk, _ in chosen])
+        for pk, score in chosen:
+            if pk in rows:
+                rows[pk].score_now = score
+        page.object_list = [rows[pk] for pk, _ in chosen if pk in rows]
         pager = numbered_pager(request, page, selectors.FactCount(page.paginator.count).label)
     else:
         page = selectors.fact_page(facts, data.get("sort") or "-created", request.GET)
         pager = _seeking(request, page)
     context = {"workspace": ws, "form": form, "page": page, "pager": pager, "searching": searching,
-               "origins": selectors.origins_of(ws), "recall_error": recall_error}  # fmt: skip
+               "origins": selectors.origins_of(ws), "recall_error": recall_error, "search_note": search_note,
+               "may_curate": bool(request.workspace_roles & set(CURATORS)),
+               "scored": data.get("score_below") is not None and not searching}  # fmt: skip
     template = "memory/fact_list.html" + ("#fact-table" if wants_partial(request) else "")
     return render(request, template, context)
+
+
+def _search(ws: Workspace, data: dict) -> tuple[list, str | None, str | None]:
+    """Recall's best 200 matches among the facts the filters name: one origin or every origin, and
+    the chosen lifecycle or every lifecycle (the console looks where an agent's recall does not).
+    Returns the hits, a note on what was searched, and an error message when recall failed."""
+    origins = [data["origin"]] if data.get("origin") is not None else selectors.origins_of(ws)
+    lifecycles = [data["lifecycle"]] if data.get("lifecycle") else R.LIFECYCLES
+    try:
+        found = recall_service.search(workspace=ws, query=data["q"], origins=origins, lifecycles=lifecycles)
+    except (TidelineError, RequestError) as error:  # e.g. an index that failed to build: say so, never "no match"
+        return [], None, error.message
+    order = "ranked by recall score" if data.get("sort") not in selectors.SORT_KEYS else (
+        f"the best matches, sorted {dict(FactFilterForm.base_fields['sort'].choices)[data['sort']]}")
+    note = order
+    if found.origins_searched < found.origins_total:
+        note += (f"; searched the first {found.origins_searched} of {found.origins_total:,} origins "
+                 "(choose an origin to search the others)")
+    return found.hits, note, None
 
 
 def _seeking(request: HttpRequest, page: selectors.FactPage) -> dict:
@@ -349,13 +380,16 @@ def fact_bulk(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace, roles=CURATORS)
     action = request.POST.get("action", "")
     ids = [i for i in dict.fromkeys(request.POST.getlist("ids")) if "\x00" not in i and len(i) <= 128][:500]
+    return_query = _filters_only(request.POST.get("return_query", ""))
+    back = reverse("memory:fact-list", args=[ws.name]) + (f"?{return_query}" if return_query else "")
     if action not in BULK_ACTIONS or not ids:
         messages.error(request, "Choose at least one fact and an action.")
-        return redirect("memory:fact-list", ws.name)
+        return redirect(back)
     facts = list(Fact.objects.filter(workspace=ws, memory_id__in=ids))
     if request.POST.get("confirm") != "yes":
         return render(request, "memory/fact_bulk_confirm.html",
-                      {"workspace": ws, "facts": facts, "action": action, "label": BULK_ACTIONS[action]})  # fmt: skip
+                      {"workspace": ws, "facts": facts, "action": action, "label": BULK_ACTIONS[action],
+                       "return_query": return_query, "back": back})  # fmt: skip
     actor = f"user:{request.user.username}"
     if action in ("archive", "restore"):
         changed = curation.set_lifecycle(workspace=ws, memory_ids=[f.memory_id for f in facts],
@@ -364,4 +398,15 @@ def fact_bulk(request: HttpRequest, workspace: str) -> HttpResponse:
         changed = sum(recall_service.feedback(workspace=ws, fact_id=f.memory_id, signal=action, actor=actor) is not None
                       for f in facts)  # fmt: skip
     messages.success(request, f"{BULK_ACTIONS[action]}: {changed} of {len(facts)} fact(s) changed.")
-    return redirect("memory:fact-list", ws.name)
+    return redirect(back)
+
+
+def _filters_only(query: str) -> str:
+    """The facts list's own filters from a submitted query string, re-encoded (so a forged value can
+    only ever name a filter of this page, never another URL)."""
+    given = QueryDict(query[:4000])
+    kept = QueryDict(mutable=True)
+    for name in FactFilterForm.base_fields:
+        if given.get(name):
+            kept[name] = given[name]
+    return kept.urlencode()

@@ -9,6 +9,7 @@ intent scope, point in time) narrow the candidates before anything is scored.
 from __future__ import annotations
 
 import copy
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -75,6 +76,11 @@ class RecallFilters:
     clearance: str = "PII"  # the most sensitive classification the caller may see
     intent: str | None = None  # facts scoped to another intent are hidden
     as_of: datetime | None = None
+    # What an agent recalls is active memory. The console's search may look at other lifecycles
+    # (archived, superseded, pruned or held facts) and at facts scoped to any intent; such a view
+    # never reinforces what it finds.
+    lifecycles: frozenset[str] | None = None
+    any_intent: bool = False
 
 
 def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
@@ -88,9 +94,11 @@ def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
     allowed = extra.clearance <= CLEARANCE.get(filters.clearance, 2)
     if filters.intent is not None:
         allowed &= extra.unscoped | (extra.intent_scope == filters.intent)
-    else:
+    elif not filters.any_intent:
         allowed &= extra.unscoped
     active = cols.active
+    if filters.lifecycles is not None:
+        active = np.isin(cols.lifecycle, sorted(filters.lifecycles))
     if filters.as_of is not None:
         # Live at T: written by T and not yet archived or pruned at T (validity is checked at T too).
         active = (cols.created_at <= now_ms) & ~(extra.archived_at <= now_ms) & ~(extra.pruned_at <= now_ms)
@@ -98,10 +106,14 @@ def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
     if index.expiry_rules:
         # Retention is enforced here, not only by its scheduled run: past its policy, a fact is gone.
         allowed &= ~expired_rows(index, now_ms)
-    if filters.as_of is None and allowed.all():
+    if filters.as_of is None and filters.lifecycles is None and allowed.all():
         return cols
     view = copy.copy(cols)
     view.active = active & allowed  # the stored lifecycle stays; recall reads `active`
+    if filters.lifecycles is not None:
+        # An archived or superseded fact's validity ended when it left active memory; looking for
+        # it on purpose, that end must not hide it.
+        view.valid_to = np.where(cols.active, cols.valid_to, np.nan)
     if filters.as_of is not None:
         # Reinforcement after T had not happened yet: never let a later access look like the future.
         view.last_accessed_at = np.minimum(cols.last_accessed_at, now_ms)
@@ -222,13 +234,40 @@ def recall(
         if view is None:
             return []
         hits = _hits(index, _rank(index, view, query, now_ms, scope, k, embedder, tuning, floor))
-        if reinforce and hits and filters.as_of is None and tuning is None:
+        if reinforce and hits and filters.as_of is None and filters.lifecycles is None and tuning is None:
             reinforced = _reinforce_in_index(index, [h.id for h in hits], moment)
     if reinforced:
         # After the lock: a request holding a database connection must never wait for an index lock
         # that another request holds while it waits for a connection (the pool would deadlock).
         reinforcement.record(reinforced, moment)
     return hits
+
+
+SEARCH_ORIGINS_LIMIT = 100  # origins one console search reads; each has its own index to build
+
+
+@dataclass(frozen=True)
+class Search:
+    hits: list[RecallHit]
+    origins_searched: int
+    origins_total: int
+
+
+def search(*, workspace: Workspace, query: str, origins: Sequence[R.Origin], lifecycles: Collection[str],
+           k: int = 200) -> Search:  # fmt: skip
+    """The console's search across origins: each origin's own ranking, merged best first.
+
+    Origins never share an index (scoping is by index), so a search over several reads each one;
+    scores are comparable enough to interleave (each is recall's fused score), and a fact appears
+    once. Passive: finding a fact here is not a use of it."""
+    filters = RecallFilters(lifecycles=frozenset(lifecycles), any_intent=True)
+    merged: dict[str, RecallHit] = {}
+    chosen = list(origins)[:SEARCH_ORIGINS_LIMIT]
+    for origin in chosen:
+        for hit in recall(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=False):
+            merged.setdefault(hit.id, hit)
+    hits = sorted(merged.values(), key=lambda h: -h.score)[:k]
+    return Search(hits, len(chosen), len(origins))
 
 
 def explain(*, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K,

@@ -1,13 +1,31 @@
 // Behaviour the console's templates ask for with data attributes instead of inline handlers, so the
 // Content-Security-Policy can forbid inline script (script-src 'self').
-//   <form class="switcher">     opens the workspace chosen in its select
+//   <form class="switcher">     opens the workspace chosen in its select: on a click, or on Enter
+//                                (arrow keys only move through the list, as in any select)
 //   <form data-confirm="…">     asks before submitting
+//   <input data-select-all="N"> ticks or clears every checkbox named N in its table
 //   review queue keys            (below) j/k, a verdict's letter, ? for help; see _keys_help.html
 (function () {
+  const open = (form) => {
+    if (form.workspace.value) location.href = "/w/" + encodeURIComponent(form.workspace.value) + "/";
+  };
+  let byKey = false;  // the pending change came from an arrow key, not a choice
+  document.addEventListener("keydown", (event) => {
+    const form = event.target.form;
+    if (!form || !form.classList.contains("switcher")) return;
+    byKey = event.key !== "Enter";
+    if (event.key === "Enter") open(form), event.preventDefault();
+  });
+  document.addEventListener("pointerdown", () => { byKey = false; });
   document.addEventListener("change", (event) => {
     const form = event.target.form;
-    if (form && form.classList.contains("switcher") && form.workspace.value) {
-      location.href = "/w/" + encodeURIComponent(form.workspace.value) + "/";
+    if (form && form.classList.contains("switcher") && !byKey) open(form);
+    const all = event.target.dataset && event.target.dataset.selectAll;
+    if (all) {
+      const table = event.target.closest("table");
+      table.querySelectorAll('input[type=checkbox][name="' + all + '"]').forEach((box) => {
+        box.checked = event.target.checked;
+      });
     }
   });
   document.addEventListener("submit", (event) => {

@@ -125,3 +125,53 @@ def test_the_event_log_pages_in_place_keeping_its_filter(live_server, page):
     assert page.evaluate("() => window.__notReloaded === true")  # the same document: swapped, not reloaded
     assert set(page.locator("#event-table tbody tr td:nth-child(3)").all_inner_texts()) == {"created"}
     screenshot(page, "event-log-page-2")
+
+
+def test_facts_search_selection_and_keyboard_habits(live_server, page):
+    from django.contrib.auth import get_user_model
+
+    from memory.models import Membership
+    from memory.services.workspaces import get_workspace
+
+    registry.clear()
+    load_demo()
+    other = get_workspace("side-project", create=True, actor="test")
+    Membership.objects.create(user=get_user_model().objects.get(username="demo-owner"), workspace=other, role="owner")
+    _login(page, live_server)
+    page.goto(live_server.url + "/w/demo/facts/")
+    # The first Tab reaches the skip link, which moves the focus to the page's content.
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.className") == "skip-link"
+    # An arrow key in the workspace switcher moves the choice without leaving the page; Enter opens it.
+    page.focus("#workspace-switcher")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(300)
+    assert page.url.endswith("/w/demo/facts/")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/w/side-project/")
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        # Origin "any" searches every origin's facts, a channel peer's included.
+        page.goto(live_server.url + "/w/demo/facts/?q=weather+Porto")
+        origins = set(page.locator("#fact-table tbody tr td:nth-child(7)").all_inner_texts())
+        assert page.locator("#fact-table tbody tr").count() >= 1 and origins, origins
+        page.check("input[data-select-all]")
+        boxes = page.locator("#fact-table tbody input[name=ids]")
+        assert boxes.count() >= 1 and all(boxes.nth(i).is_checked() for i in range(boxes.count()))
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        screenshot(page, f"facts-search-selected-{width}")
+    page.goto(live_server.url + "/w/demo/")
+    page.click("a[href$='score_below=0.2']")
+    page.wait_for_url("**score_below=0.2**")
+    assert "lowest effective score first" in page.locator("#fact-table").inner_text()
+    screenshot(page, "facts-decaying-soon")
+
+
+def test_an_approver_sees_facts_without_bulk_controls(live_server, page):
+    registry.clear()
+    load_demo()
+    _login(page, live_server, "demo-approver")
+    page.goto(live_server.url + "/w/demo/facts/")
+    assert page.locator("#fact-table tbody tr").count() > 0
+    assert page.locator("#bulk-form").count() == 0 and page.locator("input[name=ids]").count() == 0
+    screenshot(page, "facts-approver")

@@ -227,3 +227,89 @@ def test_bulk_actions_need_a_confirmation_step(client, owner, workspace):
     client.post(url, {"action": "restore", "ids": ids, "confirm": "yes"})
     assert all(Fact.objects.get(memory_id=i).lifecycle == "active" for i in ids)
     assert client.post(url, {"action": "explode", "ids": ids}).status_code == 302  # refused with a message
+
+
+def _listed(client, workspace, **params) -> list[str]:
+    return [f.content for f in client.get(_url("fact-list", workspace), params).context["page"].object_list]
+
+
+def test_search_with_origin_any_finds_every_origins_facts(client, owner, workspace):
+    client.force_login(owner)
+    assert _listed(client, workspace, q="prefers short replies") == ["This peer prefers short replies."]
+    assert _listed(client, workspace, q="prefers short replies", origin="owner") == []
+    assert _listed(client, workspace, q="short replies", origin="channel:wa/c1/s1") == ["This peer prefers short replies."]
+
+
+def test_search_finds_archived_facts_when_the_lifecycle_asks_for_them(client, owner, workspace):
+    from memory.models import Fact
+    from memory.services import curation
+
+    client.force_login(owner)
+    diet = Fact.objects.get(segment="preference", origin_key="owner")
+    curation.set_lifecycle(workspace=workspace, memory_ids=[diet.memory_id], lifecycle="archived", actor="test")
+    assert _listed(client, workspace, q="vegetarian diet", lifecycle="archived") == ["I keep a strict vegetarian diet."]
+    assert _listed(client, workspace, q="vegetarian diet", lifecycle="active") == []
+    assert _listed(client, workspace, q="vegetarian diet") == ["I keep a strict vegetarian diet."]  # any lifecycle
+    # Finding a fact in the console is not a use of it.
+    assert Fact.objects.get(segment="preference", origin_key="owner").access_count == 0
+
+
+def test_a_sort_chosen_while_searching_orders_the_best_matches(client, owner, workspace):
+    tl = Tideline(workspace)
+    for word in ("first", "second", "third"):
+        tl.add(f"My {word} bicycle is a red road bike.", segment="knowledge")
+    client.force_login(owner)
+    newest = _listed(client, workspace, q="red road bicycle", sort="-created")
+    oldest = _listed(client, workspace, q="red road bicycle", sort="created")
+    assert len(newest) == 3 and newest == list(reversed(oldest)) and "third" in newest[0]
+    body = client.get(_url("fact-list", workspace), {"q": "red road bicycle", "sort": "created"}).content.decode()
+    assert "the best matches, sorted oldest first" in body
+
+
+def test_approvers_see_no_bulk_controls_and_bulk_actions_keep_the_filters(client, owner, workspace):
+    from memory.models import Fact
+
+    approver = get_user_model().objects.create_user("apu", password="pw-apu-123")
+    Membership.objects.create(user=approver, workspace=workspace, role="approver")
+    client.force_login(approver)
+    page = client.get(_url("fact-list", workspace)).content.decode()
+    assert "vegetarian" in page and 'id="bulk-form"' not in page and 'name="ids"' not in page
+    client.force_login(owner)
+    page = client.get(_url("fact-list", workspace), {"segment": "preference"}).content.decode()
+    assert 'id="bulk-form"' in page and "data-select-all" in page
+    fact = Fact.objects.get(segment="preference", origin_key="owner")
+    response = client.post(f"/w/{workspace.name}/facts/bulk/", {"action": "archive", "ids": [fact.memory_id],
+                           "confirm": "yes", "return_query": "segment=preference&lifecycle=active&evil=1"})  # fmt: skip
+    assert response.status_code == 302
+    assert response["Location"] == _url("fact-list", workspace) + "?segment=preference&lifecycle=active"
+
+
+def test_the_dashboards_numbers_link_to_the_facts_they_count(client, owner, workspace):
+    client.force_login(owner)
+    body = client.get(reverse("memory:workspace-overview", args=[workspace.name])).content.decode()
+    facts = _url("fact-list", workspace)
+    for query in ("segment=preference", "tier=", "lifecycle=active", "trust=untrusted", "origin=owner",
+                  "origin=channel%3Awa%2Fc1%2Fs1", "created_from=", "score_below=0.2"):  # fmt: skip
+        assert f'href="{facts}?{query}' in body, query
+    # Following a bar gives exactly the facts it counted.
+    assert len(_listed(client, workspace, segment="preference")) == 2
+    assert _listed(client, workspace, trust="untrusted") == ["The weather API reported rain in Porto."]
+
+
+def test_score_below_lists_the_facts_the_decay_gc_takes_next_lowest_first(client, owner, workspace):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from memory.models import Fact
+
+    old = timezone.now() - timedelta(days=400)
+    Fact.objects.filter(source_type="tool_output").update(last_accessed_at=old)  # long unused: decayed
+    Fact.objects.exclude(origin_key="owner").update(last_accessed_at=old + timedelta(days=300))
+    client.force_login(owner)
+    shown = client.get(_url("fact-list", workspace), {"score_below": "0.2"})
+    facts = list(shown.context["page"].object_list)
+    assert [f.content for f in facts] == ["The weather API reported rain in Porto.", "This peer prefers short replies."]
+    assert facts[0].score_now < facts[1].score_now < 0.2 and "Score now" in shown.content.decode()
+    assert _listed(client, workspace, score_below="0.2", segment="knowledge") == ["The weather API reported rain in Porto."]
+    assert client.get(_url("fact-list", workspace), {"score_below": "7"}).context["form"].errors

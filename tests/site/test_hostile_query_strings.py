@@ -32,7 +32,7 @@ HOSTILE = [
 # What each page reads from its query string (its form's fields and the parameters the view reads
 # itself); every page also gets a few parameters no page reads. A page missing here fails the test.
 FACT_FILTERS = ["q", "segment", "tier", "lifecycle", "origin", "source_type", "trust", "classification",
-                "subject_key", "created_from", "created_to", "sort"]  # fmt: skip
+                "subject_key", "created_from", "created_to", "score_below", "sort"]  # fmt: skip
 EXPORT_FILTERS = ["origin", "classification", "lifecycle", "segment", "created_from", "created_to"]
 EVENT_FILTERS = ["kind", "actor", "fact", "date_from", "date_to"]
 READS = {
