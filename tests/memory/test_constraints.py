@@ -120,3 +120,19 @@ def test_event_revisions_start_at_one(workspace):
 
 def test_the_database_enforces_checks_on_this_backend():
     assert connection.vendor in ("postgresql", "sqlite")
+
+
+def test_an_event_of_a_kind_the_model_does_not_name_is_refused(workspace):
+    before = MemoryEvent.objects.filter(workspace=workspace).count()
+    MemoryEvent.objects.create(workspace=workspace, revision=1, at=workspace.created_at, kind="created")
+    _refused(lambda: MemoryEvent.objects.create(workspace=workspace, revision=2, at=workspace.created_at, kind="made_up"))
+    kinds = list(MemoryEvent.objects.filter(workspace=workspace).values_list("kind", flat=True))
+    assert len(kinds) == before + 1 and "made_up" not in kinds
+
+
+def test_the_migrated_kinds_are_the_models_kinds():
+    """A kind added to the model without a migration would be refused by the database."""
+    from importlib import import_module
+
+    migration = import_module("memory.migrations.0014_event_kind_known")
+    assert set(migration.KINDS) == set(MemoryEvent.Kind.values)
