@@ -413,6 +413,31 @@ def _week(monday: str) -> dict:
     return {"created_from": monday, "created_to": (start + timedelta(days=6)).isoformat()}
 
 
+RUN_LABELS = {"dream_run": "Dream", "gc_run": "Decay GC", "retention_run": "Retention"}
+
+
+def maintenance_runs(workspace: Workspace, limit: int = 6) -> list[dict]:
+    """The latest runs of every kind of maintenance, each with its counts, and whether an undo has
+    reversed it (a dream run can be undone; its `restored` event names the run)."""
+    from memory.models import MemoryEvent
+
+    runs = list(MemoryEvent.objects.filter(workspace=workspace, kind__in=list(RUN_LABELS)).order_by("-revision")[:limit])
+    run_ids = [e.data.get("run") for e in runs if e.kind == "dream_run" and e.data.get("run")]
+    undone = {}
+    if run_ids:
+        for event in MemoryEvent.objects.filter(workspace=workspace, kind="restored", data__run__in=run_ids).order_by("-revision"):
+            undone[event.data.get("run")] = event
+    shown = []
+    for event in runs:
+        counts = ", ".join(f"{name} {value:,}" for name, value in event.data.items()
+                           if isinstance(value, int) and not isinstance(value, bool) and name != "policy")  # fmt: skip
+        if event.kind == "retention_run" and event.data.get("name"):
+            counts = f"policy “{event.data['name']}”: {counts}"
+        shown.append({"kind": event.kind, "label": RUN_LABELS[event.kind], "at": event.at, "revision": event.revision,
+                      "counts": counts, "undone_by": undone.get(event.data.get("run")) if event.kind == "dream_run" else None})  # fmt: skip
+    return shown
+
+
 def dashboard(workspace: Workspace) -> dict:
     """Counts and distributions for the workspace dashboard, each one aggregate query (no per-fact loop
     except the score histogram, which reads four numeric columns of active facts)."""
@@ -469,7 +494,7 @@ def dashboard(workspace: Workspace) -> dict:
         "per_week": _bars([(week.strftime("%Y-%m-%d"), n) for week, n in weekly], _week),
         "score_histogram": histogram,
         "decaying_soon": sum(bar["n"] for bar in histogram[:2]) if histogram else 0,
-        "maintenance_runs": MemoryEvent.objects.filter(workspace=workspace, kind__in=["dream_run", "gc_run", "retention_run"]).order_by("-revision")[:5],
+        "maintenance_runs": maintenance_runs(workspace),
         "recent_events": MemoryEvent.objects.filter(workspace=workspace).order_by("-revision", "-id")[:10],
         "recall_mode": recall_mode(workspace, total),
     }

@@ -160,7 +160,14 @@ def test_facts_search_selection_and_keyboard_habits(live_server, page):
         assert boxes.count() >= 1 and all(boxes.nth(i).is_checked() for i in range(boxes.count()))
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         screenshot(page, f"facts-search-selected-{width}")
-    page.goto(live_server.url + "/w/demo/")
+    from memory.services import maintenance
+
+    maintenance.run_dream(get_workspace("demo"))
+    for width in (390, 1366):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(live_server.url + "/w/demo/")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        screenshot(page, f"overview-{width}")
     page.click("a[href$='score_below=0.2']")
     page.wait_for_url("**score_below=0.2**")
     assert "lowest effective score first" in page.locator("#fact-table").inner_text()

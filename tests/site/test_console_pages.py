@@ -313,3 +313,19 @@ def test_score_below_lists_the_facts_the_decay_gc_takes_next_lowest_first(client
     assert facts[0].score_now < facts[1].score_now < 0.2 and "Score now" in shown.content.decode()
     assert _listed(client, workspace, score_below="0.2", segment="knowledge") == ["The weather API reported rain in Porto."]
     assert client.get(_url("fact-list", workspace), {"score_below": "7"}).context["form"].errors
+
+
+def test_the_maintenance_card_shows_every_kind_of_run_and_undone_runs_as_undone(client, owner, workspace):
+    from memory.services import maintenance
+
+    client.force_login(owner)
+    overview = reverse("memory:workspace-overview", args=[workspace.name])
+    assert "No maintenance run yet" in client.get(overview).content.decode()
+    dream = maintenance.run_dream(workspace)
+    maintenance.run_gc(workspace)
+    body = client.get(overview).content.decode()
+    assert "Dream" in body and "Decay GC" in body and "reflected" in body and "undone" not in body
+    assert f"{reverse('memory:event-list', args=[workspace.name])}?kind=gc_run" in body
+    maintenance.undo_dream(workspace, dream.counts["run"])
+    body = client.get(overview).content.decode()
+    assert 'class="badge undone">undone' in body and "undone at revision" in body
