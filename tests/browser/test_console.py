@@ -71,7 +71,9 @@ def test_the_inspector_explains_a_fact_below_the_floor_in_words(live_server, pag
     registry.clear()
     load_demo()
     _login(page, live_server)
-    page.goto(live_server.url + "/w/demo/facts/?q=live")
+    # An active owner fact: the inspector explains how recall would rank it (search also finds
+    # archived and superseded facts, which recall never returns).
+    page.goto(live_server.url + "/w/demo/facts/?q=live&lifecycle=active&origin=owner")
     page.locator("#fact-table tbody tr a").first.click()
     page.wait_for_url("**/facts/mem_demo_*/")
     base = page.url.split("?")[0]

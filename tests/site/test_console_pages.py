@@ -329,3 +329,15 @@ def test_the_maintenance_card_shows_every_kind_of_run_and_undone_runs_as_undone(
     maintenance.undo_dream(workspace, dream.counts["run"])
     body = client.get(overview).content.decode()
     assert 'class="badge undone">undone' in body and "undone at revision" in body
+
+
+def test_the_inspector_names_linked_facts_by_their_words(client, owner, workspace):
+    from tests.factories import make_fact, make_link
+
+    diet = make_fact(workspace, "I keep a strict vegetarian diet.")
+    meal = make_fact(workspace, "I ordered a mushroom risotto for dinner yesterday evening at the small corner trattoria down by the river.")
+    make_link(meal, diet)
+    client.force_login(owner)
+    inspector = client.get(_url("fact-detail", workspace, diet.memory_id)).content.decode()
+    assert "I ordered a mushroom risotto" in inspector and "trattoria by the river." not in inspector  # truncated
+    assert "I keep a strict vegetarian diet." in client.get(_url("fact-detail", workspace, meal.memory_id)).content.decode()
