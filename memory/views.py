@@ -221,7 +221,8 @@ def _visible_at(fact: Fact, text: str, caller_text: str = "", clearance: str = "
 
 
 def decay_curve(fact: Fact, weeks: int = 12) -> dict:
-    """Effective score today and each week ahead if nobody uses the fact, as SVG polyline points."""
+    """Effective score today and each week ahead if nobody uses it, laid out as an SVG chart with
+    axes: the y axis 0 to 1, the x axis in weeks, and the GC's two thresholds labelled."""
     now_ms = int(to_ms(timezone.now()))
     days = np.arange(0, weeks * 7 + 1, 7)
     values = effective_score(
@@ -229,10 +230,24 @@ def decay_curve(fact: Fact, weeks: int = 12) -> dict:
         np.full(days.size, int(to_ms(fact.last_accessed_at))), now_ms + days * 86_400_000,
         np.full(days.size, fact.tier == "permanent"),
     )  # fmt: skip
-    width, height = 360, 120
-    points = " ".join(f"{i * width / (days.size - 1):.1f},{height - float(v) * height:.1f}" for i, v in enumerate(values))
-    return {"now": float(values[0]), "points": points, "width": width, "height": height,
-            "weeks": weeks, "archive_line": height - 0.15 * height, "prune_line": height - 0.05 * height}  # fmt: skip
+    width, height, left, right, top, bottom = 420, 170, 34, 12, 10, 28
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def x(week: float) -> float:
+        return round(left + week * plot_w / weeks, 1)
+
+    def y(score: float) -> float:
+        return round(top + plot_h - score * plot_h, 1)
+
+    points = " ".join(f"{x(i)},{y(float(v))}" for i, v in enumerate(values))
+    return {
+        "now": float(values[0]), "end": float(values[-1]), "points": points, "width": width, "height": height,
+        "weeks": weeks, "left": left, "right": width - right, "top": top, "bottom": top + plot_h,
+        "y_ticks": [{"y": y(v), "label": f"{v:g}"} for v in (0.0, 0.5, 1.0)],
+        "x_ticks": [{"x": x(w), "label": "now" if w == 0 else f"{w} wk"} for w in range(0, weeks + 1, 4)],
+        "thresholds": [{"y": y(0.15), "label": "0.15 short tier archives"}, {"y": y(0.05), "label": "0.05 archive / prune"}],
+        "label_y": height - 6,
+    }  # fmt: skip
 
 
 @require_GET

@@ -341,3 +341,16 @@ def test_the_inspector_names_linked_facts_by_their_words(client, owner, workspac
     inspector = client.get(_url("fact-detail", workspace, diet.memory_id)).content.decode()
     assert "I ordered a mushroom risotto" in inspector and "trattoria by the river." not in inspector  # truncated
     assert "I keep a strict vegetarian diet." in client.get(_url("fact-detail", workspace, meal.memory_id)).content.decode()
+
+
+@pytest.mark.parametrize("name, args, current", [
+    ("memory:workspace-overview", [], "Overview"), ("memory:fact-list", [], "Facts"),
+    ("memory:event-list", [], "Event log"), ("governance:review-list", [], "Review"),
+])  # fmt: skip
+def test_the_navigation_marks_the_current_page(client, owner, workspace, name, args, current):
+    import re
+
+    client.force_login(owner)
+    body = client.get(reverse(name, args=[workspace.name, *args])).content.decode()
+    marked = re.findall(r'<a href="[^"]*" aria-current="page">([^<]*)', body)
+    assert [label.strip() for label in marked] == [current]
