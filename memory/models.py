@@ -635,3 +635,19 @@ class MemoryEvent(models.Model):
 
     def delete(self, *args: Any, **kwargs: Any):
         raise AppendOnlyError("memory events are append-only: they cannot be deleted")
+
+
+class GraphPartition(models.Model):
+    """A workspace's last Memory Graph communities: fact id → cluster id, and the revision they were
+    computed at. Ids only, no fact text, so the partition may live in the database: the next Louvain
+    run starts from it, and the console draws with it while the worker computes the next one."""
+
+    workspace = models.OneToOneField(Workspace, on_delete=models.CASCADE, related_name="graph_partition")
+    revision = models.BigIntegerField()
+    computed_at = models.DateTimeField()
+    seconds = models.FloatField()
+    communities = models.JSONField(default=dict)
+    modularity = models.FloatField(null=True)
+
+    def __str__(self) -> str:
+        return f"graph partition of {self.workspace_id} at r{self.revision}"

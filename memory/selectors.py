@@ -535,9 +535,12 @@ def graph_payload(export) -> dict:
     from memory.templatetags.reveal import reveal_text  # labels are drawn as text: invisible characters shown
 
     golden = math.pi * (3 - math.sqrt(5))
+    # Facts without any link are not drawn (each would be a "community" of one): the page counts them.
+    linked = {end for e in export.edges for end in (e.source, e.target)}
     members: dict[str, list] = {}
     for node in export.nodes:
-        members.setdefault(node.cluster_id, []).append(node)
+        if node.id in linked:
+            members.setdefault(node.cluster_id, []).append(node)
     order = sorted(members, key=lambda cid: (-len(members[cid]), cid))
     color_of = {cid: PALETTE[i % len(PALETTE)] for i, cid in enumerate(order)}
     segments = sorted({node.segment for node in export.nodes})
@@ -583,8 +586,8 @@ def graph_payload(export) -> dict:
         "segments": segments,
         # The 50 largest communities (of every active fact, drawn or not) for the list and the filter.
         "clusters": [{"id": c.id, "label": c.label, "size": c.size, "color": color_of.get(c.id, "#999")}
-                     for c in export.clusters[:50]],
+                     for c in export.clusters if c.size > 1][:50],
         "stats": {"total_memories": stats.total_memories, "connections": stats.connections,
-                  "clusters": stats.clusters, "by_type": stats.by_type, "added_last_7d": stats.added_last_7d,
-                  "modularity": stats.modularity},
+                  "clusters": sum(1 for c in export.clusters if c.size > 1), "isolated": stats.isolated,
+                  "by_type": stats.by_type, "added_last_7d": stats.added_last_7d, "modularity": stats.modularity},
     }  # fmt: skip

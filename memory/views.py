@@ -24,7 +24,7 @@ from memory.engine.decay import effective_score
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
 from memory.models import Fact, Workspace
 from memory.permissions import get_workspace_for_user, roles_in
-from memory.services import curation, maintenance, replay
+from memory.services import curation, replay
 from memory.services import recall as recall_service
 from memory.services.errors import RequestError
 from memory.services.expiry import expired_by
@@ -312,29 +312,46 @@ GRAPH_CACHE_ENTRIES = 8
 
 
 def _graph_page(ws: Workspace) -> dict:
-    """The page's graph: its JSON (already escaped for a <script> element), counts, filter choices.
+    """The page's graph: its JSON (already escaped for a <script> element), counts, filter choices,
+    and how fresh its communities are.
 
-    Exporting thousands of facts (decrypting them, finding communities, placing them) is nearly the
-    page's whole cost (~1 s at 5,000 facts and 20,000 links), and the result only changes with the
-    workspace's revision, so it is kept per revision for ten minutes at most (the "last 7 days" count
-    ages). It holds decrypted labels, so it stays in this process's memory — never in a shared cache —
-    and is dropped as soon as the data key of an origin it drew from is destroyed (crypto-shred)."""
+    Communities come from the workspace's kept partition (memory.services.graph): the page draws with
+    it at once and asks the worker to recompute when the workspace has changed since; a small
+    workspace is recomputed in the request instead. Drawing still reads and decrypts every fact (~1 s
+    at 5,000 facts), so the page is kept per revision for ten minutes at most (the "last 7 days"
+    count ages). It holds decrypted labels, so it stays in this process's memory — never in a shared
+    cache — and is dropped as soon as the data key of an origin it drew from is destroyed."""
     import time
 
     from django.utils.html import json_script
 
     from memory.sealing import keyring
+    from memory.services import graph as graph_service
 
-    key = (ws.pk, ws.revision, ws.created_at.timestamp(), GRAPH_MAX_NODES)
+    partition = graph_service.kept(ws)
+    in_request = Fact.objects.filter(workspace=ws, lifecycle="active").count() <= graph_service.IN_REQUEST_LIMIT
+    if partition is None and not in_request:
+        queued = graph_service.recompute_later(ws)
+        partition = graph_service.kept(ws)  # a synchronous queue (TIDELINE_Q_SYNC) has computed it already
+        if partition is None:
+            return {"pending": True, "queued": queued, "node_count": 0, "stats": None}
+    key = (ws.pk, ws.revision, partition.revision if partition else None, ws.created_at.timestamp(), GRAPH_MAX_NODES)
     now = time.monotonic()
     with _GRAPH_PAGES_LOCK:
         entry = _GRAPH_PAGES.get(key)
     if entry and now - entry[0] < GRAPH_CACHE_SECONDS and all(keyring.exists(ws.pk, o) for o in entry[1]):
         return entry[2]
     origins = frozenset(o for o in selectors.distinct_origin_keys(ws) if keyring.exists(ws.pk, o))
-    payload = selectors.graph_payload(maintenance.export_graph(ws, max_nodes=GRAPH_MAX_NODES))
+    export, partition = graph_service.export(ws, max_nodes=GRAPH_MAX_NODES, recompute=in_request)
+    key = (ws.pk, ws.revision, partition.revision, ws.created_at.timestamp(), GRAPH_MAX_NODES)  # as drawn
+    recomputing = partition.revision != ws.revision  # the worker brings it up to date (queued once)
+    if recomputing:
+        graph_service.recompute_later(ws)
+    payload = selectors.graph_payload(export)
     page = {name: payload[name] for name in ("node_count", "edge_count", "kinds", "segments", "clusters", "stats")}
     page["graph_json"] = json_script(payload["data"], "graph-data")
+    page["partition"] = {"computed_at": partition.computed_at, "revision": partition.revision,
+                         "seconds": partition.seconds, "recomputing": recomputing}  # fmt: skip
     with _GRAPH_PAGES_LOCK:
         for stale in [k for k, v in _GRAPH_PAGES.items() if k[0] == ws.pk or now - v[0] >= GRAPH_CACHE_SECONDS]:
             del _GRAPH_PAGES[stale]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
@@ -26,6 +27,7 @@ import numpy as np
 from memory.engine.decay import DAY_MS
 from memory.engine.links import STRENGTH_WEIGHT, link_strength
 from memory.engine.maintenance import Link, MaintFact
+from memory.engine.tokenize import STOPWORDS
 
 LOUVAIN_SEED = 20_240_601
 SNIPPET_CHARS = 48
@@ -157,6 +159,28 @@ def modularity(community: np.ndarray, rows: np.ndarray, cols: np.ndarray, weight
     return float(weights[same].sum() / m - ((degree / (2 * m)) ** 2).sum())
 
 
+LABEL_WORDS = 3
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _label_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w not in STOPWORDS)
+
+
+def _cluster_label(group: Sequence[MaintFact], words_of: Mapping[str, frozenset[str]],
+                   document_frequency: Counter, total: int) -> str:  # fmt: skip
+    """A community's name from its facts' own words: the few that most of its members share and the
+    rest of the memory mostly does not (members holding a word × the word's IDF over all active
+    facts), e.g. "porto · metro · train". Empty when no word is shared by two members; the caller
+    then uses the representative fact's opening words."""
+    if len(group) < 2:
+        return ""
+    held = Counter(word for fact in group for word in words_of[fact.memory_id])
+    scored = [(-count * math.log((1 + total) / (1 + document_frequency[word])), word)
+              for word, count in held.items() if count >= 2]  # fmt: skip
+    return " · ".join(word for _, word in sorted(scored)[:LABEL_WORDS])
+
+
 def snippet(text: str, limit: int = SNIPPET_CHARS) -> str:
     """Whitespace collapsed; if longer than `limit`, its first `limit − 1` characters and `…`."""
     flat = _WHITESPACE.sub(" ", text).strip()
@@ -181,12 +205,13 @@ def export_memory_graph(
       the smaller id is kept.
     * Communities: Louvain (`louvain`) on the undirected graph where every distinct stored link adds
       its strength weight (strong 1, medium 0.6, weak 0.3) to its pair, so links both ways and of
-      several kinds pull harder.
+      several kinds pull harder. A cluster's label is made of its members' shared words
+      (`_cluster_label`), never a raw subject key.
       A fact without links is a community of its own. `previous` (an earlier export's
       `communities`) warm-starts Louvain; with `fixed`, those communities are used as they are
       (facts they lack each alone), so a page can show a graph without running Louvain. A cluster's id is its smallest member id, its
-      representative the most important member (ties: smallest id), its label the representative's
-      subject key or else a 48-character snippet. Clusters are sorted by size, then id.
+      representative the most important member (ties: smallest id), its label its members' shared words or else
+      the representative's 48-character snippet. Clusters are sorted by size, then id.
     * Nodes: with `max_nodes` below the active count, the most important facts (ties: smallest id);
       edges are trimmed to the node set. Stats always describe every active fact: count, untrimmed
       connections, clusters, facts per segment, facts added in the last 7 days, and modularity
@@ -223,10 +248,12 @@ def export_memory_graph(
         members[number].append(fact)
     cluster_of: dict[str, str] = {}
     clusters = []
+    words_of = {f.memory_id: _label_words(f.content) for f in active}
+    document_frequency = Counter(word for words in words_of.values() for word in words)
     for group in members.values():
         cluster_id = group[0].memory_id
         representative = min(group, key=lambda f: (-f.importance, f.memory_id))
-        label = (representative.subject_key or "").strip() or snippet(representative.content)
+        label = _cluster_label(group, words_of, document_frequency, len(active)) or snippet(representative.content)
         clusters.append(GraphCluster(cluster_id, label, len(group), representative.memory_id))
         for fact in group:
             cluster_of[fact.memory_id] = cluster_id

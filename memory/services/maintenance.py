@@ -482,9 +482,8 @@ def _remove_links(workspace: Workspace, links: Sequence[tuple[str, str, str]]) -
 
 
 def export_graph(workspace: Workspace, *, max_nodes: int | None = None, now: datetime | None = None):
-    """The Memory Graph (ENGINE-SPEC §5.7): active facts, typed edges, Louvain communities, stats."""
-    from memory.engine.graph_export import export_memory_graph
+    """The Memory Graph (ENGINE-SPEC §5.7): active facts, typed edges, Louvain communities, stats.
+    Louvain runs only when the workspace changed since its kept partition (memory.services.graph)."""
+    from memory.services import graph
 
-    facts = maint_facts(workspace)
-    return export_memory_graph(facts, workspace_links(workspace, active_only=True), int(to_ms(now or timezone.now())),
-                               max_nodes=max_nodes)  # fmt: skip
+    return graph.export(workspace, max_nodes=max_nodes, now=now)[0]

@@ -15,7 +15,7 @@ def test_the_graph_draws_nodes_and_a_click_opens_the_side_panel(live_server, pag
     load_demo()
     _login(page, live_server)
     page.goto(live_server.url + "/w/demo/graph/")
-    page.wait_for_function("() => window.tidelineGraph && window.tidelineGraph.graph.order > 200")
+    page.wait_for_function("() => window.tidelineGraph && window.tidelineGraph.graph.order > 20")
     assert page.locator("#graph canvas").count() >= 1
     node = page.evaluate("""() => {
         const { graph, renderer } = window.tidelineGraph;

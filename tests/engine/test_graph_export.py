@@ -102,19 +102,23 @@ def test_two_dense_groups_joined_by_one_weak_link_are_two_communities():
     assert {(c.id, c.representative) for c in graph.clusters} == {("p0", "p4"), ("q0", "q4")}
 
 
-def test_a_cluster_is_labelled_by_its_representatives_subject_key_or_a_snippet():
+def test_a_cluster_is_labelled_by_its_members_shared_words_never_a_subject_key():
     facts = [
         fact("a", "I live in Lisbon", "identity", subject_key=" home_city "),
         fact("b", "Lisbon has hills " * 5, "knowledge"),
+        fact("c", "The Porto metro runs until one in the morning."),
+        fact("d", "I take the Porto metro to work."),
+        fact("e", "The metro in Porto is cheap."),
+        fact("f", "My sister lives in Porto."),
     ]
-    graph = export_memory_graph(facts, [], NOW)
+    links = [("c", "relates", "d"), ("d", "relates", "e"), ("c", "relates", "e")]
+    graph = export_memory_graph(facts, links, NOW)
     labels = {c.id: c.label for c in graph.clusters}
-    assert labels["a"] == "home_city"
-    assert (
-        labels["b"] == snippet("Lisbon has hills " * 5)
-        and len(labels["b"]) == 48
-        and labels["b"].endswith("…")
-    )
+    # A lone fact is named by its opening words, never by its subject key.
+    assert labels["a"] == "I live in Lisbon" and "home_city" not in labels.values()
+    assert labels["b"] == snippet("Lisbon has hills " * 5) and len(labels["b"]) == 48 and labels["b"].endswith("…")
+    # "metro" is in all three members and rarer across the memory than "porto" (also in "f").
+    assert labels["c"] == "metro · porto"
 
 
 def random_graph(seed, count=300, link_count=900):

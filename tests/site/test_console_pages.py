@@ -132,6 +132,10 @@ def test_the_event_log_filters_paginates_and_downloads(client, owner, workspace)
 
 
 def test_the_memory_graph_page_and_its_downloads(client, owner, workspace):
+    from memory.models import Fact
+
+    diet = Fact.objects.get(workspace=workspace, segment="preference", origin_key="owner").memory_id
+    Tideline(workspace).add("I cook lentil soup on Sundays.", segment="preference", links=[("relates_to", diet)])
     client.force_login(owner)
     page = client.get(_url("memory-graph", workspace)).content.decode()
     assert 'id="graph-data"' in page and "communities" in page and "GraphML" not in page
@@ -141,7 +145,7 @@ def test_the_memory_graph_page_and_its_downloads(client, owner, workspace):
     graphml = client.get(_url("memory-graph", workspace), {"format": "graphml"}, follow=True)
     assert graphml["Content-Type"].startswith("application/graphml") and b"<graphml" in graphml.content
     data = client.get(_url("memory-graph", workspace), {"format": "json"}, follow=True).json()
-    assert len(data["nodes"]) == 3
+    assert len(data["nodes"]) == 4  # the download holds every active fact, linked or not
 
 
 def test_curators_vote_archive_restore_and_correct_from_the_inspector(client, owner, workspace):

@@ -26,7 +26,9 @@ def owner(workspace):
     first = tl.add("I keep a strict vegetarian diet.", segment="preference")
     tl.add("I cook lentil soup on Sundays.", segment="preference", links=[("relates_to", first.id)])
     tl.add("The weather API reported rain in Porto.", segment="knowledge", source_type="tool_output")
-    tl.add("This peer prefers short replies.", segment="preference", origin="channel:wa/c1/s1")
+    peer = tl.add("This peer prefers short replies.", segment="preference", origin="channel:wa/c1/s1")
+    tl.add("This peer writes in the evening.", segment="preference", origin="channel:wa/c1/s1",
+           links=[("relates_to", peer.id)])
     return user
 
 
@@ -44,7 +46,7 @@ def test_the_graph_is_sent_as_columns_with_index_triples_for_edges(client, owner
     assert count == 4 and all(len(column) == count for column in nodes.values())
     labels = dict(zip(nodes["id"], nodes["label"], strict=True))
     assert "I keep a strict vegetarian diet." in labels.values()
-    assert {data["segments"][i] for i in nodes["segment"]} == {"preference", "knowledge"}
+    assert {data["segments"][i] for i in nodes["segment"]} == {"preference"}
     assert all(0 <= i < len(data["clusters"]) for i in nodes["cluster"])
     assert all(c["color"].startswith("#") for c in data["clusters"])
     edges = data["edges"]
@@ -53,17 +55,21 @@ def test_the_graph_is_sent_as_columns_with_index_triples_for_edges(client, owner
     assert data["kinds"][kind] == "relates_to" and data["kind_strength"][kind] in data["strength_colors"]
     assert {labels[nodes["id"][source]], labels[nodes["id"][target]]} == {"I keep a strict vegetarian diet.",
                                                                           "I cook lentil soup on Sundays."}  # fmt: skip
-    assert "4 active facts" in body and "1 connections" in body
-    assert '<option>relates_to</option>' in body and '<option>knowledge</option>' in body
+    assert "5 active facts" in body and "2 connections" in body
+    # The fact without links is counted, not drawn as a community of one.
+    assert "The weather API reported rain in Porto." not in labels.values() and "1 without links are not drawn" in body
+    assert "Communities updated" in body
+    assert '<option>relates_to</option>' in body and '<option>preference</option>' in body
 
 
 def test_the_page_is_kept_per_revision_and_rebuilt_after_a_write(client, owner, workspace, django_assert_max_num_queries):
     client.force_login(owner)
     _graph(client, workspace)
-    with django_assert_max_num_queries(8):  # session, user, workspace, role, switcher: no export
+    with django_assert_max_num_queries(10):  # session, user, workspace, role, switcher, partition, count: no export
         data, _ = _graph(client, workspace)
     assert len(data["nodes"]["id"]) == 4
-    Tideline(workspace).add("I bike to work when it is dry.", segment="preference")
+    diet = next(i for i, label in zip(data["nodes"]["id"], data["nodes"]["label"], strict=True) if "vegetarian" in label)
+    Tideline(workspace).add("I bike to work when it is dry.", segment="preference", links=[("relates_to", diet)])
     data, _ = _graph(client, workspace)
     assert "I bike to work when it is dry." in data["nodes"]["label"]
 
@@ -75,7 +81,7 @@ def test_a_shredded_origin_leaves_the_kept_page_at_once(client, owner, workspace
     origin_key = next(k for k in views.selectors.distinct_origin_keys(workspace) if k != "owner")
     keyring.destroy(workspace.pk, origin_key)  # no write, no new revision: only the key is gone
     data, _ = _graph(client, workspace)
-    assert "This peer prefers short replies." not in data["nodes"]["label"] and len(data["nodes"]["id"]) == 3
+    assert "This peer prefers short replies." not in data["nodes"]["label"] and len(data["nodes"]["id"]) == 2
 
 
 def test_an_empty_workspace_draws_nothing(client, other_workspace):
@@ -84,3 +90,33 @@ def test_an_empty_workspace_draws_nothing(client, other_workspace):
     client.force_login(user)
     data, body = _graph(client, other_workspace)
     assert data is None and "No active facts to draw yet" in body
+
+
+def test_a_workspace_without_links_says_so_instead_of_drawing(client, owner, workspace):
+    from memory.models import Link
+
+    Link.objects.filter(workspace=workspace).delete()
+    client.force_login(owner)
+    data, body = _graph(client, workspace)
+    assert data is None and "No links yet" in body and "tideline dream --workspace" in body
+
+
+def test_a_large_workspace_draws_with_its_kept_partition_while_the_worker_recomputes(client, owner, workspace, monkeypatch):
+    from memory.services import graph
+
+    client.force_login(owner)
+    data, _ = _graph(client, workspace)  # small: computed in the request, and kept
+    kept = graph.kept(workspace)
+    assert kept.revision == workspace.revision and set(kept.communities) >= set(data["nodes"]["id"])
+    monkeypatch.setattr(graph, "IN_REQUEST_LIMIT", 0)  # now "large": never computed in the request
+    queued = []
+    monkeypatch.setattr(graph, "recompute_later", lambda ws: queued.append(ws.revision) or True)
+    diet = next(i for i, label in zip(data["nodes"]["id"], data["nodes"]["label"], strict=True) if "vegetarian" in label)
+    Tideline(workspace).add("I bike to work when it is dry.", segment="preference", links=[("relates_to", diet)])
+    workspace.refresh_from_db()
+    data, body = _graph(client, workspace)
+    assert "I bike to work when it is dry." in data["nodes"]["label"] and "recomputing" in body
+    assert queued == [workspace.revision] and graph.kept(workspace).revision == kept.revision
+    graph.recompute(workspace.pk)  # what the worker runs
+    data, body = _graph(client, workspace)
+    assert "recomputing" not in body and graph.kept(workspace).revision == workspace.revision
