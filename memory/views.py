@@ -302,7 +302,11 @@ def memory_graph(request: HttpRequest, workspace: str) -> HttpResponse:
     if request.GET.get("format"):
         # Downloads are the admins' and audited: they live on the exports page.
         return redirect(reverse("governance:export-graph", args=[ws.name]) + "?" + request.GET.urlencode())
-    return render(request, "memory/memory_graph.html", {"workspace": ws, **_graph_page(ws)})
+    page = _graph_page(ws)
+    kept = page.get("partition")
+    # Worked out per request: the page itself is kept for minutes.
+    fresh = bool(kept) and (timezone.now() - kept["computed_at"]).total_seconds() < 60
+    return render(request, "memory/memory_graph.html", {"workspace": ws, **page, "updated_just_now": fresh})
 
 
 _GRAPH_PAGES: dict[tuple, tuple[float, frozenset, dict]] = {}

@@ -148,6 +148,26 @@ def bench_size(
         print(f"      {graph.stats.clusters:,} clusters, modularity {graph.stats.modularity or 0:.3f}")
         _, render_seconds = timed("graph GraphML + JSON", lambda: (to_graphml(graph), to_json(graph)))
         print(f"      export and both documents: {export_seconds + render_seconds:.2f} s")
+        # What the worker does after a day's writes: 100 new facts, each linked into the memory,
+        # exported again from the kept partition (warm start), and drawn from it as it is.
+        grown, grown_links = with_new_linked_facts(facts, extra_links, 100, seed)
+        warm, _ = timed("graph re-export, 100 new (warm)",
+                        lambda: export_memory_graph(grown, grown_links, NOW, previous=graph.communities))  # fmt: skip
+        print(f"      {warm.stats.clusters:,} clusters, modularity {warm.stats.modularity or 0:.3f}")
+        timed("graph drawn from kept partition",
+              lambda: export_memory_graph(grown, grown_links, NOW, previous=graph.communities, fixed=True))  # fmt: skip
+
+
+def with_new_linked_facts(facts: list[MaintFact], links: list[Link], count: int, seed: int):
+    """`facts` plus `count` new ones (copies of random facts under new ids), each with three links
+    to facts already there."""
+    from dataclasses import replace
+
+    rng = random.Random(seed + 1)
+    active = [f for f in facts if f.is_active]
+    new = [replace(rng.choice(active), memory_id=f"mem_new_{k:05d}") for k in range(count)]
+    new_links = [(n.memory_id, "relates", rng.choice(active).memory_id) for n in new for _ in range(3)]
+    return [*facts, *new], [*links, *new_links]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -81,6 +81,7 @@
   // A filter frames what it leaves (a community fills the view) and redraws at once; typing in the
   // search box redraws at most once a frame.
   const camera = renderer.getCamera();
+  camera.setState({ x: 0.5, y: 0.5, ratio: 1.25, angle: 0 }); // room for the labels at the edges
   const frame = () => {
     let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
     if (state.segment || state.cluster) {
@@ -90,7 +91,7 @@
         if (x < minX) minX = x; if (x > maxX) maxX = x; if (y < minY) minY = y; if (y > maxY) maxY = y;
       });
     }
-    if (minX === Infinity) camera.setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
+    if (minX === Infinity) camera.setState({ x: 0.5, y: 0.5, ratio: 1.25, angle: 0 }); // room for the labels at the edges
     else camera.setState({ x: (minX + maxX) / 2, y: (minY + maxY) / 2, ratio: Math.min(1, Math.max(0.04, 1.3 * Math.max(maxX - minX, maxY - minY))), angle: 0 });
   };
   let pending = 0;
@@ -107,7 +108,21 @@
 
   const panel = document.getElementById("graph-panel");
   let clicks = 0;
-  renderer.on("clickNode", ({ node }) => {
+  // Keyboard: Enter in "Find a fact" opens the first fact it matches (the panel then takes the
+  // focus); a community in the list is a button that filters to it.
+  document.getElementById("graph-search").addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || !state.query) return;
+    event.preventDefault();
+    const match = graph.findNode((node, attrs) => shown(attrs) && lowered.get(node).includes(state.query));
+    if (match) open(match, true);
+  });
+  document.querySelectorAll("[data-cluster]").forEach((button) => button.addEventListener("click", () => {
+    const select = document.getElementById("graph-cluster");
+    select.value = button.dataset.cluster;
+    select.dispatchEvent(new Event("change"));
+  }));
+  renderer.on("clickNode", ({ node }) => open(node, false));
+  function open(node, focus) {
     const ticket = ++clicks;
     const heading = document.createElement("p");
     heading.className = "muted";
@@ -119,7 +134,8 @@
         if (ticket !== clicks) return; // a later click won
         panel.innerHTML = html;
         api.panelShownAt = performance.now();
+        if (focus) panel.focus();
       })
       .catch(() => { if (ticket === clicks) heading.textContent = "Could not load this fact; try again."; });
-  });
+  }
 })();

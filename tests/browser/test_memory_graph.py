@@ -29,3 +29,27 @@ def test_the_graph_draws_nodes_and_a_click_opens_the_side_panel(live_server, pag
     assert "Open in the inspector" in page.locator("#graph-panel").inner_text()
     page.select_option("#graph-segment", "identity")
     screenshot(page, "memory-graph")
+
+
+def test_the_graph_is_usable_from_the_keyboard(live_server, page):
+    load_demo()
+    _login(page, live_server)
+    page.goto(live_server.url + "/w/demo/graph/")
+    page.wait_for_function("() => window.tidelineGraph && window.tidelineGraph.drawnAt")
+    # Find a fact and press Enter: its panel opens and takes the focus.
+    page.focus("#graph-search")
+    word = page.evaluate("""() => {
+        const { graph } = window.tidelineGraph;
+        return graph.getNodeAttribute(graph.nodes()[0], 'label').split(' ').find((w) => w.length > 5);
+    }""")
+    page.keyboard.type(word)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#graph-panel-body")
+    assert page.evaluate("document.activeElement.id") == "graph-panel"
+    assert "Open in the inspector" in page.locator("#graph-panel").inner_text()
+    # A community in the list is a button: it filters the drawing to that community.
+    first = page.locator("button.cluster-pick").first
+    first.focus()
+    page.keyboard.press("Enter")
+    assert page.eval_on_selector("#graph-cluster", "(s) => s.value") == first.get_attribute("data-cluster")
+    screenshot(page, "memory-graph-keyboard")
