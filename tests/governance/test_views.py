@@ -166,4 +166,5 @@ def test_the_navigation_links_the_queue_with_its_open_count(client, owner, works
     client.force_login(owner)
     body = client.get(reverse(page, args=[workspace.name])).content.decode()
     link = reverse("governance:review-list", args=[workspace.name])
-    assert f'<a href="{link}">Review <span class="badge" id="nav-review-count" title="open review items">2</span></a>' in body
+    current = ' aria-current="page"' if page == "governance:review-list" else ""
+    assert f'<a href="{link}"{current}>Review <span class="badge" id="nav-review-count" title="open review items">2</span></a>' in body
