@@ -79,7 +79,9 @@ def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
     if searching:
         hits, search_note, recall_error = _search(ws, data)
         scores = {hit.id: hit.score for hit in hits}
-        ranked = sorted(facts.filter(memory_id__in=list(scores)), key=lambda f: -scores[f.memory_id])
+        # Active facts first (what recall would answer), then archived, superseded or held ones.
+        ranked = sorted(facts.filter(memory_id__in=list(scores)),
+                        key=lambda f: (f.lifecycle != "active", -scores[f.memory_id]))  # fmt: skip
         if data.get("score_below") is not None:
             now = selectors.scores_now([[getattr(f, c) for c in selectors.SCORE_COLUMNS] for f in ranked])
             ranked = [f for f, score in zip(ranked, now, strict=True) if f.lifecycle == "active" and score < data["score_below"]]
@@ -120,7 +122,7 @@ def _search(ws: Workspace, data: dict) -> tuple[list, str | None, str | None]:
         found = recall_service.search(workspace=ws, query=data["q"], origins=origins, lifecycles=lifecycles)
     except (TidelineError, RequestError) as error:  # e.g. an index that failed to build: say so, never "no match"
         return [], None, error.message
-    order = "ranked by recall score" if data.get("sort") not in selectors.SORT_KEYS else (
+    order = "ranked by recall score, active facts first" if data.get("sort") not in selectors.SORT_KEYS else (
         f"the best matches, sorted {dict(FactFilterForm.base_fields['sort'].choices)[data['sort']]}")
     note = order
     if found.origins_searched < found.origins_total:
@@ -348,7 +350,7 @@ def _graph_page(ws: Workspace) -> dict:
     origins = frozenset(o for o in selectors.distinct_origin_keys(ws) if keyring.exists(ws.pk, o))
     export, partition = graph_service.export(ws, max_nodes=GRAPH_MAX_NODES, recompute=in_request)
     key = (ws.pk, ws.revision, partition.revision, ws.created_at.timestamp(), GRAPH_MAX_NODES)  # as drawn
-    recomputing = partition.revision != ws.revision  # the worker brings it up to date (queued once)
+    recomputing = not graph_service.is_current(partition, ws.revision)  # the worker brings it up to date
     if recomputing:
         graph_service.recompute_later(ws)
     payload = selectors.graph_payload(export)

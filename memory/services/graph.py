@@ -34,6 +34,12 @@ def kept(workspace: Workspace) -> GraphPartition | None:
     return GraphPartition.objects.filter(workspace=workspace).first()
 
 
+def is_current(partition: GraphPartition, revision: int) -> bool:
+    """Whether the kept communities were found at the workspace's revision (any change since may
+    have added or removed facts or links)."""
+    return partition.revision >= revision
+
+
 def export(workspace: Workspace, *, max_nodes: int | None = None, now: datetime | None = None,
            recompute: bool = True) -> tuple[GraphExport, GraphPartition | None]:  # fmt: skip
     """The graph and the partition it was drawn with. `recompute`: run Louvain when the kept
@@ -43,7 +49,7 @@ def export(workspace: Workspace, *, max_nodes: int | None = None, now: datetime 
     previous = kept(workspace)
     facts, links = maint_facts(workspace), workspace_links(workspace, active_only=True)
     moment = int(to_ms(now or timezone.now()))
-    if previous is not None and (previous.revision == revision or not recompute):
+    if previous is not None and (not recompute or is_current(previous, revision)):
         graph = export_memory_graph(facts, links, moment, max_nodes=max_nodes, previous=previous.communities, fixed=True)
         return graph, previous
     started = time.perf_counter()

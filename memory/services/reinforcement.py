@@ -7,14 +7,16 @@ write per read for PostgreSQL, so uses are gathered per process and written toge
 `TIDELINE_REINFORCE_FLUSH_SECONDS` after the first unwritten one (1 s by default; 0 writes each
 recall's uses at once), by a short-lived thread of their own, never by the request.
 
-Each batch is a tracked change: per workspace, one mutation with one `reinforced` event (`by:
-"recall"`, the facts and the number of uses), so the revision moves and every process's recall
-index takes the new counts on its next sync, as for any other change. At most one such event per
-workspace per flush interval per process, whatever the recall rate.
-
 What a batch risks: a process killed hard (SIGKILL, power) loses at most that many seconds of use
-counts. Nothing else depends on them being written at once: decay reads them. A normal exit writes
-what is pending.
+counts. Nothing else depends on them being written at once: decay reads them, and a use is silent
+(no event), as the original's markAccessed was. A normal exit writes what is pending.
+
+Why uses do not move the revision: making each batch a mutation (one `reinforced` event per
+workspace per flush, with other processes re-reading only the two counters on sync) was measured
+under the API bench (issue 17: 100 recalls/s, 2 workers, 100,000 facts): p50 15 → 32 ms and p99
+39 → 164 ms, and worse with a 10 s interval (bigger batches, longer stalls). So another process
+sees a fact's uses when it next re-reads that fact (any change to it, or a rebuild); its ranking
+meanwhile misses at most the other process's recent uses, which decay weighs against days.
 """
 
 from __future__ import annotations
@@ -30,8 +32,7 @@ from django.db import connection
 from django.db.models import F
 from django.db.models.functions import Coalesce, Greatest
 
-from memory.models import Fact, Workspace
-from memory.services.mutation import mutate
+from memory.models import Fact
 
 log = logging.getLogger("tideline.recall")
 
@@ -104,25 +105,8 @@ def _flush_in_thread() -> None:
 
 
 def _write(uses: dict[int, list]) -> None:
-    """Per workspace, one mutation: the UPDATEs (one per distinct use count; a batch is mostly ones
-    and twos, stamped with the latest use in it: a last use may read up to one flush interval late,
-    against a half-life of days) and one `reinforced` event naming the facts. The mutation bumps the
-    workspace's revision, so every other process's recall index re-reads those facts on its next
-    sync and ranks with the same counts (ENGINE-SPEC §3.9 is silent about uses; the log is not)."""
-    by_workspace: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for pk, workspace_id, memory_id in Fact.objects.filter(pk__in=list(uses)).values_list("pk", "workspace_id", "memory_id"):
-        by_workspace[workspace_id].append((pk, memory_id))
-    for workspace_id, facts in by_workspace.items():
-        workspace = Workspace.objects.filter(pk=workspace_id).first()
-        if workspace is None:
-            continue
-        with mutate(workspace, actor="recall") as m:
-            _update({pk: uses[pk] for pk, _ in facts})
-            m.record("reinforced", fact_ids=sorted(mid for _, mid in facts), by="recall",
-                     uses=sum(uses[pk][0] for pk, _ in facts))  # fmt: skip
-
-
-def _update(uses: dict[int, list]) -> None:
+    """One UPDATE per distinct use count (a batch is mostly ones and twos), stamped with the latest
+    use in it: a last use may read up to one flush interval late, against a half-life of days."""
     by_count: dict[int, list[int]] = defaultdict(list)
     latest: dict[int, datetime] = {}
     for pk, (count, moment) in uses.items():

@@ -100,24 +100,3 @@ def _run_with_test_database(script: str, extra_env: dict[str, str]) -> None:
     assert done.returncode == 0, done.stderr
 
 
-
-def test_a_batch_is_a_tracked_change_that_other_processes_see(tl, batched, workspace):
-    from memory.engine import records as R
-    from memory.models import MemoryEvent, Workspace
-    from memory.services.recall_index import registry
-
-    fact = tl.add("I keep a strict vegetarian diet.", segment="preference")
-    before = Workspace.objects.get(pk=workspace.pk).revision
-    tl.recall("vegetarian diet")
-    tl.recall("vegetarian diet")
-    assert Workspace.objects.get(pk=workspace.pk).revision == before  # nothing written by the recalls
-    # Another process's index, built before the batch is written: it has not seen these uses.
-    registry.clear()
-    row = registry.get(workspace, R.Origin.owner()).cols.row_index[fact.id]
-    assert int(registry.get(workspace, R.Origin.owner()).cols.access_count[row]) == 0
-    reinforcement.flush()
-    assert Workspace.objects.get(pk=workspace.pk).revision == before + 1  # one change for the batch
-    event = MemoryEvent.objects.filter(workspace=workspace).latest("revision")
-    assert event.kind == "reinforced" and event.fact_ids == [fact.id] and event.data == {"by": "recall", "uses": 2}
-    # Its next use syncs by revision and takes the counts.
-    assert int(registry.get(workspace, R.Origin.owner()).cols.access_count[row]) == 2

@@ -358,3 +358,21 @@ def test_the_navigation_marks_the_current_page(client, owner, workspace, name, a
     body = client.get(reverse(name, args=[workspace.name, *args])).content.decode()
     marked = re.findall(r'<a href="[^"]*" aria-current="page">([^<]*)', body)
     assert [label.strip() for label in marked] == [current]
+
+
+def test_a_search_that_finds_nothing_says_what_search_matches(client, owner, workspace):
+    client.force_login(owner)
+    body = client.get(_url("fact-list", workspace), {"q": "zebra xylophone"}).content.decode()
+    assert "No fact matches these words" in body and "not meanings" in body
+
+
+def test_the_search_boxs_own_example_finds_something_on_the_demo(client):
+    from memory.models import Workspace
+    from memory.services.demo import load_demo
+
+    load_demo()
+    client.force_login(get_user_model().objects.get(username="demo-owner"))
+    demo = Workspace.objects.get(name="demo")
+    page = client.get(_url("fact-list", demo)).content.decode()
+    example = page.split('placeholder="')[1].split('"')[0]
+    assert _listed(client, demo, q=example)[0] == "I live in Porto."
