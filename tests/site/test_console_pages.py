@@ -376,3 +376,14 @@ def test_the_search_boxs_own_example_finds_something_on_the_demo(client):
     page = client.get(_url("fact-list", demo)).content.decode()
     example = page.split('placeholder="')[1].split('"')[0]
     assert _listed(client, demo, q=example)[0] == "I live in Porto."
+
+
+def test_a_disputed_fact_links_to_its_review_item(client, owner, workspace):
+    from memory.models import Fact
+
+    fact = Fact.objects.get(workspace=workspace, segment="preference", origin_key="owner")
+    Fact.objects.filter(pk=fact.pk).update(status="disputed")
+    client.force_login(owner)
+    body = client.get(_url("fact-detail", workspace, fact.memory_id)).content.decode()
+    link = reverse("governance:review-list", args=[workspace.name]) + f"?status=any&amp;q={fact.memory_id}"
+    assert f'href="{link}"' in body and "disputed: see its review item" in body
