@@ -28,5 +28,5 @@ def test_every_page_fits_a_phone_for_each_role(live_server, page, role):
             assert response.status == 200, path
             overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
             assert overflow <= 1, f"{path} at {width} px scrolls sideways by {overflow} px"
-            name = path.strip("/").replace("/", "-").split("?")[0] or "overview"
+            name = path.split("?")[0].strip("/").replace("/", "-") or "overview"
             screenshot(page, f"{role}-{name}-{width}")
