@@ -22,7 +22,7 @@ from memory.engine import records as R
 from memory.engine import visibility
 from memory.engine.decay import effective_score
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
-from memory.models import Fact, Workspace
+from memory.models import Fact, Link, Workspace
 from memory.permissions import get_workspace_for_user, roles_in
 from memory.services import curation, replay
 from memory.services import recall as recall_service
@@ -334,8 +334,13 @@ def _graph_page(ws: Workspace) -> dict:
     from memory.sealing import keyring
     from memory.services import graph as graph_service
 
+    active = Fact.objects.filter(workspace=ws, lifecycle="active").count()
+    if active and not Link.objects.filter(workspace=ws).exists():
+        # Nothing to find communities in or to draw: say so at once, whatever the size.
+        return {"node_count": 0, "stats": {"total_memories": active, "connections": 0, "clusters": 0, "isolated": active,
+                                           "added_last_7d": None, "modularity": None}}  # fmt: skip
     partition = graph_service.kept(ws)
-    in_request = Fact.objects.filter(workspace=ws, lifecycle="active").count() <= graph_service.IN_REQUEST_LIMIT
+    in_request = active <= graph_service.IN_REQUEST_LIMIT
     if partition is None and not in_request:
         queued = graph_service.recompute_later(ws)
         partition = graph_service.kept(ws)  # a synchronous queue (TIDELINE_Q_SYNC) has computed it already

@@ -65,7 +65,7 @@ def test_the_graph_is_sent_as_columns_with_index_triples_for_edges(client, owner
 def test_the_page_is_kept_per_revision_and_rebuilt_after_a_write(client, owner, workspace, django_assert_max_num_queries):
     client.force_login(owner)
     _graph(client, workspace)
-    with django_assert_max_num_queries(10):  # session, user, workspace, role, switcher, partition, count: no export
+    with django_assert_max_num_queries(11):  # session, user, workspace, role, switcher, count, links?, partition: no export
         data, _ = _graph(client, workspace)
     assert len(data["nodes"]["id"]) == 4
     diet = next(i for i, label in zip(data["nodes"]["id"], data["nodes"]["label"], strict=True) if "vegetarian" in label)
@@ -120,3 +120,16 @@ def test_a_large_workspace_draws_with_its_kept_partition_while_the_worker_recomp
     graph.recompute(workspace.pk)  # what the worker runs
     data, body = _graph(client, workspace)
     assert "recomputing" not in body and graph.kept(workspace).revision == workspace.revision
+
+
+def test_an_unlinked_workspace_says_so_at_once_whatever_its_size(client, owner, workspace, monkeypatch, django_assert_max_num_queries):
+    from memory.models import GraphPartition, Link
+    from memory.services import graph
+
+    Link.objects.filter(workspace=workspace).delete()
+    monkeypatch.setattr(graph, "IN_REQUEST_LIMIT", 0)  # "large": it would otherwise wait for the worker
+    client.force_login(owner)
+    with django_assert_max_num_queries(10):  # no export: the facts are not even read
+        data, body = _graph(client, workspace)
+    assert data is None and "No links yet" in body and "5 active facts · no links" in body
+    assert not GraphPartition.objects.filter(workspace=workspace).exists()
