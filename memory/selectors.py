@@ -23,8 +23,11 @@ def sort_in_memory(facts: list[Fact], sort: str) -> list[Fact]:
     return sorted(facts, key=lambda f: (getattr(f, field), f.pk), reverse=descending)
 
 
+SCORE_COLUMNS = ("importance", "decay_rate", "access_count", "last_accessed_at", "tier")
+
+
 def scores_now(rows) -> np.ndarray:
-    """Effective scores now of rows of (importance, decay_rate, access_count, last_accessed_at, tier)."""
+    """Effective scores now of rows of `SCORE_COLUMNS` values."""
     from django.utils import timezone
 
     from memory.engine.decay import effective_score
@@ -38,9 +41,6 @@ def scores_now(rows) -> np.ndarray:
         np.array([to_ms(t) for t in columns[3]], dtype=float), int(to_ms(timezone.now())),
         np.array([tier == "permanent" for tier in columns[4]]),
     ))  # fmt: skip
-
-
-SCORE_COLUMNS = ("importance", "decay_rate", "access_count", "last_accessed_at", "tier")
 
 
 def scoring_below(facts: QuerySet[Fact], below: float) -> list[tuple[int, float]]:
@@ -407,8 +407,6 @@ HISTOGRAM_SAMPLE = 5000
 
 
 def _week(monday: str) -> dict:
-    from datetime import date, timedelta
-
     start = date.fromisoformat(monday)
     return {"created_from": monday, "created_to": (start + timedelta(days=6)).isoformat()}
 
@@ -441,16 +439,11 @@ def maintenance_runs(workspace: Workspace, limit: int = 6) -> list[dict]:
 def dashboard(workspace: Workspace) -> dict:
     """Counts and distributions for the workspace dashboard, each one aggregate query (no per-fact loop
     except the score histogram, which reads four numeric columns of active facts)."""
-    from datetime import timedelta
-
-    import numpy as np
     from django.db.models import Count
     from django.db.models.functions import Mod, TruncWeek
     from django.utils import timezone
 
-    from memory.engine.decay import effective_score
     from memory.models import MemoryEvent
-    from memory.timestamps import to_ms
 
     facts = Fact.objects.filter(workspace=workspace)
 
@@ -471,14 +464,10 @@ def dashboard(workspace: Workspace) -> dict:
     step = max(1, active_count // HISTOGRAM_SAMPLE)
     if step > 1:
         active = active.annotate(bucket=Mod("id", step)).filter(bucket=0)
-    active = active.values_list("importance", "decay_rate", "access_count", "last_accessed_at", "tier")
     histogram = []
-    rows = list(active)
+    rows = list(active.values_list(*SCORE_COLUMNS))
     if rows:
-        scores = effective_score(
-            np.array([r[0] for r in rows]), np.array([r[1] for r in rows]), np.array([r[2] for r in rows]),
-            np.array([to_ms(r[3]) for r in rows]), int(to_ms(timezone.now())), np.array([r[4] == "permanent" for r in rows]),
-        )  # fmt: skip
+        scores = scores_now(rows)
         counts, edges = np.histogram(scores, bins=10, range=(0.0, 1.0))
         scale = active_count / len(rows)
         histogram = _bars([(f"{edges[i]:.1f}–{edges[i + 1]:.1f}", int(round(c * scale))) for i, c in enumerate(counts)])

@@ -82,9 +82,9 @@ def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
         # Active facts first (what recall would answer), then archived, superseded or held ones.
         ranked = sorted(facts.filter(memory_id__in=list(scores)),
                         key=lambda f: (f.lifecycle != "active", -scores[f.memory_id]))  # fmt: skip
-        if data.get("score_below") is not None:
-            now = selectors.scores_now([[getattr(f, c) for c in selectors.SCORE_COLUMNS] for f in ranked])
-            ranked = [f for f, score in zip(ranked, now, strict=True) if f.lifecycle == "active" and score < data["score_below"]]
+        if data.get("score_below") is not None:  # the same rule as the list without a search
+            low = {pk for pk, _ in selectors.scoring_below(facts.filter(memory_id__in=list(scores)), data["score_below"])}
+            ranked = [f for f in ranked if f.pk in low]
         if data.get("sort") in selectors.SORT_KEYS:  # a chosen order applies to the best matches
             ranked = selectors.sort_in_memory(ranked, data["sort"])
         page = Paginator(ranked, PAGE_SIZE).get_page(request.GET.get("page"))
@@ -122,9 +122,8 @@ def _search(ws: Workspace, data: dict) -> tuple[list, str | None, str | None]:
         found = recall_service.search(workspace=ws, query=data["q"], origins=origins, lifecycles=lifecycles)
     except (TidelineError, RequestError) as error:  # e.g. an index that failed to build: say so, never "no match"
         return [], None, error.message
-    order = "ranked by recall score, active facts first" if data.get("sort") not in selectors.SORT_KEYS else (
+    note = "ranked by recall score, active facts first" if data.get("sort") not in selectors.SORT_KEYS else (
         f"the best matches, sorted {dict(FactFilterForm.base_fields['sort'].choices)[data['sort']]}")
-    note = order
     if found.origins_searched < found.origins_total:
         note += (f"; searched the first {found.origins_searched} of {found.origins_total:,} origins "
                  "(choose an origin to search the others)")

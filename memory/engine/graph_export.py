@@ -205,13 +205,13 @@ def export_memory_graph(
       the smaller id is kept.
     * Communities: Louvain (`louvain`) on the undirected graph where every distinct stored link adds
       its strength weight (strong 1, medium 0.6, weak 0.3) to its pair, so links both ways and of
-      several kinds pull harder. A cluster's label is made of its members' shared words
-      (`_cluster_label`), never a raw subject key.
+      several kinds pull harder.
       A fact without links is a community of its own. `previous` (an earlier export's
       `communities`) warm-starts Louvain; with `fixed`, those communities are used as they are
-      (facts they lack each alone), so a page can show a graph without running Louvain. A cluster's id is its smallest member id, its
-      representative the most important member (ties: smallest id), its label its members' shared words or else
-      the representative's 48-character snippet. Clusters are sorted by size, then id.
+      (facts they lack each alone), so a page can show a graph without running Louvain. A
+      cluster's id is its smallest member id, its representative the most important member (ties:
+      smallest id), its label its members' shared words (`_cluster_label`, never a raw subject
+      key) or else the representative's 48-character snippet. Clusters are sorted by size, then id.
     * Nodes: with `max_nodes` below the active count, the most important facts (ties: smallest id);
       edges are trimmed to the node set. Stats always describe every active fact: count, untrimmed
       connections, clusters, facts per segment, facts added in the last 7 days, and modularity

@@ -13,7 +13,6 @@ cluster id, no text) is kept in `GraphPartition` with the revision it saw:
 
 from __future__ import annotations
 
-import logging
 import time
 from datetime import datetime
 
@@ -24,8 +23,6 @@ from memory.engine.graph_export import GraphExport, export_memory_graph
 from memory.models import GraphPartition, Workspace
 from memory.services.maintenance import maint_facts, workspace_links
 from memory.timestamps import to_ms
-
-log = logging.getLogger(__name__)
 
 IN_REQUEST_LIMIT = 2000  # active facts up to which the console computes the graph itself
 
