@@ -12,7 +12,9 @@ given; origin isolation happens before scoring, so one principal's facts never s
 
 from __future__ import annotations
 
+import hashlib
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
@@ -24,6 +26,29 @@ from memory.engine.tokenize import index_tokens
 
 K1 = 1.2
 B = 0.75
+SUMMARY_CACHE = 8  # candidate sets whose size and average length are remembered
+
+
+def mask_key(mask: np.ndarray) -> bytes:
+    """A short digest naming a candidate set, for caches of per-set statistics.
+
+    Packed bits pad to whole bytes, so the length is hashed too: a mask and the same mask with
+    trailing False rows (after the index grew) must not share a key.
+    """
+    return hashlib.blake2b(
+        np.packbits(mask).tobytes(), digest_size=16, salt=mask.size.to_bytes(16, "little")
+    ).digest()
+
+
+@dataclass(frozen=True)
+class CandidateSummary:
+    """What every score over one candidate set needs: its size, its average length (at least 1),
+    and whether it is every document (then postings need no filtering)."""
+
+    n: int
+    avg_len: float
+    every: bool
+    length_norm: np.ndarray  # per document, `k1·(1 − b + b·L/avgLen)`: the set's length normalisation
 
 
 def query_terms(tokens: Sequence[str]) -> tuple[str, ...]:
@@ -69,6 +94,7 @@ class Bm25Index:
         # Row-major copy and column → term list, built on first use by query expansion only.
         self._rows: sparse.csr_matrix | None = None
         self._terms: list[str] | None = None
+        self._summaries: OrderedDict[bytes, CandidateSummary] = OrderedDict()
         self._lock = threading.Lock()
 
     def _count(self, documents: Sequence[str]) -> tuple[sparse.csc_matrix, np.ndarray]:
@@ -112,10 +138,33 @@ class Bm25Index:
                 )
             if self._terms is not None:
                 self._terms = self._terms + list(islice(self.vocabulary, old_terms, None))
+            self._summaries.clear()
 
     @property
     def n_docs(self) -> int:
         return self.matrix.shape[0]
+
+    def summary(self, mask: np.ndarray) -> CandidateSummary:
+        """Size, average length and completeness of the candidate set `mask`, cached per set.
+
+        A scope queries the same set again and again, and each of a query's passes (its terms, the
+        expansion's, the feedback IDF) needs these: one pass over the lengths per set, not per call.
+        """
+        key = mask_key(mask)
+        with self._lock:
+            cached = self._summaries.get(key)
+            if cached is not None:
+                self._summaries.move_to_end(key)
+                return cached
+        n = int(np.count_nonzero(mask))
+        avg_len = max(1.0, float(self.doc_len[mask].mean())) if n else 1.0
+        length_norm = K1 * (1.0 - B + B * self.doc_len / avg_len)
+        summary = CandidateSummary(n, avg_len, n == mask.size, length_norm)
+        with self._lock:
+            self._summaries[key] = summary
+            while len(self._summaries) > SUMMARY_CACHE:
+                self._summaries.popitem(last=False)
+        return summary
 
     def score(self, query: str | Sequence[str], candidates: np.ndarray | None = None) -> Bm25Scores:
         """Score every document against the query; only `candidates` (a boolean mask) take part.
@@ -128,21 +177,20 @@ class Bm25Index:
         tokens = self.analyzer(query) if isinstance(query, str) else list(query)
         terms = query_terms(tokens)
         mask = np.ones(self.n_docs, dtype=bool) if candidates is None else np.asarray(candidates, bool)
-        n_candidates = int(mask.sum())
+        summary = self.summary(mask)
+        n_candidates, avg_len = summary.n, summary.avg_len
         scores = np.zeros(self.n_docs, dtype=np.float64)
-        avg_len = max(1.0, float(self.doc_len[mask].mean())) if n_candidates else 1.0
         known = [(term, self.vocabulary[term]) for term in terms if term in self.vocabulary]
         if not known or n_candidates == 0:
             return Bm25Scores(scores, terms, self._zero_stats(terms, n_candidates), avg_len, n_candidates)
 
-        rows, term_idx, freq = self._postings([col for _, col in known], mask)
+        rows, term_idx, freq = self._postings([col for _, col in known], mask, summary.every)
         df = np.bincount(term_idx, minlength=len(known))
         idf = np.log(1.0 + (n_candidates - df + 0.5) / (df + 0.5))
-        norm = K1 * (1.0 - B + B * self.doc_len[rows] / avg_len)
-        contribution = idf[term_idx] * (freq * (K1 + 1.0)) / (freq + norm)
-        # Sort postings by (document, term) so each document's sum runs in query-term order.
-        order = np.lexsort((term_idx, rows))
-        scores += np.bincount(rows[order], weights=contribution[order], minlength=self.n_docs)
+        contribution = idf[term_idx] * (freq * (K1 + 1.0)) / (freq + summary.length_norm[rows])
+        # Postings come term by term in query order, and bincount adds in array order: each
+        # document's sum runs in query-term order, as the original's does, with no sort.
+        scores += np.bincount(rows, weights=contribution, minlength=self.n_docs)
 
         by_term = {term: (int(df[i]), float(idf[i])) for i, (term, _) in enumerate(known)}
         stats = tuple(TermStats(term, *by_term.get(term, (0, _idf(n_candidates, 0)))) for term in terms)
@@ -157,38 +205,44 @@ class Bm25Index:
         mask = np.asarray(candidates, dtype=bool)
         scores = np.zeros(self.n_docs, dtype=np.float64)
         known = [(self.vocabulary[t], w) for t, w in weights.items() if t in self.vocabulary and w > 0]
-        n_candidates = int(mask.sum())
+        summary = self.summary(mask)
+        n_candidates = summary.n
         if not known or n_candidates == 0:
             return scores
-        avg_len = max(1.0, float(self.doc_len[mask].mean()))
-        rows, term_idx, freq = self._postings([col for col, _ in known], mask)
+        rows, term_idx, freq = self._postings([col for col, _ in known], mask, summary.every)
         df = np.bincount(term_idx, minlength=len(known))
         idf = np.log(1.0 + (n_candidates - df + 0.5) / (df + 0.5))
-        weight = np.array([w for _, w in known], dtype=np.float64)
-        norm = K1 * (1.0 - B + B * self.doc_len[rows] / avg_len)
-        contribution = weight[term_idx] * idf[term_idx] * (freq * (K1 + 1.0)) / (freq + norm)
+        weighted_idf = np.array([w for _, w in known], dtype=np.float64) * idf  # per term, then per posting
+        contribution = weighted_idf[term_idx] * (freq * (K1 + 1.0)) / (freq + summary.length_norm[rows])
         return scores + np.bincount(rows, weights=contribution, minlength=self.n_docs)
 
     def document_frequency(self, columns: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """How many candidates hold each vocabulary column in `columns`."""
-        _, term_idx, _ = self._postings(columns, np.asarray(candidates, dtype=bool))
+        mask = np.asarray(candidates, dtype=bool)
+        if self.summary(mask).every:  # every document: a column's posting count is its frequency
+            columns = np.asarray(columns, dtype=np.int64)
+            return np.diff(self.matrix.indptr)[columns].astype(np.int64)
+        _, term_idx, _ = self._postings(columns, mask)
         return np.bincount(term_idx, minlength=len(columns))
 
-    def _postings(self, columns, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _postings(self, columns, mask: np.ndarray, every: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(document, position in `columns`, count) of every candidate posting of the given columns.
 
         Read straight from the CSC arrays: a query has a handful of terms, and slicing the matrix
-        through scipy costs more in bookkeeping than the gather itself.
+        through scipy costs more in bookkeeping than the gather itself. `every`: the mask holds
+        every document, so nothing is filtered.
         """
         positions, term_idx = major_runs(self.matrix.indptr, columns)
         rows = self.matrix.indices[positions]
+        if every:
+            return rows, term_idx, self.matrix.data[positions]
         keep = mask[rows]
         return rows[keep], term_idx[keep], self.matrix.data[positions][keep]
 
     def idf(self, columns: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """The BM25 IDF over the candidates of each vocabulary column in `columns`."""
         df = self.document_frequency(columns, candidates).astype(np.float64)
-        n = float(np.asarray(candidates, dtype=bool).sum())
+        n = float(self.summary(np.asarray(candidates, dtype=bool)).n)
         return np.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
     def document_postings(self, docs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

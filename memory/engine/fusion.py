@@ -111,17 +111,33 @@ def top_stable(values: np.ndarray, k: int) -> np.ndarray:
     return near[np.argsort(-values[near], kind="stable")][:k]
 
 
+def _best(values: np.ndarray) -> float:
+    return float(values.max()) if values.size else 0.0
+
+
 def unit_max(values: np.ndarray) -> np.ndarray:
     """`values / max(values)`, or all zeros when nothing is positive."""
-    top = float(values.max()) if values.size else 0.0
+    return scaled(values, _best(values))
+
+
+def scaled(values: np.ndarray, top: float) -> np.ndarray:
+    """`values / top`, or all zeros when `top` is not positive: `unit_max` with the maximum given,
+    so a lane can be scaled at a few rows by its best over every candidate."""
     return values / top if top > 0 else np.zeros_like(values)
 
 
 def blend(lexical: np.ndarray, ngram: np.ndarray, cosine: np.ndarray, settings: FusionSettings) -> np.ndarray:
     """Each lane scaled to a best of 1, mixed: lexical gets what the n-gram and vector weights leave."""
+    return blend_at(lexical, ngram, cosine, (_best(lexical), _best(ngram), _best(cosine)), settings)
+
+
+def blend_at(lexical, ngram, cosine, maxima: tuple[float, float, float], settings: FusionSettings) -> np.ndarray:
+    """`blend` of some rows' lane values, each lane scaled by its best over all rows (`maxima`, in
+    the order lexical, n-gram, cosine). Per row the same arithmetic as scaling whole lanes, so the
+    values are identical; recall scores only the rows that can be returned, not every fact."""
     lexical_weight = 1.0 - settings.ngram_weight - settings.vector_weight
-    mixed = lexical_weight * unit_max(lexical) + settings.ngram_weight * unit_max(ngram)
-    return mixed + settings.vector_weight * unit_max(cosine) if settings.vector_weight else mixed
+    mixed = lexical_weight * scaled(lexical, maxima[0]) + settings.ngram_weight * scaled(ngram, maxima[1])
+    return mixed + settings.vector_weight * scaled(cosine, maxima[2]) if settings.vector_weight else mixed
 
 
 @dataclass(frozen=True)
@@ -134,6 +150,11 @@ class _Lanes:
     idf: dict[str, float]  # the IDF over the candidates of each query stem some candidate holds
     n_candidates: int
     min_sim: float = 1.0  # the learned lane's cosine floor (1: no learned lane)
+
+    @property
+    def maxima(self) -> tuple[float, float, float]:
+        """The best BM25, n-gram and cosine over every candidate (0 where a lane found nothing)."""
+        return _best(self.bm25), _best(self.ngram), _best(self.cosine)
 
 
 def _lanes(cols, query, mask, settings, embedder, query_vector, min_sim) -> _Lanes:
@@ -157,11 +178,11 @@ def _expansion(cols, lanes: _Lanes, mask, settings) -> tuple[np.ndarray, dict[st
     matched = np.flatnonzero(lanes.bm25 > 0)
     if matched.size == 0 or settings.expansion_weight <= 0 or settings.feedback_docs <= 0:
         return np.zeros(len(cols)), {}
-    first = blend(lanes.bm25, lanes.ngram, lanes.cosine, settings)
-    feedback = matched[top_stable(first[matched], settings.feedback_docs)]
+    first = blend_at(lanes.bm25[matched], lanes.ngram[matched], lanes.cosine[matched], lanes.maxima, settings)
+    best = top_stable(first, settings.feedback_docs)
     stems = cols.text.stems
     terms = relevance_model(
-        stems, feedback, first[feedback], mask, n_terms=settings.feedback_terms, exclude=lanes.terms
+        stems, matched[best], first[best], mask, n_terms=settings.feedback_terms, exclude=lanes.terms
     )
     if not terms:
         return np.zeros(len(cols)), {}
@@ -194,34 +215,36 @@ def recall_fused(
         return []
     lanes = _lanes(cols, query, mask, settings, embedder, query_vector, min_sim)
     expansion, expansion_terms = _expansion(cols, lanes, mask, settings)
-    lexical = unit_max(lanes.bm25) + settings.expansion_weight * unit_max(expansion)
-    blended = blend(lexical, lanes.ngram, lanes.cosine, settings)
-    close = (lanes.ngram > 0) & (lanes.ngram >= settings.ngram_floor)  # a floor of 0 still needs a piece
+    # a floor of 0 still needs a shared piece
+    close = lanes.ngram >= settings.ngram_floor if settings.ngram_floor > 0 else lanes.ngram > 0
     eligible = (lanes.bm25 > 0) | (expansion > 0) | close
     eligible[lanes.vector_rows] = True
     rows = np.flatnonzero(mask & eligible)
     if rows.size == 0:
         return []
 
-    effective = cols.effective(rows, now)
-    modulator = 0.5 + 0.5 * effective
-    weight, conf = trust_factor(cols, rows)
-    trust = weight * conf
-    score = blended[rows] * modulator * trust
-    keep = _top_candidates(score, resolve_limit(limit), mmr_lambda)
-    if keep is not None:
-        rows, score, trust = rows[keep], score[keep], trust[keep]
-        effective, modulator, weight, conf = effective[keep], modulator[keep], weight[keep], conf[keep]
-    order = rank_order(rows, score, cols.created_at[rows])
-    rows, score, trust = rows[order], score[order], trust[order]
-    effective, modulator, weight, conf = effective[order], modulator[order], weight[order], conf[order]
+    # Every lane is 0 outside the eligible rows, so blending them there alone gives the same values.
+    bm25_max, ngram_max, cosine_max = lanes.maxima
+    expansion_max = float(expansion.max())
+    lexical = scaled(lanes.bm25[rows], bm25_max) + settings.expansion_weight * scaled(expansion[rows], expansion_max)
+    lexical_max = float(lexical.max())
+    blended = blend_at(lexical, lanes.ngram[rows], lanes.cosine[rows], (lexical_max, ngram_max, cosine_max), settings)
+
+    kept = _scored(cols, rows, blended, now, resolve_limit(limit), mmr_lambda)
+    order = rank_order(kept.rows, kept.score, cols.created_at[kept.rows])
+    rows, score, trust, lexical, blended = (
+        kept.rows[order], kept.score[order], kept.trust[order], lexical[kept.at][order], blended[kept.at][order]
+    )
+    effective, modulator, weight, conf = (
+        kept.effective[order], kept.modulator[order], kept.weight[order], kept.conf[order]
+    )
 
     maxima = {
-        "bm25_max": float(lanes.bm25.max()),
-        "expansion_max": float(expansion.max()),
-        "lexical_max": float(lexical.max()),
-        "ngram_max": float(lanes.ngram.max()),
-        "cosine_max": float(lanes.cosine.max()),
+        "bm25_max": bm25_max,
+        "expansion_max": expansion_max,
+        "lexical_max": lexical_max,
+        "ngram_max": ngram_max,
+        "cosine_max": cosine_max,
     }
     vec_rank = np.zeros(len(cols), dtype=np.int64)
     vec_rank[lanes.vector_rows] = np.arange(1, lanes.vector_rows.size + 1)
@@ -241,13 +264,13 @@ def recall_fused(
             "expansion": float(expansion[row]),
             "expansion_terms": [t for t in expansion_terms if t in present],
             "expansion_weight": settings.expansion_weight,
-            "lexical": float(lexical[row]),
+            "lexical": float(lexical[i]),
             "ngram": float(lanes.ngram[row]),
             "ngram_weight": settings.ngram_weight,
             "cosine": float(lanes.cosine[row]) if settings.vector_weight > 0 else None,
             "vector_weight": settings.vector_weight,
             **maxima,
-            "blend": float(blended[row]),
+            "blend": float(blended[i]),
             "effective": float(effective[i]),
             "modulator": float(modulator[i]),
             "source_weight": float(weight[i]),
@@ -312,20 +335,64 @@ def _row_terms(stems, row: int) -> set[str]:
     return {names[col] for col in stems.document_columns(row)}
 
 
-def _top_candidates(score: np.ndarray, limit: int | None, mmr_lambda: float) -> np.ndarray | None:
-    """Positions that can still reach the top `limit` (all ties at the cut kept), or None for all.
+@dataclass(frozen=True)
+class _Scored:
+    """The rows that can still be returned (positions `at` in the eligible rows), with their score
+    and the parts it was made from."""
 
-    Sorting every eligible fact costs O(n log n) per query at 100,000 facts; only the best few can
-    be returned, so a linear-time partition keeps those (and anything tied with the last of them)
-    and the exact ordering rules then run on that handful.
+    at: np.ndarray
+    rows: np.ndarray
+    score: np.ndarray
+    effective: np.ndarray
+    modulator: np.ndarray
+    weight: np.ndarray
+    conf: np.ndarray
+    trust: np.ndarray
+
+    @classmethod
+    def of(cls, cols: FactColumns, at: np.ndarray, rows: np.ndarray, blended: np.ndarray, now: int) -> _Scored:
+        effective = cols.effective(rows, now)
+        modulator = 0.5 + 0.5 * effective
+        weight, conf = trust_factor(cols, rows)
+        trust = weight * conf
+        return cls(at, rows, blended * modulator * trust, effective, modulator, weight, conf, trust)
+
+    def select(self, keep: np.ndarray) -> _Scored:
+        return _Scored(*(getattr(self, name)[keep] for name in self.__dataclass_fields__))
+
+
+def _scored(cols: FactColumns, rows: np.ndarray, blended: np.ndarray, now: int, limit: int | None,
+            mmr_lambda: float) -> _Scored:  # fmt: skip
+    """The eligible rows that can still reach the top `limit`, scored; all of them when nothing is cut.
+
+    Only the best few can be returned, so the rows kept are those scoring at least the
+    `max(4·limit, 64)`-th best score (ties at that edge kept), and the exact ranking rules then run
+    on that handful. A common word makes most facts eligible, and decay and trust for every one of
+    them cost more than the rest of the query; but neither can lift a score (the modulator and the
+    confidence factor are at most 1), so `blend × source weight` bounds each row's score from
+    above. Rows are scored best bound first, in growing batches, until the best bound left out
+    falls strictly below the edge score found: no row left out can then reach the edge, and the
+    rows kept are exactly those a full pass would keep.
     """
-    if limit is None or mmr_lambda < 1.0:
-        return None
-    keep = max(4 * limit, 64)
-    if score.size <= keep:
-        return None
-    threshold = np.partition(score, score.size - keep)[score.size - keep]
-    return np.flatnonzero(score >= threshold)
+    every = np.arange(rows.size)
+    keep = None if limit is None or mmr_lambda < 1.0 else max(4 * limit, 64)
+    if keep is None or rows.size <= keep:
+        return _Scored.of(cols, every, rows, blended, now)
+    # Rounding never breaks the bound: fl(fl(b·m)·fl(w·c)) ≤ fl(b·w) when m, c ≤ 1 and all ≥ 0.
+    bound = blended * cols.source_weight[rows]
+    batch = 2 * keep
+    while True:
+        if batch >= rows.size:
+            at, left_out = every, None
+        else:
+            edge_bound = np.partition(bound, rows.size - batch)[rows.size - batch]
+            chosen = bound >= edge_bound
+            at, left_out = np.flatnonzero(chosen), bound[~chosen]
+        scored = _Scored.of(cols, at, rows[at], blended[at], now)
+        edge = np.partition(scored.score, scored.score.size - keep)[scored.score.size - keep]
+        if left_out is None or left_out.size == 0 or float(left_out.max()) < edge:
+            return scored.select(np.flatnonzero(scored.score >= edge))
+        batch *= 4
 
 
 def _ranks_of(values: np.ndarray, rows: list[int]) -> list[int | None]:

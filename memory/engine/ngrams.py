@@ -20,7 +20,6 @@ matrix for the IDF and the row norms (cached per set, since a scope queries the 
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -28,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import sparse
 
-from memory.engine.bm25 import append_rows
+from memory.engine.bm25 import append_rows, mask_key
 from memory.engine.tokenize import capped_tokens
 
 GRAM_SIZES = (3, 4)
@@ -116,11 +115,7 @@ class NgramIndex:
 
     def _candidate_stats(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(IDF per feature, row norm per document) over the candidate set `mask`, cached per set."""
-        # The length too: packed bits pad to whole bytes, so a mask and the same mask with trailing
-        # False rows (after `extend`) would share a key.
-        key = hashlib.blake2b(
-            np.packbits(mask).tobytes(), digest_size=16, salt=mask.size.to_bytes(16, "little")
-        ).digest()
+        key = mask_key(mask)
         with self._lock:
             cached = self._stats.get(key)
             if cached is not None:
