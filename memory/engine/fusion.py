@@ -361,38 +361,72 @@ class _Scored:
         return _Scored(*(getattr(self, name)[keep] for name in self.__dataclass_fields__))
 
 
+# Rows scored first, in multiples of the rows kept, and how much each further batch grows: on a
+# common word about a tenth of the eligible rows is scored, in one or two batches.
+FIRST_BATCH = 8
+BATCH_GROWTH = 8
+
+
 def _scored(cols: FactColumns, rows: np.ndarray, blended: np.ndarray, now: int, limit: int | None,
             mmr_lambda: float) -> _Scored:  # fmt: skip
     """The eligible rows that can still reach the top `limit`, scored; all of them when nothing is cut.
 
     Only the best few can be returned, so the rows kept are those scoring at least the
     `max(4·limit, 64)`-th best score (ties at that edge kept), and the exact ranking rules then run
-    on that handful. A common word makes most facts eligible, and decay and trust for every one of
-    them cost more than the rest of the query; but neither can lift a score (the modulator and the
-    confidence factor are at most 1), so `blend × source weight` bounds each row's score from
-    above. Rows are scored best bound first, in growing batches, until the best bound left out
-    falls strictly below the edge score found: no row left out can then reach the edge, and the
-    rows kept are exactly those a full pass would keep.
+    on that handful. A common word makes most facts eligible, and decay and trust for every one
+    of them cost more than the rest of the query. `_score_ceiling` bounds each row's score from
+    above without them; rows are scored best ceiling first, in growing batches, until the best
+    ceiling left out falls strictly below the edge score found: no row left out can then reach the
+    edge, and the rows kept are exactly those a full pass would keep.
     """
     every = np.arange(rows.size)
     keep = None if limit is None or mmr_lambda < 1.0 else max(4 * limit, 64)
-    if keep is None or rows.size <= keep:
-        return _Scored.of(cols, every, rows, blended, now)
-    # Rounding never breaks the bound: fl(fl(b·m)·fl(w·c)) ≤ fl(b·w) when m, c ≤ 1 and all ≥ 0.
-    bound = blended * cols.source_weight[rows]
-    batch = 2 * keep
+    if keep is None or rows.size <= 2 * keep:
+        scored = _Scored.of(cols, every, rows, blended, now)
+        return scored if keep is None else scored.select(_at_least_kth(scored.score, keep))
+    ceiling = _score_ceiling(cols, rows, blended)
+    batch = FIRST_BATCH * keep
     while True:
         if batch >= rows.size:
             at, left_out = every, None
         else:
-            edge_bound = np.partition(bound, rows.size - batch)[rows.size - batch]
-            chosen = bound >= edge_bound
-            at, left_out = np.flatnonzero(chosen), bound[~chosen]
+            edge_ceiling = np.partition(ceiling, rows.size - batch)[rows.size - batch]
+            chosen = ceiling >= edge_ceiling
+            at, left_out = np.flatnonzero(chosen), ceiling[~chosen]
         scored = _Scored.of(cols, at, rows[at], blended[at], now)
-        edge = np.partition(scored.score, scored.score.size - keep)[scored.score.size - keep]
+        kept = _at_least_kth(scored.score, keep)
+        edge = float(scored.score[kept].min())
         if left_out is None or left_out.size == 0 or float(left_out.max()) < edge:
-            return scored.select(np.flatnonzero(scored.score >= edge))
-        batch *= 4
+            return scored.select(kept)
+        batch *= BATCH_GROWTH
+
+
+def _at_least_kth(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the values at least the `k`-th largest (ties with it kept), in position order."""
+    if values.size <= k:
+        return np.arange(values.size)
+    edge = np.partition(values, values.size - k)[values.size - k]
+    return np.flatnonzero(values >= edge)
+
+
+CEILING_SLACK = 1.0 + 1e-9  # far above the rounding of a dozen float operations (~1e-15)
+
+
+def _score_ceiling(cols: FactColumns, rows: np.ndarray, blended: np.ndarray) -> np.ndarray:
+    """An upper bound of each row's score, `blend × modulator × trust`, that needs no decay.
+
+    Decay only lowers the effective score, so it is at most `importance × (1 + 0.1·ln(1 + uses))`,
+    itself at most `importance × (1 + 0.1·uses)` (ln(1 + x) ≤ x), and at most 1; a permanent fact's
+    is 1. The confidence factor is at most 1, so trust is at most the source weight. A decay rate
+    below −1 (never written, but not excluded by the columns) would make decay raise a score, so
+    such a row gets the loosest ceiling. The slack keeps rounding from ever putting the ceiling a
+    hair under the exactly computed score.
+    """
+    importance = cols.importance[rows]
+    effective = np.minimum(1.0, importance * (1.0 + 0.1 * cols.access_count[rows]))
+    loose = cols.permanent[rows] | ~(cols.decay_rate[rows] >= -1.0) | ~(importance >= 0.0)
+    effective[loose] = 1.0
+    return blended * cols.source_weight[rows] * (0.5 + 0.5 * effective) * CEILING_SLACK
 
 
 def _ranks_of(values: np.ndarray, rows: list[int]) -> list[int | None]:

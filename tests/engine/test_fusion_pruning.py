@@ -2,6 +2,7 @@
 every number about them, must equal a full pass over every eligible row."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,7 +51,10 @@ def test_pruned_scoring_keeps_exactly_the_rows_a_full_pass_keeps(rows, limit):
     ])  # fmt: skip
     eligible = np.arange(len(rows))
     blended = np.array([row[6] for row in rows])
-    pruned = _scored(cols, eligible, blended, NOW, limit, 1.0)
+    with pytest.MonkeyPatch.context() as patch:  # small batches: several rounds on a few hundred rows
+        patch.setattr(fusion, "FIRST_BATCH", 2)
+        patch.setattr(fusion, "BATCH_GROWTH", 2)
+        pruned = _scored(cols, eligible, blended, NOW, limit, 1.0)
     full = full_pass(cols, eligible, blended, limit)
     assert pruned.rows.tolist() == full.rows.tolist()
     assert pruned.at.tolist() == full.at.tolist()
@@ -59,17 +63,17 @@ def test_pruned_scoring_keeps_exactly_the_rows_a_full_pass_keeps(rows, limit):
 
 
 def test_rows_with_a_high_blend_but_low_trust_do_not_hide_better_rows_below_them():
-    """A hundred rows blend best but carry half confidence (score 0.5); a hundred blend a little
+    """A thousand rows blend best but carry half confidence (score 0.5); a thousand blend a little
     lower at full trust (score ≈ 0.6). The first batch holds all the former and only some of the
     latter: scoring must go on until no row left out could beat the edge."""
     weak = [FactRow(f"w{i}", "x", created_at=NOW, importance=1.0, confidence=0.5, source_type="owner_message")
-            for i in range(100)]  # fmt: skip
-    strong = [FactRow(f"s{i}", "x", created_at=NOW, importance=1.0, source_type="owner_message") for i in range(100)]
+            for i in range(1000)]  # fmt: skip
+    strong = [FactRow(f"s{i}", "x", created_at=NOW, importance=1.0, source_type="owner_message") for i in range(1000)]
     cols = FactColumns.from_rows(weak + strong)
-    blended = np.concatenate([np.ones(100), 0.6 - 1e-4 * np.arange(100)])
-    pruned = _scored(cols, np.arange(200), blended, NOW, 10, 1.0)
-    full = full_pass(cols, np.arange(200), blended, 10)
-    assert pruned.rows.tolist() == full.rows.tolist() == list(range(100, 164))
+    blended = np.concatenate([np.ones(1000), 0.6 - 1e-5 * np.arange(1000)])
+    pruned = _scored(cols, np.arange(2000), blended, NOW, 10, 1.0)
+    full = full_pass(cols, np.arange(2000), blended, 10)
+    assert pruned.rows.tolist() == full.rows.tolist() == list(range(1000, 1064))
 
 
 def test_a_query_matching_most_facts_returns_what_scoring_them_all_returns(monkeypatch):
