@@ -361,10 +361,7 @@ class _Scored:
         return _Scored(*(getattr(self, name)[keep] for name in self.__dataclass_fields__))
 
 
-# Rows scored first, in multiples of the rows kept, and how much each further batch grows: on a
-# common word about a tenth of the eligible rows is scored, in one or two batches.
-FIRST_BATCH = 8
-BATCH_GROWTH = 8
+FIRST_BATCH = 8  # rows scored first, in multiples of the rows kept
 
 
 def _scored(cols: FactColumns, rows: np.ndarray, blended: np.ndarray, now: int, limit: int | None,
@@ -374,31 +371,33 @@ def _scored(cols: FactColumns, rows: np.ndarray, blended: np.ndarray, now: int, 
     Only the best few can be returned, so the rows kept are those scoring at least the
     `max(4·limit, 64)`-th best score (ties at that edge kept), and the exact ranking rules then run
     on that handful. A common word makes most facts eligible, and decay and trust for every one
-    of them cost more than the rest of the query. `_score_ceiling` bounds each row's score from
-    above without them; rows are scored best ceiling first, in growing batches, until the best
-    ceiling left out falls strictly below the edge score found: no row left out can then reach the
-    edge, and the rows kept are exactly those a full pass would keep.
+    of them cost more than the rest of the query. So:
+
+    1. the rows with the best blend are scored first, which gives an edge score;
+    2. neither decay nor trust can lift a score above `blend × the best source weight`, so only
+       rows whose blend reaches the edge by that measure are looked at again;
+    3. of those, only rows whose `_score_ceiling` reaches the edge are scored too.
+
+    A row left out scores below the first edge, which is at most the true edge; so the rows kept
+    are exactly those a full pass would keep.
     """
-    every = np.arange(rows.size)
     keep = None if limit is None or mmr_lambda < 1.0 else max(4 * limit, 64)
-    if keep is None or rows.size <= 2 * keep:
-        scored = _Scored.of(cols, every, rows, blended, now)
+    if keep is None or rows.size <= FIRST_BATCH * keep:
+        scored = _Scored.of(cols, np.arange(rows.size), rows, blended, now)
         return scored if keep is None else scored.select(_at_least_kth(scored.score, keep))
-    ceiling = _score_ceiling(cols, rows, blended)
-    batch = FIRST_BATCH * keep
-    while True:
-        if batch >= rows.size:
-            at, left_out = every, None
-        else:
-            edge_ceiling = np.partition(ceiling, rows.size - batch)[rows.size - batch]
-            chosen = ceiling >= edge_ceiling
-            at, left_out = np.flatnonzero(chosen), ceiling[~chosen]
+    best = FIRST_BATCH * keep
+    first = np.partition(blended, rows.size - best)[rows.size - best] <= blended
+    at = np.flatnonzero(first)
+    scored = _Scored.of(cols, at, rows[at], blended[at], now)
+    edge = float(scored.score[_at_least_kth(scored.score, keep)].min())
+    top_weight = float(cols.source_weight.max()) if len(cols) else 1.0
+    rest = np.flatnonzero(~first & (blended * (top_weight * CEILING_SLACK) >= edge))
+    if rest.size:
+        rest = rest[_score_ceiling(cols, rows[rest], blended[rest]) >= edge]
+    if rest.size:
+        at = np.sort(np.concatenate((at, rest)))
         scored = _Scored.of(cols, at, rows[at], blended[at], now)
-        kept = _at_least_kth(scored.score, keep)
-        edge = float(scored.score[kept].min())
-        if left_out is None or left_out.size == 0 or float(left_out.max()) < edge:
-            return scored.select(kept)
-        batch *= BATCH_GROWTH
+    return scored.select(_at_least_kth(scored.score, keep))
 
 
 def _at_least_kth(values: np.ndarray, k: int) -> np.ndarray:

@@ -51,9 +51,8 @@ def test_pruned_scoring_keeps_exactly_the_rows_a_full_pass_keeps(rows, limit):
     ])  # fmt: skip
     eligible = np.arange(len(rows))
     blended = np.array([row[6] for row in rows])
-    with pytest.MonkeyPatch.context() as patch:  # small batches: several rounds on a few hundred rows
-        patch.setattr(fusion, "FIRST_BATCH", 2)
-        patch.setattr(fusion, "BATCH_GROWTH", 2)
+    with pytest.MonkeyPatch.context() as patch:  # a small first batch: pruning on a few hundred rows
+        patch.setattr(fusion, "FIRST_BATCH", 1)
         pruned = _scored(cols, eligible, blended, NOW, limit, 1.0)
     full = full_pass(cols, eligible, blended, limit)
     assert pruned.rows.tolist() == full.rows.tolist()
