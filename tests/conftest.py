@@ -6,6 +6,7 @@ import os
 
 import pytest
 from django.conf import settings
+from django.test.signals import setting_changed
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -22,6 +23,13 @@ def _private_keystore(tmp_path_factory):
     # A test reads a use count right after its recall, in its own transaction: written at once.
     # tests/memory/test_reinforcement.py covers the batches.
     settings.TIDELINE_REINFORCE_FLUSH_SECONDS = 0
+    # A cache of this session's own, shared with the processes it starts: a token's calls this
+    # minute from an earlier run (whose database numbered its tokens alike) must not count here.
+    cache_dir = str(tmp_path_factory.mktemp("cache"))
+    os.environ["TIDELINE_CACHE_DIR"] = cache_dir
+    if settings.CACHES["default"]["BACKEND"].endswith("FileBasedCache"):
+        settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": cache_dir}}
+        setting_changed.send(sender=None, setting="CACHES", value=settings.CACHES, enter=True)
     yield
 
 

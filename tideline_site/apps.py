@@ -6,3 +6,19 @@ class TidelineAdminConfig(AdminConfig):
     `@admin.register` lands on it."""
 
     default_site = "tideline_site.admin_site.SuperuserAdminSite"
+
+    def ready(self) -> None:
+        super().ready()
+        from django.db.models.signals import post_migrate
+
+        post_migrate.connect(_create_cache_table, sender=self, dispatch_uid="tideline-cache-table")
+
+
+def _create_cache_table(using: str = "default", **kwargs) -> None:
+    """With TIDELINE_CACHE=database, `migrate` also creates the cache's table (if it is missing),
+    so a deployment cannot forget it and answer every API call with an error."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    if settings.CACHES["default"]["BACKEND"].endswith("DatabaseCache"):
+        call_command("createcachetable", database=using, verbosity=0)

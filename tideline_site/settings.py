@@ -290,6 +290,24 @@ LOGGING = {
     "loggers": {"django.request": {"filters": ["refusals_in_one_line"]}},
 }
 
+# ---------------------------------------------------------------- cache
+# What every process must agree on lives here: each API token's calls this minute (the rate limit),
+# which workspace already has a Memory Graph recomputation queued, the dashboard's counts. The
+# default, a directory under var/, is shared by every web worker and the django-q2 worker of one
+# host with nothing to set up. Several web hosts: TIDELINE_CACHE=database keeps it in the database
+# they share (`migrate` creates its table), so a token's limit holds across hosts.
+TIDELINE_CACHE = os.environ.get("TIDELINE_CACHE", "file")
+if TIDELINE_CACHE not in ("file", "database"):
+    raise ImproperlyConfigured(f"TIDELINE_CACHE must be 'file' or 'database', not {TIDELINE_CACHE!r}")
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "tideline_cache"}
+    if TIDELINE_CACHE == "database"
+    else {
+        "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+        "LOCATION": os.environ.get("TIDELINE_CACHE_DIR", str(VAR_DIR / "cache")),
+    }
+}
+
 # ---------------------------------------------------------------- django-q2
 # The ORM broker needs no extra server; TIDELINE_Q_BROKER=redis://host:port/db switches to Redis.
 Q_CLUSTER = {

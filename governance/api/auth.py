@@ -72,7 +72,8 @@ def clearance(grant: Grant, asked: Any) -> str:
 
 
 def throttle(grant: Grant) -> None:
-    """A fixed one-minute window per token, counted in the shared cache (every web process sees it)."""
+    """A fixed one-minute window per token, counted in the shared cache (every process of a host sees it;
+    with TIDELINE_CACHE=database, every host)."""
     limit = int(getattr(settings, "TIDELINE_API_RATE_PER_MINUTE", 600))
     if limit <= 0:
         return
