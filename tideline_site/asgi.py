@@ -63,21 +63,34 @@ class OneHopASGIHandler(ASGIHandler):
         response done in the one hop: the request_started signal, the request, the response, and
         (for a response already in memory) its close, which sends request_finished on the thread
         whose database connection it releases. A streamed response (a static file, an export) is
-        closed after it is sent, as Django does. A client that goes away while its view runs is not
+        sent and then closed on its request thread, as Django does; any other is sent after its
+        thread is free for the next request. A client that goes away while its view runs is not
         waited for: the view cannot be interrupted anyway, and its answer is dropped by uvicorn."""
         try:
             body_file = await self.read_body(receive)
         except RequestAborted:
             return
         set_script_prefix(get_script_prefix(scope))
+        # A request thread is taken only once the body is in, and an answer already in memory is
+        # sent after the thread is back: a slow client, uploading or downloading, holds no thread.
+        threads = _request_threads()
+        thread = await threads.get()
+        held = True
         try:
-            response = await sync_to_async(self._respond, thread_sensitive=True)(scope, body_file)
-            try:
-                await self.send_response(response, send)
-            finally:
-                if response.streaming:
-                    await sync_to_async(response.close, thread_sensitive=True)()
+            async with ThreadSensitiveContext(executor=thread):
+                response = await sync_to_async(self._respond, thread_sensitive=True)(scope, body_file)
+                if response.streaming:  # its iterator and its close run on the request thread
+                    try:
+                        await self.send_response(response, send)
+                    finally:
+                        await sync_to_async(response.close, thread_sensitive=True)()
+                    return
+            threads.put_nowait(thread)
+            held = False
+            await self.send_response(response, send)
         finally:
+            if held:
+                threads.put_nowait(thread)
             body_file.close()
 
     def _respond(self, scope, body_file):
@@ -95,13 +108,7 @@ class OneHopASGIHandler(ASGIHandler):
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await super().__call__(scope, receive, send)
-        threads = _request_threads()
-        thread = await threads.get()
-        try:
-            async with ThreadSensitiveContext(executor=thread):
-                await self.handle(scope, receive, send)
-        finally:
-            threads.put_nowait(thread)
+        await self.handle(scope, receive, send)
 
 
 django.setup(set_prefix=False)

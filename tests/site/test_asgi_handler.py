@@ -98,3 +98,35 @@ def test_a_streamed_static_file_arrives_whole():
 
     status, body = _in_own_loop(run)
     assert status == 200 and body == css.read_bytes()
+
+
+def test_clients_still_sending_their_body_hold_no_request_thread():
+    """More slow uploaders than there are request threads must not stop anyone else's request."""
+
+    async def stalled_upload():
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+                 "path": "/api/v1/recall", "raw_path": b"/api/v1/recall", "query_string": b"", "root_path": "",
+                 "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"),
+                             (b"content-length", b"100")],
+                 "client": ("127.0.0.1", 5001), "server": ("testserver", 80)}  # fmt: skip
+
+        async def receive():
+            await asyncio.sleep(3600)  # the body never comes
+
+        async def send(message):
+            pass
+
+        await asgi.application(scope, receive, send)
+
+    async def run():
+        stalled = [asyncio.create_task(stalled_upload()) for _ in range(asgi.CONCURRENCY + 2)]
+        await asyncio.sleep(0.1)
+        try:
+            return await asyncio.wait_for(_call("/api/v1/whoami"), timeout=30)
+        finally:
+            for task in stalled:
+                task.cancel()
+            await asyncio.gather(*stalled, return_exceptions=True)
+
+    status, _ = _in_own_loop(run)
+    assert status == 401  # answered (the API's refusal without a token), not left waiting for a thread
