@@ -34,6 +34,10 @@ class Workspace(models.Model):
 
     name = models.SlugField(max_length=64, unique=True)
     revision = models.BigIntegerField(default=0)
+    # Counts written batches of recall uses (memory.services.reinforcement). Apart from `revision`:
+    # a use is silent (no event) and changes only a fact's two use columns, which every process's
+    # recall index re-reads from the facts stamped with a later `uses_version`.
+    uses_version = models.BigIntegerField(default=0, db_default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     # Review settings (seed 004's operator queue). Durable promotions: a permanent-tier write from a
     # non-owner origin, a PII write from a channel peer, or a peer's correction is held for an approver.
@@ -110,6 +114,7 @@ class Fact(models.Model):
     decay_rate = models.FloatField()
     access_count = models.PositiveIntegerField(default=0)
     last_accessed_at = models.DateTimeField()
+    uses_version = models.BigIntegerField(default=0, db_default=0)  # the workspace's uses_version of its last written use
     created_at = models.DateTimeField()
     lifecycle = models.CharField(max_length=16, choices=_choices(R.LIFECYCLES), default="active")
     archived_at = models.DateTimeField(null=True, blank=True)
@@ -200,6 +205,7 @@ class Fact(models.Model):
             models.Index(fields=["workspace", "origin_key", "subject_key"], name="fact_slot_idx"),
             models.Index(fields=["workspace", "created_at"], name="fact_created_idx"),
             models.Index(fields=["workspace", "segment", "lifecycle"], name="fact_segment_idx"),
+            models.Index(fields=["workspace", "uses_version"], name="fact_uses_idx"),
         ]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -239,7 +239,7 @@ def recall(
     if reinforced:
         # After the lock: a request holding a database connection must never wait for an index lock
         # that another request holds while it waits for a connection (the pool would deadlock).
-        reinforcement.record(reinforced, moment)
+        reinforcement.record(index.workspace_id, reinforced, moment)
     return hits
 
 

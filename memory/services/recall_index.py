@@ -44,6 +44,7 @@ from memory.engine.candidates import FactColumns, FactRow
 from memory.engine.hrr import HrrEmbedder
 from memory.engine.tokenize import index_tokens
 from memory.models import Fact, Link, MemoryEvent, Workspace
+from memory.services import reinforcement
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 from memory.timestamps import to_ms
@@ -108,6 +109,8 @@ class ScopeIndex:
     workspace_id: int
     origin_key: str
     revision: int = -1
+    # The workspace's `uses_version` this index has taken recall uses up to (see `_sync_uses`).
+    uses_seen: int = -1
     # Which workspace row this index was built from: an id can come back after a rolled-back
     # transaction (SQLite reuses it; the eval harness rolls back on purpose), a creation time cannot.
     born: Any = None
@@ -277,12 +280,17 @@ class IndexRegistry:
     # ---------------------------------------------------------------- syncing
 
     def _sync(self, index: ScopeIndex, found=None) -> None:
-        """Bring the index up to `found` = (revision, created_at) of its workspace (read now if not given)."""
+        """Bring the index up to `found` = (revision, created_at, uses_version) of its workspace (read
+        now if not given): the mutations since its revision, then the recall uses written since."""
         found = found if found is not None else _revision_of(index.workspace_id)
         if found is None:
             index.rows, index.meta, index.cols, index.revision = {}, {}, None, -1
             return
-        current, born = found
+        self._sync_revision(index, found)
+        self._sync_uses(index, found[2])
+
+    def _sync_revision(self, index: ScopeIndex, found) -> None:
+        current, born, uses = found
         if index.born is not None and born != index.born:
             index.rows, index.meta, index.links, index.cols, index.revision = {}, {}, [], None, -1
             index.vectors, index.learned = {}, {}
@@ -296,7 +304,7 @@ class IndexRegistry:
             with _building(index):
                 self._load(index, scope)
                 self._load_vectors(index, None)
-                index.revision = current
+                index.revision, index.uses_seen = current, uses  # the rows read hold every use up to it
                 self._rebuild(index)
                 self._load_links(index)
             return
@@ -349,6 +357,35 @@ class IndexRegistry:
         if vectors_changed:
             self._relay_learned(index, vectors_changed)
         self._update_links(index, touched, new_ids, before, everything=all_links)
+
+    def _sync_uses(self, index: ScopeIndex, version: int) -> None:
+        """Take the recall uses written since the index last looked (memory.services.reinforcement):
+        only the two use columns, of only the facts stamped with a later `uses_version`, plus this
+        process's own uses not written yet (its index counted them when it made them). The last use
+        never moves back."""
+        if version <= index.uses_seen:
+            return
+        seen, index.uses_seen = index.uses_seen, version
+        if index.cols is None:
+            return
+        written = list(
+            Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key, uses_version__gt=seen)
+            .values_list("pk", "memory_id", "access_count", "last_accessed_at")
+        )  # fmt: skip
+        if not written:
+            return
+        unwritten = reinforcement.pending.counts(index.workspace_id)
+        cols = index.cols
+        for pk, memory_id, count, last in written:
+            i = cols.row_index.get(memory_id)
+            row = index.rows.get(memory_id)
+            if i is None or row is None:  # not in this index yet: its revision brings it whole
+                continue
+            count += unwritten.get(pk, 0)
+            written_ms = to_ms(last)
+            last_ms = row.last_accessed_at if row.last_accessed_at is not None and row.last_accessed_at >= written_ms else written_ms
+            cols.access_count[i], cols.last_accessed_at[i] = count, last_ms
+            index.rows[memory_id] = replace(row, access_count=count, last_accessed_at=last_ms)
 
     def _load(self, index: ScopeIndex, facts, found: set[str] | None = None) -> set[str]:
         """Read facts (decrypting their content) into the row cache; returns the ids that are new.
@@ -803,21 +840,23 @@ def _read_workspace_settings(index: ScopeIndex) -> None:
 
 
 def _revision_of(workspace_id: int):
-    """(revision, created_at) of a workspace, or None. Asked before every recall, so it skips the
-    ORM's query compilation (a millisecond of the 5 ms budget at 10,000 facts) for one indexed read."""
+    """(revision, created_at, uses_version) of a workspace, or None. Asked before every recall, so it
+    skips the ORM's query compilation (a millisecond of the 5 ms budget at 10,000 facts) for one
+    indexed read."""
     with connection.cursor() as cursor:
         cursor.execute(_REVISION_SQL, [workspace_id])
         found = cursor.fetchone()
     if found is None:
         return None
-    revision, born = found
+    revision, born, uses = found
     if isinstance(born, str):  # SQLite hands raw timestamps back to a plain cursor
         born = Workspace._meta.get_field("created_at").to_python(born)
-    return revision, born
+    return revision, born, uses
 
 
 _REVISION_SQL = (
-    f"SELECT {Workspace._meta.get_field('revision').column}, {Workspace._meta.get_field('created_at').column}"
+    f"SELECT {Workspace._meta.get_field('revision').column}, {Workspace._meta.get_field('created_at').column},"
+    f" {Workspace._meta.get_field('uses_version').column}"
     f" FROM {Workspace._meta.db_table} WHERE {Workspace._meta.pk.column} = %s"
 )
 

@@ -11,12 +11,19 @@ What a batch risks: a process killed hard (SIGKILL, power) loses at most that ma
 counts. Nothing else depends on them being written at once: decay reads them, and a use is silent
 (no event), as the original's markAccessed was. A normal exit writes what is pending.
 
-Why uses do not move the revision: making each batch a mutation (one `reinforced` event per
-workspace per flush, with other processes re-reading only the two counters on sync) was measured
-under the API bench (issue 17: 100 recalls/s, 2 workers, 100,000 facts): p50 15 → 32 ms and p99
-39 → 164 ms, and worse with a 10 s interval (bigger batches, longer stalls). So another process
-sees a fact's uses when it next re-reads that fact (any change to it, or a rebuild); its ranking
-meanwhile misses at most the other process's recent uses, which decay weighs against days.
+How other processes see them: each batch is a small transaction of its own that bumps the
+workspace's `uses_version` and stamps the facts it writes with the new value. Every recall already
+reads its workspace's revision; it reads `uses_version` in the same query, and when that moved, the
+recall index re-reads only `access_count` and `last_accessed_at` of the facts stamped since
+(`recall_index._sync_uses`), adding this process's own uses not yet written. So a use made by any
+process reaches every process's ranking within one flush interval, with no rebuild.
+
+Why uses do not move the revision: the revision orders mutations, and each of those is an event. A
+use is silent (ENGINE-SPEC §3.9, as the original's markAccessed was), and making each batch a
+mutation (an event per batch, every process re-reading the used facts whole) was measured under
+the API bench (issue 17: 100 recalls/s, 2 workers, 100,000 facts) at p50 15 → 32 ms and p99
+39 → 164 ms. A batch takes the workspace row first, as a mutation does (the same lock order, so the
+two never deadlock), and holds it only for its UPDATEs.
 """
 
 from __future__ import annotations
@@ -28,11 +35,11 @@ from collections import defaultdict
 from datetime import datetime
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import F
 from django.db.models.functions import Coalesce, Greatest
 
-from memory.models import Fact
+from memory.models import Fact, Workspace
 
 log = logging.getLogger("tideline.recall")
 
@@ -42,20 +49,21 @@ def flush_seconds() -> float:
 
 
 class _Pending:
-    """Uses not yet written: fact pk → (uses, latest moment)."""
+    """Uses not yet written: workspace pk → fact pk → [uses, latest moment]."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.uses: dict[int, list] = {}
+        self.uses: dict[int, dict[int, list]] = {}
         self.timer: threading.Timer | None = None
 
-    def add(self, pks: list[int], moment: datetime, delay: float) -> None:
+    def add(self, workspace_id: int, pks: list[int], moment: datetime, delay: float) -> None:
         """Count the uses, and schedule their write `delay` seconds on unless one is due already."""
         with self.lock:
+            uses = self.uses.setdefault(workspace_id, {})
             for pk in pks:
-                entry = self.uses.get(pk)
+                entry = uses.get(pk)
                 if entry is None:
-                    self.uses[pk] = [1, moment]
+                    uses[pk] = [1, moment]
                 else:
                     entry[0] += 1
                     entry[1] = max(entry[1], moment)
@@ -64,7 +72,7 @@ class _Pending:
                 self.timer.daemon = True
                 self.timer.start()
 
-    def take(self) -> dict[int, list]:
+    def take(self) -> dict[int, dict[int, list]]:
         with self.lock:
             taken, self.uses = self.uses, {}
             if self.timer is not None:
@@ -72,27 +80,35 @@ class _Pending:
                 self.timer = None
             return taken
 
+    def counts(self, workspace_id: int) -> dict[int, int]:
+        """This process's unwritten uses in one workspace: fact pk → uses."""
+        with self.lock:
+            return {pk: entry[0] for pk, entry in self.uses.get(workspace_id, {}).items()}
+
 
 pending = _Pending()
 
 
-def record(pks: list[int], moment: datetime) -> None:
+def record(workspace_id: int, pks: list[int], moment: datetime) -> None:
     """Count one use of each fact (by pk) at `moment`: written now, or within the flush interval."""
     if not pks:
         return
     delay = flush_seconds()
     if delay <= 0:
-        _write({pk: [1, moment] for pk in pks})
+        uses: dict[int, list] = {}
+        for pk in pks:
+            uses.setdefault(pk, [0, moment])[0] += 1
+        _write(workspace_id, uses)
         return
-    pending.add(pks, moment, delay)
+    pending.add(workspace_id, pks, moment, delay)
 
 
 def flush() -> int:
     """Write every pending use now (in this thread); returns how many facts were written."""
     taken = pending.take()
-    if taken:
-        _write(taken)
-    return len(taken)
+    for workspace_id, uses in taken.items():
+        _write(workspace_id, uses)
+    return sum(len(uses) for uses in taken.values())
 
 
 def _flush_in_thread() -> None:
@@ -104,21 +120,31 @@ def _flush_in_thread() -> None:
         connection.close()  # this thread's own connection (back to the pool when there is one)
 
 
-def _write(uses: dict[int, list]) -> None:
-    """One UPDATE per distinct use count (a batch is mostly ones and twos), stamped with the latest
-    use in it: a last use may read up to one flush interval late, against a half-life of days."""
+def _write(workspace_id: int, uses: dict[int, list]) -> None:
+    """One transaction: the workspace's `uses_version` moved on, then one UPDATE per distinct use
+    count (a batch is mostly ones and twos), stamped with that version and with the latest use in
+    it (a last use may read up to one flush interval late, against a half-life of days)."""
     by_count: dict[int, list[int]] = defaultdict(list)
     latest: dict[int, datetime] = {}
     for pk, (count, moment) in uses.items():
         by_count[count].append(pk)
         latest[count] = max(latest.get(count, moment), moment)
-    for count, pks in by_count.items():
-        moment = latest[count]
-        # Never moves a last use back: another process may have written a later one meanwhile.
-        Fact.objects.filter(pk__in=pks).update(
-            access_count=F("access_count") + count,
-            last_accessed_at=Greatest(Coalesce(F("last_accessed_at"), moment), moment),
-        )
+    table = connection.ops.quote_name(Workspace._meta.db_table)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"UPDATE {table} SET uses_version = uses_version + 1 WHERE id = %s RETURNING uses_version",
+                       [workspace_id])  # fmt: skip
+        found = cursor.fetchone()
+        if found is None:
+            return  # the workspace was deleted meanwhile, and its facts with it
+        version = found[0]
+        for count, pks in by_count.items():
+            moment = latest[count]
+            # Never moves a last use back: another process may have written a later one meanwhile.
+            Fact.objects.filter(workspace_id=workspace_id, pk__in=pks).update(
+                access_count=F("access_count") + count,
+                last_accessed_at=Greatest(Coalesce(F("last_accessed_at"), moment), moment),
+                uses_version=version,
+            )
 
 
 atexit.register(lambda: flush() if pending.uses else None)

@@ -10,8 +10,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memory.models import Fact
+from memory.engine import records as R
+from memory.models import Fact, Workspace
 from memory.services import reinforcement
+from memory.services.recall_index import IndexRegistry, registry
 
 pytestmark = pytest.mark.django_db
 
@@ -75,13 +77,94 @@ def test_a_command_writes_its_uses_before_it_exits(transactional_db, tl):
         "from memory.models import Fact\n"
         "from django.utils import timezone\n"
         "pk = Fact.objects.get(memory_id='{id}').pk\n"
-        "reinforcement.record([pk, pk], timezone.now())\n"
+        "reinforcement.record(Fact.objects.get(pk=pk).workspace_id, [pk, pk], timezone.now())\n"
         "assert reinforcement.pending.uses\n"
     )
     fact = tl.add("I keep a strict vegetarian diet.", segment="preference")
     env = {"TIDELINE_REINFORCE_FLUSH_SECONDS": "30"}
     _run_with_test_database(script.format(id=fact.id), env)
     assert _count(fact.id) == 2
+
+
+OWNER = R.Origin("owner")
+
+
+def _uses_in_index(index, fact_id: str) -> tuple[int, int]:
+    i = index.cols.row_index[fact_id]
+    return int(index.cols.access_count[i]), int(index.cols.last_accessed_at[i])
+
+
+def _another_process_writes(fact_id: str, uses: int, moment) -> None:
+    """What another process's batch does: the same write, none of it in this process's pending uses."""
+    row = Fact.objects.get(memory_id=fact_id)
+    reinforcement._write(row.workspace_id, {row.pk: [uses, moment]})
+
+
+def test_uses_another_process_wrote_reach_this_index_without_a_rebuild(tl, workspace, batched):
+    fact = tl.add("I keep a strict vegetarian diet.", segment="preference")
+    tl.add("My sister lives in Lisbon near the river.", segment="relationship")
+    index = registry.get(workspace, OWNER)
+    columns = index.cols
+    version = Workspace.objects.get(pk=workspace.pk).uses_version
+    later = timezone.now() + timedelta(minutes=5)
+
+    _another_process_writes(fact.id, 4, later)
+
+    assert Workspace.objects.get(pk=workspace.pk).uses_version == version + 1
+    assert registry.get(workspace, OWNER) is index and index.cols is columns  # patched, not rebuilt
+    assert _uses_in_index(index, fact.id) == (4, int(later.timestamp() * 1000))
+    # Exactly what a process starting now builds from the database.
+    fresh = IndexRegistry().get(workspace, OWNER)
+    assert _uses_in_index(fresh, fact.id) == _uses_in_index(index, fact.id)
+    assert index.rows[fact.id] == fresh.rows[fact.id]
+
+
+def test_this_process_keeps_its_own_unwritten_uses_when_another_writes(tl, workspace, batched):
+    fact = tl.add("I keep a strict vegetarian diet.", segment="preference")
+    for _ in range(2):
+        assert [h.id for h in tl.recall("vegetarian diet")] == [fact.id]
+    index = registry.get(workspace, OWNER)
+    own_last = _uses_in_index(index, fact.id)[1]
+    earlier = timezone.now() - timedelta(hours=1)
+
+    _another_process_writes(fact.id, 1, earlier)
+
+    registry.get(workspace, OWNER)
+    # The other process's use, plus this one's two not yet written; its last use is not moved back.
+    assert _uses_in_index(index, fact.id) == (3, own_last)
+    assert reinforcement.flush() == 1
+    registry.get(workspace, OWNER)
+    assert _uses_in_index(index, fact.id)[0] == 3 == _count(fact.id)
+
+
+def test_a_used_fact_in_another_origin_is_left_alone(tl, workspace, batched):
+    peer = R.parse_origin("channel:slack/C1/U1")
+    fact = tl.add("I keep a strict vegetarian diet.", segment="preference")
+    index = registry.get(workspace, peer)
+    version = index.uses_seen
+    _another_process_writes(fact.id, 2, timezone.now())
+    assert registry.get(workspace, peer).uses_seen == version + 1  # looked, found nothing of its own
+    assert fact.id not in index.rows
+
+
+def test_uses_from_a_real_second_process_reach_this_index(transactional_db, tl, workspace):
+    database = __import__("django.conf", fromlist=["settings"]).settings.DATABASES["default"]
+    if database["ENGINE"].endswith("sqlite3") and str(database["NAME"]).startswith(("file:memory", ":memory:")):
+        pytest.skip("an in-memory SQLite test database is not visible to another process")
+    fact = tl.add("I keep a strict vegetarian diet.", segment="preference")
+    index = registry.get(workspace, OWNER)
+    columns = index.cols
+    script = (
+        "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'tideline_site.settings'; django.setup()\n"
+        "from memory.tideline import Tideline\n"
+        "from memory.models import Workspace\n"
+        "tl = Tideline(Workspace.objects.get(pk={pk}), actor='other')\n"
+        "assert [h.id for h in tl.recall('vegetarian diet')] == ['{id}']\n"
+        "assert [h.id for h in tl.recall('strict vegetarian')] == ['{id}']\n"
+    )
+    _run_with_test_database(script.format(pk=workspace.pk, id=fact.id), {"TIDELINE_REINFORCE_FLUSH_SECONDS": "30"})
+    assert registry.get(workspace, OWNER).cols is columns
+    assert _uses_in_index(index, fact.id)[0] == 2 == _count(fact.id)
 
 
 def _run_with_test_database(script: str, extra_env: dict[str, str]) -> None:
