@@ -20,6 +20,7 @@ from governance.services import gold
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from memory.services.evaluation import PLACEHOLDER
+from tideline_site.paging import numbered_pager
 
 CASES_PER_PAGE = 50
 
@@ -88,7 +89,8 @@ def gold_detail(request: HttpRequest, workspace: str, gold_id: int) -> HttpRespo
     roles = request.workspace_roles
     user = request.user
     return render(request, "governance/gold_detail.html", {
-        "workspace": ws, "gold": found, "page": page, "placeholder": PLACEHOLDER, "confirm": confirm,
+        "workspace": ws, "gold": found, "page": page, "pager": numbered_pager(request, page), "placeholder": PLACEHOLDER,
+        "confirm": confirm,
         "placeholders": cases.filter(query__contains=PLACEHOLDER).count(), "total": cases.count(),
         "can_edit": bool(roles & set(gold.EDIT_ROLES)), "can_approve": bool(roles & set(gold.APPROVE_ROLES)),
         "blocker": gold.approval_blocker(found, user, user.get_username()),

@@ -23,6 +23,7 @@ from memory.permissions import get_workspace_for_user
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
 from tideline_site.htmx import wants_partial
+from tideline_site.paging import numbered_pager
 
 PAGE_SIZE = 25
 STATUSES = [s.value for s in Proposal.Status]
@@ -43,7 +44,8 @@ def proposals_page(request: HttpRequest, workspace: str) -> HttpResponse:
     version, in_force = tuning_service.current(ws)
     roles = request.workspace_roles
     return render(request, "governance/proposals.html", {
-        "workspace": ws, "page": page, "status": status, "counts": counts, "total": sum(counts.values()),
+        "workspace": ws, "page": page, "pager": numbered_pager(request, page), "status": status, "counts": counts,
+        "total": sum(counts.values()),
         "can_propose": bool(roles & set(proposals.PROPOSE_ROLES)), "version": version,
         "knobs": [(k, f"{getattr(in_force, k.name):g}", f"{k.low:g}–{k.high:g}") for k in T.KNOBS], "min_downvotes": rules.DEFAULT_MIN_DOWNVOTES,
         "gate": None if proposal_eval.usable_sets(ws) else proposal_eval.gate_refusal(ws), "form": request.POST,

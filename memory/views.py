@@ -290,7 +290,8 @@ def event_list(request: HttpRequest, workspace: str) -> HttpResponse:
         return redirect(reverse("governance:export-events", args=[ws.name]) + "?" + request.GET.urlencode())
     page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
     template = "memory/event_list.html" + ("#event-table" if wants_partial(request) else "")
-    return render(request, template, {"workspace": ws, "form": form, "page": page})
+    return render(request, template, {"workspace": ws, "form": form, "page": page,
+                                      "pager": numbered_pager(request, page)})  # fmt: skip
 
 
 GRAPH_MAX_NODES = 5000

@@ -66,3 +66,11 @@ def reveal_attr(value: object, autoescape: bool = True) -> SafeString:
         return mark_safe("")
     text = conditional_escape(value) if autoescape else str(value)
     return mark_safe(INVISIBLE.sub(lambda m: f"&#x{ord(m.group()):X};", str(text)))
+
+
+@register.filter(needs_autoescape=True)
+def reveal_path(value: object, autoescape: bool = True) -> SafeString:
+    """`reveal`, with a line-break opportunity after each `/` and `@`: a long origin
+    (`channel:slack/team-backend/2026-q4-planning@T01ACME`) wraps at its parts, never inside a word."""
+    shown = reveal(value, autoescape)
+    return mark_safe(re.sub(r"(?<=[/@])(?![^<]*>)", "<wbr>", str(shown)))

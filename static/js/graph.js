@@ -52,9 +52,35 @@
     // whole communities in one cell, a low density keeps a zoomed-in community readable.
     labelGridCellSize: 200, labelDensity: 0.1,
   } : {};
+  // A label goes to the right of its node, as sigma draws it, unless it would run past the canvas's
+  // right edge: then to the left; one wider than the canvas is cut with an ellipsis. Sigma's own
+  // labels were clipped at the edge whenever a zoom or a filter put a node near it. Every label
+  // drawn in the last frame is kept in `api.labelBoxes` (tests check none leaves the canvas).
+  const labelBoxes = [];
+  const drawLabel = (context, data, settings) => {
+    if (!data.label) return;
+    const { width, height } = renderer.getDimensions();
+    const size = settings.labelSize, gap = 3, margin = 2;
+    context.font = `${settings.labelWeight} ${size}px ${settings.labelFont}`;
+    let text = data.label;
+    let textWidth = context.measureText(text).width;
+    const room = width - 2 * margin;
+    while (textWidth > room && text.length > 1) {
+      text = text.slice(0, Math.max(1, Math.floor(text.length * room / textWidth) - 1)) + "…";
+      textWidth = context.measureText(text).width;
+    }
+    let x = data.x + data.size + gap;
+    if (x + textWidth > width - margin) x = data.x - data.size - gap - textWidth;
+    x = Math.min(Math.max(margin, x), width - margin - textWidth);
+    const y = Math.min(Math.max(size, data.y + size / 3), height - margin);
+    context.fillStyle = (settings.labelColor && settings.labelColor.color) || "#000";
+    context.fillText(text, x, y);
+    labelBoxes.push({ left: x, right: x + textWidth, top: y - size, bottom: y, text });
+  };
   // Sigma hands the reducers a copy of the attributes: changing and returning it is safe and cheap.
   const renderer = new Sigma(graph, document.getElementById("graph"), {
     ...programs,
+    defaultDrawNodeLabel: drawLabel,
     renderEdgeLabels: false,
     labelRenderedSizeThreshold: 9,
     hideEdgesOnMove: big,
@@ -72,8 +98,9 @@
       return attrs;
     },
   });
+  renderer.on("beforeRender", () => { labelBoxes.length = 0; });
   performance.mark("graph:rendered");
-  const api = { graph, renderer, renderedAt: performance.now() };
+  const api = { graph, renderer, labelBoxes, renderedAt: performance.now() };
   window.tidelineGraph = api; // for tests, benchmarks and the curious
   // The frame after the one holding the first render: the graph is on screen.
   requestAnimationFrame(() => requestAnimationFrame(() => { api.drawnAt = performance.now(); }));

@@ -126,7 +126,14 @@ def test_the_event_log_pages_in_place_keeping_its_filter(live_server, page):
     page.wait_for_function(f"() => document.querySelector('#event-table tbody tr td').innerText !== '{first}'")
     assert page.evaluate("() => window.__notReloaded === true")  # the same document: swapped, not reloaded
     assert set(page.locator("#event-table tbody tr td:nth-child(3)").all_inner_texts()) == {"created"}
+    # The count is known, so the pages are numbered, the current one marked; a number turns the page too.
+    assert page.locator("#event-table .page-numbers [aria-current=page]").inner_text() == "2"
     screenshot(page, "event-log-page-2")
+    page.locator("#event-table .page-numbers a", has_text="1").click()
+    page.wait_for_url("**page=1**")
+    page.wait_for_function(f"() => document.querySelector('#event-table tbody tr td').innerText === '{first}'")
+    assert page.locator("#event-table .page-numbers [aria-current=page]").inner_text() == "1"
+    assert "kind=created" in page.url and page.evaluate("() => window.__notReloaded === true")
 
 
 def test_facts_search_selection_and_keyboard_habits(live_server, page):

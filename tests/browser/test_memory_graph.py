@@ -53,3 +53,34 @@ def test_the_graph_is_usable_from_the_keyboard(live_server, page):
     page.keyboard.press("Enter")
     assert page.eval_on_selector("#graph-cluster", "(s) => s.value") == first.get_attribute("data-cluster")
     screenshot(page, "memory-graph-keyboard")
+
+
+def test_labels_stay_inside_the_canvas_at_any_zoom(live_server, page):
+    """Issue 18: a label near the canvas's edge is drawn on the side that fits, never clipped."""
+    load_demo()
+    _login(page, live_server)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(live_server.url + "/w/demo/graph/")
+    page.wait_for_function("() => window.tidelineGraph && window.tidelineGraph.drawnAt")
+    for ratio in (0.15, 0.35, 0.6):
+        # Frame the rightmost node at the canvas's right edge, zoomed in far enough for labels.
+        boxes = page.evaluate("""(ratio) => new Promise((done) => {
+            const { graph, renderer, labelBoxes } = window.tidelineGraph;
+            const camera = renderer.getCamera();
+            camera.setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 });
+            renderer.refresh();
+            let rightmost = null, best = -Infinity;
+            graph.forEachNode((node) => {
+                const { x } = renderer.getNodeDisplayData(node);
+                if (x > best) { best = x; rightmost = node; }
+            });
+            const { x, y } = renderer.getNodeDisplayData(rightmost);
+            camera.setState({ x: x - 0.35 * ratio, y, ratio, angle: 0 });
+            renderer.refresh();
+            requestAnimationFrame(() => done({ boxes: labelBoxes.slice(), ...renderer.getDimensions() }));
+        })""", ratio)
+        assert boxes["boxes"], f"no label drawn at zoom {ratio}"
+        for box in boxes["boxes"]:
+            assert 0 <= box["left"] and box["right"] <= boxes["width"] + 0.5, (ratio, box)
+            assert 0 <= box["top"] and box["bottom"] <= boxes["height"] + 0.5, (ratio, box)
+    screenshot(page, "memory-graph-labels-at-the-edge")

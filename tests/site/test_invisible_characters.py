@@ -91,3 +91,14 @@ def test_the_playground_context_block_is_the_packed_text(client, workspace, tric
     html = client.get(url).content.decode()
     block = html[html.index('<pre class="context">') : html.index("</pre>", html.index('<pre class="context">'))]
     assert "Invoices are paid on Fridays." in block and "Block Node" not in html
+
+
+def test_an_origin_wraps_at_its_parts_and_its_invisible_characters_still_show():
+    from memory.templatetags.reveal import reveal_path
+
+    assert str(reveal_path("channel:slack/team-backend/q4@T01ACME")) == (
+        "channel:slack/<wbr>team-backend/<wbr>q4@<wbr>T01ACME"
+    )
+    shown = str(reveal_path("channel:slack/te\u200bam/<b>"))
+    assert 'class="invisible-char"' in shown and "</span>" in shown  # the badge's own markup is intact
+    assert "&lt;b&gt;" in shown and "<b>" not in shown
