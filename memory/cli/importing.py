@@ -1,4 +1,6 @@
-"""`tideline import FILE --workspace W [--create] [--strict] [--gate]`: exits 2 when any line was refused."""
+"""`tideline import FILE --workspace W [--create] [--strict] [--gate]`: exits 3 when some lines were
+refused and the rest imported (2 is for a call refused whole: a bad option, an unknown workspace,
+a failed `--strict` import)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ from memory.models import Workspace
 from memory.services.errors import RequestError
 from memory.services.interchange import REPORTED_REFUSALS, import_facts
 from memory.services.workspaces import get_workspace
+
+PARTLY_IMPORTED = 3  # the exit code when some lines were refused and the others imported
 
 HELP = "import a facts.jsonl file (the original engine's format)"
 
@@ -62,13 +66,14 @@ def _run(options: dict) -> None:
         human.append(f"kept {report.dangling_links} link(s) whose target is not in the workspace")
     payload = report.to_dict()
     if report.refused:
-        human.append(f"refused {len(report.refused)} line(s):")
+        human.append(f"refused {len(report.refused)} line(s) (exit code {PARTLY_IMPORTED}):")
         human += [f"  line {r.line}: {r.reason}" for r in report.refused[:REPORTED_REFUSALS]]
         if len(report.refused) > REPORTED_REFUSALS:
             human.append(f"  … and {len(report.refused) - REPORTED_REFUSALS} more")
-        message = f"{len(report.refused)} line(s) refused; the other lines were imported"
+        message = f"{len(report.refused)} line(s) refused; the other lines were imported (exit code {PARTLY_IMPORTED})"
         payload["error"] = {"kind": "refused_lines", "message": message}
     emit(options, payload, "\n".join(human))
     if report.refused:
-        # Some lines were not imported: exit 2 like any refusal, so scripts notice.
-        raise CliExit(2)
+        # Some lines were not imported: a code of its own, so a script tells "look at the refusals"
+        # from "nothing was done" (2).
+        raise CliExit(PARTLY_IMPORTED)

@@ -52,35 +52,60 @@
     // whole communities in one cell, a low density keeps a zoomed-in community readable.
     labelGridCellSize: 200, labelDensity: 0.1,
   } : {};
-  // A label goes to the right of its node, as sigma draws it, unless it would run past the canvas's
-  // right edge: then to the left; one wider than the canvas is cut with an ellipsis. Sigma's own
-  // labels were clipped at the edge whenever a zoom or a filter put a node near it. Every label
-  // drawn in the last frame is kept in `api.labelBoxes` (tests check none leaves the canvas).
+  // A label goes to the right of its node, as sigma draws it, unless the left has more room; it is
+  // cut with an ellipsis to the room it has. Sigma's own labels (and its hover box) ran past the
+  // canvas's edge and were clipped whenever a zoom or a filter put a node near it. Every label drawn
+  // in the last frame is kept in `api.labelBoxes` (tests check none leaves the canvas).
   const labelBoxes = [];
-  const drawLabel = (context, data, settings) => {
-    if (!data.label) return;
-    const { width, height } = renderer.getDimensions();
+  const placeLabel = (context, data, settings) => {
+    // The canvas's size on the page (sigma draws the first labels while it is still being built).
+    const width = context.canvas.clientWidth, height = context.canvas.clientHeight;
     const size = settings.labelSize, gap = 3, margin = 2;
     context.font = `${settings.labelWeight} ${size}px ${settings.labelFont}`;
+    const right = width - margin - (data.x + data.size + gap);
+    const left = data.x - data.size - gap - margin;
     let text = data.label;
     let textWidth = context.measureText(text).width;
-    const room = width - 2 * margin;
-    while (textWidth > room && text.length > 1) {
-      text = text.slice(0, Math.max(1, Math.floor(text.length * room / textWidth) - 1)) + "…";
+    const onRight = textWidth <= right || right >= left;
+    const room = Math.min(onRight ? right : left, width - 2 * margin); // a node past the edge has "more" room
+    while (textWidth > room && text.length > 2) {
+      text = text.slice(0, Math.max(1, Math.floor((text.length - 1) * room / textWidth) - 1)) + "…";
       textWidth = context.measureText(text).width;
     }
-    let x = data.x + data.size + gap;
-    if (x + textWidth > width - margin) x = data.x - data.size - gap - textWidth;
-    x = Math.min(Math.max(margin, x), width - margin - textWidth);
+    if (textWidth > room) return null; // no room on either side at all: no label
+    const beside = onRight ? data.x + data.size + gap : data.x - data.size - gap - textWidth;
+    const x = Math.min(Math.max(margin, beside), width - margin - textWidth); // its node is partly off the canvas
     const y = Math.min(Math.max(size, data.y + size / 3), height - margin);
+    return { text, x, y, textWidth, size };
+  };
+  const writeLabel = (context, placed, settings) => {
     context.fillStyle = (settings.labelColor && settings.labelColor.color) || "#000";
-    context.fillText(text, x, y);
-    labelBoxes.push({ left: x, right: x + textWidth, top: y - size, bottom: y, text });
+    context.fillText(placed.text, placed.x, placed.y);
+    labelBoxes.push({ left: placed.x, right: placed.x + placed.textWidth, top: placed.y - placed.size,
+                      bottom: placed.y, text: placed.text });
+  };
+  const drawLabel = (context, data, settings) => {
+    const placed = data.label ? placeLabel(context, data, settings) : null;
+    if (placed) writeLabel(context, placed, settings);
+  };
+  const drawHover = (context, data, settings) => {
+    const placed = data.label ? placeLabel(context, data, settings) : null;
+    context.save();
+    context.fillStyle = "#fff";
+    context.shadowBlur = 8;
+    context.shadowColor = "rgba(16, 33, 47, .35)";
+    context.beginPath();
+    context.arc(data.x, data.y, data.size + 3, 0, Math.PI * 2);
+    if (placed) context.rect(placed.x - 4, placed.y - placed.size - 1, placed.textWidth + 8, placed.size + 6);
+    context.fill();
+    context.restore();
+    if (placed) writeLabel(context, placed, settings);
   };
   // Sigma hands the reducers a copy of the attributes: changing and returning it is safe and cheap.
   const renderer = new Sigma(graph, document.getElementById("graph"), {
     ...programs,
     defaultDrawNodeLabel: drawLabel,
+    defaultDrawNodeHover: drawHover,
     renderEdgeLabels: false,
     labelRenderedSizeThreshold: 9,
     hideEdgesOnMove: big,

@@ -134,6 +134,11 @@ def test_the_event_log_pages_in_place_keeping_its_filter(live_server, page):
     page.wait_for_function(f"() => document.querySelector('#event-table tbody tr td').innerText === '{first}'")
     assert page.locator("#event-table .page-numbers [aria-current=page]").inner_text() == "1"
     assert "kind=created" in page.url and page.evaluate("() => window.__notReloaded === true")
+    page.set_viewport_size({"width": 390, "height": 900})
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1, f"the event log scrolls sideways by {overflow} px at 390 px"
+    page.locator("#event-table .pager").scroll_into_view_if_needed()
+    screenshot(page, "event-log-pager-390")
 
 
 def test_facts_search_selection_and_keyboard_habits(live_server, page):

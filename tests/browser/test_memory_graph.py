@@ -55,11 +55,12 @@ def test_the_graph_is_usable_from_the_keyboard(live_server, page):
     screenshot(page, "memory-graph-keyboard")
 
 
-def test_labels_stay_inside_the_canvas_at_any_zoom(live_server, page):
+@pytest.mark.parametrize("width", [1366, 390])
+def test_labels_stay_inside_the_canvas_at_any_zoom(live_server, page, width):
     """Issue 18: a label near the canvas's edge is drawn on the side that fits, never clipped."""
     load_demo()
     _login(page, live_server)
-    page.set_viewport_size({"width": 1366, "height": 900})
+    page.set_viewport_size({"width": width, "height": 900})
     page.goto(live_server.url + "/w/demo/graph/")
     page.wait_for_function("() => window.tidelineGraph && window.tidelineGraph.drawnAt")
     for ratio in (0.15, 0.35, 0.6):
@@ -81,6 +82,24 @@ def test_labels_stay_inside_the_canvas_at_any_zoom(live_server, page):
         })""", ratio)
         assert boxes["boxes"], f"no label drawn at zoom {ratio}"
         for box in boxes["boxes"]:
-            assert 0 <= box["left"] and box["right"] <= boxes["width"] + 0.5, (ratio, box)
-            assert 0 <= box["top"] and box["bottom"] <= boxes["height"] + 0.5, (ratio, box)
-    screenshot(page, "memory-graph-labels-at-the-edge")
+            assert box["left"] >= 0 and box["right"] <= boxes["width"] + 0.5, (ratio, box)
+            assert box["top"] >= 0 and box["bottom"] <= boxes["height"] + 0.5, (ratio, box)
+    # Hovering the node nearest the right edge: its highlighted label is inside the canvas too.
+    page.locator("#graph").scroll_into_view_if_needed()
+    target = page.evaluate("""() => {
+        const { graph, renderer } = window.tidelineGraph;
+        const { width, height } = renderer.getDimensions();
+        let best = null;
+        graph.forEachNode((node, attrs) => {
+            const at = renderer.graphToViewport(attrs);
+            if (at.x > 0 && at.x < width - 5 && at.y > 5 && at.y < height - 5 && (!best || at.x > best.x)) best = { node, ...at };
+        });
+        const box = document.getElementById('graph').getBoundingClientRect();
+        window.tidelineGraph.labelBoxes.length = 0;
+        return { node: best.node, label: graph.getNodeAttribute(best.node, 'label'), x: box.left + best.x, y: box.top + best.y, width };
+    }""")
+    page.mouse.move(target["x"], target["y"])
+    page.wait_for_function("() => window.tidelineGraph.labelBoxes.length > 0")
+    hovered = page.evaluate("() => window.tidelineGraph.labelBoxes.slice()")
+    assert all(b["left"] >= 0 and b["right"] <= target["width"] + 0.5 for b in hovered), hovered
+    screenshot(page, f"memory-graph-labels-at-the-edge-{width}")

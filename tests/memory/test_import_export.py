@@ -141,9 +141,9 @@ def test_cli_reports_refused_lines_in_plain_text(workspace, tmp_path, capsys):
     bad.write_text('{"memoryId": "a", "content": "fine text"}\nnot json\n')
     with pytest.raises(SystemExit) as exit_:
         call_command("tideline", "import", str(bad), "--workspace", "acme")
-    assert exit_.value.code == 2
+    assert exit_.value.code == 3  # some lines refused, the rest imported: not 0, and not 2 (nothing done)
     out = capsys.readouterr().out
-    assert "imported 1 fact(s)" in out and "line 2: not valid JSON" in out
+    assert "imported 1 fact(s)" in out and "line 2: not valid JSON" in out and "exit code 3" in out
 
 
 def test_a_gated_import_runs_every_record_through_the_write_path(workspace):

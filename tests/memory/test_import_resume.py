@@ -124,7 +124,7 @@ def test_cli_exits_0_on_a_rerun_and_2_with_a_summary_on_a_conflict(workspace, tm
     conflict.write_text("\n".join(lines([records[0], {**records[1], "content": "Changed."}, "not json"])) + "\n")
     with pytest.raises(SystemExit) as exit_:
         call_command("tideline", "import", str(conflict), "--workspace", "acme", "--json")
-    assert exit_.value.code == 2
+    assert exit_.value.code == 3
     summary = json.loads(capsys.readouterr().out)
     assert (summary["imported"], summary["skipped"], summary["refused_count"]) == (0, 1, 2)
     assert [(r["line"], r["memory_id"]) for r in summary["refused"]] == [(2, "mem_00001"), (3, None)]
@@ -143,7 +143,7 @@ def test_stdin_lines_that_are_not_utf8_are_refused_one_by_one(workspace, monkeyp
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
     with pytest.raises(SystemExit) as exit_:
         call_command("tideline", "import", "-", "--workspace", "acme", "--json")
-    assert exit_.value.code == 2
+    assert exit_.value.code == 3
     summary = json.loads(capsys.readouterr().out)
     assert summary["imported"] == 3 and [(r["line"], r["reason"][:10]) for r in summary["refused"]] == [(2, "not UTF-8 ")]
 
