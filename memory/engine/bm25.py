@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -38,6 +39,39 @@ def mask_key(mask: np.ndarray) -> bytes:
     return hashlib.blake2b(
         np.packbits(mask).tobytes(), digest_size=16, salt=mask.size.to_bytes(16, "little")
     ).digest()
+
+
+class PerCandidateSet:
+    """Statistics computed once per candidate set and remembered for the `size` sets used last.
+
+    A scope asks about the same set again and again (its active facts; a filtered view), so each
+    set's statistics (BM25's lengths, the n-gram lane's IDF and norms) are one pass per set, not per
+    query. Any change to the documents makes every entry stale: the owner calls `clear`."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[bytes, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, mask: np.ndarray, compute: Callable[[], Any]) -> Any:
+        key = mask_key(mask)
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        value = compute()  # outside the lock: another set's lookup need not wait for this pass
+        with self._lock:
+            self._entries[key] = value
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 @dataclass(frozen=True)
@@ -94,7 +128,7 @@ class Bm25Index:
         # Row-major copy and column → term list, built on first use by query expansion only.
         self._rows: sparse.csr_matrix | None = None
         self._terms: list[str] | None = None
-        self._summaries: OrderedDict[bytes, CandidateSummary] = OrderedDict()
+        self._summaries = PerCandidateSet(SUMMARY_CACHE)
         self._lock = threading.Lock()
 
     def _count(self, documents: Sequence[str]) -> tuple[sparse.csc_matrix, np.ndarray]:
@@ -150,21 +184,13 @@ class Bm25Index:
         A scope queries the same set again and again, and each of a query's passes (its terms, the
         expansion's, the feedback IDF) needs these: one pass over the lengths per set, not per call.
         """
-        key = mask_key(mask)
-        with self._lock:
-            cached = self._summaries.get(key)
-            if cached is not None:
-                self._summaries.move_to_end(key)
-                return cached
+        return self._summaries.get(mask, lambda: self._summarise(mask))
+
+    def _summarise(self, mask: np.ndarray) -> CandidateSummary:
         n = int(np.count_nonzero(mask))
         avg_len = max(1.0, float(self.doc_len[mask].mean())) if n else 1.0
         length_norm = K1 * (1.0 - B + B * self.doc_len / avg_len)
-        summary = CandidateSummary(n, avg_len, n == mask.size, length_norm)
-        with self._lock:
-            self._summaries[key] = summary
-            while len(self._summaries) > SUMMARY_CACHE:
-                self._summaries.popitem(last=False)
-        return summary
+        return CandidateSummary(n, avg_len, n == mask.size, length_norm)
 
     def score(self, query: str | Sequence[str], candidates: np.ndarray | None = None) -> Bm25Scores:
         """Score every document against the query; only `candidates` (a boolean mask) take part.

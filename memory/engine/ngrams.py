@@ -21,13 +21,12 @@ matrix for the IDF and the row norms (cached per set, since a scope queries the 
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
 from scipy import sparse
 
-from memory.engine.bm25 import append_rows, mask_key
+from memory.engine.bm25 import PerCandidateSet, append_rows
 from memory.engine.tokenize import capped_tokens
 
 GRAM_SIZES = (3, 4)
@@ -59,7 +58,7 @@ class NgramIndex:
         self.vocabulary: dict[str, int] = {}
         # One copy only, in float32: at 10,000 facts this is ~6 MB; df and norms come from its postings.
         self.weights = self._weigh(documents)
-        self._stats: OrderedDict[bytes, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._stats = PerCandidateSet(STATS_CACHE)
         self._lock = threading.Lock()
 
     def _weigh(self, documents: Sequence[str]) -> sparse.csc_matrix:
@@ -115,12 +114,9 @@ class NgramIndex:
 
     def _candidate_stats(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(IDF per feature, row norm per document) over the candidate set `mask`, cached per set."""
-        key = mask_key(mask)
-        with self._lock:
-            cached = self._stats.get(key)
-            if cached is not None:
-                self._stats.move_to_end(key)
-                return cached
+        return self._stats.get(mask, lambda: self._compute_stats(mask))
+
+    def _compute_stats(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         w = self.weights
         n_features = w.shape[1]
         if w.nnz == 0:
@@ -135,10 +131,6 @@ class NgramIndex:
         np.multiply(weighted, w.data, out=weighted)
         np.square(weighted, out=weighted)
         norms = np.sqrt(np.bincount(w.indices, weights=weighted, minlength=self.n_docs))
-        with self._lock:
-            self._stats[key] = (idf, norms)
-            while len(self._stats) > STATS_CACHE:
-                self._stats.popitem(last=False)
         return idf, norms
 
     def cosine(self, query: str, candidates: np.ndarray) -> np.ndarray:
