@@ -59,14 +59,7 @@ class _Pending:
     def add(self, workspace_id: int, pks: list[int], moment: datetime, delay: float) -> None:
         """Count the uses, and schedule their write `delay` seconds on unless one is due already."""
         with self.lock:
-            uses = self.uses.setdefault(workspace_id, {})
-            for pk in pks:
-                entry = uses.get(pk)
-                if entry is None:
-                    uses[pk] = [1, moment]
-                else:
-                    entry[0] += 1
-                    entry[1] = max(entry[1], moment)
+            _tally(self.uses.setdefault(workspace_id, {}), pks, moment)
             if self.timer is None:
                 self.timer = threading.Timer(delay, _flush_in_thread)
                 self.timer.daemon = True
@@ -86,6 +79,17 @@ class _Pending:
             return {pk: entry[0] for pk, entry in self.uses.get(workspace_id, {}).items()}
 
 
+def _tally(uses: dict[int, list], pks: list[int], moment: datetime) -> None:
+    """Add one use of each fact (by pk) at `moment` to `uses` (fact pk → [uses, latest moment])."""
+    for pk in pks:
+        entry = uses.get(pk)
+        if entry is None:
+            uses[pk] = [1, moment]
+        else:
+            entry[0] += 1
+            entry[1] = max(entry[1], moment)
+
+
 pending = _Pending()
 
 
@@ -96,8 +100,7 @@ def record(workspace_id: int, pks: list[int], moment: datetime) -> None:
     delay = flush_seconds()
     if delay <= 0:
         uses: dict[int, list] = {}
-        for pk in pks:
-            uses.setdefault(pk, [0, moment])[0] += 1
+        _tally(uses, pks, moment)
         _write(workspace_id, uses)
         return
     pending.add(workspace_id, pks, moment, delay)
