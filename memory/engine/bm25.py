@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from memory.engine.appendable import AppendableCsc, Growing, GrowingCsr, major_runs, with_columns
 from memory.engine.tokenize import index_tokens
 
 K1 = 1.2
@@ -66,6 +67,11 @@ class PerCandidateSet:
                 self._entries.popitem(last=False)
         return value
 
+    def recent(self) -> list[Any]:
+        """The remembered values, most recently used first."""
+        with self._lock:
+            return list(reversed(self._entries.values()))
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
@@ -82,7 +88,6 @@ class CandidateSummary:
     n: int
     avg_len: float
     every: bool
-    length_norm: np.ndarray  # per document, `k1·(1 − b + b·L/avgLen)`: the set's length normalisation
 
 
 def query_terms(tokens: Sequence[str]) -> tuple[str, ...]:
@@ -124,9 +129,13 @@ class Bm25Index:
     def __init__(self, documents: Sequence[str], analyzer: Callable[[str], list[str]] = index_tokens) -> None:
         self.analyzer = analyzer
         self.vocabulary: dict[str, int] = {}
-        self.matrix, self.doc_len = self._count(documents)
+        matrix, doc_len = self._count(documents)
+        # Term counts, documents × terms: grows by rows without copying (memory.engine.appendable).
+        self.counts = AppendableCsc(matrix)
+        self._lengths = Growing()
+        self.doc_len = self._lengths.extend("doc_len", np.zeros(0), doc_len)
         # Row-major copy and column → term list, built on first use by query expansion only.
-        self._rows: sparse.csr_matrix | None = None
+        self._rows: GrowingCsr | None = None
         self._terms: list[str] | None = None
         self._summaries = PerCandidateSet(SUMMARY_CACHE)
         self._lock = threading.Lock()
@@ -156,27 +165,37 @@ class Bm25Index:
         """Append documents (rows `n_docs`, `n_docs + 1`, …): the index then equals one built from the
         old documents followed by these (same vocabulary, matrix, lengths and so scores).
 
-        Only the new documents are analysed; the matrix grows by a copy of its arrays in C. Not safe
-        against concurrent scoring: callers serialise (the recall index holds its lock).
+        Only the new documents are analysed, and nothing already stored is copied (amortised: see
+        `AppendableCsc`). Not safe against concurrent scoring: callers serialise (the recall index
+        holds its lock).
         """
         if len(documents) == 0:
             return
         with self._lock:
             old_terms = len(self.vocabulary)
             tail, tail_len = self._count(documents)
-            self.matrix = append_rows(self.matrix, tail)
-            self.doc_len = np.concatenate((self.doc_len, tail_len))
+            self.counts.append(tail)
+            self.doc_len = self._lengths.extend("doc_len", self.doc_len, tail_len)
             if self._rows is not None:
-                self._rows = sparse.vstack(
-                    (_with_columns(self._rows, tail.shape[1]), tail.tocsr()), format="csr"
-                )
+                self._rows.append(tail.tocsr())
             if self._terms is not None:
-                self._terms = self._terms + list(islice(self.vocabulary, old_terms, None))
+                self._terms.extend(islice(self.vocabulary, old_terms, None))
             self._summaries.clear()
 
     @property
     def n_docs(self) -> int:
-        return self.matrix.shape[0]
+        return self.counts.shape[0]
+
+    @property
+    def matrix(self) -> sparse.csc_matrix:
+        """The term counts as one CSC matrix (merging appended rows in): for tests and one-off use."""
+        return self.counts.tocsc()
+
+    @property
+    def nbytes(self) -> int:
+        """Memory of the term counts, the lengths and the row-major copy once built."""
+        rows = 0 if self._rows is None else self._rows.nbytes
+        return self.counts.nbytes + self._lengths.nbytes + rows
 
     def summary(self, mask: np.ndarray) -> CandidateSummary:
         """Size, average length and completeness of the candidate set `mask`, cached per set.
@@ -188,9 +207,13 @@ class Bm25Index:
 
     def _summarise(self, mask: np.ndarray) -> CandidateSummary:
         n = int(np.count_nonzero(mask))
-        avg_len = max(1.0, float(self.doc_len[mask].mean())) if n else 1.0
-        length_norm = K1 * (1.0 - B + B * self.doc_len / avg_len)
-        return CandidateSummary(n, avg_len, n == mask.size, length_norm)
+        # A sum over the mask, not a gather: no copy of a million lengths per new candidate set.
+        avg_len = max(1.0, float(np.sum(self.doc_len, where=mask)) / n) if n else 1.0
+        return CandidateSummary(n, avg_len, n == mask.size)
+
+    def _length_norm(self, rows: np.ndarray, avg_len: float) -> np.ndarray:
+        """`k1·(1 − b + b·L/avgLen)` of the given documents (only those a query's postings reach)."""
+        return K1 * (1.0 - B + B * self.doc_len[rows] / avg_len)
 
     def score(self, query: str | Sequence[str], candidates: np.ndarray | None = None) -> Bm25Scores:
         """Score every document against the query; only `candidates` (a boolean mask) take part.
@@ -213,7 +236,7 @@ class Bm25Index:
         rows, term_idx, freq = self._postings([col for _, col in known], mask, summary.every)
         df = np.bincount(term_idx, minlength=len(known))
         idf = np.log(1.0 + (n_candidates - df + 0.5) / (df + 0.5))
-        contribution = idf[term_idx] * (freq * (K1 + 1.0)) / (freq + summary.length_norm[rows])
+        contribution = idf[term_idx] * (freq * (K1 + 1.0)) / (freq + self._length_norm(rows, avg_len))
         # Postings come term by term in query order, and bincount adds in array order: each
         # document's sum runs in query-term order, as the original's does, with no sort.
         scores += np.bincount(rows, weights=contribution, minlength=self.n_docs)
@@ -239,15 +262,14 @@ class Bm25Index:
         df = np.bincount(term_idx, minlength=len(known))
         idf = np.log(1.0 + (n_candidates - df + 0.5) / (df + 0.5))
         weighted_idf = np.array([w for _, w in known], dtype=np.float64) * idf  # per term, then per posting
-        contribution = weighted_idf[term_idx] * (freq * (K1 + 1.0)) / (freq + summary.length_norm[rows])
+        contribution = weighted_idf[term_idx] * (freq * (K1 + 1.0)) / (freq + self._length_norm(rows, summary.avg_len))
         return scores + np.bincount(rows, weights=contribution, minlength=self.n_docs)
 
     def document_frequency(self, columns: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """How many candidates hold each vocabulary column in `columns`."""
         mask = np.asarray(candidates, dtype=bool)
         if self.summary(mask).every:  # every document: a column's posting count is its frequency
-            columns = np.asarray(columns, dtype=np.int64)
-            return np.diff(self.matrix.indptr)[columns].astype(np.int64)
+            return self.counts.column_counts(columns)
         _, term_idx, _ = self._postings(columns, mask)
         return np.bincount(term_idx, minlength=len(columns))
 
@@ -258,12 +280,11 @@ class Bm25Index:
         through scipy costs more in bookkeeping than the gather itself. `every`: the mask holds
         every document, so nothing is filtered.
         """
-        positions, term_idx = major_runs(self.matrix.indptr, columns)
-        rows = self.matrix.indices[positions]
+        rows, term_idx, freq = self.counts.column_entries(columns)
         if every:
-            return rows, term_idx, self.matrix.data[positions]
+            return rows, term_idx, freq
         keep = mask[rows]
-        return rows[keep], term_idx[keep], self.matrix.data[positions][keep]
+        return rows[keep], term_idx[keep], freq[keep]
 
     def idf(self, columns: np.ndarray, candidates: np.ndarray) -> np.ndarray:
         """The BM25 IDF over the candidates of each vocabulary column in `columns`."""
@@ -282,11 +303,11 @@ class Bm25Index:
         rows = self._row_major()
         return rows.indices[rows.indptr[doc] : rows.indptr[doc + 1]]
 
-    def _row_major(self) -> sparse.csr_matrix:
+    def _row_major(self) -> GrowingCsr:
         if self._rows is None:
             with self._lock:
                 if self._rows is None:
-                    self._rows = self.matrix.tocsr()
+                    self._rows = GrowingCsr(_with_columns_csr(self.counts))
         return self._rows
 
     def term_names(self) -> list[str]:
@@ -302,25 +323,17 @@ class Bm25Index:
         counts = []
         for term in terms:
             col = self.vocabulary.get(term)
-            counts.append(0 if col is None else int(self.matrix[doc, col]))
+            counts.append(0 if col is None else int(self._row_count(doc, col)))
         return counts
+
+    def _row_count(self, doc: int, col: int) -> float:
+        rows = self._row_major()
+        start, end = rows.indptr[doc], rows.indptr[doc + 1]
+        hit = np.flatnonzero(rows.indices[start:end] == col)
+        return rows.data[start + hit[0]] if hit.size else 0
 
     def _zero_stats(self, terms: tuple[str, ...], n_candidates: int) -> tuple[TermStats, ...]:
         return tuple(TermStats(term, 0, _idf(n_candidates, 0)) for term in terms)
-
-
-def major_runs(indptr: np.ndarray, majors) -> tuple[np.ndarray, np.ndarray]:
-    """Positions of the stored entries of each major index in `majors` (columns of a CSC matrix,
-    rows of a CSR one), run after run, and which entry of `majors` each position belongs to."""
-    majors = np.asarray(majors, dtype=np.int64)
-    starts = indptr[majors].astype(np.int64)
-    lengths = indptr[majors + 1].astype(np.int64) - starts
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    run_starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    positions = np.arange(total, dtype=np.int64) + np.repeat(starts - run_starts, lengths)
-    return positions, np.repeat(np.arange(majors.size, dtype=np.int64), lengths)
 
 
 def _idf(n: int, df: int) -> float:
@@ -338,57 +351,8 @@ def term_contribution(idf: float, freq: int, doc_len: float, avg_len: float) -> 
     return idf * (freq * (K1 + 1.0)) / (freq + norm)
 
 
-def _with_columns(matrix, n_columns: int):
-    """`matrix` (CSR or CSC) seen with `n_columns` ≥ its column count; shares the stored arrays."""
-    if matrix.shape[1] == n_columns:
-        return matrix
-    if matrix.shape[1] > n_columns:
-        raise ValueError(f"cannot narrow a matrix from {matrix.shape[1]} to {n_columns} columns")
-    shape = (matrix.shape[0], n_columns)
-    if matrix.format == "csr":
-        return sparse.csr_matrix((matrix.data, matrix.indices, matrix.indptr), shape=shape, copy=False)
-    pad = np.full(n_columns - matrix.shape[1], matrix.indptr[-1], dtype=matrix.indptr.dtype)
-    return sparse.csc_matrix(
-        (matrix.data, matrix.indices, np.concatenate((matrix.indptr, pad))), shape=shape, copy=False
-    )
-
-
-SPLICE_LIMIT = 4096  # columns a few appended rows may touch before a general stack is cheaper
-
-
-def append_rows(top: sparse.csc_matrix, bottom: sparse.csc_matrix) -> sparse.csc_matrix:
-    """The CSC matrix of `top`'s rows followed by `bottom`'s; `bottom` has at least `top`'s columns
-    (an index whose vocabulary grew), and the result has `bottom`'s. Stored entries keep their
-    column-major, row-sorted order, so the arrays equal those of a matrix built in one go.
-
-    A few rows touch few columns: their entries are spliced in after each of those columns' own,
-    one copy of `top`'s arrays (scipy's stack makes two, and builds per-entry index arrays).
-    """
-    if top.shape[0] == 0:
-        return bottom.tocsc()
-    n_columns = bottom.shape[1]
-    touched = np.flatnonzero(np.diff(bottom.indptr))
-    if touched.size > SPLICE_LIMIT:
-        return sparse.vstack((_with_columns(top, n_columns), bottom), format="csc")
-    top_indptr = _with_columns(top, n_columns).indptr.astype(np.int64)
-    nnz = top.nnz + bottom.nnz
-    index_dtype = np.int32 if max(nnz, top.shape[0] + bottom.shape[0]) < np.iinfo(np.int32).max else np.int64
-    bottom_rows = bottom.indices.astype(index_dtype) + index_dtype(top.shape[0])
-    cuts = top_indptr[touched + 1]  # where each touched column's own entries end
-    starts, ends = bottom.indptr[touched], bottom.indptr[touched + 1]
-    data, indices, previous = [], [], 0
-    for cut, start, end in zip(cuts.tolist(), starts.tolist(), ends.tolist(), strict=True):
-        data += [top.data[previous:cut], bottom.data[start:end]]
-        indices += [top.indices[previous:cut], bottom_rows[start:end]]
-        previous = cut
-    data.append(top.data[previous:])
-    indices.append(top.indices[previous:])
-    indptr = (top_indptr + np.asarray(bottom.indptr, dtype=np.int64)).astype(index_dtype)
-    data = np.concatenate(data).astype(bottom.data.dtype, copy=False)
-    indices = np.concatenate(indices).astype(index_dtype, copy=False)
-    out = sparse.csc_matrix(
-        (data, indices, indptr), shape=(top.shape[0] + bottom.shape[0], n_columns), copy=False
-    )
-    # Each column holds top's rows, then bottom's (all after them): sorted if both parts were.
-    out.has_sorted_indices = bool(top.has_sorted_indices and bottom.has_sorted_indices)
-    return out
+def _with_columns_csr(counts: AppendableCsc) -> sparse.csr_matrix:
+    """The row-major copy of the term counts, part by part (no merged CSC is made for it)."""
+    n_columns = counts.shape[1]
+    parts = [with_columns(matrix, n_columns).tocsr() for _, matrix in counts.parts]
+    return parts[0] if len(parts) == 1 else sparse.vstack(parts, format="csr")

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from memory.engine.appendable import Growing
 from memory.engine.bm25 import Bm25Index
 from memory.engine.decay import effective_score
 from memory.engine.hrr import HrrEmbedder
@@ -149,6 +150,8 @@ class FactColumns:
     # fixed-width strings costs half a millisecond per query. Assigning `lifecycle` refreshes it; a
     # view narrows it (clearance, intent, a point in time) without rewriting the strings.
     active: np.ndarray = field(init=False, repr=False)
+    # Spare room behind the arrays, so `append` writes the new rows only (memory.engine.appendable).
+    _growing: Growing = field(init=False, repr=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, name, value)
@@ -157,6 +160,10 @@ class FactColumns:
 
     def __post_init__(self) -> None:
         n = len(self.memory_ids)
+        self._growing = Growing()
+        # Own lists: `append` extends them in place, and a caller's lists must never change.
+        for name in ("memory_ids", "contents", "segments", "source_types"):
+            object.__setattr__(self, name, list(getattr(self, name)))
         for name in (
             "contents",
             "segments",
@@ -265,11 +272,12 @@ class FactColumns:
         """Add `rows` after the existing ones, in place: the columns then equal `from_rows` of the old
         rows followed by these (without an embedder: a row's vector is the one it carries).
 
-        Costs the new rows plus copies of the arrays in C; no existing content is re-indexed. The
-        `bm25` and `text` indexes already built are extended with the new contents only; one not
-        built yet (an object whose `built` is False, such as a lazy index reading `contents` when
-        first used) is left to index everything when it is. Lists are replaced, not extended, so a
-        caller's lists are never changed; shallow copies taken before (filtered views) are stale.
+        Costs the new rows only (amortised): arrays grow into spare room, lists are extended in
+        place, and no existing content is re-indexed. The `bm25` and `text` indexes already built
+        are extended with the new contents only; one not built yet (an object whose `built` is
+        False, such as a lazy index reading `contents` when first used) is left to index everything
+        when it is. Shallow copies taken before (filtered views) are stale: take them under the same
+        lock as appends.
         """
         if len(rows) == 0:
             return
@@ -290,19 +298,22 @@ class FactColumns:
                 norms = np.where(embedded, np.linalg.norm(embeddings.astype(np.float64), axis=1), 0.0)
             else:
                 embeddings, embedded, norms = tail.embeddings, tail.embedded, tail.embedding_norms
-            self.embeddings = np.concatenate((old_embeddings, embeddings))
-            self.embedded = np.concatenate((old_embedded, embedded))
-            self.embedding_norms = np.concatenate((old_norms, norms))
+            grow = self._growing.extend
+            self.embeddings = grow("embeddings", old_embeddings, embeddings)
+            self.embedded = grow("embedded", old_embedded, embedded)
+            self.embedding_norms = grow("embedding_norms", old_norms, norms)
         start = len(self)
         for name in ("memory_ids", "contents", "segments", "source_types"):
-            setattr(self, name, getattr(self, name) + getattr(tail, name))
+            getattr(self, name).extend(getattr(tail, name))
         for name in _APPENDED_ARRAYS:
-            setattr(self, name, np.concatenate((getattr(self, name), getattr(tail, name))))
+            # Past `__setattr__`: `lifecycle`'s `active` grows with it below, not recomputed whole.
+            object.__setattr__(self, name, self._growing.extend(name, getattr(self, name), getattr(tail, name)))
+        object.__setattr__(self, "active", self._growing.extend("active", self.active, tail.active))
         codes = self.origin_code_of
         for key in tail.origin_code_of:  # first-occurrence order, as a one-go build numbers them
             codes.setdefault(key, len(codes))
         remap = np.array([codes[key] for key in tail.origin_code_of], dtype=np.int32)
-        self.origin_codes = np.concatenate((self.origin_codes, remap[tail.origin_codes]))
+        self.origin_codes = self._growing.extend("origin_codes", self.origin_codes, remap[tail.origin_codes])
         self.row_index.update((memory_id, start + i) for i, memory_id in enumerate(tail.memory_ids))
         if getattr(self.bm25, "built", True):
             self.bm25.extend(tail.contents)

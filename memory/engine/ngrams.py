@@ -14,23 +14,40 @@ Rules:
   another's weights;
 * score: the cosine between the query's and each fact's weighted feature vectors, in [0, 1].
 
-A query's cost is the postings of its own features plus, once per candidate set, one pass over the
-matrix for the IDF and the row norms (cached per set, since a scope queries the same set again).
+A query's cost is the postings of its own features. What the cosine needs of the candidate set (its
+size n, each feature's df, each document's norm) is kept per set as sums that follow the set as it
+changes. With A = ln(n + 1) + 1 and b = ln(df + 1), a feature's IDF is A − b, so a document's squared
+norm is A²·S0 − 2A·S1 + S2 where S0 = Σ w², S1 = Σ w²·b and S2 = Σ w²·b² over its features. A new
+n is then free, and a set that differs from a known one by a few facts (a write, an archive) is
+derived from it by updating df and the sums of the documents sharing the features whose df moved:
+the postings of those features, never the whole matrix. Derived sums equal recomputed ones up to
+float rounding (a full pass is made again once the updates have touched as many postings as the
+matrix holds, so rounding never accumulates past that).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
 
-from memory.engine.bm25 import PerCandidateSet, append_rows
+from memory.engine.appendable import AppendableCsc, Growing
+from memory.engine.bm25 import PerCandidateSet
 from memory.engine.tokenize import capped_tokens
 
 GRAM_SIZES = (3, 4)
-STATS_CACHE = 8  # candidate sets remembered (scopes and filtered views of one index)
+STATS_CACHE = 4  # candidate sets remembered (scopes and filtered views of one index)
+DERIVE_ROWS = 512  # facts a candidate set may differ by from a remembered one to be derived from it
+ENTRY_CHUNK = 1 << 22  # postings per step of a full pass (bounds its scratch memory)
+# Derived sums are recomputed in full once their updates have touched DRIFT_PASSES times as many
+# postings as the matrix holds (and at least DRIFT_MIN): each update adds a rounding of ~1e-16 to a
+# document's sums, so this bounds the drift from a fresh pass far below any score difference
+# (measured: under 1e-10 relative), while a million-fact index recomputes once per ~2,000 writes.
+DRIFT_PASSES = 64
+DRIFT_MIN = 1 << 22
 
 
 def _word_features(word: str) -> list[str]:
@@ -50,16 +67,49 @@ def gram_features(text: str) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class CandidateSums:
+    """What the cosine needs of one candidate set (see the module docstring): its size, df per
+    feature, and per document S1 = Σ w²·b and S2 = Σ w²·b² with b = ln(df + 1)."""
+
+    mask: np.ndarray
+    n: int
+    df: np.ndarray
+    s1: np.ndarray
+    s2: np.ndarray
+    drift: int  # postings updated since the last full pass
+
+    @property
+    def a(self) -> float:
+        return float(np.log(self.n + 1.0) + 1.0)
+
+    def idf(self, columns) -> np.ndarray:
+        return self.a - np.log1p(self.df[columns])
+
+
 class NgramIndex:
     """Feature weights of a list of documents (`extend` appends more); `cosine` scores one query
     against the candidates."""
 
     def __init__(self, documents: Sequence[str]) -> None:
         self.vocabulary: dict[str, int] = {}
-        # One copy only, in float32: at 10,000 facts this is ~6 MB; df and norms come from its postings.
-        self.weights = self._weigh(documents)
+        self._texts = list(documents)  # re-cut when a candidate set changes (see `_derive`)
+        # Weights in float32 (~600 B per fact at a million): grows by rows without copying.
+        weights = self._weigh(documents)
+        self.postings = AppendableCsc(weights)
+        self._growing = Growing()
+        self._s0 = self._growing.extend("s0", np.zeros(0), _square_sums(weights))
         self._stats = PerCandidateSet(STATS_CACHE)
         self._lock = threading.Lock()
+
+    @property
+    def weights(self):
+        """The weights as one CSC matrix (merging appended rows in): for tests and one-off use."""
+        return self.postings.tocsc()
+
+    @property
+    def nbytes(self) -> int:
+        return self.postings.nbytes + self._growing.nbytes
 
     def _weigh(self, documents: Sequence[str]) -> sparse.csc_matrix:
         """The weighted feature matrix of `documents` (float32 CSC, one column per vocabulary feature,
@@ -99,39 +149,107 @@ class NgramIndex:
         """Append documents (rows `n_docs`, …): the index then equals one built from the old
         documents followed by these (same vocabulary and weights, so the same cosines).
 
-        Only the new documents are cut into features; the matrix grows by a copy of its arrays in C
-        and the per-candidate-set statistics are dropped. Callers serialise against scoring.
+        Only the new documents are cut into features and nothing stored is copied (amortised: see
+        `AppendableCsc`). Remembered candidate sets stay valid for the rows they cover; a set over
+        the new rows is derived from one of them. Callers serialise against scoring.
         """
         if len(documents) == 0:
             return
         with self._lock:
-            self.weights = append_rows(self.weights, self._weigh(documents))
-            self._stats.clear()
+            tail = self._weigh(documents)
+            self.postings.append(tail)
+            self._texts.extend(documents)
+            self._s0 = self._growing.extend("s0", self._s0, _square_sums(tail))
 
     @property
     def n_docs(self) -> int:
-        return self.weights.shape[0]
+        return self.postings.shape[0]
 
-    def _candidate_stats(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(IDF per feature, row norm per document) over the candidate set `mask`, cached per set."""
-        return self._stats.get(mask, lambda: self._compute_stats(mask))
+    def candidate_sums(self, mask: np.ndarray) -> CandidateSums:
+        """The sums of the candidate set `mask`: remembered, derived from a remembered set that
+        differs by a few facts, or computed in one pass over the postings."""
+        return self._stats.get(mask, lambda: self._derived(mask) or self._full(mask))
 
-    def _compute_stats(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        w = self.weights
-        n_features = w.shape[1]
-        if w.nnz == 0:
-            return np.ones(n_features), np.zeros(self.n_docs)
-        # CSC postings: `indices` are the rows holding each feature, column by column; every
-        # column has at least one posting, so reduceat sums exactly each column's candidates.
-        # This runs after every write (the candidate set grew), over every posting: one scratch
-        # array, filled in place (each step is the same float64 arithmetic as spelling it out).
-        df = np.add.reduceat(mask[w.indices], w.indptr[:-1], dtype=np.float64)
-        idf = np.log((mask.sum() + 1.0) / (df + 1.0)) + 1.0
-        weighted = np.repeat(idf, np.diff(w.indptr))  # each posting's feature IDF
-        np.multiply(weighted, w.data, out=weighted)
-        np.square(weighted, out=weighted)
-        norms = np.sqrt(np.bincount(w.indices, weights=weighted, minlength=self.n_docs))
-        return idf, norms
+    def statistics(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(IDF per feature, norm per document) over the candidate set `mask` (a pass over every
+        document: for explanations and tests; scoring computes norms of the matching rows only)."""
+        sums = self.candidate_sums(mask)
+        a = sums.a
+        return sums.idf(slice(None)), np.sqrt(np.maximum(a * a * self._s0 - 2.0 * a * sums.s1 + sums.s2, 0.0))
+
+    def _full(self, mask: np.ndarray) -> CandidateSums:
+        n_docs, n_features = self.n_docs, self.postings.shape[1]
+        df = np.zeros(n_features, dtype=np.float64)
+        for first, part in self.postings.parts:
+            for rows, cols, _ in _entries_by_chunk(part, first):
+                df += np.bincount(cols, weights=mask[rows], minlength=n_features)
+        b = np.log1p(df)
+        s1 = np.zeros(n_docs, dtype=np.float64)
+        s2 = np.zeros(n_docs, dtype=np.float64)
+        for first, part in self.postings.parts:
+            for rows, cols, weight in _entries_by_chunk(part, first):
+                squared, bb = np.square(weight, dtype=np.float64), b[cols]
+                s1 += np.bincount(rows, weights=squared * bb, minlength=n_docs)
+                s2 += np.bincount(rows, weights=squared * bb * bb, minlength=n_docs)
+        return CandidateSums(mask.copy(), int(np.count_nonzero(mask)), df, s1, s2, 0)
+
+    def _derived(self, mask: np.ndarray) -> CandidateSums | None:
+        """The sums of `mask` from a remembered set it differs from by at most `DERIVE_ROWS` facts
+        (rows whose membership changed, plus rows appended since), or None."""
+        n_docs = mask.size
+        for known in self._stats.recent():
+            if known.mask.size > n_docs or known.drift > max(DRIFT_PASSES * self.postings.nnz, DRIFT_MIN):
+                continue
+            old_docs = known.mask.size
+            changed = np.flatnonzero(known.mask != mask[:old_docs])
+            if changed.size + n_docs - old_docs > DERIVE_ROWS:
+                continue
+            return self._derive(known, mask, changed)
+        return None
+
+    def _derive(self, known: CandidateSums, mask: np.ndarray, changed: np.ndarray) -> CandidateSums:
+        n_docs, old_docs, n_features = mask.size, known.mask.size, self.postings.shape[1]
+        appended = np.arange(old_docs, n_docs)
+        rows = np.concatenate((changed, appended))
+        # The changed rows' weights, cut again from their texts: the same float32 values as stored
+        # (the same function of the same words), without a row-major copy of the whole matrix.
+        mine = self._weigh([self._texts[i] for i in rows]).tocsr()
+        sign = np.where(mask[rows], 1.0, -1.0)
+        sign[changed.size :] = mask[appended]  # an appended row counts only if it is a candidate
+        entries = np.diff(mine.indptr)
+        delta = np.bincount(mine.indices, weights=np.repeat(sign, entries), minlength=n_features)
+        df = np.zeros(n_features, dtype=np.float64)
+        df[: known.df.size] = known.df
+        before = np.log1p(df)
+        df += delta
+        b = np.log1p(df)
+        s1 = np.zeros(n_docs, dtype=np.float64)
+        s2 = np.zeros(n_docs, dtype=np.float64)
+        s1[:old_docs], s2[:old_docs] = known.s1, known.s2
+        moved = np.flatnonzero(delta)
+        work = 0
+        if moved.size:
+            # Every document holding a feature whose df moved: its sums move by w²·Δb and w²·Δb²
+            # (appended rows too, overwritten below). The features' columns in scipy's C loops.
+            d1 = b[moved] - before[moved]
+            d2 = b[moved] ** 2 - before[moved] ** 2
+            for first, part in self.postings.parts:
+                inside = moved < part.shape[1]
+                columns = part[:, moved[inside]]
+                columns.data = np.square(columns.data, dtype=np.float64)
+                end = first + part.shape[0]
+                s1[first:end] += columns @ d1[inside]
+                s2[first:end] += columns @ d2[inside]
+                work += columns.nnz
+        if appended.size:  # the appended rows' sums in full, with the new df
+            first = changed.size
+            doc = np.repeat(np.arange(rows.size), entries)[mine.indptr[first] :] - first
+            cols = mine.indices[mine.indptr[first] :]
+            squared = np.square(mine.data[mine.indptr[first] :], dtype=np.float64)
+            bb = b[cols]
+            s1[old_docs:] = np.bincount(doc, weights=squared * bb, minlength=appended.size)
+            s2[old_docs:] = np.bincount(doc, weights=squared * bb * bb, minlength=appended.size)
+        return CandidateSums(mask.copy(), int(np.count_nonzero(mask)), df, s1, s2, known.drift + work)
 
     def cosine(self, query: str, candidates: np.ndarray) -> np.ndarray:
         """Cosine of the query with every document; 0 outside the candidates or without shared features.
@@ -147,17 +265,44 @@ class NgramIndex:
         known = {self.vocabulary[f]: c for f, c in counts.items() if f in self.vocabulary}
         if not known or not mask.any():
             return scores
-        idf, norms = self._candidate_stats(mask)
+        sums = self.candidate_sums(mask)
         cols = np.fromiter(known, dtype=np.int64, count=len(known))
-        query_weight = (1.0 + np.log(np.fromiter(known.values(), dtype=np.float64))) * idf[cols]
-        unseen_idf = np.log(mask.sum() + 1.0) + 1.0
+        idf = sums.idf(cols)
+        query_weight = (1.0 + np.log(np.fromiter(known.values(), dtype=np.float64))) * idf
+        unseen_idf = sums.a
         unseen = np.array([c for f, c in counts.items() if f not in self.vocabulary], dtype=np.float64)
         unseen_weight = (1.0 + np.log(unseen)) * unseen_idf
         query_norm = float(np.sqrt(query_weight @ query_weight + unseen_weight @ unseen_weight))
         # A fact's vector is its term weights times the same IDF, so the IDF enters the dot product
         # twice. The query's columns times its weights in scipy's C loop: a common 3-gram has a
         # posting in most facts, and gathering ~250,000 postings by hand cost three times as much.
-        dots = self.weights[:, cols] @ (query_weight * idf[cols])
-        ok = mask & (norms > 0)
-        np.divide(dots, norms * query_norm, out=scores, where=ok)
+        dots = self.postings.columns_dot(cols, query_weight * idf)
+        rows = np.flatnonzero(mask & (dots > 0))  # norms of the facts that share a feature only
+        a = sums.a
+        norms = np.sqrt(np.maximum(a * a * self._s0[rows] - 2.0 * a * sums.s1[rows] + sums.s2[rows], 0.0))
+        scores[rows] = dots[rows] / (norms * query_norm)
         return scores
+
+
+def _square_sums(weights) -> np.ndarray:
+    """Σ w² per row of a CSC weight matrix (S0: it depends on the weights only)."""
+    return np.bincount(
+        weights.indices, weights=np.square(weights.data, dtype=np.float64), minlength=weights.shape[0]
+    )
+
+
+def _entries_by_chunk(part, first: int):
+    """(row, column, weight) of a CSC part's entries, a few million at a time, whole columns per step."""
+    indptr = part.indptr.astype(np.int64)
+    n_columns = part.shape[1]
+    start_col = 0
+    while start_col < n_columns:
+        limit = indptr[start_col] + ENTRY_CHUNK
+        end_col = max(start_col + 1, int(np.searchsorted(indptr, limit, side="right")) - 1)
+        end_col = min(end_col, n_columns)
+        lo, hi = indptr[start_col], indptr[end_col]
+        if hi > lo:
+            cols = np.repeat(np.arange(start_col, end_col), np.diff(indptr[start_col : end_col + 1]))
+            rows = part.indices[lo:hi].astype(np.int64) + first
+            yield rows, cols, part.data[lo:hi]
+        start_col = end_col

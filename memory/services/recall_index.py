@@ -40,6 +40,7 @@ from django.db.models import Q
 from memory import sealing
 from memory.engine import expiry, tuning
 from memory.engine import records as R
+from memory.engine.appendable import Growing
 from memory.engine.candidates import FactColumns, FactRow
 from memory.engine.hrr import HrrEmbedder
 from memory.engine.tokenize import index_tokens
@@ -93,6 +94,11 @@ class Extra:
     classification: np.ndarray
     modality: list
     media_pointer: list
+    growing: Growing = field(default_factory=Growing, repr=False)
+
+
+_EXTRA_ARRAYS = ("pk", "clearance", "intent_scope", "unscoped", "archived_at", "pruned_at", "visible_from", "tier",
+                 "classification")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -170,18 +176,10 @@ class ScopeIndex:
         total = 120 * len(self.cols)  # numeric columns and per-row bookkeeping
         total += 150 * len(self.links)  # edge tuples, their groups and the reverse index
         bm25 = self.cols.bm25
-        lexical = [bm25._target if isinstance(bm25, _Lazy) else bm25]
         text = self.cols.text
-        matrices = []
-        if text is not None:
-            lexical.append(text._stems)
-            if text._ngrams is not None:
-                matrices.append(text._ngrams.weights)
-        for index in lexical:
-            if index is not None:  # the term matrix, and its row-major copy once expansion built it
-                matrices += [m for m in (index.matrix, getattr(index, "_rows", None)) if m is not None]
-        for matrix in matrices:
-            total += matrix.data.nbytes + matrix.indices.nbytes + matrix.indptr.nbytes
+        # The term matrices (with their row-major copies once expansion built them) and n-gram weights.
+        for part in (bm25._target if isinstance(bm25, _Lazy) else bm25, text._stems, text._ngrams):
+            total += getattr(part, "nbytes", 0)
         if self.vector_cols is not None and self.vector_cols.embeddings is not None:
             total += self.vector_cols.embeddings.nbytes
         total += sum(learned.embeddings.nbytes + learned.norms.nbytes for learned in self.learned.values())
@@ -626,19 +624,10 @@ class IndexRegistry:
         rows = sorted((index.rows[mid] for mid in new_ids), key=lambda row: index.meta[row.memory_id]["pk"])
         index.cols.append(rows)
         tail, extra = self._extra(index, rows), index.extra
-        index.extra = Extra(
-            pk=np.concatenate((extra.pk, tail.pk)),
-            clearance=np.concatenate((extra.clearance, tail.clearance)),
-            intent_scope=np.concatenate((extra.intent_scope, tail.intent_scope)),
-            unscoped=np.concatenate((extra.unscoped, tail.unscoped)),
-            archived_at=np.concatenate((extra.archived_at, tail.archived_at)),
-            pruned_at=np.concatenate((extra.pruned_at, tail.pruned_at)),
-            visible_from=np.concatenate((extra.visible_from, tail.visible_from)),
-            tier=np.concatenate((extra.tier, tail.tier)),
-            classification=np.concatenate((extra.classification, tail.classification)),
-            modality=extra.modality + tail.modality,
-            media_pointer=extra.media_pointer + tail.media_pointer,
-        )
+        for name in _EXTRA_ARRAYS:  # into spare room: a write costs its rows, not the scope's
+            setattr(extra, name, extra.growing.extend(name, getattr(extra, name), getattr(tail, name)))
+        extra.modality.extend(tail.modality)
+        extra.media_pointer.extend(tail.media_pointer)
         index.vector_cols = None
         if index.learned:
             self._relay_learned(index, ())

@@ -58,7 +58,7 @@ def test_bm25_extend_equals_a_build_over_all_documents(docs, points, warm, analy
     _same_matrix(grown.matrix, whole.matrix)
     assert np.array_equal(grown.doc_len, whole.doc_len)
     assert grown.term_names() == whole.term_names()
-    _same_matrix(grown._row_major(), whole._row_major())
+    _same_matrix(grown._row_major().tocsr(), whole._row_major().tocsr())
     for mask in _masks(len(docs), len(docs)):
         for query in ("alpha beta", "grandmother runs", "tea tea coffee", "nothing here"):
             a, b = grown.score(query, mask), whole.score(query, mask)
@@ -78,7 +78,7 @@ def test_ngram_extend_equals_a_build_over_all_documents(docs, points, score_betw
     grown = NgramIndex(pieces[0])
     seen = len(pieces[0])
     for piece in pieces[1:]:
-        if score_between and seen:  # fills the per-candidate-set cache, which must not survive growth
+        if score_between and seen:  # fills the per-candidate-set cache: later sets are derived from it
             grown.cosine("grandma pup", np.ones(seen, dtype=bool))
         grown.extend(piece)
         seen += len(piece)
@@ -87,7 +87,53 @@ def test_ngram_extend_equals_a_build_over_all_documents(docs, points, score_betw
     _same_matrix(grown.weights, whole.weights)
     for mask in _masks(len(docs), len(docs) + 1):
         for query in ("grandma", "festval puppy", "alpha beta gamma", "unseen words"):
-            assert np.array_equal(grown.cosine(query, mask), whole.cosine(query, mask))
+            assert_same_cosines(grown.cosine(query, mask), whole.cosine(query, mask))
+
+
+def assert_same_cosines(got: np.ndarray, expected: np.ndarray) -> None:
+    """Cosines of an index that followed its changes equal a fresh build's up to float rounding:
+    the same facts score (exactly zero elsewhere), within a relative 1e-12."""
+    assert np.array_equal(got > 0, expected > 0)
+    assert np.allclose(got, expected, rtol=1e-12, atol=0)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    start=st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join), min_size=1, max_size=10),
+    steps=st.lists(
+        st.one_of(
+            st.tuples(st.just("write"), st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join),
+                                                 min_size=1, max_size=3)),
+            st.tuples(st.just("flip"), st.lists(st.integers(0, 40), min_size=1, max_size=3)),
+        ),
+        max_size=12,
+    ),
+)  # fmt: skip
+def test_ngram_sums_follow_writes_and_archives_as_a_fresh_build(start, steps):
+    """Candidate sets changed by writes (new rows) and archives or restores (rows leaving or joining
+    the set) are derived from the set before, and score as a fresh build over the same set."""
+    index, docs = NgramIndex(start), list(start)
+    mask = np.ones(len(docs), dtype=bool)
+    index.candidate_sums(mask)
+    derived = 0
+    for kind, payload in steps:
+        if kind == "write":
+            index.extend(payload)
+            docs += payload
+            mask = np.concatenate((mask, np.ones(len(payload), dtype=bool)))
+        else:
+            mask = mask.copy()
+            for row in payload:
+                mask[row % len(docs)] ^= True
+        derived += index._derived(mask) is not None
+        fresh = NgramIndex(docs)
+        for query in ("grandma", "festval puppy", "tea coffee 42", "unseen words"):
+            assert_same_cosines(index.cosine(query, mask), fresh.cosine(query, mask))
+        sums, expected = index.candidate_sums(mask), fresh._full(mask)
+        assert sums.n == expected.n and np.array_equal(sums.df, expected.df)
+        assert np.allclose(sums.s1, expected.s1, rtol=1e-12, atol=1e-12)
+        assert np.allclose(sums.s2, expected.s2, rtol=1e-12, atol=1e-12)
+    assert derived == len(steps)  # every step was derived, none recomputed in full
 
 
 def test_ngram_statistics_of_a_mask_are_not_mistaken_for_a_longer_one():
@@ -181,15 +227,12 @@ def test_appending_rows_leaves_an_unbuilt_lazy_index_alone():
 @settings(max_examples=200, deadline=None)
 @given(
     top_rows=st.integers(0, 6), bottom_rows=st.integers(0, 4), top_cols=st.integers(1, 7), extra_cols=st.integers(0, 3),
-    density=st.floats(0, 1), seed=st.integers(0, 2**16), splice_limit=st.sampled_from([0, 2, 4096]),
+    density=st.floats(0, 1), seed=st.integers(0, 2**16),
 )  # fmt: skip
-def test_append_rows_equals_a_vertical_stack(
-    top_rows, bottom_rows, top_cols, extra_cols, density, seed, splice_limit
-):
-    """Both ways (splicing a few touched columns, or scipy's stack past `SPLICE_LIMIT`)."""
+def test_append_rows_equals_a_vertical_stack(top_rows, bottom_rows, top_cols, extra_cols, density, seed):
     from scipy import sparse
 
-    from memory.engine import bm25
+    from memory.engine import appendable
 
     rng = np.random.default_rng(seed)
 
@@ -203,11 +246,7 @@ def test_append_rows_equals_a_vertical_stack(
         expected = sparse.vstack(
             (sparse.hstack((top, sparse.csc_matrix((top_rows, extra_cols)))).tocsc(), bottom)
         ).tocsc()
-        previous, bm25.SPLICE_LIMIT = bm25.SPLICE_LIMIT, splice_limit
-        try:
-            got = bm25.append_rows(top, bottom)
-        finally:
-            bm25.SPLICE_LIMIT = previous
+        got = appendable.append_rows(top, bottom)
         expected.sort_indices()
         assert got.format == "csc" and got.shape == expected.shape and got.data.dtype == dtype
         assert np.array_equal(got.indptr, expected.indptr) and np.array_equal(got.indices, expected.indices)
@@ -217,8 +256,9 @@ def test_append_rows_equals_a_vertical_stack(
 @settings(max_examples=60, deadline=None)
 @given(docs=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join), min_size=1, max_size=15),
        seed=st.integers(0, 2**16))  # fmt: skip
-def test_ngram_candidate_statistics_keep_their_float_arithmetic(docs, seed):
-    """The in-place computation gives the very bits of the plain one (scores must not move)."""
+def test_ngram_candidate_statistics_equal_the_plain_formulas(docs, seed):
+    """IDF `ln((n+1)/(df+1)) + 1` and the norm of each fact's IDF-weighted vector, computed from the
+    kept sums, equal the plain computation (up to float rounding, far below any score difference)."""
     index = NgramIndex(docs)
     mask = np.random.default_rng(seed).random(len(docs)) < 0.7
     w = index.weights
@@ -229,5 +269,5 @@ def test_ngram_candidate_statistics_keep_their_float_arithmetic(docs, seed):
     feature_of = np.repeat(np.arange(w.shape[1]), np.diff(w.indptr))
     weighted = w.data.astype(np.float64) * idf[feature_of]
     norms = np.sqrt(np.bincount(w.indices, weights=weighted * weighted, minlength=len(docs)))
-    got_idf, got_norms = index._candidate_stats(mask)
-    assert np.array_equal(got_idf, idf) and np.array_equal(got_norms, norms)
+    got_idf, got_norms = index.statistics(mask)
+    assert np.allclose(got_idf, idf, rtol=1e-12, atol=0) and np.allclose(got_norms, norms, rtol=1e-10, atol=1e-12)
