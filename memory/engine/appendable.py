@@ -5,8 +5,8 @@ every stored entry (the new row's entries belong inside each of its columns), an
 numpy column copies the whole column: at a million facts that is hundreds of megabytes per write.
 
 * `AppendableCsc` keeps a large base and a small tail of the rows appended since; the tail is merged
-  into the base once it holds a fixed share of the rows, so the copying is amortised over thousands
-  of writes. Readers ask for a column's entries across both parts (base rows first, each part in the
+  into the base once it holds `TAIL_ROWS` rows, so the copying is amortised over thousands of
+  writes. Readers ask for a column's entries across both parts (base rows first, each part in the
   order a single matrix would give), so scores come out as from one matrix.
 * `GrowingCsr` and `grow` keep spare capacity at the end (rows of a CSR matrix, entries of an
   array): appending writes into the spare room and hands out a view of the filled part.
@@ -17,8 +17,10 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-TAIL_SHARE = 32  # the tail is merged when it holds more than 1/TAIL_SHARE of the base's rows…
-TAIL_MIN_ROWS = 2048  # …and at least this many (a small index merges rarely and cheaply)
+# Rows the tail holds before it is merged. Each append copies the tail, each merge the whole matrix:
+# per write that is ~TAIL_ROWS/2 rows plus rows/TAIL_ROWS, least near √(2·rows), ~1,400 at a million
+# facts; a few thousand keeps both well under a millisecond there and merges rarely at any size.
+TAIL_ROWS = 4096
 GROWTH = 1.25  # spare room added when a buffer is full (a quarter: memory matters more than copies)
 
 
@@ -32,6 +34,18 @@ def append_rows(top: sparse.csc_matrix, bottom: sparse.csc_matrix) -> sparse.csc
     out = sparse.vstack((with_columns(top, n_columns), bottom), format="csc")
     out.has_sorted_indices = bool(top.has_sorted_indices and bottom.has_sorted_indices)
     return out
+
+
+def stack_rows(blocks: list[sparse.csr_matrix]) -> sparse.csc_matrix:
+    """One CSC matrix of row blocks built one after another (each with at least the columns of the
+    one before). Stacked row-major (scipy joins CSR blocks by concatenation) and converted once, so a
+    build in blocks holds about two copies of the matrix at its peak, not the COO triplets of one."""
+    n_columns = blocks[-1].shape[1]
+    if len(blocks) == 1:
+        return blocks[0].tocsc()
+    stacked = sparse.vstack([with_columns(block, n_columns) for block in blocks], format="csr")
+    blocks.clear()  # the caller's blocks go before the conversion makes its copy
+    return stacked.tocsc()
 
 
 def with_columns(matrix, n_columns: int):
@@ -96,13 +110,18 @@ class AppendableCsc:
 
     def append(self, bottom: sparse.csc_matrix) -> None:
         """Add `bottom`'s rows after the existing ones (it has at least as many columns)."""
-        if bottom.shape[0] == 0:
+        if bottom.shape[0] == 0:  # no rows, perhaps more columns
+            if bottom.shape[1] > self.shape[1]:
+                if self._tail is None:
+                    self._base = with_columns(self._base, bottom.shape[1])
+                else:
+                    self._tail = with_columns(self._tail, bottom.shape[1])
             return
         if self._base.shape[0] == 0:
             self._base = append_rows(self._base, bottom)
             return
         self._tail = bottom.tocsc() if self._tail is None else append_rows(self._tail, bottom)
-        if self._tail.shape[0] > max(TAIL_MIN_ROWS, self._base.shape[0] // TAIL_SHARE):
+        if self._tail.shape[0] >= TAIL_ROWS:
             self.merge()
 
     def merge(self) -> None:
@@ -224,11 +243,13 @@ class Growing:
     """Spare room behind 1-d (or row-stacked) arrays: `extend(name, current, tail)` returns `current`
     followed by `tail` as a view of a buffer kept here, so a column grows by its new rows only.
 
-    `current` must be the array this object handed out last for `name` (or any array, the first
-    time): the buffer is recognised by identity of its memory, and anything else is copied in."""
+    `current` is normally the array this object handed out last for `name`: recognised by its
+    memory and length, it grows in place. Anything else (the first call, an array its owner replaced,
+    an older shorter view) is copied into a new buffer, so a view handed out never changes."""
 
     def __init__(self) -> None:
         self._buffers: dict[str, np.ndarray] = {}
+        self._filled: dict[str, int] = {}
 
     def extend(self, name: str, current: np.ndarray, tail: np.ndarray) -> np.ndarray:
         tail = np.asarray(tail)
@@ -240,6 +261,7 @@ class Growing:
             and buffer.shape[1:] == current.shape[1:]
             and current.base is buffer
             and current.__array_interface__["data"][0] == buffer.__array_interface__["data"][0]
+            and self._filled.get(name) == n
         )
         if not owned:
             buffer = np.empty((max(n + k, int((n + k) * GROWTH) + 16),) + current.shape[1:], dtype=current.dtype)
@@ -247,7 +269,7 @@ class Growing:
         elif buffer.shape[0] < n + k:
             buffer = _room(buffer, n + k)
         buffer[n : n + k] = tail
-        self._buffers[name] = buffer
+        self._buffers[name], self._filled[name] = buffer, n + k
         return buffer[: n + k]
 
     @property

@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from memory.engine.appendable import AppendableCsc, Growing, GrowingCsr, major_runs, with_columns
+from memory.engine.appendable import AppendableCsc, Growing, GrowingCsr, major_runs, stack_rows, with_columns
 from memory.engine.tokenize import index_tokens
 
 K1 = 1.2
 B = 0.75
+BUILD_ROWS = 100_000  # documents counted at a time when an index is built
 SUMMARY_CACHE = 8  # candidate sets whose size and average length are remembered
 
 
@@ -129,7 +130,15 @@ class Bm25Index:
     def __init__(self, documents: Sequence[str], analyzer: Callable[[str], list[str]] = index_tokens) -> None:
         self.analyzer = analyzer
         self.vocabulary: dict[str, int] = {}
-        matrix, doc_len = self._count(documents)
+        blocks, lengths = [], []
+        for start in range(0, len(documents), BUILD_ROWS):  # a block at a time: see `stack_rows`
+            block, block_len = self._count_rows(documents[start : start + BUILD_ROWS])
+            blocks.append(block)
+            lengths.append(block_len)
+        if not blocks:
+            block, block_len = self._count_rows([])
+            blocks, lengths = [block], [block_len]
+        matrix, doc_len = stack_rows(blocks), np.concatenate(lengths)
         # Term counts, documents × terms: grows by rows without copying (memory.engine.appendable).
         self.counts = AppendableCsc(matrix)
         self._lengths = Growing()
@@ -145,6 +154,11 @@ class Bm25Index:
 
         The matrix has one column per vocabulary term (at least one), rows in document order.
         """
+        matrix, doc_len = self._count_rows(documents)
+        return matrix.tocsc(), doc_len
+
+    def _count_rows(self, documents: Sequence[str]) -> tuple[sparse.csr_matrix, np.ndarray]:
+        """`_count` with the counts as a CSR matrix."""
         rows: list[int] = []
         cols: list[int] = []
         vocabulary, analyzer = self.vocabulary, self.analyzer
@@ -155,8 +169,8 @@ class Bm25Index:
                 cols.append(col)
         shape = (len(documents), max(1, len(vocabulary)))
         ones = np.ones(len(rows), dtype=np.float64)
-        # COO → CSC sums duplicate (row, col) pairs, which turns token occurrences into term counts.
-        matrix = sparse.csc_matrix((ones, (rows, cols)), shape=shape)
+        # COO → CSR sums duplicate (row, col) pairs, which turns token occurrences into term counts.
+        matrix = sparse.csr_matrix((ones, (rows, cols)), shape=shape)
         matrix.sum_duplicates()
         doc_len = np.bincount(np.asarray(rows, dtype=np.int64), minlength=len(documents)).astype(np.float64)
         return matrix, doc_len

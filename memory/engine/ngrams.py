@@ -34,11 +34,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from memory.engine.appendable import AppendableCsc, Growing
+from memory.engine.appendable import AppendableCsc, Growing, stack_rows
 from memory.engine.bm25 import PerCandidateSet
 from memory.engine.tokenize import capped_tokens
 
 GRAM_SIZES = (3, 4)
+BUILD_ROWS = 100_000  # documents weighed at a time when an index is built
 STATS_CACHE = 4  # candidate sets remembered (scopes and filtered views of one index)
 DERIVE_ROWS = 512  # facts a candidate set may differ by from a remembered one to be derived from it
 ENTRY_CHUNK = 1 << 22  # postings per step of a full pass (bounds its scratch memory)
@@ -95,7 +96,10 @@ class NgramIndex:
         self.vocabulary: dict[str, int] = {}
         self._texts = list(documents)  # re-cut when a candidate set changes (see `_derive`)
         # Weights in float32 (~600 B per fact at a million): grows by rows without copying.
-        weights = self._weigh(documents)
+        # Weighed a block of documents at a time: the scratch matrices of a one-go product at a
+        # million facts held three copies of the weights.
+        blocks = [self._weigh_rows(documents[i : i + BUILD_ROWS]) for i in range(0, len(documents), BUILD_ROWS)]
+        weights = stack_rows(blocks or [self._weigh_rows([])])
         self.postings = AppendableCsc(weights)
         self._growing = Growing()
         self._s0 = self._growing.extend("s0", np.zeros(0), _square_sums(weights))
@@ -114,6 +118,10 @@ class NgramIndex:
     def _weigh(self, documents: Sequence[str]) -> sparse.csc_matrix:
         """The weighted feature matrix of `documents` (float32 CSC, one column per vocabulary feature,
         at least one), growing the vocabulary with the features they bring in word order."""
+        return self._weigh_rows(documents).tocsc()
+
+    def _weigh_rows(self, documents: Sequence[str]) -> sparse.csr_matrix:
+        """`_weigh` as a CSR matrix (rows in document order; column order within a row unspecified)."""
         # Features depend only on the word, and words repeat (Zipf): build a documents × words count
         # matrix and a words × features matrix, and multiply. Only distinct words are cut into pieces.
         word_index: dict[str, int] = {}
@@ -139,8 +147,8 @@ class NgramIndex:
         pieces = sparse.csr_matrix(
             (np.ones(len(feature_rows)), (feature_rows, feature_cols)), shape=(n_words, n_features)
         )
-        counts = (by_word @ pieces).tocsc()
-        counts.sum_duplicates()
+        counts = by_word @ pieces
+        counts.sum_duplicates()  # sorts too: `astype` below would, and the data must follow it
         weights = counts.astype(np.float32)
         weights.data = (1.0 + np.log(counts.data)).astype(np.float32)
         return weights
@@ -223,23 +231,23 @@ class NgramIndex:
         before = np.log1p(df)
         df += delta
         b = np.log1p(df)
-        s1 = np.zeros(n_docs, dtype=np.float64)
-        s2 = np.zeros(n_docs, dtype=np.float64)
+        s1, s2 = np.empty(n_docs, dtype=np.float64), np.empty(n_docs, dtype=np.float64)
         s1[:old_docs], s2[:old_docs] = known.s1, known.s2
+        s1[old_docs:], s2[old_docs:] = 0.0, 0.0
         moved = np.flatnonzero(delta)
         work = 0
         if moved.size:
             # Every document holding a feature whose df moved: its sums move by w²·Δb and w²·Δb²
             # (appended rows too, overwritten below). The features' columns in scipy's C loops.
-            d1 = b[moved] - before[moved]
-            d2 = b[moved] ** 2 - before[moved] ** 2
+            steps = np.column_stack((b[moved] - before[moved], b[moved] ** 2 - before[moved] ** 2))
             for first, part in self.postings.parts:
                 inside = moved < part.shape[1]
                 columns = part[:, moved[inside]]
                 columns.data = np.square(columns.data, dtype=np.float64)
                 end = first + part.shape[0]
-                s1[first:end] += columns @ d1[inside]
-                s2[first:end] += columns @ d2[inside]
+                both = columns @ steps[inside]  # one pass over the postings for both sums
+                s1[first:end] += both[:, 0]
+                s2[first:end] += both[:, 1]
                 work += columns.nnz
         if appended.size:  # the appended rows' sums in full, with the new df
             first = changed.size
