@@ -17,7 +17,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -130,6 +129,7 @@ class Bm25Index:
     def __init__(self, documents: Sequence[str], analyzer: Callable[[str], list[str]] = index_tokens) -> None:
         self.analyzer = analyzer
         self.vocabulary: dict[str, int] = {}
+        self._added: list[str] = []  # terms new to the vocabulary since `extend` last looked
         blocks, lengths = [], []
         for start in range(0, len(documents), BUILD_ROWS):  # a block at a time: see `stack_rows`
             block, block_len = self._count_rows(documents[start : start + BUILD_ROWS])
@@ -139,6 +139,7 @@ class Bm25Index:
             block, block_len = self._count_rows([])
             blocks, lengths = [block], [block_len]
         matrix, doc_len = stack_rows(blocks), np.concatenate(lengths)
+        self._added.clear()
         # Term counts, documents × terms: grows by rows without copying (memory.engine.appendable).
         self.counts = AppendableCsc(matrix)
         self._lengths = Growing()
@@ -161,10 +162,13 @@ class Bm25Index:
         """`_count` with the counts as a CSR matrix."""
         rows: list[int] = []
         cols: list[int] = []
-        vocabulary, analyzer = self.vocabulary, self.analyzer
+        vocabulary, analyzer, added = self.vocabulary, self.analyzer, self._added
         for row, text in enumerate(documents):
             for token in analyzer(text):
-                col = vocabulary.setdefault(token, len(vocabulary))
+                col = vocabulary.get(token)
+                if col is None:
+                    col = vocabulary[token] = len(vocabulary)
+                    added.append(token)
                 rows.append(row)
                 cols.append(col)
         shape = (len(documents), max(1, len(vocabulary)))
@@ -186,14 +190,14 @@ class Bm25Index:
         if len(documents) == 0:
             return
         with self._lock:
-            old_terms = len(self.vocabulary)
+            self._added.clear()
             tail, tail_len = self._count(documents)
             self.counts.append(tail)
             self.doc_len = self._lengths.extend("doc_len", self.doc_len, tail_len)
             if self._rows is not None:
                 self._rows.append(tail.tocsr())
             if self._terms is not None:
-                self._terms.extend(islice(self.vocabulary, old_terms, None))
+                self._terms.extend(self._added)
             self._summaries.clear()
 
     @property
@@ -330,6 +334,7 @@ class Bm25Index:
             with self._lock:
                 if self._terms is None:
                     self._terms = list(self.vocabulary)
+                    self._added.clear()
         return self._terms
 
     def term_counts(self, doc: int, terms: Sequence[str]) -> list[int]:

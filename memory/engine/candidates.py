@@ -83,7 +83,7 @@ class TextIndexes:
                 self._ngrams.extend(new)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FactRow:
     """One fact as the recall core needs it; `FactColumns.from_rows` turns a list into columns.
 

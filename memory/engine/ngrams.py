@@ -239,15 +239,17 @@ class NgramIndex:
         if moved.size:
             # Every document holding a feature whose df moved: its sums move by w²·Δb and w²·Δb²
             # (appended rows too, overwritten below). The features' columns in scipy's C loops.
-            steps = np.column_stack((b[moved] - before[moved], b[moved] ** 2 - before[moved] ** 2))
+            d1 = b[moved] - before[moved]
+            d2 = b[moved] ** 2 - before[moved] ** 2
             for first, part in self.postings.parts:
                 inside = moved < part.shape[1]
                 columns = part[:, moved[inside]]
                 columns.data = np.square(columns.data, dtype=np.float64)
                 end = first + part.shape[0]
-                both = columns @ steps[inside]  # one pass over the postings for both sums
-                s1[first:end] += both[:, 0]
-                s2[first:end] += both[:, 1]
+                # Two products, not one with two columns: scipy's loop over several vectors was
+                # slower than two passes over the same postings.
+                s1[first:end] += columns @ d1[inside]
+                s2[first:end] += columns @ d2[inside]
                 work += columns.nnz
         if appended.size:  # the appended rows' sums in full, with the new df
             first = changed.size

@@ -155,7 +155,7 @@ def make_memory_id(now_ms: int | None = None) -> str:
 # ---------------------------------------------------------------- origins
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Origin:
     """Who wrote a fact: the owner, or one channel peer in one conversation and session."""
 

@@ -77,6 +77,24 @@ _FIELDS = (
 )  # fmt: skip
 
 
+@dataclass(slots=True)
+class RowMeta:
+    """Per fact, what recall filters and orders on beyond its `FactRow` (slots: an index holds one
+    per fact, a million at the largest sizes, where a dict each cost ~0.5 GB)."""
+
+    pk: int
+    clearance: int
+    intent_scope: str
+    archived_at: float | None
+    pruned_at: float | None
+    modality: str
+    visible_from: float | None
+    media_pointer: str
+    supersedes: list
+    tier: str
+    classification: str
+
+
 @dataclass
 class Extra:
     """Per-row data the engine columns do not carry, kept aligned with them."""
@@ -121,7 +139,7 @@ class ScopeIndex:
     # transaction (SQLite reuses it; the eval harness rolls back on purpose), a creation time cannot.
     born: Any = None
     rows: dict[str, FactRow] = field(default_factory=dict)
-    meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+    meta: dict[str, RowMeta] = field(default_factory=dict)
     # Every edge the graph walk follows, in its order: stored links by (from fact pk, position, link
     # pk), then each fact's `supersedes` list in pk order. Kept in parts to be updated by parts.
     links: list[tuple[str, str, str]] = field(default_factory=list)
@@ -213,13 +231,21 @@ def _row_of(values: tuple, content: str, embedding) -> FactRow:
     (_, memory_id, _, _, _, _, segment, tier, importance, decay_rate, access_count, last_accessed_at, created_at,
      lifecycle, valid_to, confidence, status, source_type, _, _, _, _, _, _, _, _, origin_kind, channel_id,
      conversation_id, session_key, account_id, _, _) = values  # the order of _FIELDS
+    parts = (origin_kind, channel_id, conversation_id, session_key, account_id)
+    origin = _origins.get(parts)
+    if origin is None:  # one object per origin, not per fact (an index holds a single origin)
+        if len(_origins) >= 10_000:
+            _origins.clear()
+        origin = _origins[parts] = R.Origin(*parts)
     return FactRow(
         memory_id=memory_id, content=content, segment=segment, created_at=to_ms(created_at), importance=importance,
         tier=tier, decay_rate=decay_rate, access_count=access_count, last_accessed_at=to_ms(last_accessed_at),
         lifecycle=lifecycle, valid_to=to_ms(valid_to), confidence=confidence, status=status,
-        source_type=source_type, embedding=embedding,
-        origin=R.Origin(origin_kind, channel_id, conversation_id, session_key, account_id),
+        source_type=source_type, embedding=embedding, origin=origin,
     )  # fmt: skip
+
+
+_origins: dict[tuple, R.Origin] = {}
 
 
 class IndexRegistry:
@@ -329,7 +355,7 @@ class IndexRegistry:
                 self._load_links(index)
             return
         scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
-        before = {mid: index.meta[mid]["supersedes"] for mid in touched if mid in index.meta}
+        before = {mid: index.meta[mid].supersedes for mid in touched if mid in index.meta}
         found: set[str] = set()
         new_ids: set[str] = set()
         ids = sorted(touched)
@@ -411,14 +437,14 @@ class IndexRegistry:
             else:
                 content, embedding = old.content, old.embedding
             index.rows[memory_id] = _row_of(values, content, embedding)
-            index.meta[memory_id] = {
-                "pk": values[at["pk"]], "clearance": CLEARANCE.get(values[at["classification"]], 1),
-                "intent_scope": values[at["intent_scope"]] or "", "archived_at": to_ms(values[at["archived_at"]]),
-                "pruned_at": to_ms(values[at["pruned_at"]]), "modality": values[at["modality"]],
-                "visible_from": _visible_from(values[at["held_at"]], values[at["admitted_at"]]),
-                "media_pointer": values[at["media_pointer"]], "supersedes": values[at["supersedes"]] or [],
-                "tier": values[at["tier"]] or "", "classification": values[at["classification"]] or "",
-            }  # fmt: skip
+            index.meta[memory_id] = RowMeta(
+                pk=values[at["pk"]], clearance=CLEARANCE.get(values[at["classification"]], 1),
+                intent_scope=values[at["intent_scope"]] or "", archived_at=to_ms(values[at["archived_at"]]),
+                pruned_at=to_ms(values[at["pruned_at"]]), modality=values[at["modality"]],
+                visible_from=_visible_from(values[at["held_at"]], values[at["admitted_at"]]),
+                media_pointer=values[at["media_pointer"]], supersedes=values[at["supersedes"]] or [],
+                tier=values[at["tier"]] or "", classification=values[at["classification"]] or "",
+            )  # fmt: skip
         return new_ids
 
     def _load_vectors(self, index: ScopeIndex, memory_ids) -> set[str]:
@@ -528,8 +554,8 @@ class IndexRegistry:
         # fact by fact in write order; a target outside the scope's facts is no edge (yet).
         index.supersedes_links, index.supersedes_dangling = [], set()
         meta = index.meta
-        for memory_id in sorted((m for m, v in meta.items() if v["supersedes"]), key=lambda m: meta[m]["pk"]):
-            for target in meta[memory_id]["supersedes"]:
+        for memory_id in sorted((m for m, v in meta.items() if v.supersedes), key=lambda m: meta[m].pk):
+            for target in meta[memory_id].supersedes:
                 if target in index.rows:
                     index.supersedes_links.append((memory_id, "supersedes", target))
                 else:
@@ -545,7 +571,7 @@ class IndexRegistry:
         Those from-facts have their links re-read whole; their place in the walk's order is kept
         (appended when they come after every other, else the stored part is laid out again).
         """
-        pks = [index.meta[mid]["pk"] for mid in touched if mid in index.meta]
+        pks = [index.meta[mid].pk for mid in touched if mid in index.meta]
         if everything or len(pks) > LINK_REREAD_LIMIT:  # a bulk change: one scan beats long id lists
             self._load_links(index)
             return
@@ -589,15 +615,15 @@ class IndexRegistry:
         elif appended:
             index.stored_links = index.stored_links + self._laid_out(index, appended)
         meta = index.meta
-        supersedes_changed = any(meta[m]["supersedes"] != targets for m, targets in before.items() if m in meta)
+        supersedes_changed = any(meta[m].supersedes != targets for m, targets in before.items() if m in meta)
         if supersedes_changed or not index.supersedes_dangling.isdisjoint(new_ids):
             self._supersedes_links(index)
             supersedes_changed = True
         elif new_ids:
             added = []
-            superseding = sorted((m for m in new_ids if meta[m]["supersedes"]), key=lambda m: meta[m]["pk"])
+            superseding = sorted((m for m in new_ids if meta[m].supersedes), key=lambda m: meta[m].pk)
             for memory_id in superseding:
-                for target in meta[memory_id]["supersedes"]:
+                for target in meta[memory_id].supersedes:
                     if target in index.rows:
                         added.append((memory_id, "supersedes", target))
                     else:
@@ -615,13 +641,13 @@ class IndexRegistry:
         """Can the new facts go after the existing rows? Only if they were written after all of them."""
         if index.extra is None or not len(index.extra.pk):
             return False
-        return min(index.meta[mid]["pk"] for mid in new_ids) > int(index.extra.pk[-1])
+        return min(index.meta[mid].pk for mid in new_ids) > int(index.extra.pk[-1])
 
     def _append(self, index: ScopeIndex, new_ids: set[str]) -> None:
         """Add new facts after the existing rows: columns, text indexes, per-row extras, learned
         matrices (zero rows until `_relay_learned` fills them). The HRR view is dropped: embedding
         only the new facts would not reproduce a one-batch embedding to the last bit."""
-        rows = sorted((index.rows[mid] for mid in new_ids), key=lambda row: index.meta[row.memory_id]["pk"])
+        rows = sorted((index.rows[mid] for mid in new_ids), key=lambda row: index.meta[row.memory_id].pk)
         index.cols.append(rows)
         tail, extra = self._extra(index, rows), index.extra
         for name in _EXTRA_ARRAYS:  # into spare room: a write costs its rows, not the scope's
@@ -641,7 +667,7 @@ class IndexRegistry:
         """
         from memory.engine.bm25 import Bm25Index
 
-        rows = sorted(index.rows.values(), key=lambda row: index.meta[row.memory_id]["pk"])
+        rows = sorted(index.rows.values(), key=lambda row: index.meta[row.memory_id].pk)
         index.vector_cols = None
         if not rows:
             index.cols, index.extra, index.learned = None, self._extra(index, rows), {}
@@ -698,20 +724,20 @@ class IndexRegistry:
         meta = [index.meta[row.memory_id] for row in rows]
 
         def ms(name):
-            return np.array([np.nan if m[name] is None else m[name] for m in meta], dtype=np.float64)
+            return np.array([np.nan if getattr(m, name) is None else getattr(m, name) for m in meta], dtype=np.float64)
 
         return Extra(
-            pk=np.array([m["pk"] for m in meta], dtype=np.int64),
-            clearance=np.array([m["clearance"] for m in meta], dtype=np.int8),
-            intent_scope=np.array([m["intent_scope"] for m in meta], dtype=object),
-            unscoped=np.array([not m["intent_scope"] for m in meta], dtype=bool),
+            pk=np.array([m.pk for m in meta], dtype=np.int64),
+            clearance=np.array([m.clearance for m in meta], dtype=np.int8),
+            intent_scope=np.array([m.intent_scope for m in meta], dtype=object),
+            unscoped=np.array([not m.intent_scope for m in meta], dtype=bool),
             archived_at=ms("archived_at"),
             pruned_at=ms("pruned_at"),
             visible_from=ms("visible_from"),
-            tier=np.array([m["tier"] for m in meta], dtype="<U9"),
-            classification=np.array([m["classification"] for m in meta], dtype="<U8"),
-            modality=[m["modality"] for m in meta],
-            media_pointer=[m["media_pointer"] for m in meta],
+            tier=np.array([m.tier for m in meta], dtype="<U9"),
+            classification=np.array([m.classification for m in meta], dtype="<U8"),
+            modality=[m.modality for m in meta],
+            media_pointer=[m.media_pointer for m in meta],
         )
 
     def _patch(self, index: ScopeIndex, memory_ids: list[str]) -> None:
@@ -732,14 +758,14 @@ class IndexRegistry:
             cols.valid_to[i] = np.nan if row.valid_to is None else row.valid_to
             cols.confidence[i] = np.nan if row.confidence is None else row.confidence
             cols.confirmed[i] = row.status == "confirmed"
-            index.extra.clearance[i] = meta["clearance"]
-            index.extra.intent_scope[i] = meta["intent_scope"]
-            index.extra.unscoped[i] = not meta["intent_scope"]
-            index.extra.archived_at[i] = np.nan if meta["archived_at"] is None else meta["archived_at"]
-            index.extra.pruned_at[i] = np.nan if meta["pruned_at"] is None else meta["pruned_at"]
-            index.extra.visible_from[i] = np.nan if meta["visible_from"] is None else meta["visible_from"]
-            index.extra.tier[i] = meta["tier"]
-            index.extra.classification[i] = meta["classification"]
+            index.extra.clearance[i] = meta.clearance
+            index.extra.intent_scope[i] = meta.intent_scope
+            index.extra.unscoped[i] = not meta.intent_scope
+            index.extra.archived_at[i] = np.nan if meta.archived_at is None else meta.archived_at
+            index.extra.pruned_at[i] = np.nan if meta.pruned_at is None else meta.pruned_at
+            index.extra.visible_from[i] = np.nan if meta.visible_from is None else meta.visible_from
+            index.extra.tier[i] = meta.tier
+            index.extra.classification[i] = meta.classification
 
     def note_access_locked(self, index: ScopeIndex, memory_ids: list[str], now_ms: int) -> None:
         """Reflect this process's own recall reinforcement without waiting for a revision. The caller
