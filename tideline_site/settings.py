@@ -348,6 +348,10 @@ TIDELINE_KEYSTORE_DIR = Path(os.environ.get("TIDELINE_KEYSTORE_DIR", VAR_DIR / "
 
 # Memory for in-process recall indexes; least recently used (workspace, origin) scopes are evicted.
 TIDELINE_RECALL_INDEX_BUDGET_MB = envint("TIDELINE_RECALL_INDEX_BUDGET_MB", 512)
+# Recall index snapshots (memory.services.index_snapshots): written after a full build of an index of
+# at least this many facts (0: never), sealed with the origin's data key, read by a restarted process.
+TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = envint("TIDELINE_RECALL_SNAPSHOT_MIN_FACTS", 20_000)
+TIDELINE_RECALL_SNAPSHOT_DIR = Path(os.environ.get("TIDELINE_RECALL_SNAPSHOT_DIR", VAR_DIR / "recall-snapshots"))
 # The agent API (governance/api): the largest request body, and calls per token per minute (per process).
 TIDELINE_API_MAX_BODY = envint("TIDELINE_API_MAX_BODY", 256 * 1024)
 TIDELINE_API_RATE_PER_MINUTE = envint("TIDELINE_API_RATE_PER_MINUTE", 600)

@@ -76,6 +76,12 @@ class PerCandidateSet:
         with self._lock:
             self._entries.clear()
 
+    def __getstate__(self) -> dict:
+        return {"size": self.size}  # a snapshot keeps no entries (they are rebuilt on use), nor the lock
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["size"])
+
     def __len__(self) -> int:
         return len(self._entries)
 
@@ -148,6 +154,13 @@ class Bm25Index:
         self._rows: GrowingCsr | None = None
         self._terms: list[str] | None = None
         self._summaries = PerCandidateSet(SUMMARY_CACHE)
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
         self._lock = threading.Lock()
 
     def _count(self, documents: Sequence[str]) -> tuple[sparse.csc_matrix, np.ndarray]:

@@ -56,6 +56,13 @@ class TextIndexes:
         self._ngrams: NgramIndex | None = None
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @property
     def stems(self) -> Bm25Index:
         if self._stems is None:

@@ -106,6 +106,13 @@ class NgramIndex:
         self._stats = PerCandidateSet(STATS_CACHE)
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     @property
     def weights(self):
         """The weights as one CSC matrix (merging appended rows in): for tests and one-off use."""

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from memory.models import Fact
+from memory.services import index_snapshots
 from memory.services.mutation import Mutation
 from memory.services.near_duplicates import unindex_facts
 from memory.signals import facts_deleted
@@ -42,6 +43,8 @@ def delete_facts(m: Mutation, memory_ids: Sequence[str], *, kind: str = "purged"
         Fact.objects.filter(pk__in=[pk for pk, _ in rows]).delete()
         deleted += [memory_id for _, memory_id in rows]
     if deleted:
+        # A snapshot of a recall index still holds the deleted facts' text: gone with them.
+        index_snapshots.discard(m.workspace.pk)
         event = m.record(kind, fact_ids=deleted, reason=reason, **data)
         responses = facts_deleted.send(sender=Fact, workspace=m.workspace, memory_ids=deleted, kind=kind,
                                        reason=reason, mutation=m)  # fmt: skip

@@ -45,7 +45,7 @@ from memory.engine.candidates import FactColumns, FactRow
 from memory.engine.hrr import HrrEmbedder
 from memory.engine.tokenize import index_tokens
 from memory.models import Fact, Link, MemoryEvent, Workspace
-from memory.services import reinforcement
+from memory.services import index_snapshots, reinforcement
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
 from memory.timestamps import to_ms
@@ -324,14 +324,20 @@ class IndexRegistry:
             # ago, so the key is read from the key store, not from this process's short-lived cache.
             sealing.keyring.forget(index.workspace_id, index.origin_key)
             _read_workspace_settings(index)
-            scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
             with _building(index):
-                self._load(index, scope)
-                self._load_vectors(index, None)
-                index.revision, index.uses_seen = current, uses  # the rows read hold every use up to it
-                self._rebuild(index)
-                self._load_links(index)
-            return
+                restored = self._restore(index, current, born)
+            if not restored:
+                scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
+                with _building(index):
+                    self._load(index, scope)
+                    self._load_vectors(index, None)
+                    index.revision, index.uses_seen = current, uses  # the rows read hold every use up to it
+                    self._rebuild(index)
+                    self._load_links(index)
+                if index_snapshots.enabled_for(len(index.rows)):
+                    index_snapshots.save(index.workspace_id, index.origin_key, born, current, _snapshot_state(index))
+                return
+            # Restored as of its snapshot's revision: the events since follow below, as for any index.
         if current == index.revision:
             return
         _read_workspace_settings(index)
@@ -381,6 +387,21 @@ class IndexRegistry:
         if vectors_changed:
             self._relay_learned(index, vectors_changed)
         self._update_links(index, touched, new_ids, before, everything=all_links)
+
+    @staticmethod
+    def _restore(index: ScopeIndex, current: int, born) -> bool:
+        """Take the index from its snapshot (memory.services.index_snapshots), if there is a usable one."""
+        found = index_snapshots.load(index.workspace_id, index.origin_key, born, current)
+        if found is None:
+            return False
+        revision, state = found
+        for name in _SNAPSHOT_FIELDS:
+            setattr(index, name, state[name])
+        cols = index.cols
+        if cols is not None and cols.bm25 is None:  # the spec lanes' index, not built when it was written
+            cols.bm25 = _lexical_index(lambda: cols)
+        index.revision, index.vector_cols, index.link_graph = revision, None, None
+        return True
 
     def _sync_uses(self, index: ScopeIndex, version: int) -> None:
         """Take the recall uses written since the index last looked (memory.services.reinforcement):
@@ -665,18 +686,12 @@ class IndexRegistry:
         uses them asks (`with_vectors`); the default lane's own indexes are built now, so the first
         recall after a write is not the one that pays for them.
         """
-        from memory.engine.bm25 import Bm25Index
-
         rows = sorted(index.rows.values(), key=lambda row: index.meta[row.memory_id].pk)
         index.vector_cols = None
         if not rows:
             index.cols, index.extra, index.learned = None, self._extra(index, rows), {}
             return
-        # The spec lanes' BM25 (whole-token analyzer) serves only the comparison capabilities and
-        # lexical explanations: built the first time one of those touches it, over the contents the
-        # columns hold then (appends extend it once built).
-        lexical = _Lazy(lambda: Bm25Index(cols.contents, analyzer=_analyzer))
-        cols = FactColumns.from_rows(rows, embedder=None, bm25=lexical)
+        cols = FactColumns.from_rows(rows, embedder=None, bm25=_lexical_index(lambda: cols))
         cols.text.stems  # noqa: B018 - build now
         cols.text.ngrams  # noqa: B018
         index.cols = cols
@@ -816,6 +831,34 @@ def _building(index: ScopeIndex):
             gc.unfreeze()
             gc.collect()
             gc.freeze()
+
+
+# What a snapshot keeps of an index (its revision and workspace row are in the file's header; the
+# workspace's settings are read again; caches are rebuilt on use).
+_SNAPSHOT_FIELDS = (
+    "uses_seen", "rows", "meta", "links", "link_groups", "links_into", "stored_links", "supersedes_links",
+    "supersedes_dangling", "cols", "vectors", "learned", "extra",
+)  # fmt: skip
+
+
+def _snapshot_state(index: ScopeIndex) -> dict[str, Any]:
+    """The fields of `index` a snapshot keeps; the spec lanes' lazy index only if it was built."""
+    state = {name: getattr(index, name) for name in _SNAPSHOT_FIELDS}
+    if index.cols is not None:
+        cols = copy.copy(index.cols)
+        lexical = cols.bm25
+        object.__setattr__(cols, "bm25", lexical._target if isinstance(lexical, _Lazy) else lexical)
+        state["cols"] = cols
+    return state
+
+
+def _lexical_index(columns) -> _Lazy:
+    """The spec lanes' BM25 (whole-token analyzer) over the contents of the columns `columns()`
+    returns, built on first use: it serves only the comparison capabilities and lexical explanations
+    (appends extend it once built)."""
+    from memory.engine.bm25 import Bm25Index
+
+    return _Lazy(lambda: Bm25Index(columns().contents, analyzer=_analyzer))
 
 
 def _drop_if_shredded(index: ScopeIndex) -> None:

@@ -22,7 +22,7 @@ from django.db.models import Q
 from memory import sealing
 from memory.engine import records as R
 from memory.models import Fact, FactTerm, FactVector, Link, MemoryEvent, TermStat, Workspace
-from memory.services import key_binding
+from memory.services import index_snapshots, key_binding
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.mutation import mutate
 from memory.signals import origin_shredded
@@ -156,6 +156,7 @@ def shred_origin(workspace: Workspace, origin_key: str, *, actor: str, reason: s
         # Last step inside the transaction: if the commit fails after this, the facts are unreadable
         # anyway (the goal of the request) and a retry is refused as "no data key" with a clear message.
         sealing.keyring.destroy(m.workspace.pk, origin_key)
+        index_snapshots.discard(m.workspace.pk, origin_key)  # unreadable without the key; gone anyway
         revision = m.revision
     return ShredReport(workspace.name, origin_key, label, len(memory_ids), links, vectors, postings, closed, revision,
                        actor, reason)  # fmt: skip
