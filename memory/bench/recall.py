@@ -8,6 +8,9 @@ import random
 import time
 from dataclasses import asdict, dataclass
 
+from django.test import override_settings
+
+from memory import sealing
 from memory.bench.corpus import Corpus
 from memory.bench.writes import LatencySummary
 from memory.engine import records as R
@@ -26,6 +29,9 @@ class RecallBench:
     bm25s: LatencySummary | None
     # The recall right after writing one new fact: pays for bringing the index up to date.
     recall_after_write: LatencySummary | None = None
+    # Writing the index's snapshot, and a restarted process's first recall served from it.
+    snapshot_write_s: float | None = None
+    restart_s: float | None = None
 
     @property
     def ratio_to_bm25s(self) -> float | None:
@@ -49,9 +55,12 @@ def run_recall_bench(
     """`after_writes` (default: min(count, AFTER_WRITE_COUNT)) new facts are written at the end, each
     followed by a timed recall; the workspace keeps them."""
     registry.clear()
-    started = time.perf_counter()
+    with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=0):  # the build alone; its snapshot below
+        started = time.perf_counter()
+        index = registry.get(workspace, R.Origin.owner())
+        cold = time.perf_counter() - started
+    snapshot_write_s, restart_s = _time_restart(workspace, index)
     index = registry.get(workspace, R.Origin.owner())
-    cold = time.perf_counter() - started
     contents = [row.content for row in index.rows.values()]
     queries = queries_for(contents, count, seed)
     samples = []
@@ -63,8 +72,22 @@ def run_recall_bench(
     writes = min(count, AFTER_WRITE_COUNT) if after_writes is None else after_writes
     after = time_recall_after_write(workspace, writes, seed, contents=contents) if writes else None
     return RecallBench(
-        cold, LatencySummary.of(samples), index.size_bytes / max(1, len(contents)), reference, after
+        cold, LatencySummary.of(samples), index.size_bytes / max(1, len(contents)), reference, after,
+        snapshot_write_s, restart_s,
     )
+
+
+def _time_restart(workspace: Workspace, index) -> tuple[float, float]:
+    """Seconds to write the index's snapshot, then for a process without the index (registry and key
+    cache emptied) to serve its first recall from that snapshot."""
+    started = time.perf_counter()
+    registry.save_snapshot(index)
+    written = time.perf_counter() - started
+    registry.clear()
+    sealing.keyring.forget_cache()
+    started = time.perf_counter()
+    recall_service.recall(workspace=workspace, query="memory", origin="owner", k=10, reinforce=False)
+    return written, time.perf_counter() - started
 
 
 def time_recall_after_write(

@@ -54,6 +54,7 @@ def run(options: dict) -> None:
                 "index_bytes_per_fact": bench.index_bytes_per_fact,
                 "bm25s": asdict(bench.bm25s) if bench.bm25s else None, "ratio_to_bm25s": bench.ratio_to_bm25s,
                 "after_write": asdict(bench.recall_after_write) if bench.recall_after_write else None,
+                "snapshot_write_s": bench.snapshot_write_s, "restart_s": bench.restart_s,
             }  # fmt: skip
         if options["writes"]:
             row["write"] = asdict(time_writes(workspace, corpus, options["writes"]))
@@ -100,6 +101,9 @@ def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
             if r["bm25s"]:
                 b = r["bm25s"]
                 lines.append(f"  bm25s   p50 {b['p50_ms']:7.2f} ms   p95 {b['p95_ms']:7.2f} ms   (ours / bm25s at p50: {r['ratio_to_bm25s']:.1f}x)")
+            if r.get("restart_s") is not None:
+                lines.append(f"  snapshot written in {r['snapshot_write_s']:.2f} s; a restarted process recalls from it in"
+                             f" {r['restart_s']:.2f} s")  # fmt: skip
             if r.get("after_write"):
                 a = r["after_write"]
                 lines.append(f"  recall right after a write  p50 {a['p50_ms']:7.2f} ms   p95 {a['p95_ms']:7.2f} ms   (n={a['count']})")

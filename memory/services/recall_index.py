@@ -335,7 +335,7 @@ class IndexRegistry:
                     self._rebuild(index)
                     self._load_links(index)
                 if index_snapshots.enabled_for(len(index.rows)):
-                    index_snapshots.save(index.workspace_id, index.origin_key, born, current, _snapshot_state(index))
+                    self.save_snapshot(index)
                 return
             # Restored as of its snapshot's revision: the events since follow below, as for any index.
         if current == index.revision:
@@ -387,6 +387,13 @@ class IndexRegistry:
         if vectors_changed:
             self._relay_learned(index, vectors_changed)
         self._update_links(index, touched, new_ids, before, everything=all_links)
+
+    @staticmethod
+    def save_snapshot(index: ScopeIndex) -> bool:
+        """Write `index`'s snapshot as of its revision (memory.services.index_snapshots)."""
+        with index.lock:
+            return index_snapshots.save(index.workspace_id, index.origin_key, index.born, index.revision,
+                                        _snapshot_state(index))  # fmt: skip
 
     @staticmethod
     def _restore(index: ScopeIndex, current: int, born) -> bool:

@@ -18,6 +18,8 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
     assert row["write"]["count"] == 5 and row["write"]["p50_ms"] > 0
     assert row["recall"]["warm"]["count"] == 5 and row["recall"]["index_bytes_per_fact"] > 0
     assert row["recall"]["bm25s"]["count"] == 5
+    # The snapshot is written and a restarted process recalls from it (timed apart from the build).
+    assert row["recall"]["snapshot_write_s"] > 0 and row["recall"]["restart_s"] > 0
     assert set(row["maintenance"]) == {"dream_s", "gc_s", "graph_export_s"}
     assert row["recall_linked"]["count"] == 5 and row["recall_linked"]["links"] >= 0
 
