@@ -104,7 +104,9 @@ def load(workspace_id: int, origin_key: str, born, revision: int) -> tuple[int, 
             expected = json.loads(_header(workspace_id, origin_key, born, facts.get("revision", -1), facts.get("facts", 0)))
             if facts != expected or not 0 <= facts["revision"] <= revision:
                 raise ValueError("the snapshot is of another workspace, origin or format, or ahead of the log")
-            state = pickle.load(_SealedReader(source, aead, _bound(header)))
+            reader = _SealedReader(source, aead, _bound(header))
+            state = pickle.load(reader)
+            reader.finish()
     except Exception as error:  # noqa: BLE001 - any unusable file: drop it, build from the database
         logger.warning("recall index snapshot %s not used (%s: %s); building from the database", path.name,
                        type(error).__name__, error)  # fmt: skip
@@ -196,6 +198,17 @@ class _SealedReader:
         self.frame = self.aead.decrypt(nonce, sealed, _aad(self.bound, self.index, last))
         self.at, self.index, self.done = 0, self.index + 1, last
         return True
+
+    def finish(self) -> None:
+        """Check the stream ended where the writer closed it: through its last frame, nothing after
+        (a pickle can end before a dropped final frame would have been read)."""
+        while True:
+            if self.at < len(self.frame):
+                raise ValueError("the snapshot holds data after its end")
+            if not self._next():
+                break
+        if self.source.read(1):
+            raise ValueError("the snapshot holds data after its end")
 
     def read(self, size: int = -1) -> bytes:
         parts = []

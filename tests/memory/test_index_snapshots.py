@@ -143,3 +143,50 @@ def test_small_indexes_are_not_snapshotted(workspace):
     with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=2):
         IndexRegistry().get(workspace, OWNER)
     assert not index_snapshots.path_of(workspace.pk, OWNER.key).exists()
+
+
+def _frames(data: bytes) -> list[bytes]:
+    """The sealed frames of a stream, as written (length and flag, nonce, ciphertext)."""
+    out, at = [], 0
+    while at < len(data):
+        length, _ = index_snapshots._FRAME_HEAD.unpack_from(data, at)
+        end = at + index_snapshots._FRAME_HEAD.size + index_snapshots._NONCE + length
+        out.append(data[at:end])
+        at = end
+    return out
+
+
+@pytest.mark.parametrize("frame_bytes", [1, 7, 64, 1 << 20])
+def test_sealed_frames_carry_any_pickle_across_their_bounds_and_refuse_any_reordering(monkeypatch, frame_bytes):
+    import io
+    import os
+    import pickle
+
+    import numpy as np
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    monkeypatch.setattr(index_snapshots, "FRAME_BYTES", frame_bytes)
+    aead, bound = AESGCM(os.urandom(32)), b"header digest"
+    state = {"texts": ["I live in Porto.\n", "two\nlines"] * 20, "array": np.arange(500, dtype=np.float32),
+             "nested": [{"a": (1, 2.5, None)}, b"\x00\n" * 30]}  # fmt: skip
+    out = io.BytesIO()
+    writer = index_snapshots._SealedWriter(out, aead, bound)
+    pickle.dump(state, writer, protocol=5)
+    writer.close()
+    data = out.getvalue()
+    assert b"Porto" not in data
+    reader = index_snapshots._SealedReader(io.BytesIO(data), aead, bound)
+    got = pickle.load(reader)
+    reader.finish()
+    assert got["texts"] == state["texts"] and got["nested"] == state["nested"]
+    assert np.array_equal(got["array"], state["array"])
+    frames = _frames(data)
+    broken = [b"".join(frames[:-1])]  # the last frame dropped
+    if len(frames) > 2:
+        broken.append(b"".join([frames[1], frames[0], *frames[2:]]))  # two frames swapped
+    broken.append(data)  # the right stream under another header
+    for i, stream in enumerate(broken):
+        reader = index_snapshots._SealedReader(io.BytesIO(stream), aead, bound if i < len(broken) - 1 else b"other")
+        with pytest.raises(Exception):  # noqa: B017, PT011 - a tag mismatch or a stream that ends early
+            pickle.load(reader)
+            reader.finish()
