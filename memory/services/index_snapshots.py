@@ -36,7 +36,7 @@ from memory import sealing
 
 logger = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2  # 2: rows and their metadata as plain tuples
 FRAME_BYTES = 8 << 20  # plaintext per sealed frame
 _NONCE = 12
 _FRAME_HEAD = struct.Struct(">I?")  # sealed length, last frame

@@ -190,3 +190,14 @@ def test_sealed_frames_carry_any_pickle_across_their_bounds_and_refuse_any_reord
         with pytest.raises(Exception):  # noqa: B017, PT011 - a tag mismatch or a stream that ends early
             pickle.load(reader)
             reader.finish()
+
+
+def test_a_snapshot_this_code_cannot_read_is_dropped_once_and_the_index_built(workspace, monkeypatch):
+    """A file that authenticates but holds another version's layout never breaks recall."""
+    for text in FACTS:
+        _write(workspace, text)
+    index = recall_index.registry.get(workspace, OWNER)
+    assert index_snapshots.save(workspace.pk, OWNER.key, index.born, index.revision, {"rows": {"not": "tuples"}})
+    rebuilt, from_snapshot = _restored(_fresh_process(), workspace, OWNER, monkeypatch)
+    assert sorted(rebuilt.cols.contents) == sorted(FACTS)
+    assert _restored(_fresh_process(), workspace, OWNER, monkeypatch)[1]  # written again, and good
