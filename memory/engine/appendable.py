@@ -142,10 +142,15 @@ class AppendableCsc:
         rows, which, values = [], [], []
         for first, matrix in self.parts:
             known = columns < matrix.shape[1]
-            picked = np.flatnonzero(known)
-            positions, term_idx = major_runs(matrix.indptr, columns[picked])
-            rows.append(matrix.indices[positions].astype(np.int64) + first)
-            which.append(picked[term_idx])
+            if known.all():  # the usual case: no position to map back, no row offset for the base
+                positions, term_idx = major_runs(matrix.indptr, columns)
+            else:
+                picked = np.flatnonzero(known)
+                positions, term_idx = major_runs(matrix.indptr, columns[picked])
+                term_idx = picked[term_idx]
+            found = matrix.indices[positions]
+            rows.append(found + first if first else found)
+            which.append(term_idx)
             values.append(matrix.data[positions])
         if len(rows) == 1:
             return rows[0], which[0], values[0]

@@ -16,7 +16,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -94,6 +94,9 @@ class CandidateSummary:
     n: int
     avg_len: float
     every: bool
+    # `k1·(1 − b + b·L/avgLen)` of every document, computed at the set's second query (a set queried
+    # once, as after a write, normalises only the documents its postings reach).
+    cached: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def query_terms(tokens: Sequence[str]) -> tuple[str, ...]:
@@ -242,9 +245,15 @@ class Bm25Index:
         avg_len = max(1.0, float(np.sum(self.doc_len, where=mask)) / n) if n else 1.0
         return CandidateSummary(n, avg_len, n == mask.size)
 
-    def _length_norm(self, rows: np.ndarray, avg_len: float) -> np.ndarray:
-        """`k1·(1 − b + b·L/avgLen)` of the given documents (only those a query's postings reach)."""
-        return K1 * (1.0 - B + B * self.doc_len[rows] / avg_len)
+    def _length_norm(self, rows: np.ndarray, summary: CandidateSummary) -> np.ndarray:
+        """`k1·(1 − b + b·L/avgLen)` of the given documents over the candidate set of `summary`."""
+        every = summary.cached.get("length_norm")
+        if every is None and summary.cached.setdefault("queries", 0) >= 1:
+            every = summary.cached["length_norm"] = K1 * (1.0 - B + B * self.doc_len / summary.avg_len)
+        if every is not None:
+            return every[rows]
+        summary.cached["queries"] += 1
+        return K1 * (1.0 - B + B * self.doc_len[rows] / summary.avg_len)
 
     def score(self, query: str | Sequence[str], candidates: np.ndarray | None = None) -> Bm25Scores:
         """Score every document against the query; only `candidates` (a boolean mask) take part.
@@ -267,7 +276,7 @@ class Bm25Index:
         rows, term_idx, freq = self._postings([col for _, col in known], mask, summary.every)
         df = np.bincount(term_idx, minlength=len(known))
         idf = np.log(1.0 + (n_candidates - df + 0.5) / (df + 0.5))
-        contribution = idf[term_idx] * (freq * (K1 + 1.0)) / (freq + self._length_norm(rows, avg_len))
+        contribution = idf[term_idx] * (freq * (K1 + 1.0)) / (freq + self._length_norm(rows, summary))
         # Postings come term by term in query order, and bincount adds in array order: each
         # document's sum runs in query-term order, as the original's does, with no sort.
         scores += np.bincount(rows, weights=contribution, minlength=self.n_docs)
@@ -293,7 +302,7 @@ class Bm25Index:
         df = np.bincount(term_idx, minlength=len(known))
         idf = np.log(1.0 + (n_candidates - df + 0.5) / (df + 0.5))
         weighted_idf = np.array([w for _, w in known], dtype=np.float64) * idf  # per term, then per posting
-        contribution = weighted_idf[term_idx] * (freq * (K1 + 1.0)) / (freq + self._length_norm(rows, summary.avg_len))
+        contribution = weighted_idf[term_idx] * (freq * (K1 + 1.0)) / (freq + self._length_norm(rows, summary))
         return scores + np.bincount(rows, weights=contribution, minlength=self.n_docs)
 
     def document_frequency(self, columns: np.ndarray, candidates: np.ndarray) -> np.ndarray:

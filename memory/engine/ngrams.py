@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
@@ -79,6 +79,21 @@ class CandidateSums:
     s1: np.ndarray
     s2: np.ndarray
     drift: int  # postings updated since the last full pass
+    # Every document's norm, computed at a set's second query: a set queried once (the first recall
+    # after a write) pays only for the rows it matched, a set queried again reads them.
+    cached: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def norms(self, s0: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The norms of documents `rows` (their IDF-weighted feature vectors over this set)."""
+        every = self.cached.get("norms")
+        if every is not None:
+            return every[rows]
+        a = self.a
+        if self.cached.setdefault("queries", 0) >= 1:
+            every = self.cached["norms"] = np.sqrt(np.maximum(a * a * s0 - 2.0 * a * self.s1 + self.s2, 0.0))
+            return every[rows]
+        self.cached["queries"] += 1
+        return np.sqrt(np.maximum(a * a * s0[rows] - 2.0 * a * self.s1[rows] + self.s2[rows], 0.0))
 
     @property
     def a(self) -> float:
@@ -189,8 +204,7 @@ class NgramIndex:
         """(IDF per feature, norm per document) over the candidate set `mask` (a pass over every
         document: for explanations and tests; scoring computes norms of the matching rows only)."""
         sums = self.candidate_sums(mask)
-        a = sums.a
-        return sums.idf(slice(None)), np.sqrt(np.maximum(a * a * self._s0 - 2.0 * a * sums.s1 + sums.s2, 0.0))
+        return sums.idf(slice(None)), sums.norms(self._s0, np.arange(self.n_docs))
 
     def _full(self, mask: np.ndarray) -> CandidateSums:
         n_docs, n_features = self.n_docs, self.postings.shape[1]
@@ -294,10 +308,8 @@ class NgramIndex:
         # twice. The query's columns times its weights in scipy's C loop: a common 3-gram has a
         # posting in most facts, and gathering ~250,000 postings by hand cost three times as much.
         dots = self.postings.columns_dot(cols, query_weight * idf)
-        rows = np.flatnonzero(mask & (dots > 0))  # norms of the facts that share a feature only
-        a = sums.a
-        norms = np.sqrt(np.maximum(a * a * self._s0[rows] - 2.0 * a * sums.s1[rows] + sums.s2[rows], 0.0))
-        scores[rows] = dots[rows] / (norms * query_norm)
+        rows = np.flatnonzero(mask & (dots > 0))  # only the facts that share a feature need a norm
+        scores[rows] = dots[rows] / (sums.norms(self._s0, rows) * query_norm)
         return scores
 
 
