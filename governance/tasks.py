@@ -23,7 +23,8 @@ def run_nightly_everywhere() -> list[dict]:
     idempotent (a second dream over the same data changes nothing, a pair is never opened twice)."""
     out = []
     for workspace in Workspace.objects.all():
-        out.append(maintenance.run_dream(workspace, actor="task:dream").to_dict())
+        out.append(maintenance.run_dream(workspace, actor="task:dream",
+                                         progress=maintenance.logged("dream", workspace)).to_dict())  # fmt: skip
         out.append(contradictions.find_contradictions(workspace, actor="task:contradictions").to_dict())
     return out
 

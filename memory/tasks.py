@@ -7,7 +7,8 @@ from memory.services import maintenance
 
 
 def run_gc(workspace_id: int) -> dict:
-    return maintenance.run_gc(Workspace.objects.get(pk=workspace_id), actor="task:gc").to_dict()
+    workspace = Workspace.objects.get(pk=workspace_id)
+    return maintenance.run_gc(workspace, actor="task:gc", progress=maintenance.logged("gc", workspace)).to_dict()
 
 
 def run_gc_everywhere() -> list[dict]:
@@ -18,4 +19,5 @@ def run_gc_everywhere() -> list[dict]:
 def run_dream_everywhere() -> list[dict]:
     """The dream for every workspace (the nightly schedule runs governance's `run_nightly_everywhere`,
     which adds contradiction detection after it)."""
-    return [maintenance.run_dream(workspace, actor="task:dream").to_dict() for workspace in Workspace.objects.all()]
+    return [maintenance.run_dream(workspace, actor="task:dream", progress=maintenance.logged("dream", workspace)).to_dict()
+            for workspace in Workspace.objects.all()]  # fmt: skip

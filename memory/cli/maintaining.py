@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from textwrap import shorten
 
-from memory.cli.common import emit
+from memory.cli.common import emit, progress_bar
 from memory.models import Fact
 from memory.services import maintenance
 from memory.services.errors import RequestError
@@ -52,7 +52,8 @@ def run(options: dict) -> None:
              f"undid dream run {undo} on {workspace.name}: {undone} change(s) reverted")  # fmt: skip
         return
     passes = {"gc": maintenance.run_gc, "dream": maintenance.run_dream}
-    report = passes[verb](workspace, dry_run=options["dry_run"], actor=actor)
+    with progress_bar(None, f"{verb}: starting", unit="change") as bar:
+        report = passes[verb](workspace, dry_run=options["dry_run"], actor=actor, progress=_shown_on(bar, verb))
     if report.dry_run:
         shown = [item["memory_id"] for item in report.planned[:SHOWN]]
         texts = {f.memory_id: f.content for f in Fact.objects.filter(workspace=workspace, memory_id__in=shown)}
@@ -60,6 +61,19 @@ def run(options: dict) -> None:
         return
     counts = ", ".join(f"{name} {value}" for name, value in report.counts.items())
     emit(options, report.to_dict(), f"{verb} on {workspace.name}: {counts}")
+
+
+def _shown_on(bar, verb: str):
+    """A pass's progress on the terminal: the phase, and a count while changes are written."""
+
+    def progress(phase: str, done: int, total: int) -> None:
+        bar.set_description(f"{verb}: {phase}", refresh=False)
+        if bar.total != (total or None):
+            bar.reset(total=total or None)
+        bar.n = done
+        bar.refresh()
+
+    return progress
 
 
 # What a dry run would do, in the future tense, and the facts it would touch.

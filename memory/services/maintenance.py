@@ -10,6 +10,7 @@ with a `*_run` event holding the counts. `dry_run` plans and reports without wri
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -33,6 +34,8 @@ LINK_BATCH = 10000
 VALUES_ROWS = 500  # rows per `UPDATE … FROM (VALUES …)` statement
 _TIMESTAMP_FIELDS = {"valid_to", "valid_from"}
 _LIFECYCLE_EVENT = {"archived": "archived", "pruned": "pruned", "active": "restored"}
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -110,17 +113,43 @@ def _us_to_ms(micros: int | None) -> int | float | None:
     return micros // 1000 if micros % 1000 == 0 else micros / 1000
 
 
+# A pass's progress: (phase, done, total); total 0 while a phase has no count (reading, planning).
+Progress = Callable[[str, int, int], None]
+
+
+def logged(verb: str, workspace: Workspace) -> Progress:
+    """Progress for a pass in the worker: a log line per phase, and per tenth of the changes written."""
+    state = {"phase": None, "tenth": -1}
+
+    def progress(phase: str, done: int, total: int) -> None:
+        tenth = done * 10 // total if total else -1
+        if phase != state["phase"] or tenth > state["tenth"]:
+            count = f" {done:,} of {total:,}" if total else ""
+            logger.info("%s of %s: %s%s", verb, workspace.name, phase, count)
+        state["phase"], state["tenth"] = phase, tenth
+
+    return progress
+
+
+def _phase(progress: Progress | None, phase: str) -> None:
+    if progress is not None:
+        progress(phase, 0, 0)
+
+
 def apply_changes(
     workspace: Workspace, *, changes: Sequence[FactChange], links: Sequence[tuple[str, str, str]], actor: str,
     reason_of: Callable[[FactChange], str] | None = None, kind_of: Callable[[FactChange], str] | None = None,
-    now: datetime | None = None,
+    now: datetime | None = None, progress: Progress | None = None,
 ) -> list[str]:  # fmt: skip
     """Write field changes and new links in batches; each change gets an event with before/after.
 
-    Returns the ids whose change was skipped because the fact changed after the plan was made."""
+    Returns the ids whose change was skipped because the fact changed after the plan was made.
+    `progress("applying", done, total)` hears of each batch written."""
     now = now or timezone.now()
     skipped: list[str] = []
     for start in range(0, len(changes), BATCH):
+        if progress is not None:
+            progress("applying changes", start, len(changes))
         batch = changes[start : start + BATCH]
         names = sorted({name for change in batch for name in (*change.before, *change.after)})
         with mutate(workspace, actor=actor, now=now) as m:
@@ -159,6 +188,10 @@ def apply_changes(
             if returned:
                 objects = Fact.objects.in_bulk(returned)
                 index_facts([objects[pk] for pk in returned if pk in objects])
+    if progress is not None:
+        progress("applying changes", len(changes), len(changes))
+        if links:
+            progress("adding links", 0, len(links))
     _add_links(workspace, links, actor, now)
     return skipped
 
@@ -303,13 +336,19 @@ def _tuning_of(workspace: Workspace):
     return current(workspace)[1]
 
 
-def run_gc(workspace: Workspace, *, dry_run: bool = False, now: datetime | None = None, actor: str = "gc") -> RunReport:
-    """Decay GC (ENGINE-SPEC §4.1): archive or prune what decayed; permanent and confirmed facts are immune."""
+def run_gc(workspace: Workspace, *, dry_run: bool = False, now: datetime | None = None, actor: str = "gc",
+           progress: Progress | None = None) -> RunReport:  # fmt: skip
+    """Decay GC (ENGINE-SPEC §4.1): archive or prune what decayed; permanent and confirmed facts are immune.
+
+    `progress(phase, done, total)` hears of each phase (reading, planning, applying by batch)."""
     from memory.engine.decay_gc import plan_decay_gc
 
     now = now or timezone.now()
     tuning = _tuning_of(workspace)
-    plan = plan_decay_gc(maint_facts(workspace), int(to_ms(now)), archive_below=tuning.gc_archive_below,
+    _phase(progress, "reading facts")
+    facts = maint_facts(workspace)
+    _phase(progress, "planning")
+    plan = plan_decay_gc(facts, int(to_ms(now)), archive_below=tuning.gc_archive_below,
                          prune_below=tuning.gc_prune_below)  # fmt: skip
     report = RunReport("gc", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()))
     if dry_run:
@@ -319,7 +358,7 @@ def run_gc(workspace: Workspace, *, dry_run: bool = False, now: datetime | None 
         return report
     reasons = {action.memory_id: action.reason for action in (*plan.archived, *plan.pruned)}
     apply_changes(workspace, changes=plan.fact_changes(), links=[], actor=actor, now=now,
-                  reason_of=lambda change: reasons.get(change.memory_id, ""))  # fmt: skip
+                  reason_of=lambda change: reasons.get(change.memory_id, ""), progress=progress)  # fmt: skip
     with mutate(workspace, actor=actor, now=now) as m:
         m.record("gc_run", **report.counts)
     return report
@@ -340,11 +379,13 @@ def workspace_links(workspace: Workspace, *, active_only: bool = False) -> list[
     return out
 
 
-def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | None = None, actor: str = "dream") -> RunReport:
+def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | None = None, actor: str = "dream",
+              progress: Progress | None = None) -> RunReport:  # fmt: skip
     """The dream (ENGINE-SPEC §4.2): confirm, consolidate, relate, evict — per origin, deterministic.
 
     Every change is logged with its before/after and the run's id, so `undo_dream` can put the
     workspace back exactly: merged facts restored, confirmations reverted, added links removed.
+    `progress(phase, done, total)` hears of each phase (reading, planning, applying by batch, links).
     """
     import uuid
 
@@ -352,7 +393,10 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
 
     now = now or timezone.now()
     tuning = _tuning_of(workspace)
-    plan = plan_dream(maint_facts(workspace, lifecycles=None), workspace_links(workspace), int(to_ms(now)),
+    _phase(progress, "reading facts")
+    facts, links = maint_facts(workspace, lifecycles=None), workspace_links(workspace)
+    _phase(progress, "planning")
+    plan = plan_dream(facts, links, int(to_ms(now)),
                       consolidate_threshold=tuning.dream_merge_similarity,
                       evict_below_score=tuning.dream_evict_below)  # fmt: skip
     report = RunReport("dream", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()), len(plan.links_added()))
@@ -377,7 +421,8 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
     for item in plan.evictions:
         kinds[id(item.change)], reasons[id(item.change)] = "evicted", item.reason
     apply_changes(workspace, changes=plan.fact_changes(), links=plan.links_added(), actor=f"{actor}:{run_id}", now=now,
-                  kind_of=lambda c: kinds.get(id(c), _event_kind(c)), reason_of=lambda c: reasons.get(id(c), ""))  # fmt: skip
+                  kind_of=lambda c: kinds.get(id(c), _event_kind(c)), reason_of=lambda c: reasons.get(id(c), ""),
+                  progress=progress)  # fmt: skip
     with mutate(workspace, actor=f"{actor}:{run_id}", now=now) as m:
         m.record("dream_run", run=run_id, **report.counts)
     report.counts = {**report.counts, "run": run_id}

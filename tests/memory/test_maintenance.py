@@ -188,3 +188,22 @@ def test_undo_only_accepts_a_real_dream_run_id_and_never_replays_other_actors_ev
     with pytest.raises(NotFoundError):
         undo_dream(workspace, "0123456789ab")
     assert Fact.objects.get(workspace=workspace).lifecycle == "active"
+
+
+def test_gc_and_the_dream_report_their_progress_phase_by_phase(workspace, aged, monkeypatch, caplog):
+    """Long passes at a million facts: each phase is reported, and the writing counts up to its total
+    (the CLI shows it as a bar, the worker logs it)."""
+    from memory.services import maintenance
+
+    monkeypatch.setattr(maintenance, "BATCH", 1)  # one change per batch: every step is reported
+    heard = []
+    run_gc(workspace, progress=lambda phase, done, total: heard.append((phase, done, total)))
+    assert [h[0] for h in heard[:2]] == ["reading facts", "planning"]
+    applying = [(done, total) for phase, done, total in heard if phase == "applying changes"]
+    assert applying == [(0, 2), (1, 2), (2, 2)]  # two changes (an archive, a prune), then done
+    caplog.set_level("INFO", logger="memory.services.maintenance")
+    Tideline(workspace).add("I prefer tea in the morning.", segment="preference", subject_key="drink")
+    [report] = tasks.run_dream_everywhere()
+    logged = [r.getMessage() for r in caplog.records if r.name == "memory.services.maintenance"]
+    assert f"dream of {workspace.name}: reading facts" in logged and f"dream of {workspace.name}: planning" in logged
+    assert report["counts"]["run"]
