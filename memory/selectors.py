@@ -343,8 +343,9 @@ def filtered_events(workspace: Workspace, data: dict):
     return events.order_by("-revision", "-id")
 
 
-# How many of a workspace's newest events a fact's page reads through. The event log has no index on
-# the facts it names, so a lookup reads events one by one; past this window the page links the log.
+# How many of a workspace's newest events a fact's page reads through. On SQLite the event log has no
+# index on the facts it names (PostgreSQL has one, migration 0017), so a lookup reads events one by
+# one; past this window the page links the log.
 EVENT_WINDOW = 20_000
 
 
@@ -419,12 +420,15 @@ def maintenance_runs(workspace: Workspace, limit: int = 6) -> list[dict]:
     reversed it (a dream run can be undone; its `restored` event names the run)."""
     from memory.models import MemoryEvent
 
-    runs = list(MemoryEvent.objects.filter(workspace=workspace, kind__in=list(RUN_LABELS)).order_by("-revision")[:limit])
+    runs = list(MemoryEvent.objects.filter(workspace=workspace, kind__in=list(RUN_LABELS)).defer("fact_ids")
+                .order_by("-revision")[:limit])  # fmt: skip
     run_ids = [e.data.get("run") for e in runs if e.kind == "dream_run" and e.data.get("run")]
     undone = {}
     if run_ids:
-        for event in MemoryEvent.objects.filter(workspace=workspace, kind="restored", data__run__in=run_ids).order_by("-revision"):
-            undone[event.data.get("run")] = event
+        # Only what the page shows of an undo: its `fact_ids` name every fact the run touched.
+        undoes = MemoryEvent.objects.filter(workspace=workspace, kind="restored", data__run__in=run_ids)
+        for run, revision, actor in undoes.order_by("-revision").values_list("data__run", "revision", "actor"):
+            undone[run] = {"revision": revision, "actor": actor}
     shown = []
     for event in runs:
         counts = ", ".join(f"{name} {value:,}" for name, value in event.data.items()
@@ -484,7 +488,9 @@ def dashboard(workspace: Workspace) -> dict:
         "score_histogram": histogram,
         "decaying_soon": sum(bar["n"] for bar in histogram[:2]) if histogram else 0,
         "maintenance_runs": maintenance_runs(workspace),
-        "recent_events": MemoryEvent.objects.filter(workspace=workspace).order_by("-revision", "-id")[:10],
+        # The fields the page shows: an event's `fact_ids` can name a million facts (a bulk import).
+        "recent_events": list(MemoryEvent.objects.filter(workspace=workspace).order_by("-revision", "-id")
+                              .values("revision", "at", "kind", "actor")[:10]),  # fmt: skip
         "recall_mode": recall_mode(workspace, total),
     }
 

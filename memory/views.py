@@ -4,10 +4,8 @@ import threading
 from datetime import datetime
 
 import numpy as np
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
@@ -24,7 +22,7 @@ from memory.engine.decay import effective_score
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
 from memory.models import Fact, Link, Workspace
 from memory.permissions import get_workspace_for_user, roles_in
-from memory.services import curation, replay
+from memory.services import curation, dashboard_stats, replay
 from memory.services import recall as recall_service
 from memory.services.errors import RequestError
 from memory.services.expiry import expired_by
@@ -49,15 +47,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def workspace_overview(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
-    # The aggregates scan the whole workspace; they only change when the revision does.
-    # (The embedder setting is part of the key: the "Recall" card depends on it, not on the revision.)
-    embedder = f"{settings.TIDELINE_EMBEDDER}:{settings.TIDELINE_EMBEDDER_PATH}"
-    key = f"tideline:dashboard:{ws.pk}:{ws.revision}:{ws.created_at.timestamp()}:{embedder}"
-    stats = cache.get(key)
-    if stats is None:
-        stats = selectors.dashboard(ws)
-        stats["maintenance_runs"], stats["recent_events"] = list(stats["maintenance_runs"]), list(stats["recent_events"])
-        cache.set(key, stats, timeout=600)
+    stats = dashboard_stats.current(ws)
     return render(request, "memory/workspace_overview.html", {"workspace": ws, **stats})
 
 
