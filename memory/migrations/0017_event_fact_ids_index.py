@@ -4,7 +4,12 @@ events, and at a million facts the log holds millions of events, which that look
 
 from django.db import migrations
 
-_CREATE = "CREATE INDEX IF NOT EXISTS event_fact_ids_gin ON memory_memoryevent USING gin (fact_ids jsonb_path_ops)"
+# fastupdate off: each event goes into the index as it is written. With PostgreSQL's default pending
+# list, the write that happened to fill it merged it (a write's p95 went from 30 to 123 ms).
+_CREATE = (
+    "CREATE INDEX IF NOT EXISTS event_fact_ids_gin ON memory_memoryevent USING gin (fact_ids jsonb_path_ops)"
+    " WITH (fastupdate = off)"
+)
 _DROP = "DROP INDEX IF EXISTS event_fact_ids_gin"
 
 

@@ -192,7 +192,14 @@ def vectors_of(workspace_id: int, origin_key: str, memory_ids: Iterable[str] | N
     except sealing.KeyDestroyedError:
         return
     rows = FactVector.objects.filter(workspace_id=workspace_id, fact__origin_key=origin_key)
-    if memory_ids is not None:
-        rows = rows.filter(fact__memory_id__in=list(memory_ids))
-    for memory_id, fingerprint, sealed in rows.values_list("fact__memory_id", "fingerprint", "sealed_vector"):
-        yield memory_id, fingerprint, open_vector(unseal, sealed)
+    if memory_ids is None:
+        chunks = [rows]
+    else:  # a few thousand ids per query: a sync after a GC may name a million facts
+        ids = list(memory_ids)
+        chunks = [rows.filter(fact__memory_id__in=ids[i : i + IDS_PER_QUERY]) for i in range(0, len(ids), IDS_PER_QUERY)]
+    for chunk in chunks:
+        for memory_id, fingerprint, sealed in chunk.values_list("fact__memory_id", "fingerprint", "sealed_vector"):
+            yield memory_id, fingerprint, open_vector(unseal, sealed)
+
+
+IDS_PER_QUERY = 5000  # well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters

@@ -362,3 +362,22 @@ def test_a_purge_falls_back_to_a_rebuild(workspace):
     live = registry.get(workspace, OWNER)
     assert facts[1].memory_id not in live.cols.row_index
     assert_same_index(live, IndexRegistry().get(workspace, OWNER))
+
+
+def test_vectors_of_many_facts_are_read_in_bounded_queries(workspace, monkeypatch):
+    """A sync after a pass that touched a million facts asks for their vectors: never one query with
+    more ids than a database binds (it failed on PostgreSQL past 65,535)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memory.services import embedding
+
+    ids = [write_fact(workspace=workspace, new=NewFact(content=f"The {w} note number {i} is kept in the blue folder.", segment="knowledge"),
+                      actor="test").fact.memory_id for i, w in enumerate(WORDS[:7])]  # fmt: skip
+    reembed(workspace, actor="test", embedder=EMBEDDERS[0])
+    every = sorted((m, f) for m, f, _ in embedding.vectors_of(workspace.pk, OWNER.key, ids))
+    monkeypatch.setattr(embedding, "IDS_PER_QUERY", 2)
+    with CaptureQueriesContext(connection) as queries:
+        assert sorted((m, f) for m, f, _ in embedding.vectors_of(workspace.pk, OWNER.key, ids)) == every
+    assert len([q for q in queries if "memory_factvector" in q["sql"]]) == 4  # 7 ids, 2 per query
+    assert [m for m, _ in every] == sorted(ids)
