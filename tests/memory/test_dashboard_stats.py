@@ -53,4 +53,4 @@ def test_the_page_says_when_its_figures_are_from_an_earlier_revision(client, wor
     monkeypatch.setattr(dashboard_stats, "_refresh_later", lambda ws: True)
     tl.add("I work at the harbour.", segment="identity")
     body = client.get(f"/w/{workspace.name}/").content.decode()
-    assert "These figures are as of revision" in body and "being computed" in body
+    assert "These figures are as of revision" in body and "is being counted" in body
