@@ -95,7 +95,7 @@ class CandidateSummary:
     avg_len: float
     every: bool
     # `k1·(1 − b + b·L/avgLen)` of every document, computed at the set's second query (a set queried
-    # once, as after a write, normalises only the documents its postings reach).
+    # once, as after a write, normalises only the documents its postings reach): see `at_rows`.
     cached: dict = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -128,7 +128,35 @@ class Bm25Scores:
     n_candidates: int
 
 
-class Bm25Index:
+class PickledWithoutLock:
+    """Pickles (a recall index snapshot) without its `_lock`, and gets a fresh one when loaded."""
+
+    _lock: threading.Lock
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+
+def at_rows(cached: dict, name: str, rows: np.ndarray, values: Callable[[Any], np.ndarray]) -> np.ndarray:
+    """A per-document quantity of one candidate set at `rows`, where `values(index)` computes it.
+
+    A set's first query computes only its own rows (the first recall after a write touches a new set
+    once); from its second query on, every document's values are computed once and kept in `cached`.
+    """
+    every = cached.get(name)
+    if every is None:
+        if not cached.get(f"{name}:asked"):
+            cached[f"{name}:asked"] = True
+            return values(rows)
+        every = cached[name] = values(slice(None))
+    return every[rows]
+
+
+class Bm25Index(PickledWithoutLock):
     """A BM25 index over a list of documents; build once, score many queries, `extend` with more.
 
     `analyzer` turns a text into tokens (default `index_tokens`, which adds bigrams for space-less
@@ -157,13 +185,6 @@ class Bm25Index:
         self._rows: GrowingCsr | None = None
         self._terms: list[str] | None = None
         self._summaries = PerCandidateSet(SUMMARY_CACHE)
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
         self._lock = threading.Lock()
 
     def _count(self, documents: Sequence[str]) -> tuple[sparse.csc_matrix, np.ndarray]:
@@ -247,13 +268,8 @@ class Bm25Index:
 
     def _length_norm(self, rows: np.ndarray, summary: CandidateSummary) -> np.ndarray:
         """`k1·(1 − b + b·L/avgLen)` of the given documents over the candidate set of `summary`."""
-        every = summary.cached.get("length_norm")
-        if every is None and summary.cached.setdefault("queries", 0) >= 1:
-            every = summary.cached["length_norm"] = K1 * (1.0 - B + B * self.doc_len / summary.avg_len)
-        if every is not None:
-            return every[rows]
-        summary.cached["queries"] += 1
-        return K1 * (1.0 - B + B * self.doc_len[rows] / summary.avg_len)
+        return at_rows(summary.cached, "length_norm", rows,
+                       lambda at: K1 * (1.0 - B + B * self.doc_len[at] / summary.avg_len))  # fmt: skip
 
     def score(self, query: str | Sequence[str], candidates: np.ndarray | None = None) -> Bm25Scores:
         """Score every document against the query; only `candidates` (a boolean mask) take part.

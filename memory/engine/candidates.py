@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from memory.engine.appendable import Growing
-from memory.engine.bm25 import Bm25Index
+from memory.engine.bm25 import Bm25Index, PickledWithoutLock
 from memory.engine.decay import effective_score
 from memory.engine.hrr import HrrEmbedder
 from memory.engine.ngrams import NgramIndex
@@ -42,7 +42,7 @@ class _EveryOrigin:
 EVERY_ORIGIN = _EveryOrigin()
 
 
-class TextIndexes:
+class TextIndexes(PickledWithoutLock):
     """The default lane's indexes over the contents: BM25 over stems, and character n-grams.
 
     Each is built on first use, once: a caller that only runs the spec lanes never pays for them.
@@ -54,13 +54,6 @@ class TextIndexes:
         self._contents = contents
         self._stems: Bm25Index | None = None
         self._ngrams: NgramIndex | None = None
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
         self._lock = threading.Lock()
 
     @property

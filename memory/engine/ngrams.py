@@ -35,7 +35,7 @@ import numpy as np
 from scipy import sparse
 
 from memory.engine.appendable import AppendableCsc, Growing, stack_rows
-from memory.engine.bm25 import PerCandidateSet
+from memory.engine.bm25 import PerCandidateSet, PickledWithoutLock, at_rows
 from memory.engine.tokenize import capped_tokens
 
 GRAM_SIZES = (3, 4)
@@ -80,20 +80,14 @@ class CandidateSums:
     s2: np.ndarray
     drift: int  # postings updated since the last full pass
     # Every document's norm, computed at a set's second query: a set queried once (the first recall
-    # after a write) pays only for the rows it matched, a set queried again reads them.
+    # after a write) pays only for the rows it matched, a set queried again reads them (`at_rows`).
     cached: dict = field(default_factory=dict, compare=False, repr=False)
 
     def norms(self, s0: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """The norms of documents `rows` (their IDF-weighted feature vectors over this set)."""
-        every = self.cached.get("norms")
-        if every is not None:
-            return every[rows]
         a = self.a
-        if self.cached.setdefault("queries", 0) >= 1:
-            every = self.cached["norms"] = np.sqrt(np.maximum(a * a * s0 - 2.0 * a * self.s1 + self.s2, 0.0))
-            return every[rows]
-        self.cached["queries"] += 1
-        return np.sqrt(np.maximum(a * a * s0[rows] - 2.0 * a * self.s1[rows] + self.s2[rows], 0.0))
+        return at_rows(self.cached, "norms", rows,
+                       lambda at: np.sqrt(np.maximum(a * a * s0[at] - 2.0 * a * self.s1[at] + self.s2[at], 0.0)))
 
     @property
     def a(self) -> float:
@@ -103,7 +97,7 @@ class CandidateSums:
         return self.a - np.log1p(self.df[columns])
 
 
-class NgramIndex:
+class NgramIndex(PickledWithoutLock):
     """Feature weights of a list of documents (`extend` appends more); `cosine` scores one query
     against the candidates."""
 
@@ -119,13 +113,6 @@ class NgramIndex:
         self._growing = Growing()
         self._s0 = self._growing.extend("s0", np.zeros(0), _square_sums(weights))
         self._stats = PerCandidateSet(STATS_CACHE)
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
         self._lock = threading.Lock()
 
     @property
