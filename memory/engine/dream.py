@@ -25,7 +25,7 @@ import dataclasses
 import hashlib
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,8 +48,11 @@ from memory.engine.similarity import DEFAULT_EXACT_LIMIT, DEFAULT_SEED, DEFAULT_
 from memory.engine.synonymy import (
     RELATES_THRESHOLD,
     BucketStats,
+    PairStats,
     SynonymyEdge,
+    bucket_vectors,
     similar_pair_arrays,
+    similar_pair_chunks,
     synonymy_edges,
 )
 
@@ -217,64 +220,60 @@ def plan_dream(
     buckets = defaultdict(list)
     for fact in active:
         buckets[fact.origin_key].append(fact)
-    bar = min(consolidate_threshold, relates_threshold) if relating else consolidate_threshold
 
     merges: list[Merge] = []
     declined: list[DeclinedMerge] = []
-    to_relate: list[tuple[str, list[str], list[str], list[float]]] = []  # per bucket: pairs to link
+    to_relate: list[tuple[str, list[str], np.ndarray, np.ndarray, np.ndarray]] = []  # per bucket: pairs to link
     stats: list[BucketStats] = []
+    search = {"exact_limit": exact_limit, "target_miss": target_miss, "seed": seed, "workers": workers}
     for key in origin_order(buckets):
         bucket = buckets[key]  # already in memory-id order, and a snapshot: keeper choices read it
+        groups = bucket_vectors(bucket, embedder or _BATCH_HRR)
+        # Consolidate: every pair at the merge bar, strongest first (merges chain, so order matters).
         left, right, sims, bucket_stats = similar_pair_arrays(
-            bucket, bar, embedder or _BATCH_HRR, exact_limit, target_miss, seed, workers
+            bucket, consolidate_threshold, None, groups=groups, **search
         )
-        stats.append(bucket_stats)
         ids = [f.memory_id for f in bucket]
         merged_rows = bytearray(len(bucket))  # 1 where the fact was merged away in this pass
-        declined_here: set[tuple[int, int]] = set()
-        # Pairs come strongest first, so the ones at or above a bar are a prefix.
-        strong = int(np.count_nonzero(sims >= consolidate_threshold))
-        if strong:
+        declined_here: list[int] = []  # pair codes i·n + j of declined pairs
+        if len(sims):
             scores = dict(zip(ids, live_scores(bucket, now).tolist(), strict=True))
-            for i, j, sim in zip(
-                left[:strong].tolist(), right[:strong].tolist(), sims[:strong].tolist(), strict=True
-            ):
+            for i, j, sim in zip(left.tolist(), right.tolist(), sims.tolist(), strict=True):
                 if merged_rows[i] or merged_rows[j]:
                     continue
                 a, b = bucket[i], bucket[j]
                 keep, drop, reason = _choose_keeper(a, b, scores)
                 if keep.is_confirmed and drop.is_confirmed:
-                    declined_here.add((i, j))
+                    declined_here.append(i * len(bucket) + j)
                     declined.append(DeclinedMerge(a.memory_id, b.memory_id, key, sim))
                     continue
                 merges.append(
                     _merge(state, ledger, out_links, keep.memory_id, drop.memory_id, key, sim, reason, now)
                 )
                 merged_rows[j if drop is b else i] = 1
+        del left, right, sims
         if relating:
-            related = int(np.count_nonzero(sims >= relates_threshold))
-            rows_i, rows_j, rows_sim = left[:related], right[:related], sims[:related]
-            merged_mask = np.frombuffer(merged_rows, dtype=bool)
-            keep_pair = ~(merged_mask[rows_i] | merged_mask[rows_j])
-            if declined_here:
-                codes = np.array([i * len(bucket) + j for i, j in declined_here], dtype=np.int64)
-                keep_pair &= ~np.isin(rows_i * len(bucket) + rows_j, codes)
-            picked = np.flatnonzero(keep_pair)
-            to_relate.append((
-                key,
-                [ids[i] for i in rows_i[picked].tolist()],
-                [ids[j] for j in rows_j[picked].tolist()],
-                rows_sim[picked].tolist(),
-            ))  # fmt: skip
+            chunks = similar_pair_chunks(groups, relates_threshold, **search)
+            excluded = np.frombuffer(merged_rows, dtype=bool)
+            pair_stats = PairStats()
+            rows_i, rows_j, rows_sim = _strongest_per_row(
+                chunks, len(bucket), excluded, np.asarray(declined_here, dtype=np.int64),
+                max_related_per_record, pair_stats,
+            )  # fmt: skip
+            bucket_stats = pair_stats.of(key, len(bucket))
+            to_relate.append((key, ids, rows_i, rows_j, rows_sim))
+        stats.append(bucket_stats)
+        del groups
 
     relations = []
     # `RelateLedger.add` both ways for each pair, inlined: this loop runs once per related pair (and
     # there are hundreds of thousands in a large origin).
     present, count = ledger.present, ledger.count
     cap = max_related_per_record
-    for key, sources, targets, similarities in to_relate:
-        for a, b, sim in zip(sources, targets, similarities, strict=True):
-            # Both ends are still active: merged facts were skipped above, and nothing else archives here.
+    for key, ids, rows_i, rows_j, rows_sim in to_relate:
+        for i, j, sim in zip(rows_i.tolist(), rows_j.tolist(), rows_sim.tolist(), strict=True):
+            a, b = ids[i], ids[j]
+            # Both ends are still active: merged facts were left out, and nothing else archives here.
             if a == b:
                 continue
             added = []
@@ -302,6 +301,69 @@ def plan_dream(
         tuple(evictions),
         tuple(stats),
     )
+
+
+# ------------------------------------------------------------------ relate: each row's strongest pairs
+
+# Directed entries held before the weaker ones of each row are dropped (about 40 MB of arrays).
+_RELATE_BUFFER = 2_000_000
+
+
+def _strongest_per_row(
+    chunks: Iterable[tuple[np.ndarray, np.ndarray, np.ndarray, Any]],
+    n: int,
+    excluded: np.ndarray,
+    declined: np.ndarray,
+    keep: int,
+    stats: PairStats,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs the relate step can act on, in its order (strongest first, then the rows).
+
+    A fact's own `relates` links go to its neighbours in that order until it holds `keep` of them;
+    an existing link is skipped but was already counted. So the link a → b is only ever added when
+    b is among a's `keep` strongest neighbours, and every pair outside both ends' `keep` strongest
+    is a no-op: dropping those pairs changes nothing, and leaves at most n·keep of them (rather than
+    the tens of millions a template-heavy million facts have above the bar). Pairs touching a
+    merged row or declined as a merge are left out first, as the step would skip them.
+    """
+    rows = np.zeros(0, dtype=np.int64)
+    codes = np.zeros(0, dtype=np.int64)
+    sims = np.zeros(0, dtype=np.float64)
+    held: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    size = 0
+
+    def fold() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        all_rows = np.concatenate([rows, *(part[0] for part in held)])
+        all_codes = np.concatenate([codes, *(part[1] for part in held)])
+        all_sims = np.concatenate([sims, *(part[2] for part in held)])
+        order = np.lexsort((all_codes, -all_sims, all_rows))
+        all_rows, all_codes, all_sims = all_rows[order], all_codes[order], all_sims[order]
+        starts = np.flatnonzero(np.concatenate(([True], all_rows[1:] != all_rows[:-1])))
+        rank = np.arange(len(all_rows)) - np.repeat(starts, np.diff(np.append(starts, len(all_rows))))
+        top = rank < keep
+        return all_rows[top], all_codes[top], all_sims[top]
+
+    for left, right, similarity, result in chunks:
+        stats.add(result)
+        usable = ~(excluded[left] | excluded[right])
+        pair_codes = left * n + right
+        if len(declined):
+            usable &= ~np.isin(pair_codes, declined)
+        pair_codes, similarity = pair_codes[usable], similarity[usable]
+        held.append((np.concatenate((left[usable], right[usable])), np.concatenate((pair_codes, pair_codes)),
+                     np.concatenate((similarity, similarity))))  # fmt: skip
+        size += 2 * len(pair_codes)
+        if size > max(_RELATE_BUFFER, 2 * len(rows)):
+            rows, codes, sims = fold()
+            held, size = [], 0
+    if held:
+        rows, codes, sims = fold()
+    # Each kept pair once (it may be among the strongest of both its ends), in the step's order.
+    codes, first = np.unique(codes, return_index=True)
+    sims = sims[first]
+    order = np.lexsort((codes, -sims))
+    codes, sims = codes[order], sims[order]
+    return codes // n, codes % n, sims
 
 
 # ------------------------------------------------------------------ embedding a whole origin

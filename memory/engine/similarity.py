@@ -19,8 +19,9 @@ order and results are sorted, so the same input always yields the same pairs.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -33,6 +34,14 @@ DEFAULT_EXACT_LIMIT = 8192
 # dimensions; candidates are kept down to this margin and then re-scored in float64.
 _FLOAT32_MARGIN = 1e-5
 _BLOCK_ROWS = 2048
+# Candidate codes one LSH worker gathers before folding out the pairs it saw in several bands.
+_HELD_CODES = 20_000_000
+_PREPARE_ROWS = 65536
+# Band collisions one slice of the LSH search may generate (see `cosine_pair_chunks`): about a
+# tenth survive the Hamming filters, so a slice holds some tens of millions of candidate codes.
+SLICE_PAIRS = 400_000_000
+# Collisions generated at once inside one band: bounds the temporary arrays (a few hundred MB).
+BAND_STEP_PAIRS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -183,29 +192,96 @@ def cosine_pairs(
     with probability ≤ `target_miss`. Identical rows are collapsed first and always paired with each
     other, so duplicates cost nothing and are never missed. The threshold must lie in (0, 1].
     """
+    chunks = list(cosine_pair_chunks(vectors, threshold, exact_limit=exact_limit, seed=seed,
+                                     target_miss=target_miss, rows=rows, workers=workers))  # fmt: skip
+    if not chunks:
+        return PairSet.empty("exact")
+    if len(chunks) == 1:
+        return chunks[0]
+    left = np.concatenate([chunk.i for chunk in chunks])
+    right = np.concatenate([chunk.j for chunk in chunks])
+    sims = np.concatenate([chunk.score for chunk in chunks])
+    order = np.lexsort((right, left))
+    first = chunks[0]
+    scored = sum(chunk.candidates for chunk in chunks)
+    return PairSet(left[order], right[order], sims[order], first.method, scored, first.lsh)
+
+
+def cosine_pair_chunks(
+    vectors: np.ndarray | Sequence[Sequence[float]],
+    threshold: float,
+    *,
+    exact_limit: int = DEFAULT_EXACT_LIMIT,
+    seed: int = DEFAULT_SEED,
+    target_miss: float = DEFAULT_TARGET_MISS,
+    rows: int = 16,
+    workers: int = 2,
+    slice_pairs: int = SLICE_PAIRS,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[PairSet]:
+    """`cosine_pairs` in pieces whose union is exactly its answer, each piece sorted by `(i, j)`.
+
+    Above `exact_limit` rows the LSH search runs once per slice of rows (a pair belongs to the
+    slice of its smaller row), so the candidates held at once stay near `slice_pairs` band
+    collisions however large the input: at a million template-heavy facts one pass over every
+    band would hold billions. `progress(done, total)` hears of each finished slice. Nothing is
+    yielded when no row can pair.
+    """
     if not 0.0 < threshold <= 1.0:
         raise ValueError("a cosine threshold must lie in (0, 1]")
-    raw = np.asarray(vectors, dtype=np.float64)
+    prepared = _prepare(vectors)
+    if prepared is None:
+        return
+    raw, norms, live, unit = prepared
+    reps, members = _collapse_duplicates(unit)
+    unit = unit[reps]
+    if len(reps) <= exact_limit:
+        ri, rj = _exact_candidates(unit, threshold)
+        scored = len(reps) * (len(reps) - 1) // 2
+        yield _finish(ri, rj, members, range(len(reps)), live, raw, norms, threshold, "exact", scored, None)
+        if progress is not None:
+            progress(1, 1)
+        return
+    params = lsh_params(threshold, target_miss, rows)
+    keys, coarse, fine = _signatures(unit, params, seed)
+    bounds = _slice_bounds(keys, slice_pairs)
+    for k, (lo, hi) in enumerate(itertools.pairwise(bounds)):
+        ri, rj, scored = _lsh_candidates(unit, threshold, params, seed, workers, rows_from=(lo, hi),
+                                         signatures=(keys, coarse, fine))  # fmt: skip
+        yield _finish(ri, rj, members, range(lo, hi), live, raw, norms, threshold, "lsh", scored, params)
+        if progress is not None:
+            progress(k + 1, len(bounds) - 1)
+
+
+def _prepare(vectors) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """(rows as given, their float64 norms, the non-zero rows, those rows as float32 unit vectors).
+
+    Float32 input stays float32 (a million 256-d rows are 1 GB, not 2): each block is widened to
+    float64 where it is used, which gives the same values as widening everything first."""
+    raw = np.asarray(vectors)
+    if raw.dtype not in (np.float32, np.float64):
+        raw = raw.astype(np.float64)
     if raw.ndim != 2 or raw.shape[0] < 2 or raw.shape[1] == 0:
-        return PairSet.empty("exact")
-    norms = np.sqrt(np.einsum("ij,ij->i", raw, raw))
+        return None
+    norms = np.empty(len(raw), dtype=np.float64)
+    for start in range(0, len(raw), _PREPARE_ROWS):
+        block = raw[start : start + _PREPARE_ROWS].astype(np.float64, copy=False)
+        norms[start : start + _PREPARE_ROWS] = np.sqrt(np.einsum("ij,ij->i", block, block))
     live = np.flatnonzero(norms > 0)
     if len(live) < 2:
-        return PairSet.empty("exact")
-    if len(live) == len(raw):  # the usual case: no zero rows, so no copy of the rows that are left
-        unit = (raw / norms[:, None]).astype(np.float32)
-    else:
-        unit = (raw[live] / norms[live, None]).astype(np.float32)
-    reps, members = _collapse_duplicates(unit)
-    if len(reps) <= exact_limit:
-        ri, rj = _exact_candidates(unit[reps], threshold)
-        method, params, scored = "exact", None, len(reps) * (len(reps) - 1) // 2
-    else:
-        params = lsh_params(threshold, target_miss, rows)
-        ri, rj, scored = _lsh_candidates(unit[reps], threshold, params, seed, workers)
-        method = "lsh"
-    # Expand representative pairs to every pair of their members, and pair members of one group.
-    left, right = _expand_groups(ri, rj, members)
+        return None
+    unit = np.empty((len(live), raw.shape[1]), dtype=np.float32)
+    for start in range(0, len(live), _PREPARE_ROWS):
+        rows = live[start : start + _PREPARE_ROWS]
+        block = raw[rows].astype(np.float64, copy=False)
+        unit[start : start + _PREPARE_ROWS] = block / norms[rows, None]
+    return raw, norms, live, unit
+
+
+def _finish(ri, rj, members, groups: range, live, raw, norms, threshold, method, scored, params) -> PairSet:
+    """Representative pairs → every member pair (plus pairs inside the slice's duplicate groups),
+    re-scored exactly in float64, kept at the threshold, sorted by `(i, j)`."""
+    left, right = _expand_groups(ri, rj, members, groups)
     left, right = live[left], live[right]
     swap = left > right
     left, right = np.where(swap, right, left), np.where(swap, left, right)
@@ -214,6 +290,25 @@ def cosine_pairs(
     left, right, sims = left[keep], right[keep], sims[keep]
     order = np.lexsort((right, left))
     return PairSet(left[order], right[order], sims[order], method, scored, params)
+
+
+def _slice_bounds(keys: np.ndarray, slice_pairs: int) -> list[int]:
+    """Row boundaries that split the band collisions into slices of about `slice_pairs` each.
+
+    The collisions are estimated from a few bands' key counts. A row pairs with the LATER rows of
+    its buckets, so early rows own more pairs: with S slices, boundary k sits at
+    n·(1 − √(1 − k/S)), which gives each slice an equal share when keys are spread evenly."""
+    bands, n = keys.shape
+    sample = np.unique(np.linspace(0, bands - 1, min(bands, 8)).astype(int))
+    per_band = []
+    for band in sample:
+        counts = np.bincount(keys[band], minlength=1).astype(np.int64)
+        per_band.append(int((counts * (counts - 1) // 2).sum()))
+    total = sum(per_band) / len(per_band) * bands
+    slices = max(1, min(n, math.ceil(total / max(1, slice_pairs))))
+    edges = [int(round(n * (1.0 - math.sqrt(1.0 - k / slices)))) for k in range(slices + 1)]
+    edges[0], edges[-1] = 0, n
+    return sorted(set(edges))
 
 
 def _collapse_duplicates(unit: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -234,9 +329,10 @@ def _collapse_duplicates(unit: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]
 
 
 def _expand_groups(
-    ri: np.ndarray, rj: np.ndarray, members: list[np.ndarray]
+    ri: np.ndarray, rj: np.ndarray, members: list[np.ndarray], groups: range | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Member-level pairs from representative pairs, plus every pair inside a group of duplicates."""
+    """Member-level pairs from representative pairs, plus every pair inside a group of duplicates
+    (of the groups in `groups`, every group when None)."""
     sizes = np.array([len(m) for m in members], dtype=np.int64)
     flat = np.concatenate(members).astype(np.int64)
     start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
@@ -246,7 +342,8 @@ def _expand_groups(
     width = np.repeat(sizes[rj], count)
     lefts = [flat[np.repeat(start[ri], count) + local // width]]
     rights = [flat[np.repeat(start[rj], count) + local % width]]
-    for g in np.flatnonzero(sizes > 1):
+    groups = groups if groups is not None else range(len(members))
+    for g in np.flatnonzero(sizes[groups.start : groups.stop] > 1) + groups.start:
         upper_a, upper_b = np.triu_indices(int(sizes[g]), 1)
         lefts.append(members[g][upper_a].astype(np.int64))
         rights.append(members[g][upper_b].astype(np.int64))
@@ -298,49 +395,73 @@ def _hamming(words: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarr
     return distance
 
 
-def _bucket_pairs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every pair of rows that share a key, as (lower row, higher row)."""
-    order = np.argsort(keys, kind="stable")
-    ordered = keys[order]
+def _bucket_pairs(keys: np.ndarray, lo: int = 0, hi: int | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Every pair of rows that share a key, as (lower row, higher row), for lower rows in [lo, hi).
+
+    Yielded in steps of about `BAND_STEP_PAIRS` pairs, so a crowded band never needs its whole
+    answer in memory. Only rows from `lo` on can be partners, so only those are sorted."""
+    hi = len(keys) if hi is None else hi
+    # A stable sort keeps rows in ascending order inside each bucket: a position's partners are the
+    # later positions of its bucket, and they hold higher rows.
+    order = np.argsort(keys[lo:], kind="stable").astype(np.int64)
+    ordered = keys[lo:][order]
+    order += lo
     breaks = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
-    starts = np.concatenate(([0], breaks))
-    ends = np.concatenate((breaks, [len(keys)]))
-    shared = ends - starts >= 2
-    starts, ends = starts[shared], ends[shared]
-    if len(starts) == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    sizes = ends - starts
-    # Position of every member of a shared bucket, and how many later members it pairs with.
-    first = np.repeat(starts, sizes)
-    position = first + np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    later = np.repeat(ends, sizes) - position - 1
-    left = np.repeat(position, later)
-    right = left + 1 + np.arange(later.sum()) - np.repeat(np.cumsum(later) - later, later)
-    a, b = order[left], order[right]
-    return np.minimum(a, b).astype(np.int64), np.maximum(a, b).astype(np.int64)
+    ends = np.concatenate((breaks, [len(ordered)]))
+    sizes = np.diff(np.concatenate(([0], ends)))
+    end_of = np.repeat(ends, sizes)
+    owners = np.flatnonzero(order < hi) if hi < len(keys) else np.arange(len(order))
+    later = end_of[owners] - owners - 1
+    busy = later > 0
+    owners, later = owners[busy], later[busy]
+    if len(owners) == 0:
+        return
+    reach = np.cumsum(later)
+    first = 0
+    while first < len(owners):
+        done = int(reach[first - 1]) if first else 0
+        stop = max(first + 1, int(np.searchsorted(reach, done + BAND_STEP_PAIRS, side="right")))
+        step_owners, step_later = owners[first:stop], later[first:stop]
+        left = np.repeat(step_owners, step_later)
+        right = left + 1 + np.arange(len(left)) - np.repeat(np.cumsum(step_later) - step_later, step_later)
+        yield order[left], order[right]
+        first = stop
 
 
 def _lsh_candidates(
-    unit: np.ndarray, threshold: float, params: LshParams, seed: int, workers: int
+    unit: np.ndarray,
+    threshold: float,
+    params: LshParams,
+    seed: int,
+    workers: int,
+    rows_from: tuple[int, int] | None = None,
+    signatures: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Pairs that collide in some band, pass both Hamming filters and have float32 cosine ≥ bar − margin.
 
-    Also returns how many distinct pairs had their cosine computed.
+    Only pairs whose lower row lies in `rows_from` (every row when None). Also returns how many
+    distinct pairs had their cosine computed.
     """
     n = len(unit)
-    keys, coarse, fine = _signatures(unit, params, seed)
+    keys, coarse, fine = signatures if signatures is not None else _signatures(unit, params, seed)
+    lo, hi = rows_from if rows_from is not None else (0, n)
 
     def bands(first: int, stop: int) -> np.ndarray:
         # Both filters are applied per band, before deduplication: the pairs a band yields are mostly
         # far apart, and filtering them in the parallel part leaves a short list to sort. (The
         # filters and the collision test commute, so this is the same set as filtering afterwards.)
-        codes = []
+        codes: list[np.ndarray] = []
+        held = 0
         for band in range(first, stop):
-            left, right = _bucket_pairs(keys[band])
-            near = np.flatnonzero(_hamming(coarse, left, right) <= params.max_hamming[0])
-            left, right = left[near], right[near]
-            near = np.flatnonzero(_hamming(fine, left, right) <= params.max_hamming[1])
-            codes.append(left[near] * n + right[near])
+            for left, right in _bucket_pairs(keys[band], lo, hi):
+                near = np.flatnonzero(_hamming(coarse, left, right) <= params.max_hamming[0])
+                left, right = left[near], right[near]
+                near = np.flatnonzero(_hamming(fine, left, right) <= params.max_hamming[1])
+                codes.append(left[near] * n + right[near])
+                held += len(near)
+            if held > _HELD_CODES:  # a pair collides in many bands: fold the repeats away as we go
+                codes = [_distinct(np.concatenate(codes))]
+                held = len(codes[0])
         return _distinct(np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64))
 
     # numpy releases the GIL in sorting, gathering and bitwise loops, so threads share the band work.
@@ -349,7 +470,9 @@ def _lsh_candidates(
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         parts = list(pool.map(lambda k: bands(edges[k], edges[k + 1]), range(len(edges) - 1)))
         distinct = _distinct(np.concatenate(parts)) if len(parts) > 1 else parts[0]
+        del parts
         left, right = distinct // n, distinct % n
+        del distinct
         close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, a, b), left, right)
     close = close >= threshold - _FLOAT32_MARGIN
     return left[close], right[close], len(close)
@@ -382,10 +505,12 @@ def _float32_cosines(unit: np.ndarray, left: np.ndarray, right: np.ndarray, chun
 
 
 def _exact_cosines(raw: np.ndarray, norms: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
-    """`a·b / (|a|·|b|)` in float64 for each pair, like `hrr.cosine`."""
+    """`a·b / (|a|·|b|)` in float64 for each pair, like `hrr.cosine` (float32 rows are widened first)."""
     out = np.empty(len(left), dtype=np.float64)
     for start in range(0, len(left), 1024):
         stop = start + 1024
         a, b = left[start:stop], right[start:stop]
-        out[start:stop] = np.einsum("ij,ij->i", raw[a], raw[b]) / (norms[a] * norms[b])
+        rows_a = raw[a].astype(np.float64, copy=False)
+        rows_b = raw[b].astype(np.float64, copy=False)
+        out[start:stop] = np.einsum("ij,ij->i", rows_a, rows_b) / (norms[a] * norms[b])
     return out

@@ -111,6 +111,81 @@ def test_the_lsh_search_returns_exactly_the_pairs_its_definition_names():
     assert np.array_equal(one_worker[0], left) and np.array_equal(one_worker[1], right)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_search_in_slices_finds_exactly_the_pairs_of_the_search_in_one_piece(monkeypatch, dtype):
+    """Slices of rows and small steps inside a band (how a million facts stay in bounded memory)
+    partition the same answer: no pair lost, none twice, identical float64 cosines."""
+    rng = np.random.default_rng(4)
+    centres = rng.standard_normal((30, 64))
+    rows = centres[rng.integers(0, 30, 1500)] + 0.3 * rng.standard_normal((1500, 64))
+    rows[700:720] = rows[5]  # a group of duplicates, collapsed to one representative
+    rows[1200] = 0.0  # a zero row never pairs
+    vectors = rows.astype(dtype)
+    whole = S.cosine_pairs(vectors, 0.8, exact_limit=0)
+    monkeypatch.setattr(S, "BAND_STEP_PAIRS", 97)
+    seen = []
+    chunks = list(S.cosine_pair_chunks(vectors, 0.8, exact_limit=0, slice_pairs=20_000,
+                                       progress=lambda done, total: seen.append((done, total))))  # fmt: skip
+    assert len(chunks) > 3 and seen[-1] == (len(chunks), len(chunks))
+    for chunk in chunks:
+        assert np.all(np.lexsort((chunk.j, chunk.i)) == np.arange(len(chunk)))
+    left = np.concatenate([c.i for c in chunks])
+    right = np.concatenate([c.j for c in chunks])
+    sims = np.concatenate([c.score for c in chunks])
+    order = np.lexsort((right, left))
+    assert len(whole) > 1000 and len(set(zip(left.tolist(), right.tolist(), strict=True))) == len(left)
+    assert np.array_equal(left[order], whole.i) and np.array_equal(right[order], whole.j)
+    assert np.array_equal(sims[order], whole.score)
+    assert sum(c.candidates for c in chunks) == whole.candidates
+    brute = rows.astype(np.float64)  # the float64 cosine of the rows as given
+    norms = np.linalg.norm(brute, axis=1)
+    i, j = whole.i, whole.j
+    assert np.allclose(whole.score, (brute[i] * brute[j]).sum(axis=1) / (norms[i] * norms[j]), atol=1e-12)
+
+
+@pytest.mark.parametrize("cap", [1, 3, 12])
+def test_relating_each_rows_strongest_pairs_links_what_relating_every_pair_links(monkeypatch, cap):
+    """The relate step only looks at each fact's `cap` strongest pairs (bounded memory at a million
+    facts); a plain pass over EVERY pair at the bar, strongest first, must add the same links."""
+    from memory.engine import dream as D
+    from memory.engine.links import RelateLedger
+
+    monkeypatch.setattr(D, "_RELATE_BUFFER", 500)  # fold many times on the way
+    rng = random.Random(cap)
+    texts = _corpus(1200, seed=3)
+    facts = [
+        fact(f"m{k:05d}", text, "knowledge", subject_key=f"s{k % 30}" if k % 7 == 0 else None,
+             access_count=rng.choice([0, 1, 2, 3]), status="confirmed" if (k % 1200) % 11 == 0 else None)
+        for k, text in enumerate(texts + texts[:150])
+    ]  # fmt: skip
+    ids = sorted(f.memory_id for f in facts)
+    existing = [(rng.choice(ids), "relates", rng.choice(ids)) for _ in range(400)]
+    existing += [(rng.choice(ids), "supports", rng.choice(ids)) for _ in range(100)]
+    plan = plan_dream(facts, existing, NOW, relates_threshold=0.6, max_related_per_record=cap)
+    assert plan.merges and plan.declined and len(plan.relations) > 300
+
+    # The reference: the state after the merges, then every pair at the bar, strongest first.
+    ledger = RelateLedger(existing)
+    for merge in plan.merges:
+        for link in merge.added:
+            ledger.present.add(link)
+            ledger.count[(link[0], link[1])] += 1
+    bucket = sorted(facts, key=lambda f: f.memory_id)
+    merged = {m.merged for m in plan.merges}
+    declined = {(d.a, d.b) for d in plan.declined}
+    left, right, sims, _ = similar_pair_arrays(bucket, 0.6, None, 8192, 1e-3, S.DEFAULT_SEED, 2)
+    expected = []
+    for i, j, sim in zip(left.tolist(), right.tolist(), sims.tolist(), strict=True):
+        a, b = bucket[i].memory_id, bucket[j].memory_id
+        if a in merged or b in merged or (a, b) in declined:
+            continue
+        added = tuple(link for link in ((a, "relates", b), (b, "relates", a))
+                      if ledger.add(link[0], "relates", link[2], cap))  # fmt: skip
+        if added:
+            expected.append((a, b, sim, added))
+    assert [(r.a, r.b, r.similarity, r.added) for r in plan.relations] == expected
+
+
 def test_a_dream_with_the_default_embedder_is_the_dream_with_the_hrr_embedder():
     rng = random.Random(9)
     texts = _corpus(2500, seed=21)
