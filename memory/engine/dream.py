@@ -25,7 +25,7 @@ import dataclasses
 import hashlib
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -186,6 +186,7 @@ def plan_dream(
     target_miss: float = DEFAULT_TARGET_MISS,
     seed: int = DEFAULT_SEED,
     workers: int = 2,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> DreamPlan:
     """Plan one dream over the facts of `origin` (an origin key), or of every origin when None.
 
@@ -194,7 +195,8 @@ def plan_dream(
     embedding is embedded from its content with `embedder` (HRR by default). `relates_threshold ≥ 1`
     turns relating off; `evict_min_age_ms = math.inf` turns eviction off. Every cross-fact step runs
     per origin bucket (owner first, then the other keys in code-point order), so nothing ever merges
-    or links across principals.
+    or links across principals. `progress(phase, done, total)` hears of each slice of each search
+    (a million facts take a few hundred).
     """
     if not 0.0 < consolidate_threshold <= 1.0:
         raise ValueError("consolidate_threshold must lie in (0, 1]")
@@ -228,11 +230,15 @@ def plan_dream(
     search = {"exact_limit": exact_limit, "target_miss": target_miss, "seed": seed, "workers": workers}
     for key in origin_order(buckets):
         bucket = buckets[key]  # already in memory-id order, and a snapshot: keeper choices read it
+        where = f" ({len(buckets)} origins)" if len(buckets) > 1 else ""
+        if progress is not None:
+            progress(f"embedding {len(bucket):,} facts{where}", 0, 0)
         groups = bucket_vectors(bucket, embedder or _BATCH_HRR)
         # Consolidate: every pair at the merge bar, strongest first (merges chain, so order matters).
         left, right, sims, bucket_stats = similar_pair_arrays(
-            bucket, consolidate_threshold, None, groups=groups, **search
-        )
+            bucket, consolidate_threshold, None, groups=groups, progress=_phase(progress, "finding duplicates" + where),
+            **search,
+        )  # fmt: skip
         ids = [f.memory_id for f in bucket]
         merged_rows = bytearray(len(bucket))  # 1 where the fact was merged away in this pass
         declined_here: list[int] = []  # pair codes i·n + j of declined pairs
@@ -253,7 +259,8 @@ def plan_dream(
                 merged_rows[j if drop is b else i] = 1
         del left, right, sims
         if relating:
-            chunks = similar_pair_chunks(groups, relates_threshold, **search)
+            chunks = similar_pair_chunks(groups, relates_threshold, progress=_phase(progress, "finding related facts" + where),
+                                         **search)  # fmt: skip
             excluded = np.frombuffer(merged_rows, dtype=bool)
             pair_stats = PairStats()
             rows_i, rows_j, rows_sim = _strongest_per_row(
@@ -301,6 +308,13 @@ def plan_dream(
         tuple(evictions),
         tuple(stats),
     )
+
+
+def _phase(progress: Callable[[str, int, int], None] | None, phase: str) -> Callable[[int, int], None] | None:
+    if progress is None:
+        return None
+    progress(phase, 0, 0)
+    return lambda done, total: progress(phase, done, total)
 
 
 # ------------------------------------------------------------------ relate: each row's strongest pairs

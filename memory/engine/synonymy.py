@@ -60,7 +60,10 @@ def bucket_vectors(bucket: Sequence[MaintFact], embedder: Any) -> list[tuple[np.
             by_length[len(vector)].append(k)
         for rows in by_length.values():
             if len(rows) >= 2:
-                groups.append((np.asarray(rows), np.asarray([vectors[k] for k in rows], dtype=np.float64)))
+                matrix = np.asarray([vectors[k] for k in rows])  # float32 rows stay float32
+                if matrix.dtype not in (np.float32, np.float64):
+                    matrix = matrix.astype(np.float64)
+                groups.append((np.asarray(rows), matrix))
     return groups
 
 
@@ -93,17 +96,19 @@ def similar_pair_arrays(
     seed: int,
     workers: int,
     groups: Sequence[tuple[np.ndarray, np.ndarray]] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, BucketStats]:
     """Bucket rows `i < j` whose vectors have cosine ≥ bar, and the cosines, strongest first.
 
     Arrays, not fact tuples: a large origin has hundreds of thousands of pairs. Facts whose vectors
     differ in length never pair (their cosine is 0). Bucket rows are in memory-id order, so ties in
-    similarity fall to the ids. `groups` are the bucket's vectors when already computed.
+    similarity fall to the ids. `groups` are the bucket's vectors when already computed;
+    `progress(done, total)` hears of each slice of the search.
     """
     groups = bucket_vectors(bucket, embedder) if groups is None else groups
     lefts, rights, scores = [], [], []
     stats = PairStats()
-    for left, right, sims, result in similar_pair_chunks(groups, bar, exact_limit, target_miss, seed, workers):
+    for left, right, sims, result in similar_pair_chunks(groups, bar, exact_limit, target_miss, seed, workers, progress):
         lefts.append(left)
         rights.append(right)
         scores.append(sims)

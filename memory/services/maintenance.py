@@ -398,7 +398,8 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
     _phase(progress, "planning")
     plan = plan_dream(facts, links, int(to_ms(now)),
                       consolidate_threshold=tuning.dream_merge_similarity,
-                      evict_below_score=tuning.dream_evict_below)  # fmt: skip
+                      evict_below_score=tuning.dream_evict_below, progress=progress)  # fmt: skip
+    del facts, links  # a million facts: let them go before the changes are written
     report = RunReport("dream", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()), len(plan.links_added()))
     if dry_run:
         report.planned = (

@@ -207,3 +207,6 @@ def test_gc_and_the_dream_report_their_progress_phase_by_phase(workspace, aged, 
     logged = [r.getMessage() for r in caplog.records if r.name == "memory.services.maintenance"]
     assert f"dream of {workspace.name}: reading facts" in logged and f"dream of {workspace.name}: planning" in logged
     assert report["counts"]["run"]
+    # Planning reports each search: a million facts spend minutes there.
+    searches = [m for m in logged if m.startswith(f"dream of {workspace.name}: finding ")]
+    assert any("finding duplicates" in m for m in searches) and any("finding related facts 1 of 1" in m for m in searches)
