@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a dream at a million facts holds a million of them
 class MaintFact:
     """One fact as the maintenance passes see it (the fields of ENGINE-SPEC §1.2 they need).
 

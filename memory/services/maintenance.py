@@ -84,6 +84,12 @@ def maint_facts(workspace: Workspace, *, lifecycles: Sequence[str] | None = ("ac
         columns = [f"{name}_us" if name in _MAINT_TIMES else name for name in columns]
         as_ms = _us_to_ms
     openers: dict[str, Callable[[bytes], bytes] | None] = {}
+    # Each row arrives with its own copy of "active", "owner", …: one shared string per value instead.
+    shared: dict[Any, Any] = {}
+
+    def one(value: Any) -> Any:
+        return shared.setdefault(value, value)
+
     out = []
     for (memory_id, segment, tier, importance, decay_rate, access_count, last_accessed_at, created_at, lifecycle,
          status, confidence, subject_key, source_type, origin_key, valid_to, source_turn, valid_from,
@@ -97,11 +103,11 @@ def maint_facts(workspace: Workspace, *, lifecycles: Sequence[str] | None = ("ac
         if opener is None:
             continue  # the origin was shredded: its facts can no longer be read
         out.append(MaintFact(
-            memory_id=memory_id, content=opener(sealed).decode("utf-8"), segment=segment, tier=tier,
+            memory_id=memory_id, content=opener(sealed).decode("utf-8"), segment=one(segment), tier=one(tier),
             importance=importance, decay_rate=decay_rate, access_count=access_count,
-            last_accessed_at=int(as_ms(last_accessed_at)), created_at=int(as_ms(created_at)), lifecycle=lifecycle,
-            status=status, confidence=confidence, subject_key=subject_key, source_type=source_type,
-            origin_key=origin_key, valid_to=as_ms(valid_to), source_turn=source_turn, valid_from=as_ms(valid_from),
+            last_accessed_at=int(as_ms(last_accessed_at)), created_at=int(as_ms(created_at)), lifecycle=one(lifecycle),
+            status=one(status), confidence=confidence, subject_key=subject_key, source_type=one(source_type),
+            origin_key=one(origin_key), valid_to=as_ms(valid_to), source_turn=source_turn, valid_from=as_ms(valid_from),
         ))  # fmt: skip
     return out
 
