@@ -395,27 +395,29 @@ def _hamming(words: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarr
     return distance
 
 
-def _bucket_pairs(keys: np.ndarray, lo: int = 0, hi: int | None = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Every pair of rows that share a key, as (lower row, higher row), for lower rows in [lo, hi).
+def _bucket_pairs(keys: np.ndarray, lo: int = 0, hi: int | None = None) -> tuple[np.ndarray, Iterator]:
+    """Every pair of rows that share a key, for lower rows in [lo, hi), as positions in key order.
 
-    Yielded in steps of about `BAND_STEP_PAIRS` pairs, so a crowded band never needs its whole
-    answer in memory. Only rows from `lo` on can be partners, so only those are sorted."""
+    Returns `order` (the rows from `lo` on, sorted by key; rows ascend inside each bucket) and an
+    iterator of (left, right) position arrays, so `order[left] < order[right]` are the pair's rows.
+    Steps hold about `BAND_STEP_PAIRS` pairs each: a crowded band never needs its whole answer in
+    memory. Positions rather than rows let a caller gather per-row data once per band in key order,
+    after which a bucket's partners sit next to each other in memory."""
     hi = len(keys) if hi is None else hi
-    # A stable sort keeps rows in ascending order inside each bucket: a position's partners are the
-    # later positions of its bucket, and they hold higher rows.
     order = np.argsort(keys[lo:], kind="stable").astype(np.int64)
     ordered = keys[lo:][order]
     order += lo
     breaks = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
     ends = np.concatenate((breaks, [len(ordered)]))
-    sizes = np.diff(np.concatenate(([0], ends)))
-    end_of = np.repeat(ends, sizes)
+    end_of = np.repeat(ends, np.diff(np.concatenate(([0], ends))))
     owners = np.flatnonzero(order < hi) if hi < len(keys) else np.arange(len(order))
     later = end_of[owners] - owners - 1
     busy = later > 0
-    owners, later = owners[busy], later[busy]
-    if len(owners) == 0:
-        return
+    return order, _steps(owners[busy], later[busy])
+
+
+def _steps(owners: np.ndarray, later: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(left, right) positions: each owner paired with the `later` positions after it, in steps."""
     reach = np.cumsum(later)
     first = 0
     while first < len(owners):
@@ -423,8 +425,7 @@ def _bucket_pairs(keys: np.ndarray, lo: int = 0, hi: int | None = None) -> Itera
         stop = max(first + 1, int(np.searchsorted(reach, done + BAND_STEP_PAIRS, side="right")))
         step_owners, step_later = owners[first:stop], later[first:stop]
         left = np.repeat(step_owners, step_later)
-        right = left + 1 + np.arange(len(left)) - np.repeat(np.cumsum(step_later) - step_later, step_later)
-        yield order[left], order[right]
+        yield left, left + 1 + np.arange(len(left)) - np.repeat(np.cumsum(step_later) - step_later, step_later)
         first = stop
 
 
@@ -453,9 +454,15 @@ def _lsh_candidates(
         codes: list[np.ndarray] = []
         held = 0
         for band in range(first, stop):
-            for left, right in _bucket_pairs(keys[band], lo, hi):
-                near = np.flatnonzero(_hamming(coarse, left, right) <= params.max_hamming[0])
-                left, right = left[near], right[near]
+            order, steps = _bucket_pairs(keys[band], lo, hi)
+            coarse_here = None
+            for left, right in steps:
+                # The coarse filter reads the signatures in key order (gathered once per band), where
+                # a bucket's members are adjacent: most pairs end here, and sequential reads are
+                # several times faster than one random read per pair.
+                coarse_here = coarse[:, order] if coarse_here is None else coarse_here
+                near = np.flatnonzero(_hamming(coarse_here, left, right) <= params.max_hamming[0])
+                left, right = order[left[near]], order[right[near]]
                 near = np.flatnonzero(_hamming(fine, left, right) <= params.max_hamming[1])
                 codes.append(left[near] * n + right[near])
                 held += len(near)
