@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import gc
 import random
+import resource
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from django.test import override_settings
 
 from memory import sealing
+from memory.bench.bm25s_reference import reference_in_child
 from memory.bench.corpus import Corpus
 from memory.bench.writes import LatencySummary
 from memory.engine import records as R
@@ -33,6 +35,10 @@ class RecallBench:
     # Writing the index's snapshot, and a restarted process's first recall served from it.
     snapshot_write_s: float | None = None
     restart_s: float | None = None
+    # The bm25s reference's own peak (it runs in a child process), and this process's resident
+    # memory after each phase: where the memory goes.
+    bm25s_peak_mb: float | None = None
+    resident_mb: dict[str, float] = field(default_factory=dict)
 
     @property
     def ratio_to_bm25s(self) -> float | None:
@@ -56,11 +62,14 @@ def run_recall_bench(
     """`after_writes` (default: min(count, AFTER_WRITE_COUNT)) new facts are written at the end, each
     followed by a timed recall; the workspace keeps them."""
     registry.clear()
+    resident = {"before": resident_mb()}
     with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=0):  # the build alone; its snapshot below
         started = time.perf_counter()
         registry.get(workspace, R.Origin.owner())
         cold = time.perf_counter() - started
+    resident["cold build"] = resident_mb()
     snapshot_write_s, restart_s = _time_restart(workspace)
+    resident["restart from the snapshot"] = resident_mb()
     index = registry.get(workspace, R.Origin.owner())
     contents = [row.content for row in index.rows.values()]
     queries = queries_for(contents, count, seed)
@@ -69,12 +78,14 @@ def run_recall_bench(
         t0 = time.perf_counter()
         recall_service.recall(workspace=workspace, query=query, origin="owner", k=10, reinforce=False)
         samples.append((time.perf_counter() - t0) * 1000)
-    reference = _bm25s_reference(contents, queries)
+    resident["warm recalls"] = resident_mb()
+    reference, reference_peak = _bm25s_reference(contents, queries)
     writes = min(count, AFTER_WRITE_COUNT) if after_writes is None else after_writes
     after = time_recall_after_write(workspace, writes, seed, contents=contents) if writes else None
+    resident["recalls after writes"] = resident_mb()
     return RecallBench(
         cold, LatencySummary.of(samples), index.size_bytes / max(1, len(contents)), reference, after,
-        snapshot_write_s, restart_s,
+        snapshot_write_s, restart_s, reference_peak, resident,
     )
 
 
@@ -117,20 +128,22 @@ def time_recall_after_write(
     return LatencySummary.of(samples)
 
 
-def _bm25s_reference(contents: list[str], queries: list[str]) -> LatencySummary | None:
+def _bm25s_reference(contents: list[str], queries: list[str]) -> tuple[LatencySummary | None, float | None]:
+    """bm25s's latencies on the same corpus and queries, and the peak RSS (MB) of the child it ran in."""
+    result = reference_in_child(contents, queries)
+    if result is None:
+        return None, None
+    samples, peak_mb = result
+    return LatencySummary.of(samples), peak_mb
+
+
+def resident_mb() -> float:
+    """This process's resident memory now, in MB (Linux; elsewhere its peak so far)."""
     try:
-        import bm25s
-    except ImportError:
-        return None
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(contents, stopwords="en", show_progress=False), show_progress=False)
-    samples = []
-    for query in queries:
-        t0 = time.perf_counter()
-        tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
-        retriever.retrieve(tokens, k=min(10, len(contents)), show_progress=False)
-        samples.append((time.perf_counter() - t0) * 1000)
-    return LatencySummary.of(samples)
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def time_linked_recall(workspace: Workspace, count: int, seed: int) -> dict:

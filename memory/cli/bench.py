@@ -12,7 +12,7 @@ from dataclasses import asdict
 
 from django.db import connection
 
-from memory.bench.recall import run_recall_bench, time_linked_recall
+from memory.bench.recall import resident_mb, run_recall_bench, time_linked_recall
 from memory.bench.writes import seed_workspace, time_writes
 from memory.cli.common import emit, progress_bar
 from memory.services.errors import RequestError
@@ -47,6 +47,7 @@ def run(options: dict) -> None:
         with progress_bar(size, f"seeding {size:,} facts") as bar:
             workspace, corpus = seed_workspace(size, seed=options["seed"], progress=bar.update)
         row = {"size": size, "workspace": workspace.name}
+        seeded = resident_mb()
         if options["queries"]:
             bench = run_recall_bench(workspace, options["queries"], options["seed"])
             row["recall"] = {
@@ -55,6 +56,7 @@ def run(options: dict) -> None:
                 "bm25s": asdict(bench.bm25s) if bench.bm25s else None, "ratio_to_bm25s": bench.ratio_to_bm25s,
                 "after_write": asdict(bench.recall_after_write) if bench.recall_after_write else None,
                 "snapshot_write_s": bench.snapshot_write_s, "restart_s": bench.restart_s,
+                "bm25s_peak_rss_mb": bench.bm25s_peak_mb, "resident_mb": {"after seeding": seeded, **bench.resident_mb},
             }  # fmt: skip
         if options["writes"]:
             row["write"] = asdict(time_writes(workspace, corpus, options["writes"]))
@@ -107,6 +109,11 @@ def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
             if r.get("after_write"):
                 a = r["after_write"]
                 lines.append(f"  recall right after a write  p50 {a['p50_ms']:7.2f} ms   p95 {a['p95_ms']:7.2f} ms   (n={a['count']})")
+            if r.get("resident_mb"):
+                phases = ", ".join(f"{phase} {mb:,.0f}" for phase, mb in r["resident_mb"].items())
+                lines.append(f"  resident MB after each phase: {phases}")
+            if r.get("bm25s_peak_rss_mb"):
+                lines.append(f"  (bm25s ran in a child process: its peak RSS {r['bm25s_peak_rss_mb']:,.0f} MB is not in this one's)")
         if "maintenance" in row:
             t = row["maintenance"]
             lines.append(f"  dream {t['dream_s']:.2f} s   gc {t['gc_s']:.2f} s   graph export {t['graph_export_s']:.2f} s")
