@@ -309,9 +309,10 @@ def test_a_merge_chain_records_each_step_so_it_undoes_in_reverse():
     plan = plan_dream(facts, [("b", "supports", "a")], NOW, **NO_EVICT)
     # Equal similarities fall to the ids: (a, b) first, where b is richer; then (b, c), where c is.
     assert [(m.kept, m.merged) for m in plan.merges] == [("b", "a"), ("c", "b")]
-    # c inherits what b had just inherited from a, links included.
+    # c inherits what b had just inherited from a, but not b's own merge history: c → b → a is the chain.
     assert plan.merges[1].keeper_change.after == {"source_turn": "t1"}
-    assert ("c", "contradicts", "a") in plan.merges[1].added
+    assert plan.merges[0].added == (("b", "contradicts", "a"), ("b", "transition", "a"))
+    assert plan.merges[1].added == (("c", "supports", "a"), ("c", "contradicts", "b"), ("c", "transition", "b"))
     after, links = apply_plan(facts, [("b", "supports", "a")], plan)
     assert active(after) == ["c"]
     assert undo_plan(after, links, plan) == (facts, [("b", "supports", "a")])
