@@ -36,10 +36,14 @@ _FLOAT32_MARGIN = 1e-5
 _BLOCK_ROWS = 2048
 # Candidate codes one LSH worker gathers before folding out the pairs it saw in several bands.
 _HELD_CODES = 20_000_000
+# Candidates whose float32 cosine is computed at once.
+_SCORED_AT_ONCE = 8_000_000
 _PREPARE_ROWS = 65536
 # Band collisions one slice of the LSH search may generate (see `cosine_pair_chunks`): about a
-# tenth survive the Hamming filters, so a slice holds some tens of millions of candidate codes.
-SLICE_PAIRS = 400_000_000
+# tenth survive the Hamming filters, a third of those are distinct, so a slice holds some tens of
+# millions of candidate codes. Each slice sorts every band again and gathers its signatures in key
+# order, so fewer, larger slices are faster: six at a million template-heavy facts.
+SLICE_PAIRS = 2_000_000_000
 # Collisions generated at once inside one band: bounds the temporary arrays (a few hundred MB).
 BAND_STEP_PAIRS = 4_000_000
 
@@ -478,11 +482,17 @@ def _lsh_candidates(
         parts = list(pool.map(lambda k: bands(edges[k], edges[k + 1]), range(len(edges) - 1)))
         distinct = _distinct(np.concatenate(parts)) if len(parts) > 1 else parts[0]
         del parts
-        left, right = distinct // n, distinct % n
-        del distinct
-        close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, a, b), left, right)
-    close = close >= threshold - _FLOAT32_MARGIN
-    return left[close], right[close], len(close)
+        lefts, rights = [], []
+        for start in range(0, len(distinct), _SCORED_AT_ONCE):  # the scoring's arrays stay small
+            codes = distinct[start : start + _SCORED_AT_ONCE]
+            left, right = codes // n, codes % n
+            close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, a, b), left, right)
+            close = close >= threshold - _FLOAT32_MARGIN
+            lefts.append(left[close])
+            rights.append(right[close])
+    if not lefts:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
+    return np.concatenate(lefts), np.concatenate(rights), len(distinct)
 
 
 def _distinct(codes: np.ndarray) -> np.ndarray:

@@ -123,6 +123,7 @@ def test_the_search_in_slices_finds_exactly_the_pairs_of_the_search_in_one_piece
     vectors = rows.astype(dtype)
     whole = S.cosine_pairs(vectors, 0.8, exact_limit=0)
     monkeypatch.setattr(S, "BAND_STEP_PAIRS", 97)
+    monkeypatch.setattr(S, "_SCORED_AT_ONCE", 50)
     seen = []
     chunks = list(S.cosine_pair_chunks(vectors, 0.8, exact_limit=0, slice_pairs=20_000,
                                        progress=lambda done, total: seen.append((done, total))))  # fmt: skip
