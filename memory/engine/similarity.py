@@ -42,8 +42,8 @@ _PREPARE_ROWS = 65536
 # Band collisions one slice of the LSH search may generate (see `cosine_pair_chunks`): about a
 # tenth survive the Hamming filters, a third of those are distinct, so a slice holds some tens of
 # millions of candidate codes. Each slice sorts every band again and gathers its signatures in key
-# order, so fewer, larger slices are faster: six at a million template-heavy facts.
-SLICE_PAIRS = 2_000_000_000
+# order, so fewer, larger slices are faster: eleven at a million template-heavy facts.
+SLICE_PAIRS = 1_000_000_000
 # Collisions generated at once inside one band: bounds the temporary arrays (a few hundred MB).
 BAND_STEP_PAIRS = 4_000_000
 
@@ -456,7 +456,7 @@ def _lsh_candidates(
         # far apart, and filtering them in the parallel part leaves a short list to sort. (The
         # filters and the collision test commute, so this is the same set as filtering afterwards.)
         codes: list[np.ndarray] = []
-        held = 0
+        held = folded = 0
         for band in range(first, stop):
             order, steps = _bucket_pairs(keys[band], lo, hi)
             coarse_here = None
@@ -470,9 +470,11 @@ def _lsh_candidates(
                 near = np.flatnonzero(_hamming(fine, left, right) <= params.max_hamming[1])
                 codes.append(left[near] * n + right[near])
                 held += len(near)
-            if held > _HELD_CODES:  # a pair collides in many bands: fold the repeats away as we go
+            # A pair collides in many bands: fold the repeats away as we go, once the codes held have
+            # doubled since the last fold (folding at a fixed size would sort everything every band).
+            if held > max(_HELD_CODES, 2 * folded):
                 codes = [_distinct(np.concatenate(codes))]
-                held = len(codes[0])
+                held = folded = len(codes[0])
         return _distinct(np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64))
 
     # numpy releases the GIL in sorting, gathering and bitwise loops, so threads share the band work.
