@@ -16,10 +16,15 @@ template-heavy facts, against 460,000 without), and the original only ever saw 5
 
 Every change carries what undoing needs (`FactChange.before`, the links it added); `apply_plan` /
 `undo_plan` in `maintenance` show how. Unlike the original, which compares all pairs of at most the
-500 most recently used facts, the similar pairs come from `similarity.cosine_pairs` over the whole
-origin: exact up to a few thousand facts, LSH above (a pair at the bar is missed with probability
-below 1e-3). Ties are broken explicitly (similarity, then the ids), so the same facts and links
-always give the same plan, whatever order they come in.
+500 most recently used facts, the similar pairs come from `similarity.cosine_pair_chunks` over the
+whole origin: exact up to a few thousand facts, LSH above (a pair at the bar is missed with
+probability below 1e-3). Ties are broken explicitly (similarity, then the ids), so the same facts and
+links always give the same plan, whatever order they come in.
+
+Memory stays bounded at a million facts: the merge bar's pairs are searched on their own (a few
+million), and the relate bar's pairs (sixty million in a template-heavy million) arrive in slices of
+which only each fact's strongest `max_related_per_record` survive, which provably adds the same
+links as walking every pair (`_strongest_per_row`; `tests/engine/test_dream_scale.py` checks it).
 
 Facts without a stored vector are embedded by `BatchHrrEmbedder`, which gives the HRR embedder's
 vectors bit for bit at a fraction of the cost for a whole origin (100,000 facts in a few seconds).
