@@ -16,17 +16,22 @@ def find_contradictions_everywhere() -> list[dict]:
             for workspace in Workspace.objects.all()]  # fmt: skip
 
 
-def run_nightly_everywhere() -> list[dict]:
-    """Nightly, per workspace: the dream, then contradiction detection over what the dream left.
+def run_nightly(workspace_id: int) -> list[dict]:
+    """One workspace's night: the dream, then contradiction detection over what the dream left.
 
     One task rather than two schedules, so the order holds whatever the workers do; both passes are
     idempotent (a second dream over the same data changes nothing, a pair is never opened twice)."""
-    out = []
-    for workspace in Workspace.objects.all():
-        out.append(maintenance.run_dream(workspace, actor="task:dream",
-                                         progress=maintenance.logged("dream", workspace)).to_dict())  # fmt: skip
-        out.append(contradictions.find_contradictions(workspace, actor="task:contradictions").to_dict())
-    return out
+    workspace = Workspace.objects.get(pk=workspace_id)
+    return [
+        maintenance.run_dream(workspace, actor="task:dream", progress=maintenance.logged("dream", workspace)).to_dict(),
+        contradictions.find_contradictions(workspace, actor="task:contradictions").to_dict(),
+    ]
+
+
+def run_nightly_everywhere() -> list[str]:
+    """Nightly: `run_nightly` queued once per workspace, each with the maintenance timeout (see
+    `memory.tasks`: a million-fact workspace's dream alone takes about ten minutes)."""
+    return maintenance.queue_for_each_workspace("governance.tasks.run_nightly", "nightly")
 
 
 def apply_retention_all() -> list[dict]:

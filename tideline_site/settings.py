@@ -310,12 +310,17 @@ CACHES = {
 
 # ---------------------------------------------------------------- django-q2
 # The ORM broker needs no extra server; TIDELINE_Q_BROKER=redis://host:port/db switches to Redis.
+# Seconds a maintenance task (one workspace's GC, dream or night) may run before its worker is
+# stopped: a million-fact workspace's dream takes about ten minutes (docs/BENCHMARKS.md).
+TIDELINE_MAINTENANCE_TIMEOUT = envint("TIDELINE_MAINTENANCE_TIMEOUT", 3600)
 Q_CLUSTER = {
     "name": "tideline",
     "orm": "default",
     "workers": envint("TIDELINE_Q_WORKERS", 2),
     "timeout": 600,
-    "retry": 720,
+    # The database broker hands a task out again when it is not done after `retry` seconds: that must
+    # be longer than any task may run, or a long dream would be started a second time beside itself.
+    "retry": TIDELINE_MAINTENANCE_TIMEOUT + 300,
     "max_attempts": 3,
     "catch_up": False,
     "sync": envbool("TIDELINE_Q_SYNC"),

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
@@ -539,3 +540,16 @@ def export_graph(workspace: Workspace, *, max_nodes: int | None = None, now: dat
     from memory.services import graph
 
     return graph.export(workspace, max_nodes=max_nodes, now=now)[0]
+
+
+def queue_for_each_workspace(func: str, label: str) -> list[str]:
+    """Queue `func(workspace_id)` once per workspace, each with the maintenance timeout; the task ids.
+
+    With `TIDELINE_Q_SYNC` the tasks run right here, one after the other. Not a task itself: a
+    schedule naming it could queue any function."""
+    from django_q.tasks import async_task
+
+    return [
+        async_task(func, pk, task_name=f"{label}: {name}", timeout=settings.TIDELINE_MAINTENANCE_TIMEOUT)
+        for pk, name in Workspace.objects.order_by("pk").values_list("pk", "name")
+    ]

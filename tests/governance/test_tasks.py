@@ -24,13 +24,38 @@ def _plant(workspace):
 
 def test_the_nightly_pass_dreams_then_opens_contradictions_once(workspace):
     _plant(workspace)
-    first = tasks.run_nightly_everywhere()
+    first = tasks.run_nightly(workspace.pk)
     assert [r["kind"] for r in first] == ["dream", "contradictions"]
     assert first[1]["counts"]["opened"] == 1
     runs = MemoryEvent.objects.filter(workspace=workspace, kind__in=["dream_run", "reviewed"]).order_by("revision")
     assert [(e.kind, e.actor) for e in runs][-1] == ("reviewed", "task:contradictions")
-    assert tasks.run_nightly_everywhere()[1]["counts"]["opened"] == 0
+    assert tasks.run_nightly(workspace.pk)[1]["counts"]["opened"] == 0
     assert ReviewItem.objects.filter(workspace=workspace).count() == 1
+
+
+def test_the_nightly_schedule_queues_each_workspace_as_its_own_long_task(workspace, other_workspace, monkeypatch):
+    """A million-fact workspace's dream takes about ten minutes: one task per workspace, each with the
+    maintenance timeout, and the broker must not hand a task out again while it can still run."""
+    from django.conf import settings
+    from django_q import tasks as q_tasks
+
+    queued = []
+    monkeypatch.setattr(q_tasks, "async_task", lambda func, *args, **options: queued.append((func, args, options)) or "id")
+    assert tasks.run_nightly_everywhere() == ["id", "id"]
+    assert [(func, args) for func, args, _ in queued] == [("governance.tasks.run_nightly", (workspace.pk,)),
+                                                         ("governance.tasks.run_nightly", (other_workspace.pk,))]  # fmt: skip
+    assert all(options["timeout"] == settings.TIDELINE_MAINTENANCE_TIMEOUT >= 3600 for _, _, options in queued)
+    assert settings.Q_CLUSTER["retry"] > settings.TIDELINE_MAINTENANCE_TIMEOUT
+    assert "nightly: " + workspace.name in [options["task_name"] for _, _, options in queued]
+
+
+def test_in_sync_mode_the_nightly_schedule_runs_every_workspace_in_turn(workspace, other_workspace):
+    _plant(workspace)
+    _plant(other_workspace)
+    assert len(tasks.run_nightly_everywhere()) == 2
+    for each in (workspace, other_workspace):
+        assert MemoryEvent.objects.filter(workspace=each, kind="dream_run", actor__startswith="task:dream").exists()
+        assert ReviewItem.objects.filter(workspace=each).count() == 1
 
 
 def test_contradictions_everywhere_covers_every_workspace(workspace, other_workspace):
@@ -43,6 +68,8 @@ def test_contradictions_everywhere_covers_every_workspace(workspace, other_works
 
 def test_governance_tasks_are_allowed_schedule_functions():
     assert {"governance.tasks.run_nightly_everywhere", "governance.tasks.find_contradictions_everywhere"} <= allowed_task_functions()
+    # The queueing helper is no task: a schedule naming it could queue any function at all.
+    assert not any(name.endswith("queue_for_each_workspace") for name in allowed_task_functions())
 
 
 def test_setup_schedules_runs_the_nightly_pass_from_governance_and_upgrades_an_old_schedule():

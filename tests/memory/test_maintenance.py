@@ -6,6 +6,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from django_q.tasks import result as q_result
 from django.core.management import call_command
 from django.utils import timezone
 from django_q.models import Schedule
@@ -59,8 +60,8 @@ def test_a_dry_run_changes_nothing(workspace, aged):
 def test_gc_via_the_cli_and_the_scheduled_task(workspace, aged, capsys):
     call_command("tideline", "gc", "--workspace", workspace.name, "--dry-run", "--json")
     assert json.loads(capsys.readouterr().out)["counts"]["archived"] == 1
-    [result] = tasks.run_gc_everywhere()
-    assert result["counts"] == {"archived": 1, "pruned": 1, "kept": 3}
+    [task_id] = tasks.run_gc_everywhere()  # queued as its own task (run in place in sync mode)
+    assert q_result(task_id)["counts"] == {"archived": 1, "pruned": 1, "kept": 3}
 
 
 def test_a_dry_run_says_what_it_would_do_and_lists_the_facts(workspace, aged, capsys):
@@ -203,7 +204,7 @@ def test_gc_and_the_dream_report_their_progress_phase_by_phase(workspace, aged, 
     assert applying == [(0, 2), (1, 2), (2, 2)]  # two changes (an archive, a prune), then done
     caplog.set_level("INFO", logger="memory.services.maintenance")
     Tideline(workspace).add("I prefer tea in the morning.", segment="preference", subject_key="drink")
-    [report] = tasks.run_dream_everywhere()
+    report = tasks.run_dream(workspace.pk)
     logged = [r.getMessage() for r in caplog.records if r.name == "memory.services.maintenance"]
     assert f"dream of {workspace.name}: reading facts" in logged and f"dream of {workspace.name}: planning" in logged
     assert report["counts"]["run"]
