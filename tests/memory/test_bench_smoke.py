@@ -19,7 +19,7 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
     assert row["recall"]["warm"]["count"] == 5 and row["recall"]["index_bytes_per_fact"] > 0
     assert row["recall"]["bm25s"]["count"] == 5
     # The bm25s reference runs in its own process: its peak is reported apart from the bench's.
-    assert 0 < row["recall"]["bm25s_peak_rss_mb"] and 0 < report["peak_rss_mb"]
+    assert row["recall"]["bm25s_peak_rss_mb"] > 0 and report["peak_rss_mb"] > 0
     assert list(row["recall"]["resident_mb"]) == ["after seeding", "before", "cold build", "restart from the snapshot",
                                                   "warm recalls", "recalls after writes"]  # fmt: skip
     assert all(mb > 0 for mb in row["recall"]["resident_mb"].values())

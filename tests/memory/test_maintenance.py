@@ -6,10 +6,10 @@ import json
 from datetime import timedelta
 
 import pytest
-from django_q.tasks import result as q_result
 from django.core.management import call_command
 from django.utils import timezone
 from django_q.models import Schedule
+from django_q.tasks import result as q_result
 
 from memory import tasks
 from memory.models import Fact, FactTerm, MemoryEvent, Workspace
