@@ -55,7 +55,12 @@ from memory.engine.maintenance import (
     merge_metadata,
     origin_order,
 )
-from memory.engine.similarity import DEFAULT_EXACT_LIMIT, DEFAULT_SEED, DEFAULT_TARGET_MISS
+from memory.engine.similarity import (
+    DEFAULT_EXACT_LIMIT,
+    DEFAULT_SEED,
+    DEFAULT_TARGET_MISS,
+    offsets_within_runs,
+)
 from memory.engine.synonymy import (
     RELATES_THRESHOLD,
     BucketStats,
@@ -364,8 +369,7 @@ def _strongest_per_row(
         order = np.lexsort((all_codes, -all_sims, all_rows))
         all_rows, all_codes, all_sims = all_rows[order], all_codes[order], all_sims[order]
         starts = np.flatnonzero(np.concatenate(([True], all_rows[1:] != all_rows[:-1])))
-        rank = np.arange(len(all_rows)) - np.repeat(starts, np.diff(np.append(starts, len(all_rows))))
-        top = rank < keep
+        top = offsets_within_runs(np.diff(np.append(starts, len(all_rows)))) < keep  # rank inside its row
         return all_rows[top], all_codes[top], all_sims[top]
 
     for left, right, similarity, result in chunks:
@@ -478,7 +482,7 @@ class BatchHrrEmbedder:
         )
         per_word = width[word_ids]
         total = int(per_word.sum())
-        local = np.arange(total) - np.repeat(np.cumsum(per_word) - per_word, per_word)
+        local = offsets_within_runs(per_word)
         cols = flat[np.repeat(start[word_ids], per_word) + local]
         text_of_word = np.repeat(np.arange(len(texts)), words_per_text)
         rows = np.repeat(text_of_word, per_word)

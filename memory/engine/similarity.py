@@ -315,6 +315,11 @@ def _slice_bounds(keys: np.ndarray, slice_pairs: int) -> list[int]:
     return sorted(set(edges))
 
 
+def offsets_within_runs(lengths: np.ndarray) -> np.ndarray:
+    """0, 1, …, length − 1 for each run in turn: [2, 3] → [0, 1, 0, 1, 2] (numpy, no Python loop)."""
+    return np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+
+
 def _collapse_duplicates(unit: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
     """Representatives (first row of each group of identical rows) and each group's member rows."""
     as_bytes = np.ascontiguousarray(unit).view(np.dtype((np.void, unit.shape[1] * unit.itemsize))).ravel()
@@ -342,7 +347,7 @@ def _expand_groups(
     start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
     # Cartesian product of the two groups of each representative pair, without a Python loop.
     count = sizes[ri] * sizes[rj]
-    local = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    local = offsets_within_runs(count)
     width = np.repeat(sizes[rj], count)
     lefts = [flat[np.repeat(start[ri], count) + local // width]]
     rights = [flat[np.repeat(start[rj], count) + local % width]]
@@ -429,7 +434,7 @@ def _steps(owners: np.ndarray, later: np.ndarray) -> Iterator[tuple[np.ndarray, 
         stop = max(first + 1, int(np.searchsorted(reach, done + BAND_STEP_PAIRS, side="right")))
         step_owners, step_later = owners[first:stop], later[first:stop]
         left = np.repeat(step_owners, step_later)
-        yield left, left + 1 + np.arange(len(left)) - np.repeat(np.cumsum(step_later) - step_later, step_later)
+        yield left, left + 1 + offsets_within_runs(step_later)
         first = stop
 
 

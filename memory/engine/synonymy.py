@@ -60,10 +60,8 @@ def bucket_vectors(bucket: Sequence[MaintFact], embedder: Any) -> list[tuple[np.
             by_length[len(vector)].append(k)
         for rows in by_length.values():
             if len(rows) >= 2:
-                matrix = np.asarray([vectors[k] for k in rows])  # float32 rows stay float32
-                if matrix.dtype not in (np.float32, np.float64):
-                    matrix = matrix.astype(np.float64)
-                groups.append((np.asarray(rows), matrix))
+                # float32 rows stay float32; the search widens any other type (`similarity._prepare`).
+                groups.append((np.asarray(rows), np.asarray([vectors[k] for k in rows])))
     return groups
 
 
