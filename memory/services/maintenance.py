@@ -33,6 +33,8 @@ from memory.timestamps import from_ms, to_ms
 BATCH = 2000
 LINK_BATCH = 10000
 VALUES_ROWS = 500  # rows per `UPDATE … FROM (VALUES …)` statement
+_IN_CHUNK = 2000  # values per `__in` list (SQLite caps the parameters of one statement)
+_WHOLE_WORKSPACE_AFTER = 50_000  # link endpoints beyond which one pass over the ids beats `IN` lists
 _TIMESTAMP_FIELDS = {"valid_to", "valid_from"}
 _LIFECYCLE_EVENT = {"archived": "archived", "pruned": "pruned", "active": "restored"}
 
@@ -285,25 +287,40 @@ def _unindex(fact_ids: list[int]) -> None:
 
 
 def _add_links(workspace: Workspace, links: Sequence[tuple[str, str, str]], actor: str, now: datetime) -> None:
+    """Store planned links in batches, each one mutation with its `linked` event. The endpoints' ids
+    are resolved once for the whole run (a dream at a million facts adds millions of links), and each
+    batch goes in by primary key; a link whose fact was purged meanwhile is left out."""
+    if not links:
+        return
+    pks = _link_endpoint_pks(workspace, links)
     for start in range(0, len(links), LINK_BATCH):
         batch = links[start : start + LINK_BATCH]
         with mutate(workspace, actor=actor, now=now) as m:
+            rows = [(pks[src], kind, pks[dst]) for src, kind, dst in batch if src in pks and dst in pks]
             if connection.vendor == "postgresql":
-                _insert_links(workspace, batch, actor)
+                _insert_links(workspace, rows, actor)
             else:
-                ids = {mid for src, _, dst in batch for mid in (src, dst)}
-                pks = dict(Fact.objects.filter(workspace=workspace, memory_id__in=list(ids)).values_list("memory_id", "pk"))
-                rows = [Link(workspace=workspace, from_fact_id=pks[src], to_fact_id=pks[dst], kind=kind, created_by=actor)
-                        for src, kind, dst in batch if src in pks and dst in pks]  # fmt: skip
-                Link.objects.bulk_create(rows, ignore_conflicts=True)
+                alive = set(Fact.objects.filter(pk__in={pk for src, _, dst in rows for pk in (src, dst)}).values_list("pk", flat=True))
+                Link.objects.bulk_create([Link(workspace=workspace, from_fact_id=src, to_fact_id=dst, kind=kind, created_by=actor)
+                                          for src, kind, dst in rows if src in alive and dst in alive], ignore_conflicts=True)  # fmt: skip
             m.record("linked", fact_ids=sorted({src for src, _, _ in batch}), links=[list(link) for link in batch])
 
 
-def _insert_links(workspace: Workspace, batch: Sequence[tuple[str, str, str]], actor: str) -> None:
-    """`Link.objects.bulk_create(…, ignore_conflicts=True)` as one INSERT … SELECT: the endpoints are
-    resolved by a join (a link whose fact is gone is left out) and rows go in in the batch's order.
-    Planned links carry no reason, so there is nothing to seal (`sealed_reason` stays NULL).
-    The batch travels as one JSON document, which psycopg sends far faster than three text arrays."""
+def _link_endpoint_pks(workspace: Workspace, links: Sequence[tuple[str, str, str]]) -> dict[str, int]:
+    """memory_id → pk of every fact the links name: by their ids when they are few, else one pass over
+    the workspace's ids (cheaper than hundreds of `IN` lists when the links touch most facts)."""
+    named = {mid for src, _, dst in links for mid in (src, dst)}
+    if len(named) <= _WHOLE_WORKSPACE_AFTER:
+        return _fact_pks(workspace, named)
+    every = Fact.objects.filter(workspace=workspace).values_list("memory_id", "pk").iterator(chunk_size=20_000)
+    return {memory_id: pk for memory_id, pk in every if memory_id in named}
+
+
+def _insert_links(workspace: Workspace, rows: Sequence[tuple[int, str, int]], actor: str) -> None:
+    """`Link.objects.bulk_create(…, ignore_conflicts=True)` as one INSERT … SELECT of (from pk, kind,
+    to pk) rows: the join by primary key leaves out a link whose fact is gone, and rows go in in the
+    batch's order. Planned links carry no reason, so there is nothing to seal (`sealed_reason` stays
+    NULL). The batch travels as one JSON document, which psycopg sends far faster than three arrays."""
     quote = connection.ops.quote_name
     links, facts = quote(Link._meta.db_table), quote(Fact._meta.db_table)
     with connection.cursor() as cursor:
@@ -311,12 +328,11 @@ def _insert_links(workspace: Workspace, batch: Sequence[tuple[str, str, str]], a
             f"INSERT INTO {links} (workspace_id, from_fact_id, to_fact_id, dangling_target, kind, sealed_reason, "
             f"strength, weight, position, created_by, created_at) "
             f"SELECT %s, s.id, t.id, '', v.kind, NULL, NULL, 1.0, 0, %s, %s "
-            f"FROM (SELECT e->>0 AS src, e->>1 AS kind, e->>2 AS dst, ord "
+            f"FROM (SELECT (e->>0)::bigint AS src, e->>1 AS kind, (e->>2)::bigint AS dst, ord "
             f"      FROM json_array_elements(%s::json) WITH ORDINALITY AS x(e, ord)) AS v "
-            f"JOIN {facts} s ON s.workspace_id = %s AND s.memory_id = v.src "
-            f"JOIN {facts} t ON t.workspace_id = %s AND t.memory_id = v.dst "
+            f"JOIN {facts} s ON s.id = v.src JOIN {facts} t ON t.id = v.dst "
             f"ORDER BY v.ord ON CONFLICT DO NOTHING",
-            [workspace.pk, actor, timezone.now(), json.dumps(list(batch)), workspace.pk, workspace.pk],
+            [workspace.pk, actor, timezone.now(), json.dumps(list(rows))],
         )
 
 
@@ -503,7 +519,6 @@ def _undo_dream(workspace: Workspace, run_id: str, events: list, actor: str) -> 
     return undone
 
 
-_IN_CHUNK = 2000  # values per `__in` list (SQLite caps the parameters of one statement)
 
 
 def _fact_pks(workspace: Workspace, memory_ids) -> dict[str, int]:

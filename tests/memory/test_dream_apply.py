@@ -17,6 +17,7 @@ from django.utils import timezone
 from memory import sealing
 from memory.engine.maintenance import FactChange, MaintFact
 from memory.models import Fact, FactTerm, Link, MemoryEvent, TermStat
+from memory.services import maintenance
 from memory.services.maintenance import apply_changes, maint_facts
 from memory.tideline import Tideline
 from memory.timestamps import to_ms
@@ -137,7 +138,10 @@ def test_facts_leaving_the_active_set_leave_the_near_duplicate_index(workspace):
     assert all(f.pruned_at if f.lifecycle == "pruned" else f.archived_at for f in stamped)
 
 
-def test_links_are_added_once_in_plan_order_and_skip_facts_that_are_gone(workspace):
+@pytest.mark.parametrize("resolved_by", ["ids", "whole workspace"])
+def test_links_are_added_once_in_plan_order_and_skip_facts_that_are_gone(workspace, monkeypatch, resolved_by):
+    if resolved_by == "whole workspace":  # as for a dream that links most of a large workspace
+        monkeypatch.setattr(maintenance, "_WHOLE_WORKSPACE_AFTER", 0)
     a, b, c = _add(workspace, 3)
     Link.objects.create(workspace=workspace, from_fact=Fact.objects.get(memory_id=a),
                         to_fact=Fact.objects.get(memory_id=b), kind="relates")  # fmt: skip
@@ -154,3 +158,18 @@ def test_links_are_added_once_in_plan_order_and_skip_facts_that_are_gone(workspa
     )
     [event] = MemoryEvent.objects.filter(workspace=workspace, actor="dream:t2", kind="linked")
     assert event.data["links"] == [list(link) for link in links] and event.fact_ids == sorted({a, b, c})
+
+
+def test_a_link_to_a_fact_purged_after_its_id_was_resolved_is_left_out(workspace, monkeypatch):
+    a, b, c = _add(workspace, 3)
+    resolve = maintenance._link_endpoint_pks
+
+    def resolve_then_purge(ws, links):
+        pks = resolve(ws, links)
+        Fact.objects.filter(memory_id=c).delete()  # purged between the lookup and the batch
+        return pks
+
+    monkeypatch.setattr(maintenance, "_link_endpoint_pks", resolve_then_purge)
+    apply_changes(workspace, changes=[], links=[(a, "relates", b), (b, "relates", c)], actor="dream:t3")
+    added = Link.objects.filter(workspace=workspace, created_by="dream:t3")
+    assert [(x.from_fact.memory_id, x.kind, x.to_fact.memory_id) for x in added] == [(a, "relates", b)]
