@@ -15,7 +15,7 @@ from memory.engine import interchange as X
 from memory.engine import records as R
 from memory.engine import validation as V
 from memory.models import Fact, FactTerm, Link, TermStat, Workspace, link_reason_opener
-from memory.services import embedding
+from memory.services import bulk_copy, embedding
 from memory.services.errors import RequestError
 from memory.services.mutation import mutate
 from memory.services.near_duplicates import index_facts
@@ -259,8 +259,8 @@ def _existing_facts(workspace: Workspace, memory_ids: list[str]) -> dict[str, Fa
 def _import_batch(workspace, batch, actor, source_name, report) -> None:
     try:
         with mutate(workspace, actor=actor) as m:
-            created = Fact.objects.bulk_create([fact_from_record(workspace, record, actor) for _, record in batch])
-            index_facts(created)
+            created = bulk_copy.create_all(Fact, [fact_from_record(workspace, record, actor) for _, record in batch])
+            index_facts(created, new=True)
             embedding.embed_new(created)
             m.record("imported", fact_ids=[r.memory_id for _, r in batch], source=source_name, count=len(batch))
             for fact in (f for f in created if f.lifecycle == "held"):
