@@ -63,3 +63,17 @@ def test_postings_of_new_facts_match_those_the_write_path_adds(workspace):
     assert set(TermStat.objects.filter(workspace=workspace).values_list("df", flat=True)) <= {2, 4}
     found = find_near_duplicates(workspace_id=workspace.pk, origin_key="owner", trusted=True, content=texts[0])
     assert {hit.fact_id for hit in found} >= {streamed[0].pk, inserted[0].pk}
+
+
+def test_document_frequencies_of_a_large_batch_equal_the_postings(workspace):
+    # Enough distinct words that the batch's frequencies go in as one statement (over 500 terms).
+    texts = [f"Note {i} mentions word{i}a, word{i}b and the shared topic." for i in range(300)]
+    created = bulk_copy.create_all(Fact, _facts(workspace, texts))
+    index_facts(created[:250], new=True)
+    index_facts(created[250:])
+    index_facts(created[:10])  # again: nothing added, nothing counted twice
+    postings = {}
+    for term in FactTerm.objects.filter(workspace=workspace).values_list("term", flat=True):
+        postings[term] = postings.get(term, 0) + 1
+    assert len(postings) > 500
+    assert dict(TermStat.objects.filter(workspace=workspace).values_list("term", "df")) == postings
