@@ -337,8 +337,10 @@ class Link(models.Model):
     shredding the target's origin leaves the source's own words readable and vice versa.
     """
 
-    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="links")
-    from_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="outbound_links")
+    # No index of their own: `link_kind_idx` leads with the workspace and `link_unique_per_kind` with
+    # the source, and every index costs each of the millions of links a dream adds (migration 0018).
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="links", db_index=False)
+    from_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="outbound_links", db_index=False)
     to_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="inbound_links", null=True, blank=True)
     # An imported link whose target is not in the workspace keeps the target's id here, so the
     # record round-trips; readers skip it like the original does (ENGINE-SPEC §6.1).
