@@ -10,6 +10,7 @@ from __future__ import annotations
 import multiprocessing
 import resource
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 
 def reference(contents: list[str], queries: list[str]) -> tuple[list[float], float] | None:
@@ -32,5 +33,7 @@ def reference(contents: list[str], queries: list[str]) -> tuple[list[float], flo
 
 def reference_in_child(contents: list[str], queries: list[str]) -> tuple[list[float], float] | None:
     """`reference` in a fresh interpreter (spawned, so it inherits none of the caller's memory)."""
-    with multiprocessing.get_context("spawn").Pool(1) as pool:
-        return pool.apply(reference, (contents, queries))
+    # An executor, not a `Pool`: leaving its block waits for the child to exit and releases its
+    # semaphores, where a pool is terminated and left one behind (a warning at the bench's exit).
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as executor:
+        return executor.submit(reference, contents, queries).result()
