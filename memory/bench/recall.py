@@ -146,9 +146,10 @@ def resident_mb() -> float:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def time_linked_recall(workspace: Workspace, count: int, seed: int) -> dict:
+def time_linked_recall(workspace: Workspace, count: int, seed: int, writes: int = 0) -> dict:
     """Warm recall latency as `run_recall_bench` measures it, on the workspace as it is now (after the
-    dream has linked it), plus how many links the scope holds."""
+    dream has linked it), plus how many links the scope holds; with `writes`, also the recall right
+    after each of that many writes (`after_write`), whose sync then reads the links of the new fact."""
     index = registry.get(workspace, R.Origin.owner())
     queries = queries_for([row.content for row in index.rows.values()], count, seed + 1)
     for query in queries[:10]:  # the first recall after the dream syncs the index
@@ -158,4 +159,8 @@ def time_linked_recall(workspace: Workspace, count: int, seed: int) -> dict:
         started = time.perf_counter()
         recall_service.recall(workspace=workspace, query=query, origin="owner", k=10, reinforce=False)
         samples.append((time.perf_counter() - started) * 1000)
-    return {**asdict(LatencySummary.of(samples)), "links": len(index.links)}
+    out = {**asdict(LatencySummary.of(samples)), "links": len(index.links)}
+    if writes:
+        contents = [row.content for row in index.rows.values()]
+        out["after_write"] = asdict(time_recall_after_write(workspace, writes, seed + 2, contents=contents))
+    return out

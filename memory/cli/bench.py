@@ -12,7 +12,7 @@ from dataclasses import asdict
 
 from django.db import connection
 
-from memory.bench.recall import resident_mb, run_recall_bench, time_linked_recall
+from memory.bench.recall import AFTER_WRITE_COUNT, resident_mb, run_recall_bench, time_linked_recall
 from memory.bench.writes import seed_workspace, time_writes
 from memory.cli.common import emit, progress_bar
 from memory.services.errors import RequestError
@@ -65,7 +65,8 @@ def run(options: dict) -> None:
             if options["queries"]:
                 # The dream links related facts (hundreds of thousands at 100,000 facts): recall again,
                 # so the graph step is measured on a linked memory too.
-                row["recall_linked"] = time_linked_recall(workspace, options["queries"], options["seed"])
+                row["recall_linked"] = time_linked_recall(workspace, options["queries"], options["seed"],
+                                                          writes=min(options["queries"], AFTER_WRITE_COUNT))  # fmt: skip
         results.append(row)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     emit(options, {"database": connection.vendor, "pid": os.getpid(), "peak_rss_mb": rss_mb, "results": results},
@@ -120,4 +121,8 @@ def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
         if "recall_linked" in row:
             r, links = row["recall_linked"], row["recall_linked"]["links"]
             lines.append(f"  recall after the dream ({links:,} links)  p50 {r['p50_ms']:7.2f} ms   p95 {r['p95_ms']:7.2f} ms")
+            if r.get("after_write"):
+                a = r["after_write"]
+                lines.append(f"  recall right after a write, after the dream  p50 {a['p50_ms']:7.2f} ms   p95 {a['p95_ms']:7.2f} ms"
+                             f"   (n={a['count']})")  # fmt: skip
     return "\n".join(lines)

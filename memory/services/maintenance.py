@@ -26,6 +26,7 @@ from django.utils import timezone
 from memory import sealing
 from memory.engine.maintenance import FactChange, MaintFact
 from memory.models import Fact, FactTerm, Link, TermStat, Workspace
+from memory.services.interchange import ANALYZE_AFTER, refresh_planner_statistics
 from memory.services.mutation import mutate
 from memory.services.near_duplicates import index_facts, unindex_facts
 from memory.timestamps import from_ms, to_ms
@@ -202,6 +203,10 @@ def apply_changes(
         if links:
             progress("adding links", 0, len(links))
     _add_links(workspace, links, actor, now)
+    if len(changes) + len(links) >= ANALYZE_AFTER:
+        # Millions of new links or changed rows: without fresh statistics the planner believes the
+        # workspace holds a handful of links and reads all of them on every index sync after a write.
+        refresh_planner_statistics()
     return skipped
 
 

@@ -27,6 +27,8 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
     assert row["recall"]["snapshot_write_s"] > 0 and row["recall"]["restart_s"] > 0
     assert set(row["maintenance"]) == {"dream_s", "gc_s", "graph_export_s"}
     assert row["recall_linked"]["count"] == 5 and row["recall_linked"]["links"] >= 0
+    # …and the recall right after a write on the linked memory, where the sync reads the new links.
+    assert row["recall_linked"]["after_write"]["count"] == 5 and row["recall_linked"]["after_write"]["p50_ms"] > 0
 
 
 def test_bench_refuses_bad_sizes(capsys):
