@@ -626,11 +626,13 @@ class IndexRegistry:
         for from_pk, src, kind, dst in found:
             groups.setdefault(from_pk, []).append((src, kind, dst))
         relaid, appended = False, []
-        last = max(index.link_groups, default=-1)
+        last = None  # the last from-fact with links, looked for only when a group changed (a pass over them all)
         for from_pk in sorted(set(pks) | linked_before | set(groups)):
             old, new = index.link_groups.get(from_pk, []), groups.get(from_pk, [])
             if old == new:
                 continue
+            if last is None:
+                last = max(index.link_groups, default=-1)
             for dst in {dst for _, _, dst in old}:
                 sources = index.links_into.get(dst)
                 if sources is not None:
