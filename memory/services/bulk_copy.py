@@ -32,15 +32,22 @@ def create_all(model: type[models.Model], objects: Sequence[models.Model]) -> li
         )
         for obj, (new_id,) in zip(objects, cursor.fetchall(), strict=True):
             obj.pk = new_id
-        fields = list(meta.concrete_fields)
-        columns = ", ".join(quote(field.column) for field in fields)
-        # Every value first: preparing one may query (sealing reads the origin's key), and a
-        # connection in the middle of a COPY answers nothing else.
-        rows = [[field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields] for obj in objects]
-        # Through Django's error wrapper, so a broken constraint is an IntegrityError as from an INSERT.
-        with connection.wrap_database_errors, cursor.cursor.copy(f"COPY {quote(table)} ({columns}) FROM STDIN") as copy:
-            for row in rows:
-                copy.write_row(row)
+    fields = list(meta.concrete_fields)
+    # Every value first: preparing one may query (sealing reads the origin's key), and a
+    # connection in the middle of a COPY answers nothing else.
+    rows = [[field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields] for obj in objects]
+    copy_rows(table, [field.column for field in fields], rows)
     for obj in objects:
         obj._state.adding, obj._state.db = False, connection.alias
     return objects
+
+
+def copy_rows(table: str, columns: Sequence[str], rows: Sequence[Sequence]) -> None:
+    """Stream `rows` (values in `columns` order, ready for the database) into `table` with COPY
+    (PostgreSQL only). Through Django's error wrapper, so a broken constraint is an IntegrityError
+    as from an INSERT."""
+    quote = connection.ops.quote_name
+    copying = f"COPY {quote(table)} ({', '.join(quote(column) for column in columns)}) FROM STDIN"
+    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(copying) as copy:
+        for row in rows:
+            copy.write_row(row)

@@ -23,6 +23,7 @@ from memory import sealing
 from memory.engine import records as R
 from memory.engine.tokenize import token_set
 from memory.models import Fact, FactTerm, TermStat
+from memory.services import bulk_copy
 
 THRESHOLD = R.DEDUP_SIMILARITY
 
@@ -58,11 +59,8 @@ def index_facts(facts: Iterable[Fact], *, new: bool = False) -> None:
         rows += [(fact.workspace_id, fact.pk, fact.origin_key, trusted, term, count)
                  for term in sorted(set(sealing.term_hashes(fact.workspace_id, fact.origin_key, tokens)))]  # fmt: skip
     if new and rows and connection.vendor == "postgresql":
-        columns = "workspace_id, fact_id, origin_key, trusted, term, token_count"
-        copying = f"COPY {_table(FactTerm)} ({columns}) FROM STDIN"
-        with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(copying) as copy:
-            for row in rows:
-                copy.write_row(row)
+        columns = ("workspace_id", "fact_id", "origin_key", "trusted", "term", "token_count")
+        bulk_copy.copy_rows(FactTerm._meta.db_table, columns, rows)
         _bump(Counter((ws, origin, trusted, term) for ws, _, origin, trusted, term, _ in rows), +1)
         return
     added: Counter = Counter()
