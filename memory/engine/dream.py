@@ -275,9 +275,12 @@ def plan_dream(
                 merged_rows[j if drop is b else i] = 1
         del left, right, sims
         if relating:
+            excluded = np.frombuffer(merged_rows, dtype=bool)
+            # Every pair touching a merged fact would be dropped below: leave those facts out of the
+            # search itself (a quarter of a template-heavy million, and the densest part of it).
+            groups = [_without_rows(rows, matrix, excluded, in_place=embedder is None) for rows, matrix in groups]
             chunks = similar_pair_chunks(groups, relates_threshold, progress=_phase(progress, "finding related facts" + where),
                                          **search)  # fmt: skip
-            excluded = np.frombuffer(merged_rows, dtype=bool)
             pair_stats = PairStats()
             rows_i, rows_j, rows_sim = _strongest_per_row(
                 chunks, len(bucket), excluded, np.asarray(declined_here, dtype=np.int64),
@@ -326,6 +329,30 @@ def plan_dream(
     )
 
 
+def _without_rows(
+    rows: np.ndarray, matrix: np.ndarray, excluded: np.ndarray, *, in_place: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """A vector group without its excluded rows. Each row's vector, and so its LSH signature and
+    every cosine it takes part in, is unchanged. `in_place` compacts the matrix where it lies (a
+    million 256-d rows are 1 GB: a filtered copy beside them would double that); only for a matrix
+    this plan made (the batch embedder's, or one stacked from stored vectors), never an embedder's
+    own array."""
+    keep = np.flatnonzero(~excluded[rows])
+    if len(keep) == len(rows):
+        return rows, matrix
+    if not in_place:
+        return rows[keep], matrix[keep]
+    # Row k takes row keep[k] ≥ k: block by block in order, no source is overwritten before it is read.
+    for start in range(0, len(keep), 65536):
+        block = keep[start : start + 65536]
+        matrix[start : start + len(block)] = matrix[block]
+    try:
+        matrix.resize((len(keep), *matrix.shape[1:]), refcheck=False)  # hands the tail back
+    except ValueError:  # a view of someone else's array: keep the tail allocated
+        matrix = matrix[: len(keep)]
+    return rows[keep], matrix
+
+
 def _phase(progress: Callable[[str, int, int], None] | None, phase: str) -> Callable[[int, int], None] | None:
     if progress is None:
         return None
@@ -335,7 +362,7 @@ def _phase(progress: Callable[[str, int, int], None] | None, phase: str) -> Call
 
 # ------------------------------------------------------------------ relate: each row's strongest pairs
 
-# Directed entries held before the weaker ones of each row are dropped (about 40 MB of arrays).
+# Directed entries held before the weaker ones of each row are dropped (16 bytes each).
 _RELATE_BUFFER = 2_000_000
 
 
@@ -355,40 +382,53 @@ def _strongest_per_row(
     is a no-op: dropping those pairs changes nothing, and leaves at most n·keep of them (rather than
     the tens of millions a template-heavy million facts have above the bar). Pairs touching a
     merged row or declined as a merge are left out first, as the step would skip them.
+
+    Each row's entries are kept as (row, partner, similarity), ranked by similarity and then the
+    partner (the same order as the pair's id code, for a fixed row). Once a row holds `keep`
+    entries, its weakest one is a floor: a later pair below it can never rank, so it is dropped as
+    it arrives, and the held entries stay near n·keep.
     """
-    rows = np.zeros(0, dtype=np.int64)
-    codes = np.zeros(0, dtype=np.int64)
+    index = np.int32 if n < 2**31 else np.int64
+    rows = np.zeros(0, dtype=index)
+    partners = np.zeros(0, dtype=index)
     sims = np.zeros(0, dtype=np.float64)
+    floor = np.full(n, -np.inf)  # a full row's weakest held similarity (−∞ until it holds `keep`)
     held: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     size = 0
 
     def fold() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         all_rows = np.concatenate([rows, *(part[0] for part in held)])
-        all_codes = np.concatenate([codes, *(part[1] for part in held)])
+        all_partners = np.concatenate([partners, *(part[1] for part in held)])
         all_sims = np.concatenate([sims, *(part[2] for part in held)])
-        order = np.lexsort((all_codes, -all_sims, all_rows))
-        all_rows, all_codes, all_sims = all_rows[order], all_codes[order], all_sims[order]
+        order = np.lexsort((all_partners, -all_sims, all_rows))
+        all_rows, all_partners, all_sims = all_rows[order], all_partners[order], all_sims[order]
+        del order
         starts = np.flatnonzero(np.concatenate(([True], all_rows[1:] != all_rows[:-1])))
-        top = offsets_within_runs(np.diff(np.append(starts, len(all_rows)))) < keep  # rank inside its row
-        return all_rows[top], all_codes[top], all_sims[top]
+        rank = offsets_within_runs(np.diff(np.append(starts, len(all_rows))))  # rank inside its row
+        top = rank < keep
+        last = rank[top] == keep - 1
+        all_rows, all_partners, all_sims = all_rows[top], all_partners[top], all_sims[top]
+        floor[all_rows[last]] = all_sims[last]
+        return all_rows, all_partners, all_sims
 
     for left, right, similarity, result in chunks:
         stats.add(result)
         usable = ~(excluded[left] | excluded[right])
-        pair_codes = left * n + right
         if len(declined):
-            usable &= ~np.isin(pair_codes, declined)
-        pair_codes, similarity = pair_codes[usable], similarity[usable]
-        held.append((np.concatenate((left[usable], right[usable])), np.concatenate((pair_codes, pair_codes)),
-                     np.concatenate((similarity, similarity))))  # fmt: skip
-        size += 2 * len(pair_codes)
-        if size > max(_RELATE_BUFFER, 2 * len(rows)):
-            rows, codes, sims = fold()
+            usable &= ~np.isin(left * n + right, declined)
+        left, right, similarity = left[usable], right[usable], similarity[usable]
+        for a, b in ((left, right), (right, left)):
+            ranks = similarity >= floor[a]  # ties may still rank, by partner
+            held.append((a[ranks].astype(index), b[ranks].astype(index), similarity[ranks]))
+            size += int(np.count_nonzero(ranks))
+        if size > max(_RELATE_BUFFER, len(rows) // 2):
+            rows, partners, sims = fold()
             held, size = [], 0
     if held:
-        rows, codes, sims = fold()
+        rows, partners, sims = fold()
     # Each kept pair once (it may be among the strongest of both its ends), in the step's order.
-    codes, first = np.unique(codes, return_index=True)
+    low, high = np.minimum(rows, partners).astype(np.int64), np.maximum(rows, partners).astype(np.int64)
+    codes, first = np.unique(low * n + high, return_index=True)
     sims = sims[first]
     order = np.lexsort((codes, -sims))
     codes, sims = codes[order], sims[order]
@@ -404,29 +444,34 @@ class BatchHrrEmbedder:
     The HRR embedder splits every text into words and every word into framed trigrams, then hashes
     each distinct feature of the batch; at 100,000 facts that per-text Python work dominates. Here
     each distinct WORD is broken into features once (texts repeat words far more than they repeat
-    features), the feature-count matrix is assembled with array operations, and the atoms are
-    hashed in one pass. The arithmetic after that is `HrrEmbedder.embed`'s, step for step and with
-    the same array layouts, so every vector is identical to the last bit
-    (`tests/engine/test_dream_scale.py` holds the two to that).
+    features), and each distinct feature is hashed once. The arithmetic after that is
+    `HrrEmbedder.embed`'s, step for step and with the same array layouts, so every vector is
+    identical to the last bit (`tests/engine/test_dream_scale.py` holds the two to that).
+
+    Memory stays near the output's size: features are numbered over the whole batch (first
+    appearance, as `embed` numbers them), but the count matrix and the atoms' cosines and sines are
+    built one block of `CHUNK` texts at a time, over the features that block uses. A block's rows
+    then hold the same entries in the same order as the whole batch's matrix would, so the sums
+    come out the same. (In one go, a million texts took 3 GB of index arrays beside the vectors.)
     """
 
     id = hrr.EMBEDDER_ID
     dims = hrr.DIMS
     min_sim = hrr.DEFAULT_MIN_SIM
-    CHUNK = 8192  # rows per block of the dense arithmetic (rows are independent)
+    CHUNK = 16384  # texts per block of the count matrix and the dense arithmetic (rows are independent)
 
     def embed(self, texts: Sequence[str], dtype: type = np.float32) -> np.ndarray:
         n = len(texts)
         if n == 0:
             return np.zeros((0, hrr.DIMS), dtype=dtype)
-        counts, names = self._feature_counts(texts)
-        phases = self._atom_phases(names)
-        cos_atoms, sin_atoms = np.cos(phases), np.sin(phases)
+        words = _WordFeatures.of(texts)
+        raw_phases = self._raw_phases(words.names)
         out = np.empty((n, hrr.DIMS), dtype=dtype)
         for start in range(0, n, self.CHUNK):
-            block = counts[start : start + self.CHUNK]
-            cos_sum = block @ cos_atoms
-            sin_sum = block @ sin_atoms
+            block, used = words.counts(start, min(n, start + self.CHUNK))
+            phases = raw_phases[used].astype(np.float64) * 2.0 * math.pi / 65536.0
+            cos_sum = block @ np.cos(phases)
+            sin_sum = block @ np.sin(phases)
             angle = np.arctan2(sin_sum, cos_sum)
             vectors = np.empty((block.shape[0], hrr.DIMS), dtype=np.float64)
             vectors[:, 0::2] = np.cos(angle)
@@ -436,12 +481,37 @@ class BatchHrrEmbedder:
         return out
 
     @staticmethod
-    def _feature_counts(texts: Sequence[str]) -> tuple[sparse.csr_matrix, list[str]]:
-        """The (texts × features) count matrix of `hrr.features`, columns in first-appearance order."""
+    def _raw_phases(names: Sequence[str]) -> np.ndarray:
+        """`hrr._atom` of every name before scaling: a (len(names), 128) uint16 array (256 B a name)."""
+        sha = hashlib.sha256
+        rounds = range(hrr.PHASES // 16)
+        out = np.empty((len(names), hrr.PHASES), dtype=np.uint16)
+        step = 65536  # names hashed per join (the digests of all of them at once would be 2 KB a name)
+        for start in range(0, len(names), step):
+            part = names[start : start + step]
+            digests = b"".join(sha(f"{name}:{r}".encode()).digest() for name in part for r in rounds)
+            out[start : start + len(part)] = np.frombuffer(digests, dtype="<u2").reshape(len(part), hrr.PHASES)
+        return out
+
+
+@dataclass
+class _WordFeatures:
+    """The texts of a batch as word ids, and each distinct word's feature columns (`hrr.features`),
+    columns numbered in order of first appearance over the whole batch."""
+
+    names: list[str]
+    text_words: np.ndarray  # word id of each word of each text, texts one after another
+    text_starts: np.ndarray  # text t's words are text_words[text_starts[t] : text_starts[t + 1]]
+    word_columns: np.ndarray  # every word's feature columns, words one after another
+    word_starts: np.ndarray  # word w's columns are word_columns[word_starts[w] : word_starts[w + 1]]
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> _WordFeatures:
         column: dict[str, int] = {}
         names: list[str] = []
         word_index: dict[str, int] = {}
-        word_columns: list[list[int]] = []
+        word_columns: list[int] = []
+        word_starts = [0]
 
         def add_word(word: str) -> int:
             # "" stands for a text without words, whose only feature is the empty marker.
@@ -449,21 +519,21 @@ class BatchHrrEmbedder:
             if word:
                 framed = "^" + word + "$"
                 feats = ["w:" + word, *("g:" + framed[i : i + 3] for i in range(len(framed) - 2))]
-            columns = []
             for feature in feats:
                 c = column.get(feature)
                 if c is None:
                     c = column[feature] = len(names)
                     names.append(feature)
-                columns.append(c)
-            word_index[word] = len(word_columns)
-            word_columns.append(columns)
+                word_columns.append(c)
+            word_starts.append(len(word_columns))
+            word_index[word] = len(word_starts) - 2
             return word_index[word]
 
         split = hrr._SEPARATORS.split
         lookup = word_index.get
-        words_of_texts: list[int] = []
-        words_per_text = np.empty(len(texts), dtype=np.int64)
+        parts: list[np.ndarray] = []  # word ids, converted to arrays as they come (a list of ints is 4x larger)
+        pending: list[int] = []
+        lengths = np.empty(len(texts), dtype=np.int64)
         for t, text in enumerate(texts):
             words = [word for word in split(text.lower()) if word] or [""]
             found = list(map(lookup, words))
@@ -472,31 +542,28 @@ class BatchHrrEmbedder:
                     if w is None:
                         w = lookup(words[k])
                         found[k] = w if w is not None else add_word(words[k])
-            words_of_texts += found
-            words_per_text[t] = len(found)
-        word_ids = np.asarray(words_of_texts, dtype=np.int64)
-        width = np.fromiter(map(len, word_columns), dtype=np.int64, count=len(word_columns))
-        start = np.cumsum(width) - width
-        flat = np.fromiter(
-            (c for columns in word_columns for c in columns), dtype=np.int64, count=int(width.sum())
-        )
-        per_word = width[word_ids]
-        total = int(per_word.sum())
-        local = offsets_within_runs(per_word)
-        cols = flat[np.repeat(start[word_ids], per_word) + local]
-        text_of_word = np.repeat(np.arange(len(texts)), words_per_text)
-        rows = np.repeat(text_of_word, per_word)
-        matrix = sparse.csr_matrix((np.ones(total), (rows, cols)), shape=(len(texts), len(names)))
-        return matrix, names
+            pending += found
+            lengths[t] = len(found)
+            if len(pending) > 1 << 20:
+                parts.append(np.asarray(pending, dtype=np.int64))
+                pending = []
+        parts.append(np.asarray(pending, dtype=np.int64))
+        return cls(
+            names, np.concatenate(parts), np.concatenate(([0], np.cumsum(lengths))),
+            np.asarray(word_columns, dtype=np.int64), np.asarray(word_starts, dtype=np.int64),
+        )  # fmt: skip
 
-    @staticmethod
-    def _atom_phases(names: Sequence[str]) -> np.ndarray:
-        """`hrr._atom` of every name as one (len(names), 128) array."""
-        sha = hashlib.sha256
-        rounds = range(hrr.PHASES // 16)
-        digests = b"".join(sha(f"{name}:{r}".encode()).digest() for name in names for r in rounds)
-        raw = np.frombuffer(digests, dtype="<u2").reshape(len(names), hrr.PHASES)
-        return raw.astype(np.float64) * 2.0 * math.pi / 65536.0
+    def counts(self, first: int, stop: int) -> tuple[sparse.csr_matrix, np.ndarray]:
+        """Texts first…stop-1 as a (texts × used features) count matrix, and the used features' columns
+        (ascending, so each row keeps the whole batch's column order)."""
+        word_ids = self.text_words[self.text_starts[first] : self.text_starts[stop]]
+        per_word = self.word_starts[word_ids + 1] - self.word_starts[word_ids]
+        cols = self.word_columns[np.repeat(self.word_starts[word_ids], per_word) + offsets_within_runs(per_word)]
+        text_of_word = np.repeat(np.arange(stop - first), np.diff(self.text_starts[first : stop + 1]))
+        rows = np.repeat(text_of_word, per_word)
+        used, local = np.unique(cols, return_inverse=True)
+        matrix = sparse.csr_matrix((np.ones(len(cols)), (rows, local.ravel())), shape=(stop - first, len(used)))
+        return matrix, used
 
 
 _BATCH_HRR = BatchHrrEmbedder()

@@ -27,15 +27,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from memory.engine.heap import release_free_memory
+
 DEFAULT_SEED = 0x7D1E5EED
 DEFAULT_TARGET_MISS = 1e-3
 DEFAULT_EXACT_LIMIT = 8192
 # Float32 products are within ~1e-6 of the float64 cosine for unit vectors of a few hundred
 # dimensions; candidates are kept down to this margin and then re-scored in float64.
 _FLOAT32_MARGIN = 1e-5
+# Float32 rows whose norms all lie this close to 1 are used as the unit rows without dividing.
+_UNIT_SLACK = 1e-6
 _BLOCK_ROWS = 2048
 # Candidate codes one LSH worker gathers before folding out the pairs it saw in several bands.
 _HELD_CODES = 20_000_000
+# Representative pairs expanded, re-scored in float64 and sorted at once.
+_FINISHED_AT_ONCE = 4_000_000
 # Candidates whose float32 cosine is computed at once.
 _SCORED_AT_ONCE = 8_000_000
 _PREPARE_ROWS = 65536
@@ -237,22 +243,30 @@ def cosine_pair_chunks(
     if prepared is None:
         return
     raw, norms, live, unit = prepared
-    reps, members = _collapse_duplicates(unit)
-    unit = unit[reps]
+    groups = _collapse_duplicates(unit)
+    reps = groups.reps
     if len(reps) <= exact_limit:
-        ri, rj = _exact_candidates(unit, threshold)
+        ri, rj = _exact_candidates(unit[reps], threshold)
         scored = len(reps) * (len(reps) - 1) // 2
-        yield _finish(ri, rj, members, range(len(reps)), live, raw, norms, threshold, "exact", scored, None)
+        yield _finish(ri, rj, groups, range(len(reps)), live, raw, norms, threshold, "exact", scored, None)
         if progress is not None:
             progress(1, 1)
         return
     params = lsh_params(threshold, target_miss, rows)
-    keys, coarse, fine = _signatures(unit, params, seed)
+    # The representatives are read through `reps` (not copied out: a million rows are 1 GB).
+    keys, coarse, fine = _signatures(unit, params, seed, reps)
     bounds = _slice_bounds(keys, slice_pairs)
     for k, (lo, hi) in enumerate(itertools.pairwise(bounds)):
         ri, rj, scored = _lsh_candidates(unit, threshold, params, seed, workers, rows_from=(lo, hi),
-                                         signatures=(keys, coarse, fine))  # fmt: skip
-        yield _finish(ri, rj, members, range(lo, hi), live, raw, norms, threshold, "lsh", scored, params)
+                                         signatures=(keys, coarse, fine), reps=reps)  # fmt: skip
+        # A slice's candidates are finished a few million at a time (each piece sorted on its own):
+        # the expansion, re-scoring and sort of one slice's 30 million pairs at once took 2 GB.
+        for start in range(0, max(1, len(ri)), _FINISHED_AT_ONCE):
+            stop = start + _FINISHED_AT_ONCE
+            yield _finish(ri[start:stop], rj[start:stop], groups, range(lo, hi) if start == 0 else range(0),
+                          live, raw, norms, threshold, "lsh", scored if start == 0 else 0, params)  # fmt: skip
+        del ri, rj
+        release_free_memory()  # the slice's scratch arrays, held by the C heap otherwise
         if progress is not None:
             progress(k + 1, len(bounds) - 1)
 
@@ -274,6 +288,11 @@ def _prepare(vectors) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] |
     live = np.flatnonzero(norms > 0)
     if len(live) < 2:
         return None
+    if raw.dtype == np.float32 and len(live) == len(raw) and np.abs(norms - 1.0).max() <= _UNIT_SLACK:
+        # Already unit rows (embedders store them so): dividing again would only copy 1 GB at a
+        # million rows. The LSH planes see the same signs, and the float32 cosines move by far
+        # less than `_FLOAT32_MARGIN`; every kept pair is re-scored from `raw` in float64 anyway.
+        return raw, norms, live, raw
     unit = np.empty((len(live), raw.shape[1]), dtype=np.float32)
     for start in range(0, len(live), _PREPARE_ROWS):
         rows = live[start : start + _PREPARE_ROWS]
@@ -282,10 +301,10 @@ def _prepare(vectors) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] |
     return raw, norms, live, unit
 
 
-def _finish(ri, rj, members, groups: range, live, raw, norms, threshold, method, scored, params) -> PairSet:
+def _finish(ri, rj, groups: _Groups, within: range, live, raw, norms, threshold, method, scored, params) -> PairSet:
     """Representative pairs → every member pair (plus pairs inside the slice's duplicate groups),
     re-scored exactly in float64, kept at the threshold, sorted by `(i, j)`."""
-    left, right = _expand_groups(ri, rj, members, groups)
+    left, right = _expand_groups(ri, rj, groups, within)
     left, right = live[left], live[right]
     swap = left > right
     left, right = np.where(swap, right, left), np.where(swap, left, right)
@@ -320,42 +339,95 @@ def offsets_within_runs(lengths: np.ndarray) -> np.ndarray:
     return np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
 
 
-def _collapse_duplicates(unit: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Representatives (first row of each group of identical rows) and each group's member rows."""
+@dataclass(frozen=True)
+class _Groups:
+    """Groups of identical rows: group g's member rows are `flat[start[g] : start[g] + size[g]]`
+    (ascending), and `reps[g]` is its first row; groups are numbered in the order of those rows."""
+
+    reps: np.ndarray
+    flat: np.ndarray
+    start: np.ndarray
+    size: np.ndarray
+
+    def members(self, g: int) -> np.ndarray:
+        return self.flat[self.start[g] : self.start[g] + self.size[g]]
+
+
+def _collapse_duplicates(unit: np.ndarray) -> _Groups:
+    """The groups of identical rows (most rows are a group of one).
+
+    Rows are told apart by a 64-bit hash of their bytes, and rows sharing a hash are compared byte
+    for byte, so nothing is merged by a collision; sorting the rows' bytes themselves (`np.unique`
+    on them) took a sorted copy of the whole matrix, 1 GB at a million rows."""
+    n = len(unit)
+    hashes = _row_hashes(unit)
+    order = np.argsort(hashes, kind="stable")  # equal hashes together, rows ascending inside
+    run_start = np.flatnonzero(np.concatenate(([True], hashes[order][1:] != hashes[order][:-1])))
+    run_size = np.diff(np.append(run_start, n))
+    shared = np.flatnonzero(run_size > 1)
+    for r in shared:  # rows with one hash are identical rows unless the hash collided
+        rows = order[run_start[r] : run_start[r] + run_size[r]]
+        if not (unit[rows] == unit[rows[0]]).all():  # a collision (or NaN): sort those rows apart
+            return _collapse_by_bytes(unit)
+    first = order[run_start]  # each run's smallest row
+    runs_by_first = np.argsort(first, kind="stable")
+    group_of_run = np.empty_like(runs_by_first)
+    group_of_run[runs_by_first] = np.arange(len(first))
+    group_of_row = np.empty(n, dtype=np.int64)
+    group_of_row[order] = np.repeat(group_of_run, run_size)
+    return _groups_of(group_of_row, len(first))
+
+
+def _collapse_by_bytes(unit: np.ndarray) -> _Groups:
     as_bytes = np.ascontiguousarray(unit).view(np.dtype((np.void, unit.shape[1] * unit.itemsize))).ravel()
     _, first, inverse = np.unique(as_bytes, return_index=True, return_inverse=True)
-    inverse = inverse.ravel()
-    # Order groups by their first row so representatives keep the input order.
-    group_order = np.argsort(first, kind="stable")
+    group_order = np.argsort(first, kind="stable")  # groups in the order of their first rows
     rank = np.empty_like(group_order)
     rank[group_order] = np.arange(len(group_order))
-    group_of_row = rank[inverse]
-    reps = first[group_order]
-    by_group = np.argsort(group_of_row, kind="stable")
-    bounds = np.searchsorted(group_of_row[by_group], np.arange(len(reps) + 1))
-    members = [by_group[bounds[g] : bounds[g + 1]] for g in range(len(reps))]
-    return reps, members
+    return _groups_of(rank[inverse.ravel()], len(first))
 
 
-def _expand_groups(
-    ri: np.ndarray, rj: np.ndarray, members: list[np.ndarray], groups: range | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+def _groups_of(group_of_row: np.ndarray, count: int) -> _Groups:
+    flat = np.argsort(group_of_row, kind="stable").astype(np.int64)
+    size = np.bincount(group_of_row, minlength=count).astype(np.int64)
+    start = np.cumsum(size) - size
+    return _Groups(flat[start], flat, start, size)
+
+
+def _row_hashes(unit: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row's bytes (a fixed random odd multiplier per 8-byte word, summed)."""
+    width = unit.shape[1] * unit.itemsize
+    words = np.ascontiguousarray(unit).view(np.uint8).reshape(len(unit), width)
+    if width % 8 == 0:
+        words = words.view(np.uint64)
+    multipliers = np.random.default_rng(0x5EED).integers(0, 1 << 63, words.shape[1], dtype=np.uint64) * 2 + 1
+    out = np.empty(len(unit), dtype=np.uint64)
+    for start in range(0, len(unit), _PREPARE_ROWS // 8):
+        block = words[start : start + _PREPARE_ROWS // 8].astype(np.uint64, copy=False)
+        mixed = block * multipliers  # wraps modulo 2⁶⁴
+        mixed ^= mixed >> np.uint64(29)
+        out[start : start + len(block)] = mixed.sum(axis=1, dtype=np.uint64)
+    return out
+
+
+def _expand_groups(ri: np.ndarray, rj: np.ndarray, groups: _Groups, within: range) -> tuple[np.ndarray, np.ndarray]:
     """Member-level pairs from representative pairs, plus every pair inside a group of duplicates
-    (of the groups in `groups`, every group when None)."""
-    sizes = np.array([len(m) for m in members], dtype=np.int64)
-    flat = np.concatenate(members).astype(np.int64)
-    start = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    of the groups in `within`."""
+    sizes, start, flat = groups.size, groups.start, groups.flat
     # Cartesian product of the two groups of each representative pair, without a Python loop.
     count = sizes[ri] * sizes[rj]
-    local = offsets_within_runs(count)
-    width = np.repeat(sizes[rj], count)
-    lefts = [flat[np.repeat(start[ri], count) + local // width]]
-    rights = [flat[np.repeat(start[rj], count) + local % width]]
-    groups = groups if groups is not None else range(len(members))
-    for g in np.flatnonzero(sizes[groups.start : groups.stop] > 1) + groups.start:
+    if len(count) and count.max() == 1:  # no duplicates among these pairs: one pair each
+        lefts, rights = [groups.reps[ri]], [groups.reps[rj]]
+    else:
+        local = offsets_within_runs(count)
+        width = np.repeat(sizes[rj], count)
+        lefts = [flat[np.repeat(start[ri], count) + local // width]]
+        rights = [flat[np.repeat(start[rj], count) + local % width]]
+    for g in np.flatnonzero(sizes[within.start : within.stop] > 1) + within.start:
         upper_a, upper_b = np.triu_indices(int(sizes[g]), 1)
-        lefts.append(members[g][upper_a].astype(np.int64))
-        rights.append(members[g][upper_b].astype(np.int64))
+        members = groups.members(g)
+        lefts.append(members[upper_a])
+        rights.append(members[upper_b])
     return np.concatenate(lefts), np.concatenate(rights)
 
 
@@ -371,9 +443,12 @@ def _exact_candidates(unit: np.ndarray, threshold: float) -> tuple[np.ndarray, n
     return np.concatenate(lefts).astype(np.int64), np.concatenate(rights).astype(np.int64)
 
 
-def _signatures(unit: np.ndarray, params: LshParams, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Band keys (bands × n) and the two filters' words (words × n), all from one seeded matrix of planes."""
-    n, dims = unit.shape
+def _signatures(
+    unit: np.ndarray, params: LshParams, seed: int, rows: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Band keys (bands × n) and the two filters' words (words × n), all from one seeded matrix of
+    planes, for `unit[rows]` (every row when None)."""
+    n, dims = (unit.shape[0] if rows is None else len(rows)), unit.shape[1]
     band_bits = params.rows * params.bands
     total = band_bits + sum(params.filter_bits)
     planes = np.random.default_rng(seed).standard_normal((dims, total)).astype(np.float32)
@@ -381,7 +456,8 @@ def _signatures(unit: np.ndarray, params: LshParams, seed: int) -> tuple[np.ndar
     keys = np.empty((n, params.bands), dtype=key_type)
     words = [np.empty((n, bits // 64), dtype=np.uint64) for bits in params.filter_bits]
     for start in range(0, n, 4096):
-        packed = np.packbits(unit[start : start + 4096] @ planes >= 0, axis=1, bitorder="little")
+        block = unit[start : start + 4096] if rows is None else unit[rows[start : start + 4096]]
+        packed = np.packbits(block @ planes >= 0, axis=1, bitorder="little")
         keys[start : start + 4096] = packed[:, : band_bits // 8].view(key_type)
         offset = band_bits // 8
         for target, bits in zip(words, params.filter_bits, strict=True):
@@ -446,14 +522,16 @@ def _lsh_candidates(
     workers: int,
     rows_from: tuple[int, int] | None = None,
     signatures: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+    reps: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Pairs that collide in some band, pass both Hamming filters and have float32 cosine ≥ bar − margin.
 
-    Only pairs whose lower row lies in `rows_from` (every row when None). Also returns how many
-    distinct pairs had their cosine computed.
+    Pairs of positions in `reps` (the rows of `unit` searched; every row when None), and only those
+    whose lower position lies in `rows_from` (every one when None). Also returns how many distinct
+    pairs had their cosine computed.
     """
-    n = len(unit)
-    keys, coarse, fine = signatures if signatures is not None else _signatures(unit, params, seed)
+    n = len(unit) if reps is None else len(reps)
+    keys, coarse, fine = signatures if signatures is not None else _signatures(unit, params, seed, reps)
     lo, hi = rows_from if rows_from is not None else (0, n)
 
     def bands(first: int, stop: int) -> np.ndarray:
@@ -493,7 +571,10 @@ def _lsh_candidates(
         for start in range(0, len(distinct), _SCORED_AT_ONCE):  # the scoring's arrays stay small
             codes = distinct[start : start + _SCORED_AT_ONCE]
             left, right = codes // n, codes % n
-            close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, a, b), left, right)
+            if reps is None:
+                close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, a, b), left, right)
+            else:
+                close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, reps[a], reps[b]), left, right)
             close = close >= threshold - _FLOAT32_MARGIN
             lefts.append(left[close])
             rights.append(right[close])

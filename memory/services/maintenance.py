@@ -24,6 +24,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memory import sealing
+from memory.engine.heap import release_free_memory
 from memory.engine.maintenance import FactChange, MaintFact
 from memory.models import Fact, FactTerm, Link, TermStat, Workspace
 from memory.services.interchange import ANALYZE_AFTER, refresh_planner_statistics
@@ -428,6 +429,7 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
                       consolidate_threshold=tuning.dream_merge_similarity,
                       evict_below_score=tuning.dream_evict_below, progress=progress)  # fmt: skip
     del facts, links  # a million facts: let them go before the changes are written
+    release_free_memory()
     report = RunReport("dream", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()), len(plan.links_added()))
     if dry_run:
         report.planned = (

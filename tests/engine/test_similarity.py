@@ -153,3 +153,32 @@ def test_the_same_vectors_give_the_same_pairs_whatever_their_order():
     shuffled = cosine_pairs(vectors[order], 0.8, exact_limit=0)
     mapped = {tuple(sorted((int(order[i]), int(order[j])))) for i, j in zip(shuffled.i, shuffled.j, strict=True)}
     assert mapped == set(zip(first.i.tolist(), first.j.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("dims, dtype", [(32, np.float32), (3, np.float32), (5, np.float64)])
+def test_identical_rows_are_grouped_exactly_even_when_their_hashes_collide(monkeypatch, dims, dtype):
+    """Rows are grouped by a hash of their bytes; rows that share a hash but differ must never be
+    grouped (they would pair at cosine 1 without being scored)."""
+    from memory.engine import similarity as S
+
+    rng = np.random.default_rng(dims)
+    rows = rng.standard_normal((300, dims)).astype(dtype)
+    copies = rng.integers(0, 300, 120)
+    rows[rng.integers(0, 300, 120)] = rows[copies]  # some groups of several identical rows
+
+    def expected(rows):
+        first_of = {}
+        for k, row in enumerate(rows):
+            first_of.setdefault(row.tobytes(), k)
+        return sorted({tuple(k for k, r in enumerate(rows) if r.tobytes() == key) for key in first_of})
+
+    def found(groups):
+        return sorted(tuple(groups.members(g).tolist()) for g in range(len(groups.reps)))
+
+    groups = S._collapse_duplicates(rows)
+    assert found(groups) == expected(rows) and len(groups.reps) < 300
+    assert groups.reps.tolist() == sorted(groups.reps.tolist())  # numbered by their first rows
+    assert all(groups.members(g)[0] == groups.reps[g] for g in range(len(groups.reps)))
+    # Every row hashing alike: the byte-for-byte check must split them again.
+    monkeypatch.setattr(S, "_row_hashes", lambda unit: np.zeros(len(unit), dtype=np.uint64))
+    assert found(S._collapse_duplicates(rows)) == expected(rows)
