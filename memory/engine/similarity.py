@@ -49,7 +49,7 @@ _PREPARE_ROWS = 65536
 # tenth survive the Hamming filters, a third of those are distinct, so a slice holds some tens of
 # millions of candidate codes. Each slice sorts every band again and gathers its signatures in key
 # order, so fewer, larger slices are faster: eleven at a million template-heavy facts.
-SLICE_PAIRS = 1_000_000_000
+SLICE_PAIRS = 500_000_000
 # Collisions generated at once inside one band: bounds the temporary arrays (a few hundred MB).
 BAND_STEP_PAIRS = 4_000_000
 
@@ -556,17 +556,16 @@ def _lsh_candidates(
             # A pair collides in many bands: fold the repeats away as we go, once the codes held have
             # doubled since the last fold (folding at a fixed size would sort everything every band).
             if held > max(_HELD_CODES, 2 * folded):
-                codes = [_distinct(np.concatenate(codes))]
+                codes = [_merged_distinct(codes)]
                 held = folded = len(codes[0])
-        return _distinct(np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64))
+        return _merged_distinct(codes)
 
     # numpy releases the GIL in sorting, gathering and bitwise loops, so threads share the band work.
     # The split is fixed and the merge is a sort, so the result does not depend on `workers`.
     edges = np.linspace(0, params.bands, max(1, workers) + 1).astype(int)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         parts = list(pool.map(lambda k: bands(edges[k], edges[k + 1]), range(len(edges) - 1)))
-        distinct = _distinct(np.concatenate(parts)) if len(parts) > 1 else parts[0]
-        del parts
+        distinct = _merged_distinct(parts) if len(parts) > 1 else parts[0]
         lefts, rights = [], []
         for start in range(0, len(distinct), _SCORED_AT_ONCE):  # the scoring's arrays stay small
             codes = distinct[start : start + _SCORED_AT_ONCE]
@@ -584,9 +583,22 @@ def _lsh_candidates(
 
 
 def _distinct(codes: np.ndarray) -> np.ndarray:
-    """The sorted distinct values of an int64 array."""
-    codes = np.sort(codes)
-    return codes[np.concatenate(([True], codes[1:] != codes[:-1]))] if len(codes) else codes
+    """The sorted distinct values of an int64 array, which is sorted in place (pass one you own:
+    tens of millions of codes are hundreds of MB, and a sorted copy would double them)."""
+    codes.sort()
+    if len(codes) == 0:
+        return codes
+    first = np.empty(len(codes), dtype=bool)
+    first[0] = True
+    np.not_equal(codes[1:], codes[:-1], out=first[1:])
+    return codes[first]
+
+
+def _merged_distinct(parts: list[np.ndarray]) -> np.ndarray:
+    """`_distinct` of the parts together; the list is emptied, so each part goes as soon as it is copied."""
+    merged = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    parts.clear()
+    return _distinct(merged)
 
 
 def _split_map(
