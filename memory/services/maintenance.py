@@ -14,6 +14,7 @@ import logging
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -147,6 +148,27 @@ def _phase(progress: Progress | None, phase: str) -> None:
         progress(phase, 0, 0)
 
 
+@contextmanager
+def _batches_without_flush_waits():
+    """On PostgreSQL, the pass's batches commit without waiting for their WAL to reach the disk.
+
+    A million-fact dream commits some 350 batches of ten thousand rows, and waiting for each flush
+    was a quarter of the time it spent adding links. Every batch is still atomic, with its event, and
+    a crash of the server process loses nothing; only a crash of the whole machine can lose the last
+    batches (well under a second of them), and that leaves the workspace as if the pass had stopped
+    a moment earlier, which a pass interrupted at any point already does."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO off")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET synchronous_commit")
+
+
 def apply_changes(
     workspace: Workspace, *, changes: Sequence[FactChange], links: Sequence[tuple[str, str, str]], actor: str,
     reason_of: Callable[[FactChange], str] | None = None, kind_of: Callable[[FactChange], str] | None = None,
@@ -156,6 +178,16 @@ def apply_changes(
 
     Returns the ids whose change was skipped because the fact changed after the plan was made.
     `progress("applying", done, total)` hears of each batch written."""
+    with _batches_without_flush_waits():
+        return _apply_changes(workspace, changes=changes, links=links, actor=actor, reason_of=reason_of,
+                              kind_of=kind_of, now=now, progress=progress)  # fmt: skip
+
+
+def _apply_changes(
+    workspace: Workspace, *, changes: Sequence[FactChange], links: Sequence[tuple[str, str, str]], actor: str,
+    reason_of: Callable[[FactChange], str] | None, kind_of: Callable[[FactChange], str] | None,
+    now: datetime | None, progress: Progress | None,
+) -> list[str]:  # fmt: skip
     now = now or timezone.now()
     skipped: list[str] = []
     for start in range(0, len(changes), BATCH):
@@ -236,7 +268,10 @@ def _write_fields(workspace: Workspace, written: dict[int, dict[str, Any]]) -> N
     scattered: dict[tuple[str, ...], list[tuple[int, dict[str, Any]]]] = defaultdict(list)
     for items, pks in same.items():
         if len(pks) > 1 or len(same) <= 8:
-            Fact.objects.filter(workspace=workspace, pk__in=pks).update(**dict(items))
+            # In chunks: undoing a million-fact dream restores 650,000 evicted facts to the same
+            # values, and one statement may carry at most 65,535 parameters.
+            for start in range(0, len(pks), _IN_CHUNK):
+                Fact.objects.filter(workspace=workspace, pk__in=pks[start : start + _IN_CHUNK]).update(**dict(items))
         else:
             scattered[tuple(name for name, _ in items)] += [(pk, dict(items)) for pk in pks]
     for names, rows in scattered.items():

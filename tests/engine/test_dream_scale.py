@@ -200,3 +200,32 @@ def test_a_dream_with_the_default_embedder_is_the_dream_with_the_hrr_embedder():
     reference = plan_dream(facts, [], NOW, exact_limit=0, embedder=HrrEmbedder())
     assert default.merges and default.relations and default.evictions and default.confirmations
     assert default == reference
+
+
+@pytest.mark.parametrize("stored", [False, True])
+def test_leaving_merged_facts_out_of_the_relate_search_never_changes_the_callers_vectors(stored):
+    """The relate search drops the merged facts' rows from the vectors (in place when the plan made
+    the matrix); an embedder's own array and the facts' stored vectors must come out untouched."""
+    texts = _corpus(600, seed=5)
+    texts += texts[:120]  # copies: merged in the first step, so there are rows to leave out
+    reference = HrrEmbedder().embed(texts, dtype=np.float32)
+
+    class Cached:  # an embedder that hands out the same array every time
+        id, dims = "cached", reference.shape[1]
+        array = reference.copy()
+
+        def embed(self, batch, dtype=np.float32):
+            return self.array
+
+    facts = [fact(f"m{k:05d}", text, "knowledge", embedding=reference[k].copy() if stored else None)
+             for k, text in enumerate(texts)]  # fmt: skip
+    before = [f.embedding.copy() for f in facts] if stored else None
+    embedder = Cached()
+    plan = plan_dream(facts, [], NOW, embedder=embedder, exact_limit=0, relates_threshold=0.6)
+    assert plan.merges and plan.relations
+    assert np.array_equal(embedder.array, reference)
+    if stored:
+        assert all(np.array_equal(f.embedding, b) for f, b in zip(facts, before, strict=True))
+    # and the same plan as with the batch embedder, which lets the search compact its own matrix
+    assert plan == plan_dream(facts if stored else [
+        fact(f.memory_id, f.content, "knowledge") for f in facts], [], NOW, exact_limit=0, relates_threshold=0.6)

@@ -211,3 +211,32 @@ def test_gc_and_the_dream_report_their_progress_phase_by_phase(workspace, aged, 
     # Planning reports each search: a million facts spend minutes there.
     searches = [m for m in logged if m.startswith(f"dream of {workspace.name}: finding ")]
     assert any("finding duplicates" in m for m in searches) and any("finding related facts 1 of 1" in m for m in searches)
+
+
+def test_undoing_a_dream_restores_groups_larger_than_one_statement_can_carry(workspace, monkeypatch):
+    """Undo writes every restored fact at once, grouped by the values it restores: at a million facts
+    one group (the evicted facts, all back to active) was 650,000 ids, past PostgreSQL's 65,535
+    parameters per statement. The groups go in chunks (made tiny here)."""
+    from memory.services import maintenance
+    from memory.services.maintenance import run_dream, undo_dream
+
+    tl = Tideline(workspace)
+    from django.db import connection
+
+    for k in range(25):  # one belief under 25 subject keys: 24 merge into one
+        tl.add("I keep a jar of coffee beans on the shelf", segment="preference", subject_key=f"pantry_{k}")
+    before = {f.memory_id: (f.lifecycle, f.valid_to) for f in Fact.objects.filter(workspace=workspace)}
+    report = run_dream(workspace)
+    assert report.counts["consolidated"] == 24
+    monkeypatch.setattr(maintenance, "_IN_CHUNK", 2)
+    sizes = []
+
+    def measure(execute, sql, params, many, context):
+        if sql.startswith("UPDATE") and "memory_fact" in sql:
+            sizes.append(len(params or ()))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(measure):
+        undo_dream(workspace, report.counts["run"])
+    assert sizes and max(sizes) < 20  # 2 ids and the restored values, never all 24 ids at once
+    assert {f.memory_id: (f.lifecycle, f.valid_to) for f in Fact.objects.filter(workspace=workspace)} == before
