@@ -64,6 +64,21 @@ def index_facts(facts: Iterable[Fact], *, new: bool = False) -> None:
         _bump(Counter((ws, origin, trusted, term) for ws, _, origin, trusted, term, _ in rows), +1)
         return
     added: Counter = Counter()
+    if connection.vendor == "postgresql" and len(rows) > 500:
+        # Many facts at once (those an undone dream brings back): each chunk as one JSON document,
+        # not statements of 3,000 placeholders that psycopg parses one by one.
+        for start in range(0, len(rows), 20_000):
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"INSERT INTO {_table(FactTerm)} (workspace_id, fact_id, origin_key, trusted, term, token_count) "
+                    f"SELECT (e->>0)::bigint, (e->>1)::bigint, e->>2, (e->>3)::boolean, (e->>4)::bigint, "
+                    f"(e->>5)::smallint FROM json_array_elements(%s::json) AS e "
+                    "ON CONFLICT (fact_id, term) DO NOTHING RETURNING workspace_id, origin_key, trusted, term",
+                    [json.dumps(rows[start : start + 20_000])],
+                )
+                added.update((ws, origin, trusted, term) for ws, origin, trusted, term in cursor.fetchall())
+        _bump(added, +1)
+        return
     for start in range(0, len(rows), 500):
         chunk = rows[start : start + 500]
         with connection.cursor() as cursor:

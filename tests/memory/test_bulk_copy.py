@@ -77,3 +77,24 @@ def test_document_frequencies_of_a_large_batch_equal_the_postings(workspace):
         postings[term] = postings.get(term, 0) + 1
     assert len(postings) > 500
     assert dict(TermStat.objects.filter(workspace=workspace).values_list("term", "df")) == postings
+
+
+def test_many_facts_indexed_again_at_once_count_each_posting_once(workspace):
+    """Facts an undone dream brings back are indexed thousands at a time (one JSON document per chunk
+    on PostgreSQL): the postings must equal the write path's, and a repeat must add nothing."""
+    texts = [f"Entry {i} records item{i}x, item{i}y and the common theme." for i in range(300)]
+    created = bulk_copy.create_all(Fact, _facts(workspace, texts))
+    index_facts(created[:3])  # a few already there: skipped, never counted twice
+    index_facts(created)
+    index_facts(created[100:])
+    postings = {}
+    for fact_id, term in FactTerm.objects.filter(workspace=workspace).values_list("fact_id", "term"):
+        postings[term] = postings.get(term, 0) + 1
+    assert len(postings) > 500
+    assert dict(TermStat.objects.filter(workspace=workspace).values_list("term", "df")) == postings
+    reference = bulk_copy.create_all(Fact, _facts(workspace, texts[:5], prefix="mem_ref"))
+    index_facts(reference, new=True)
+    terms = {}
+    for fact_id, term, count in FactTerm.objects.filter(workspace=workspace).values_list("fact_id", "term", "token_count"):
+        terms.setdefault(fact_id, set()).add((term, count))
+    assert all(terms[created[k].pk] == terms[reference[k].pk] for k in range(5))

@@ -229,6 +229,7 @@ def test_undoing_a_dream_restores_groups_larger_than_one_statement_can_carry(wor
     report = run_dream(workspace)
     assert report.counts["consolidated"] == 24
     monkeypatch.setattr(maintenance, "_IN_CHUNK", 2)
+    monkeypatch.setattr(maintenance, "REINDEX_BATCH", 5)
     sizes = []
 
     def measure(execute, sql, params, many, context):
@@ -239,4 +240,7 @@ def test_undoing_a_dream_restores_groups_larger_than_one_statement_can_carry(wor
     with connection.execute_wrapper(measure):
         undo_dream(workspace, report.counts["run"])
     assert sizes and max(sizes) < 20  # 2 ids and the restored values, never all 24 ids at once
+    # every fact back in the active set is in the near-duplicate index again (five at a time here)
+    active = Fact.objects.filter(workspace=workspace, lifecycle="active")
+    assert active.count() == 25 and not active.filter(terms__isnull=True).exists()
     assert {f.memory_id: (f.lifecycle, f.valid_to) for f in Fact.objects.filter(workspace=workspace)} == before
