@@ -347,8 +347,10 @@ def _without_rows(
         block = keep[start : start + 65536]
         matrix[start : start + len(block)] = matrix[block]
     try:
-        matrix.resize((len(keep), *matrix.shape[1:]), refcheck=False)  # hands the tail back
-    except ValueError:  # a view of someone else's array: keep the tail allocated
+        # Hands the tail back. Safe without numpy's reference check (which our own names would fail):
+        # nothing holds a view of the matrix by now, the duplicate search's having ended with it.
+        matrix.resize((len(keep), *matrix.shape[1:]), refcheck=False)
+    except ValueError:  # not an array that owns its memory: keep the tail allocated
         matrix = matrix[: len(keep)]
     return rows[keep], matrix
 
