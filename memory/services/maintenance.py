@@ -14,7 +14,6 @@ import logging
 import re
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -149,27 +148,6 @@ def _phase(progress: Progress | None, phase: str) -> None:
         progress(phase, 0, 0)
 
 
-@contextmanager
-def _batches_without_flush_waits():
-    """On PostgreSQL, the pass's batches commit without waiting for their WAL to reach the disk.
-
-    A million-fact dream commits some 350 batches of ten thousand rows, and waiting for each flush
-    was a quarter of the time it spent adding links. Every batch is still atomic, with its event, and
-    a crash of the server process loses nothing; only a crash of the whole machine can lose the last
-    batches (well under a second of them), and that leaves the workspace as if the pass had stopped
-    a moment earlier, which a pass interrupted at any point already does."""
-    if connection.vendor != "postgresql":
-        yield
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SET synchronous_commit TO off")
-    try:
-        yield
-    finally:
-        with connection.cursor() as cursor:
-            cursor.execute("RESET synchronous_commit")
-
-
 def apply_changes(
     workspace: Workspace, *, changes: Sequence[FactChange], links: Sequence[tuple[str, str, str]], actor: str,
     reason_of: Callable[[FactChange], str] | None = None, kind_of: Callable[[FactChange], str] | None = None,
@@ -179,16 +157,6 @@ def apply_changes(
 
     Returns the ids whose change was skipped because the fact changed after the plan was made.
     `progress("applying", done, total)` hears of each batch written."""
-    with _batches_without_flush_waits():
-        return _apply_changes(workspace, changes=changes, links=links, actor=actor, reason_of=reason_of,
-                              kind_of=kind_of, now=now, progress=progress)  # fmt: skip
-
-
-def _apply_changes(
-    workspace: Workspace, *, changes: Sequence[FactChange], links: Sequence[tuple[str, str, str]], actor: str,
-    reason_of: Callable[[FactChange], str] | None, kind_of: Callable[[FactChange], str] | None,
-    now: datetime | None, progress: Progress | None,
-) -> list[str]:  # fmt: skip
     now = now or timezone.now()
     skipped: list[str] = []
     for start in range(0, len(changes), BATCH):

@@ -174,32 +174,3 @@ def test_a_link_to_a_fact_purged_after_its_id_was_resolved_is_left_out(workspace
     added = Link.objects.filter(workspace=workspace, created_by="dream:t3")
     assert [(x.from_fact.memory_id, x.kind, x.to_fact.memory_id) for x in added] == [(a, "relates", b)]
 
-
-def test_a_pass_commits_its_batches_without_waiting_for_the_disk_and_then_waits_again(workspace):
-    """On PostgreSQL a pass's batches skip the WAL flush wait (a quarter of a million-link dream's
-    time); the connection must wait again afterwards, for every other write, even when a batch fails."""
-    from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip("synchronous_commit is PostgreSQL's")
-
-    def setting() -> str:
-        with connection.cursor() as cursor:
-            cursor.execute("SHOW synchronous_commit")
-            return cursor.fetchone()[0]
-
-    ids = _add(workspace, 2)
-    importance = Fact.objects.get(memory_id=ids[0]).importance
-    seen = []
-    change = FactChange(ids[0], {"importance": importance}, {"importance": 0.42})
-    apply_changes(workspace, changes=[change], links=[], actor="gc", kind_of=lambda c: seen.append(setting()) or "reinforced")
-    assert seen == ["off"] and setting() == "on"
-    assert Fact.objects.get(memory_id=ids[0]).importance == 0.42
-
-    def fail(change):
-        raise RuntimeError("a batch failed")
-
-    again = FactChange(ids[1], {"importance": Fact.objects.get(memory_id=ids[1]).importance}, {"importance": 0.1})
-    with pytest.raises(RuntimeError):
-        apply_changes(workspace, changes=[again], links=[], actor="gc", kind_of=fail)
-    assert setting() == "on"
