@@ -173,4 +173,3 @@ def test_a_link_to_a_fact_purged_after_its_id_was_resolved_is_left_out(workspace
     apply_changes(workspace, changes=[], links=[(a, "relates", b), (b, "relates", c)], actor="dream:t3")
     added = Link.objects.filter(workspace=workspace, created_by="dream:t3")
     assert [(x.from_fact.memory_id, x.kind, x.to_fact.memory_id) for x in added] == [(a, "relates", b)]
-
