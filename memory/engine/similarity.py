@@ -363,7 +363,8 @@ def _collapse_duplicates(unit: np.ndarray) -> _Groups:
     n = len(unit)
     hashes = _row_hashes(unit)
     order = np.argsort(hashes, kind="stable")  # equal hashes together, rows ascending inside
-    run_start = np.flatnonzero(np.concatenate(([True], hashes[order][1:] != hashes[order][:-1])))
+    ordered = hashes[order]
+    run_start = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
     run_size = np.diff(np.append(run_start, n))
     shared = np.flatnonzero(run_size > 1)
     for r in shared:  # rows with one hash are identical rows unless the hash collided
