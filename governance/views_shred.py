@@ -41,7 +41,9 @@ def _page(request: HttpRequest, ws, chosen: str, *, problem: str = "", reason: s
         except RequestError as error:
             problem = problem or error.message
     events = MemoryEvent.objects.filter(workspace=ws, kind=MemoryEvent.Kind.SHREDDED)
-    shredded = set(events.values_list("data__origin_key", flat=True))
+    # The whole `data`: SQLite hands a key's text back through json.loads, which would turn a key
+    # that reads as JSON into something else.
+    shredded = {data.get("origin_key") for data in events.values_list("data", flat=True)}
     choices = [(key, label, count, key in shredded) for key, label, count in origins]
     return render(request, "governance/shred.html", {
         "workspace": ws, "origins": choices, "chosen": chosen, "preview": preview, "problem": problem,

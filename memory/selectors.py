@@ -427,8 +427,10 @@ def maintenance_runs(workspace: Workspace, limit: int = 6) -> list[dict]:
     if run_ids:
         # Only what the page shows of an undo: its `fact_ids` name every fact the run touched.
         undoes = MemoryEvent.objects.filter(workspace=workspace, kind="restored", data__run__in=run_ids)
-        for run, revision, actor in undoes.order_by("-revision").values_list("data__run", "revision", "actor"):
-            undone[run] = {"revision": revision, "actor": actor}
+        # The whole `data`, not `data__run`: SQLite hands a key's text back through json.loads, so a
+        # run id of twelve decimal digits would come back as a number and match nothing.
+        for data, revision, actor in undoes.order_by("-revision").values_list("data", "revision", "actor"):
+            undone[data.get("run")] = {"revision": revision, "actor": actor}
     shown = []
     for event in runs:
         counts = ", ".join(f"{name} {value:,}" for name, value in event.data.items()

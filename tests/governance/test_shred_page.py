@@ -106,6 +106,8 @@ def test_a_wrong_confirmation_then_the_right_one_then_a_second_shred(client, wor
     assert event.actor == "user:admin-shred" and not sealing.keyring.exists(workspace.pk, PEER.key)
     again = client.post(_url(workspace), {"origin": PEER.key, "confirm": PEER.key}, follow=True)
     assert "already shredded" in again.content.decode() and MemoryEvent.objects.filter(kind="shredded").count() == 1
+    # The picker still lists the origin, greyed out as shredded (its key is a JSON array: read as text on every database).
+    assert f"{escape(PEER.label())} (2 facts, shredded)" in client.get(_url(workspace)).content.decode()
     # The tombstone: "shredded", metadata only, on the fact page, its panel and the list.
     for url in (f"/w/{workspace.name}/facts/{theirs.id}/", f"/w/{workspace.name}/facts/{theirs.id}/panel/",
                 f"/w/{workspace.name}/facts/", f"/w/{workspace.name}/review/{item.pk}/"):

@@ -335,6 +335,22 @@ def test_the_maintenance_card_shows_every_kind_of_run_and_undone_runs_as_undone(
     assert 'class="badge undone">undone' in body and "undone at revision" in body
 
 
+def test_an_undone_run_whose_id_is_all_decimal_digits_shows_as_undone(client, owner, workspace, monkeypatch):
+    """One run id in 280 is twelve decimal digits; SQLite once read it back as a number and the card lost the undo."""
+    import uuid
+
+    from memory.services import maintenance
+
+    monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(hex="1234567890120000000000000000000f"))
+    client.force_login(owner)
+    dream = maintenance.run_dream(workspace)
+    assert dream.counts["run"] == "123456789012"
+    maintenance.undo_dream(workspace, dream.counts["run"])
+    body = client.get(reverse("memory:workspace-overview", args=[workspace.name])).content.decode()
+    assert 'class="badge undone">undone' in body and "undone at revision" in body
+    assert maintenance.undo_dream(workspace, dream.counts["run"]) is None
+
+
 def test_the_inspector_names_linked_facts_by_their_words(client, owner, workspace):
     from tests.factories import make_fact, make_link
 
