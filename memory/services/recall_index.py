@@ -205,6 +205,9 @@ class ScopeIndex:
         return int(total)
 
 
+# Facts read per round trip while loading (a server-side cursor on PostgreSQL).
+LOAD_CHUNK = 5000
+
 # Touched ids read per query (SQLite binds at most 32,766 parameters per statement).
 TOUCHED_CHUNK = 5000
 
@@ -228,10 +231,29 @@ def _analyzer(text: str) -> list[str]:
 _FIELD_AT = {name: i for i, name in enumerate(_FIELDS)}
 
 
+def _label(value):
+    """One shared object per distinct label (segment, tier, lifecycle…): the database hands back a
+    new string per row, and a million facts held seven copies each of a few words (0.4 GB)."""
+    if value is None:
+        return None
+    shared = _labels.get(value)
+    if shared is None:
+        if len(_labels) >= 10_000:
+            _labels.clear()
+        shared = _labels[value] = value
+    return shared
+
+
+_labels: dict[str, str] = {}
+# The `supersedes` of a fact that supersedes nothing (most of them): one list for all, never edited.
+_NO_TARGETS: list = []
+
+
 def _row_of(values: tuple, content: str, embedding) -> FactRow:
     (_, memory_id, _, _, _, _, segment, tier, importance, decay_rate, access_count, last_accessed_at, created_at,
      lifecycle, valid_to, confidence, status, source_type, _, _, _, _, _, _, _, _, origin_kind, channel_id,
      conversation_id, session_key, account_id, _, _) = values  # the order of _FIELDS
+    segment, tier, lifecycle, status, source_type = map(_label, (segment, tier, lifecycle, status, source_type))
     parts = (origin_kind, channel_id, conversation_id, session_key, account_id)
     origin = _origins.get(parts)
     if origin is None:  # one object per origin, not per fact (an index holds a single origin)
@@ -463,7 +485,9 @@ class IndexRegistry:
         # Tuples, not dicts: at 100,000 facts the per-row overhead of `.values()` is seconds.
         # Write order (pk) matters: equal scores and equal timestamps fall back to row order, which
         # must be the order facts were written in, on every database and after every rebuild.
-        for values in facts.order_by("pk").values_list(*_FIELDS):
+        # Streamed a few thousand rows at a time: a million rows read at once held 1.5 GB of
+        # tuples and datetimes until the loop ended, and left the heap too fragmented to shrink.
+        for values in facts.order_by("pk").values_list(*_FIELDS).iterator(chunk_size=LOAD_CHUNK):
             memory_id = values[at["memory_id"]]
             if found is not None:
                 found.add(memory_id)
@@ -476,11 +500,11 @@ class IndexRegistry:
             index.rows[memory_id] = _row_of(values, content, embedding)
             index.meta[memory_id] = RowMeta(
                 pk=values[at["pk"]], clearance=CLEARANCE.get(values[at["classification"]], 1),
-                intent_scope=values[at["intent_scope"]] or "", archived_at=to_ms(values[at["archived_at"]]),
-                pruned_at=to_ms(values[at["pruned_at"]]), modality=values[at["modality"]],
+                intent_scope=_label(values[at["intent_scope"]] or ""), archived_at=to_ms(values[at["archived_at"]]),
+                pruned_at=to_ms(values[at["pruned_at"]]), modality=_label(values[at["modality"]]),
                 visible_from=_visible_from(values[at["held_at"]], values[at["admitted_at"]]),
-                media_pointer=values[at["media_pointer"]], supersedes=values[at["supersedes"]] or [],
-                tier=values[at["tier"]] or "", classification=values[at["classification"]] or "",
+                media_pointer=values[at["media_pointer"]], supersedes=values[at["supersedes"]] or _NO_TARGETS,
+                tier=_label(values[at["tier"]] or ""), classification=_label(values[at["classification"]] or ""),
             )  # fmt: skip
         return new_ids
 

@@ -75,3 +75,18 @@ def test_a_word_brings_a_bounded_number_of_features_however_long():
     assert len(features) == 1 + (MAX_INDEX_TOKEN_LENGTH + 2 - 2) + (MAX_INDEX_TOKEN_LENGTH + 2 - 3)
     index = NgramIndex(["y" * 1000, "a plain fact"])
     assert index.cosine("y" * 5000, np.ones(2, dtype=bool))[0] == pytest.approx(1.0)
+
+
+def test_norms_summed_a_few_entries_at_a_time_equal_one_pass_to_the_last_bit(monkeypatch):
+    """A build sums squared weights in steps (bounded memory); the sums must be exactly one pass's."""
+    from memory.bench.corpus import Corpus
+    from memory.engine import ngrams
+
+    docs = [fact.content for fact in Corpus(seed=3).facts(400)]
+    one_pass = NgramIndex(docs).weights
+    expected = np.bincount(one_pass.indices, weights=np.square(one_pass.data, dtype=np.float64), minlength=len(docs))
+    monkeypatch.setattr(ngrams, "ENTRY_CHUNK", 7)
+    stepped = NgramIndex(docs)
+    assert stepped._s0.tobytes() == expected.tobytes()
+    query = docs[5]
+    assert np.array_equal(stepped.cosine(query, np.ones(len(docs), dtype=bool)), NgramIndex(docs).cosine(query, np.ones(len(docs), dtype=bool)))
