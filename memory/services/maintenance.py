@@ -494,38 +494,62 @@ def undo_dream(workspace: Workspace, run_id: str, *, actor: str = "undo") -> int
     # A run id is 12 hex digits (see run_dream); anything else could match other actors' events.
     if not DREAM_RUN_ID.fullmatch(run_id or ""):
         raise RequestError(f"{run_id!r} is not a dream run id (12 hex digits, as `dream` printed it)", kind="validation")
-    events = list(MemoryEvent.objects.filter(workspace=workspace, actor__endswith=f":{run_id}").order_by("-revision", "-id"))
-    if not any(e.kind == "dream_run" and e.data.get("run") == run_id for e in events):
+    runs = MemoryEvent.objects.filter(workspace=workspace, kind="dream_run", actor__endswith=f":{run_id}")
+    if not runs.filter(data__run=run_id).exists():
         raise NotFoundError(f"no dream run {run_id!r} in workspace {workspace.name!r}")
     try:
-        return _undo_dream(workspace, run_id, events, actor)
+        return _undo_dream(workspace, run_id, actor)
     except _AlreadyUndone:
         return None
 
 
-def _undo_dream(workspace: Workspace, run_id: str, events: list, actor: str) -> int:
+@dataclass
+class _Replay:
+    """What undoing a run needs of its events, read newest first: the links it added, each changed
+    fact's values from before the run, and every fact it named."""
+
+    added: list = field(default_factory=list)
+    before: dict = field(default_factory=dict)  # memory id → field → value before the run
+    changes: dict = field(default_factory=dict)  # memory id → how many of its changes
+    named: set = field(default_factory=set)
+
+
+def _replay(workspace: Workspace, run_id: str) -> _Replay:
+    """Fold the run's events into a `_Replay`, a few thousand at a time: only three fields each, and
+    no event kept (a million-fact run has 900,000 of them: as models they held 4 GB)."""
+    from memory.models import MemoryEvent
+
+    out = _Replay()
+    events = MemoryEvent.objects.filter(workspace=workspace, actor__endswith=f":{run_id}").order_by("-revision", "-id")
+    for kind, fact_ids, data in events.values_list("kind", "fact_ids", "data").iterator(chunk_size=5000):
+        out.named.update(fact_ids or ())
+        if kind == "linked":
+            out.added.extend(tuple(link) for link in data.get("links", []))
+        elif "before" in data and fact_ids:
+            # Newest first: an older change's values overwrite a newer one's, so a fact changed
+            # twice ends with the values it had before the run.
+            values = out.before.setdefault(fact_ids[0], {})
+            for name, value in data["before"].items():
+                values[name] = from_ms(value) if name in _TIMESTAMP_FIELDS else value
+            if data["before"].get("lifecycle") == "active":
+                values["archived_at"] = values["pruned_at"] = None
+            out.changes[fact_ids[0]] = out.changes.get(fact_ids[0], 0) + 1
+    return out
+
+
+def _undo_dream(workspace: Workspace, run_id: str, actor: str) -> int:
     with mutate(workspace, actor=actor) as m:
         if dream_undone_by(workspace, run_id) is not None:  # under the lock, so two undos cannot both run
             raise _AlreadyUndone  # rolls the revision back: nothing at all is written
-        added = [tuple(link) for e in events if e.kind == "linked" for link in e.data.get("links", [])]
-        _remove_links(workspace, added)
-        restores = [e for e in events if e.kind != "linked" and "before" in e.data and e.fact_ids]
-        pks = _fact_pks(workspace, {e.fact_ids[0] for e in restores})
-        written: dict[int, dict[str, Any]] = {}
-        undone = 0
-        for event in restores:
-            pk = pks.get(event.fact_ids[0])
-            if pk is None:
-                continue  # purged since the run
-            values = written.setdefault(pk, {})
-            for name, value in event.data["before"].items():
-                values[name] = from_ms(value) if name in _TIMESTAMP_FIELDS else value
-            if event.data["before"].get("lifecycle") == "active":
-                values["archived_at"] = values["pruned_at"] = None
-            undone += 1
+        replay = _replay(workspace, run_id)
+        _remove_links(workspace, replay.added)
+        pks = _fact_pks(workspace, replay.before)
+        # Facts purged since the run are left out.
+        written = {pks[mid]: values for mid, values in replay.before.items() if mid in pks}
+        undone = sum(count for mid, count in replay.changes.items() if mid in pks)
         _write_fields(workspace, written)
-        m.record("restored", fact_ids=sorted({fid for e in events for fid in e.fact_ids}), reason=f"undo of dream run {run_id}",
-                 run=run_id, changes=undone)  # fmt: skip
+        m.record("restored", fact_ids=sorted(replay.named), reason=f"undo of dream run {run_id}", run=run_id,
+                 changes=undone)  # fmt: skip
     # The facts back in the active set get their near-duplicate postings again, a few thousand at a
     # time (an undone million-fact dream brings back 900,000: all at once held 6 GB of models and rows).
     unindexed = list(Fact.objects.filter(workspace=workspace, lifecycle="active", terms__isnull=True)
@@ -533,8 +557,6 @@ def _undo_dream(workspace: Workspace, run_id: str, events: list, actor: str) -> 
     for start in range(0, len(unindexed), REINDEX_BATCH):
         index_facts(Fact.objects.filter(pk__in=unindexed[start : start + REINDEX_BATCH]).order_by("pk"))
     return undone
-
-
 
 
 def _fact_pks(workspace: Workspace, memory_ids) -> dict[str, int]:
