@@ -455,18 +455,21 @@ def _signatures(
     total = band_bits + sum(params.filter_bits)
     planes = np.random.default_rng(seed).standard_normal((dims, total)).astype(np.float32)
     key_type = {8: np.uint8, 16: np.uint16, 32: np.uint32}[params.rows]
-    keys = np.empty((n, params.bands), dtype=key_type)
-    words = [np.empty((n, bits // 64), dtype=np.uint64) for bits in params.filter_bits]
+    # Laid out band by band (and word by word), so that one band's keys, or one filter word of every
+    # row, is contiguous; written that way block by block (a transposed copy at the end held the
+    # keys twice: 0.9 GB at a million rows).
+    keys = np.empty((params.bands, n), dtype=key_type)
+    words = [np.empty((bits // 64, n), dtype=np.uint64) for bits in params.filter_bits]
     for start in range(0, n, 4096):
         block = unit[start : start + 4096] if rows is None else unit[rows[start : start + 4096]]
         packed = np.packbits(block @ planes >= 0, axis=1, bitorder="little")
-        keys[start : start + 4096] = packed[:, : band_bits // 8].view(key_type)
+        stop = start + len(block)
+        keys[:, start:stop] = packed[:, : band_bits // 8].view(key_type).T
         offset = band_bits // 8
         for target, bits in zip(words, params.filter_bits, strict=True):
-            target[start : start + 4096] = packed[:, offset : offset + bits // 8].view(np.uint64)
+            target[:, start:stop] = packed[:, offset : offset + bits // 8].view(np.uint64).T
             offset += bits // 8
-    # Transposed so that one band's keys, or one filter word of every row, is contiguous.
-    return np.ascontiguousarray(keys.T), np.ascontiguousarray(words[0].T), np.ascontiguousarray(words[1].T)
+    return keys, words[0], words[1]
 
 
 def _hamming(words: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:

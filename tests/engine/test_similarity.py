@@ -182,3 +182,25 @@ def test_identical_rows_are_grouped_exactly_even_when_their_hashes_collide(monke
     # Every row hashing alike: the byte-for-byte check must split them again.
     monkeypatch.setattr(S, "_row_hashes", lambda unit: np.zeros(len(unit), dtype=np.uint64))
     assert found(S._collapse_duplicates(rows)) == expected(rows)
+
+
+@pytest.mark.parametrize("use_rows", [False, True])
+def test_lsh_signatures_are_each_rows_plane_signs_laid_out_band_by_band(use_rows):
+    """The signatures are written block by block straight into their band-major layout; they must be
+    the plane signs of every row (or of the rows named) whatever the block boundaries."""
+    from memory.engine import similarity
+
+    rng = np.random.default_rng(5)
+    unit = rng.standard_normal((9000, 32)).astype(np.float32)
+    rows = np.sort(rng.choice(9000, 5000, replace=False)) if use_rows else None
+    params = lsh_params(0.8, 0.01, 16)
+    keys, coarse, fine = similarity._signatures(unit, params, 11, rows)
+    chosen = unit if rows is None else unit[rows]
+    bits = params.rows * params.bands
+    planes = np.random.default_rng(11).standard_normal((32, bits + sum(params.filter_bits))).astype(np.float32)
+    packed = np.packbits(chosen @ planes >= 0, axis=1, bitorder="little")
+    assert keys.shape == (params.bands, len(chosen)) and keys.flags.c_contiguous
+    assert np.array_equal(keys, packed[:, : bits // 8].copy().view(np.uint16).T)
+    first = bits // 8 + params.filter_bits[0] // 8
+    assert np.array_equal(coarse, packed[:, bits // 8 : first].copy().view(np.uint64).T)
+    assert np.array_equal(fine, packed[:, first : first + params.filter_bits[1] // 8].copy().view(np.uint64).T)
