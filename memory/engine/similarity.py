@@ -264,7 +264,8 @@ def cosine_pair_chunks(
         # the expansion, re-scoring and sort of one slice's 30 million pairs at once took 2 GB.
         for start in range(0, max(1, len(ri)), _FINISHED_AT_ONCE):
             stop = start + _FINISHED_AT_ONCE
-            yield _finish(ri[start:stop], rj[start:stop], groups, range(lo, hi) if start == 0 else range(0),
+            yield _finish(ri[start:stop].astype(np.int64), rj[start:stop].astype(np.int64), groups,
+                          range(lo, hi) if start == 0 else range(0),
                           live, raw, norms, threshold, "lsh", scored if start == 0 else 0, params)  # fmt: skip
         del ri, rj
         release_free_memory()  # the slice's scratch arrays, held by the C heap otherwise
@@ -572,6 +573,7 @@ def _lsh_candidates(
         parts = list(pool.map(lambda k: bands(edges[k], edges[k + 1]), range(len(edges) - 1)))
         distinct = _merged_distinct(parts) if len(parts) > 1 else parts[0]
         lefts, rights = [], []
+        codes = left = right = close = None
         for start in range(0, len(distinct), _SCORED_AT_ONCE):  # the scoring's arrays stay small
             codes = distinct[start : start + _SCORED_AT_ONCE]
             left, right = codes // n, codes % n
@@ -580,11 +582,28 @@ def _lsh_candidates(
             else:
                 close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, reps[a], reps[b]), left, right)
             close = close >= threshold - _FLOAT32_MARGIN
-            lefts.append(left[close])
-            rights.append(right[close])
+            # Positions fit in 32 bits below 2³¹ rows: a slice's tens of millions of candidates
+            # are held in half the memory until they are finished (widened again a piece at a time).
+            position = np.int32 if n < 2**31 else np.int64
+            lefts.append(left[close].astype(position))
+            rights.append(right[close].astype(position))
+        scored = len(distinct)
+        # Let every pair code go before the kept ones are joined (the join holds them twice).
+        del parts, distinct, codes, left, right, close
     if not lefts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
-    return np.concatenate(lefts), np.concatenate(rights), len(distinct)
+    return _joined(lefts), _joined(rights), scored
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    """The parts end to end; the list is emptied as they are copied in, so the parts go early."""
+    out = np.empty(sum(len(part) for part in parts), dtype=parts[0].dtype)
+    at = 0
+    while parts:
+        part = parts.pop(0)
+        out[at : at + len(part)] = part
+        at += len(part)
+    return out
 
 
 def _distinct(codes: np.ndarray) -> np.ndarray:
