@@ -273,6 +273,7 @@ def plan_dream(
                     _merge(state, ledger, out_links, keep.memory_id, drop.memory_id, key, sim, reason, now)
                 )
                 merged_rows[j if drop is b else i] = 1
+            del scores  # a million entries: not needed while searching for related facts
         del left, right, sims
         if relating:
             excluded = np.frombuffer(merged_rows, dtype=bool)
