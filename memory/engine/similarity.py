@@ -573,6 +573,9 @@ def _lsh_candidates(
         parts = list(pool.map(lambda k: bands(edges[k], edges[k + 1]), range(len(edges) - 1)))
         distinct = _merged_distinct(parts) if len(parts) > 1 else parts[0]
         lefts, rights = [], []
+        # Positions fit in 32 bits below 2³¹ rows: a slice's tens of millions of candidates are
+        # held in half the memory until they are finished (widened again a piece at a time).
+        position = np.int32 if n < 2**31 else np.int64
         codes = left = right = close = None
         for start in range(0, len(distinct), _SCORED_AT_ONCE):  # the scoring's arrays stay small
             codes = distinct[start : start + _SCORED_AT_ONCE]
@@ -582,9 +585,6 @@ def _lsh_candidates(
             else:
                 close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, reps[a], reps[b]), left, right)
             close = close >= threshold - _FLOAT32_MARGIN
-            # Positions fit in 32 bits below 2³¹ rows: a slice's tens of millions of candidates
-            # are held in half the memory until they are finished (widened again a piece at a time).
-            position = np.int32 if n < 2**31 else np.int64
             lefts.append(left[close].astype(position))
             rights.append(right[close].astype(position))
         scored = len(distinct)

@@ -494,8 +494,8 @@ def undo_dream(workspace: Workspace, run_id: str, *, actor: str = "undo") -> int
     # A run id is 12 hex digits (see run_dream); anything else could match other actors' events.
     if not DREAM_RUN_ID.fullmatch(run_id or ""):
         raise RequestError(f"{run_id!r} is not a dream run id (12 hex digits, as `dream` printed it)", kind="validation")
-    runs = MemoryEvent.objects.filter(workspace=workspace, kind="dream_run", actor__endswith=f":{run_id}")
-    if not runs.filter(data__run=run_id).exists():
+    run = MemoryEvent.objects.filter(workspace=workspace, kind="dream_run", actor__endswith=f":{run_id}", data__run=run_id)
+    if not run.exists():
         raise NotFoundError(f"no dream run {run_id!r} in workspace {workspace.name!r}")
     try:
         return _undo_dream(workspace, run_id, actor)
