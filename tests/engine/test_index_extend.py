@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from memory.engine.bm25 import Bm25Index
 from memory.engine.candidates import FactColumns, FactRow
 from memory.engine.fusion import recall_fused
-from memory.engine.ngrams import NgramIndex
+from memory.engine.ngrams import B_STEPS, NgramIndex
 from memory.engine.records import Origin
 from memory.engine.tokenize import recall_terms
 
@@ -257,15 +257,16 @@ def test_append_rows_equals_a_vertical_stack(top_rows, bottom_rows, top_cols, ex
 @given(docs=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join), min_size=1, max_size=15),
        seed=st.integers(0, 2**16))  # fmt: skip
 def test_ngram_candidate_statistics_equal_the_plain_formulas(docs, seed):
-    """IDF `ln((n+1)/(df+1)) + 1` and the norm of each fact's IDF-weighted vector, computed from the
-    kept sums, equal the plain computation (up to float rounding, far below any score difference)."""
+    """IDF `ln(n+1) + 1 − b` with b = ln(df+1) rounded to a multiple of 1/B_STEPS, and the norm of
+    each fact's IDF-weighted vector, computed from the kept sums, equal the plain computation (up to
+    float rounding, far below any score difference)."""
     index = NgramIndex(docs)
     mask = np.random.default_rng(seed).random(len(docs)) < 0.7
     w = index.weights
     if w.nnz == 0:
         return
     df = np.add.reduceat(mask[w.indices].astype(np.float64), w.indptr[:-1])
-    idf = np.log((mask.sum() + 1.0) / (df + 1.0)) + 1.0
+    idf = np.log(mask.sum() + 1.0) + 1.0 - np.round(np.log(df + 1.0) * B_STEPS) / B_STEPS
     feature_of = np.repeat(np.arange(w.shape[1]), np.diff(w.indptr))
     weighted = w.data.astype(np.float64) * idf[feature_of]
     norms = np.sqrt(np.bincount(w.indices, weights=weighted * weighted, minlength=len(docs)))

@@ -90,3 +90,45 @@ def test_norms_summed_a_few_entries_at_a_time_equal_one_pass_to_the_last_bit(mon
     assert stepped._s0.tobytes() == expected.tobytes()
     query = docs[5]
     assert np.array_equal(stepped.cosine(query, np.ones(len(docs), dtype=bool)), NgramIndex(docs).cosine(query, np.ones(len(docs), dtype=bool)))
+
+
+def test_each_idf_is_within_a_half_grid_step_of_the_exact_formula():
+    """b = ln(df + 1) lies on a grid of 1/B_STEPS, so no IDF is more than half a step from
+    `ln((n + 1) / (df + 1)) + 1`: at most 0.05% of an IDF, which is never below 1."""
+    from memory.bench.corpus import Corpus
+    from memory.engine.ngrams import B_STEPS
+
+    docs = [fact.content for fact in Corpus(seed=5).facts(600)]
+    index = NgramIndex(docs)
+    mask = np.ones(len(docs), dtype=bool)
+    mask[::3] = False
+    idf, _ = index.statistics(mask)
+    df = np.add.reduceat(mask[index.weights.indices].astype(np.float64), index.weights.indptr[:-1])
+    exact = np.log((mask.sum() + 1.0) / (df + 1.0)) + 1.0
+    assert np.abs(idf - exact).max() <= 0.5 / B_STEPS + 1e-12
+    assert (np.abs(idf - exact) / exact).max() <= 0.0005
+
+
+def test_a_write_corrects_few_postings_however_many_facts_share_its_pieces():
+    """A new fact's common pieces move their df by one; the candidate set after each write is derived
+    from the one before by correcting only the features whose b crossed a grid line, not every fact
+    holding a common piece (which made the first recall after a write grow with the workspace)."""
+    from memory.engine import ngrams
+
+    common = "coffee morning garden"
+    docs = [f"{common} note{i}" for i in range(20_000)]
+    index = NgramIndex(docs)
+    mask = np.ones(len(docs), dtype=bool)
+    index.candidate_sums(mask)
+    writes = 40
+    for i in range(writes):
+        index.extend([f"{common} entry{i}"])
+        mask = np.append(mask, True)
+        index.candidate_sums(mask)
+    drift = index.candidate_sums(mask).drift
+    shared = len(set(ngrams.gram_features(common)))
+    # Exact b would correct every holder of each shared piece on every write: writes × shared × 20,000.
+    # On the grid a df of 20,000 crosses a line about once per 20,000 / B_STEPS ≈ 20 writes.
+    assert drift < writes * shared * len(docs) / 10
+    fresh = NgramIndex(docs + [f"{common} entry{i}" for i in range(writes)])
+    assert np.allclose(index.cosine("coffee garden", mask), fresh.cosine("coffee garden", mask), rtol=1e-12, atol=0)
