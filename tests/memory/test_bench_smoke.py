@@ -25,7 +25,11 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
     assert all(mb > 0 for mb in row["recall"]["resident_mb"].values())
     # The snapshot is written and a restarted process recalls from it (timed apart from the build).
     assert row["recall"]["snapshot_write_s"] > 0 and row["recall"]["restart_s"] > 0
-    assert set(row["maintenance"]) == {"dream_s", "gc_s", "graph_export_s"}
+    assert set(row["maintenance"]) == {"dream_s", "dream_phases_s", "gc_s", "graph_export_s"}
+    # Where the dream's time went, phase by phase: together they are the whole run.
+    phases = row["maintenance"]["dream_phases_s"]
+    assert "reading facts" in phases and "planning" in phases and all(s >= 0 for s in phases.values())
+    assert sum(phases.values()) <= row["maintenance"]["dream_s"]
     assert row["recall_linked"]["count"] == 5 and row["recall_linked"]["links"] >= 0
     # …and the recall right after a write on the linked memory, where the sync reads the new links.
     assert row["recall_linked"]["after_write"]["count"] == 5 and row["recall_linked"]["after_write"]["p50_ms"] > 0
