@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gc
 import random
-import resource
 import time
 from dataclasses import asdict, dataclass, field
 
@@ -15,6 +14,7 @@ from django.test import override_settings
 from memory import sealing
 from memory.bench.bm25s_reference import reference_in_child
 from memory.bench.corpus import Corpus
+from memory.bench.resident import PeakSampler, resident_mb
 from memory.bench.writes import LatencySummary
 from memory.engine import records as R
 from memory.engine.heap import release_free_memory
@@ -40,6 +40,8 @@ class RecallBench:
     # memory after each phase: where the memory goes.
     bm25s_peak_mb: float | None = None
     resident_mb: dict[str, float] = field(default_factory=dict)
+    # The highest resident memory within each phase (when a `PeakSampler` watched).
+    peak_mb: dict[str, float] = field(default_factory=dict)
 
     @property
     def ratio_to_bm25s(self) -> float | None:
@@ -58,19 +60,28 @@ def queries_for(contents: list[str], count: int, seed: int) -> list[str]:
 
 
 def run_recall_bench(
-    workspace: Workspace, count: int, seed: int, after_writes: int | None = None
+    workspace: Workspace, count: int, seed: int, after_writes: int | None = None, sampler: PeakSampler | None = None
 ) -> RecallBench:
     """`after_writes` (default: min(count, AFTER_WRITE_COUNT)) new facts are written at the end, each
-    followed by a timed recall; the workspace keeps them."""
+    followed by a timed recall; the workspace keeps them. With `sampler`, each phase's peak is noted."""
     registry.clear()
     resident = {"before": resident_mb()}
+    peaks: dict[str, float] = {}
+
+    def phase_ends(name: str) -> None:
+        resident[name] = resident_mb()
+        if sampler is not None:
+            peaks[name] = sampler.mark()
+
+    if sampler is not None:
+        sampler.mark()
     with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=0):  # the build alone; its snapshot below
         started = time.perf_counter()
         registry.get(workspace, R.Origin.owner())
         cold = time.perf_counter() - started
-    resident["cold build"] = resident_mb()
+    phase_ends("cold build")
     snapshot_write_s, restart_s = _time_restart(workspace)
-    resident["restart from the snapshot"] = resident_mb()
+    phase_ends("restart from the snapshot")
     index = registry.get(workspace, R.Origin.owner())
     contents = [row.content for row in index.rows.values()]
     queries = queries_for(contents, count, seed)
@@ -79,14 +90,14 @@ def run_recall_bench(
         t0 = time.perf_counter()
         recall_service.recall(workspace=workspace, query=query, origin="owner", k=10, reinforce=False)
         samples.append((time.perf_counter() - t0) * 1000)
-    resident["warm recalls"] = resident_mb()
+    phase_ends("warm recalls")
     reference, reference_peak = _bm25s_reference(contents, queries)
     writes = min(count, AFTER_WRITE_COUNT) if after_writes is None else after_writes
     after = time_recall_after_write(workspace, writes, seed, contents=contents) if writes else None
-    resident["recalls after writes"] = resident_mb()
+    phase_ends("recalls after writes")
     return RecallBench(
         cold, LatencySummary.of(samples), index.size_bytes / max(1, len(contents)), reference, after,
-        snapshot_write_s, restart_s, reference_peak, resident,
+        snapshot_write_s, restart_s, reference_peak, resident, peaks,
     )
 
 
@@ -138,15 +149,6 @@ def _bm25s_reference(contents: list[str], queries: list[str]) -> tuple[LatencySu
         return None, None
     samples, peak_mb = result
     return LatencySummary.of(samples), peak_mb
-
-
-def resident_mb() -> float:
-    """This process's resident memory now, in MB (Linux; elsewhere its peak so far)."""
-    try:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
-    except OSError:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def time_linked_recall(workspace: Workspace, count: int, seed: int, writes: int = 0) -> dict:

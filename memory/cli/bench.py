@@ -12,7 +12,8 @@ from dataclasses import asdict
 
 from django.db import connection
 
-from memory.bench.recall import AFTER_WRITE_COUNT, resident_mb, run_recall_bench, time_linked_recall
+from memory.bench.recall import AFTER_WRITE_COUNT, run_recall_bench, time_linked_recall
+from memory.bench.resident import PeakSampler, resident_mb
 from memory.bench.writes import seed_workspace, time_writes
 from memory.cli.common import emit, progress_bar
 from memory.services.errors import RequestError
@@ -43,37 +44,51 @@ def run(options: dict) -> None:
     if options["writes"] < 0 or options["queries"] < 0:
         raise RequestError("--writes and --queries cannot be negative", kind="validation")
     results = []
-    for size in sizes:
-        with progress_bar(size, f"seeding {size:,} facts") as bar:
-            workspace, corpus = seed_workspace(size, seed=options["seed"], progress=bar.update)
-        row = {"size": size, "workspace": workspace.name}
-        seeded = resident_mb()
-        if options["queries"]:
-            bench = run_recall_bench(workspace, options["queries"], options["seed"])
-            row["recall"] = {
-                "cold_build_s": bench.cold_build_s, "warm": asdict(bench.warm),
-                "index_bytes_per_fact": bench.index_bytes_per_fact,
-                "bm25s": asdict(bench.bm25s) if bench.bm25s else None, "ratio_to_bm25s": bench.ratio_to_bm25s,
-                "after_write": asdict(bench.recall_after_write) if bench.recall_after_write else None,
-                "snapshot_write_s": bench.snapshot_write_s, "restart_s": bench.restart_s,
-                "bm25s_peak_rss_mb": bench.bm25s_peak_mb, "resident_mb": {"after seeding": seeded, **bench.resident_mb},
-            }  # fmt: skip
-        if options["writes"]:
-            row["write"] = asdict(time_writes(workspace, corpus, options["writes"]))
-        if not options["no_maintenance"]:
-            row["maintenance"] = _time_maintenance(workspace)
-            if options["queries"]:
-                # The dream links related facts (hundreds of thousands at 100,000 facts): recall again,
-                # so the graph step is measured on a linked memory too.
-                row["recall_linked"] = time_linked_recall(workspace, options["queries"], options["seed"],
-                                                          writes=min(options["queries"], AFTER_WRITE_COUNT))  # fmt: skip
-        results.append(row)
+    sampler = PeakSampler()
+    try:
+        for size in sizes:
+            results.append(_bench_size(size, options, sampler))
+    finally:
+        sampler.close()
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     emit(options, {"database": connection.vendor, "pid": os.getpid(), "peak_rss_mb": rss_mb, "results": results},
          _table(connection.vendor, results, rss_mb))  # fmt: skip
 
 
-def _time_maintenance(workspace) -> dict:
+def _bench_size(size: int, options: dict, sampler: PeakSampler) -> dict:
+    """One size's figures; `peak_mb` says which phase set this process's peak."""
+    sampler.mark()
+    with progress_bar(size, f"seeding {size:,} facts") as bar:
+        workspace, corpus = seed_workspace(size, seed=options["seed"], progress=bar.update)
+    row: dict = {"size": size, "workspace": workspace.name}
+    peaks = row["peak_mb"] = {"seeding": sampler.mark()}
+    seeded = resident_mb()
+    if options["queries"]:
+        bench = run_recall_bench(workspace, options["queries"], options["seed"], sampler=sampler)
+        peaks.update(bench.peak_mb)
+        row["recall"] = {
+            "cold_build_s": bench.cold_build_s, "warm": asdict(bench.warm),
+            "index_bytes_per_fact": bench.index_bytes_per_fact,
+            "bm25s": asdict(bench.bm25s) if bench.bm25s else None, "ratio_to_bm25s": bench.ratio_to_bm25s,
+            "after_write": asdict(bench.recall_after_write) if bench.recall_after_write else None,
+            "snapshot_write_s": bench.snapshot_write_s, "restart_s": bench.restart_s,
+            "bm25s_peak_rss_mb": bench.bm25s_peak_mb, "resident_mb": {"after seeding": seeded, **bench.resident_mb},
+        }  # fmt: skip
+    if options["writes"]:
+        row["write"] = asdict(time_writes(workspace, corpus, options["writes"]))
+        peaks["writes"] = sampler.mark()
+    if not options["no_maintenance"]:
+        row["maintenance"] = _time_maintenance(workspace, sampler, peaks)
+        if options["queries"]:
+            # The dream links related facts (hundreds of thousands at 100,000 facts): recall again,
+            # so the graph step is measured on a linked memory too.
+            row["recall_linked"] = time_linked_recall(workspace, options["queries"], options["seed"],
+                                                      writes=min(options["queries"], AFTER_WRITE_COUNT))  # fmt: skip
+            peaks["recall after the dream"] = sampler.mark()
+    return row
+
+
+def _time_maintenance(workspace, sampler: PeakSampler, peaks: dict[str, float]) -> dict:
     """Seconds for a full dream pass (plan and apply), a decay GC pass and a graph export with communities.
 
     The worker that runs them holds no recall index, so this process lets its index go first (the
@@ -89,6 +104,7 @@ def _time_maintenance(workspace) -> dict:
     registry.clear()
     gc.collect()
     release_free_memory()
+    peaks["letting the index go"] = sampler.mark()
     timings: dict = {}
     dream_phases = PhaseClock()
     for name, call in (("dream_s", lambda: maintenance.run_dream(workspace, actor="bench", progress=dream_phases)),
@@ -97,6 +113,7 @@ def _time_maintenance(workspace) -> dict:
         started = time.perf_counter()
         call()
         timings[name] = time.perf_counter() - started
+        peaks[name.removesuffix("_s").replace("_", " ")] = sampler.mark()
         if name == "dream_s":
             timings["dream_phases_s"] = dream_phases.stop()
     return timings
@@ -157,6 +174,9 @@ def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
                 lines.append(f"  resident MB after each phase: {phases}")
             if r.get("bm25s_peak_rss_mb"):
                 lines.append(f"  (bm25s ran in a child process: its peak RSS {r['bm25s_peak_rss_mb']:,.0f} MB is not in this one's)")
+        if row.get("peak_mb"):
+            phases = ", ".join(f"{phase} {mb:,.0f}" for phase, mb in row["peak_mb"].items())
+            lines.append(f"  peak resident MB in each phase: {phases}")
         if "maintenance" in row:
             t = row["maintenance"]
             lines.append(f"  dream {t['dream_s']:.2f} s   gc {t['gc_s']:.2f} s   graph export {t['graph_export_s']:.2f} s")

@@ -23,6 +23,11 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
     assert list(row["recall"]["resident_mb"]) == ["after seeding", "before", "cold build", "restart from the snapshot",
                                                   "warm recalls", "recalls after writes"]  # fmt: skip
     assert all(mb > 0 for mb in row["recall"]["resident_mb"].values())
+    # Which phase set the peak: every phase's highest resident memory, none above the process's peak.
+    assert list(row["peak_mb"]) == ["seeding", "cold build", "restart from the snapshot", "warm recalls",
+                                    "recalls after writes", "writes", "letting the index go", "dream", "gc",
+                                    "graph export", "recall after the dream"]  # fmt: skip
+    assert all(0 < mb <= report["peak_rss_mb"] + 1 for mb in row["peak_mb"].values())
     # The snapshot is written and a restarted process recalls from it (timed apart from the build).
     assert row["recall"]["snapshot_write_s"] > 0 and row["recall"]["restart_s"] > 0
     assert set(row["maintenance"]) == {"dream_s", "dream_phases_s", "gc_s", "graph_export_s"}

@@ -1,0 +1,24 @@
+"""The benchmark's per-phase peak of resident memory (memory/bench/resident.py)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from memory.bench.resident import PeakSampler, resident_mb
+
+
+def test_a_phase_reports_the_high_point_it_reached_even_after_the_memory_is_freed():
+    sampler = PeakSampler(interval=0.005)
+    try:
+        before = sampler.mark()
+        block = np.ones(64 * 2**20 // 8)  # 64 MB, touched, so it is resident
+        time.sleep(0.05)
+        del block
+        held = sampler.mark()
+        after = sampler.mark()
+    finally:
+        sampler.close()
+    assert held >= before + 50  # the 64 MB were seen while they lived
+    assert after < held - 50 and abs(after - resident_mb()) < 20  # and the next phase starts afresh
