@@ -43,6 +43,7 @@ from memory.engine import expiry, tuning
 from memory.engine import records as R
 from memory.engine.appendable import Growing
 from memory.engine.candidates import FactColumns, FactRow
+from memory.engine.heap import release_free_memory
 from memory.engine.hrr import HrrEmbedder
 from memory.engine.tokenize import index_tokens
 from memory.models import Fact, Link, MemoryEvent, Workspace
@@ -315,14 +316,19 @@ class IndexRegistry:
                 del self._indexes[key]
 
     def clear(self) -> None:
+        """Let every index go, and the memory of a large one with it (see `release_heap`)."""
         with self._lock:
+            largest = max((_facts_in(index) for index in self._indexes.values()), default=0)
             self._indexes.clear()
+        release_heap(largest)
 
     def _evict(self) -> None:
         budget = int(getattr(settings, "TIDELINE_RECALL_INDEX_BUDGET_MB", 512)) * 1024 * 1024
+        evicted = 0
         with self._lock:
             while len(self._indexes) > 1 and sum(i.size_bytes for i in self._indexes.values()) > budget:
-                self._indexes.popitem(last=False)
+                evicted = max(evicted, _facts_in(self._indexes.popitem(last=False)[1]))
+        release_heap(evicted)
 
     # ---------------------------------------------------------------- syncing
 
@@ -377,7 +383,7 @@ class IndexRegistry:
             # Another process shredded this origin: drop the plaintext now, and read the key store
             # afresh (this process may still hold the destroyed key for a second or two).
             sealing.keyring.forget(index.workspace_id, index.origin_key)
-            index.drop_content()
+            _drop_and_release(index)
         index.revision = current
         if not touched:
             if all_links:
@@ -479,7 +485,7 @@ class IndexRegistry:
         except sealing.KeyDestroyedError:
             # Shredded origin: its facts are tombstones, never recalled. What the index still holds
             # in the clear (read before the shred, perhaps by another process's) goes too.
-            index.drop_content()
+            _drop_and_release(index)
             return new_ids
         at = _FIELD_AT
         # Tuples, not dicts: at 100,000 facts the per-row overhead of `.values()` is seconds.
@@ -875,6 +881,33 @@ def _building(index: ScopeIndex):
             gc.freeze()
 
 
+def release_heap(facts: int) -> None:
+    """After letting go of an index of `facts` facts: free it now, and hand its pages back.
+
+    A large index was frozen after its build (`_building`), and the collector never looks at frozen
+    objects: the reference cycles among its rows stayed in memory after it was dropped (1.3 GB of a
+    million-fact index's 2.4 GB, and a shredded origin's plaintext with them) until the next large
+    build thawed them. Small indexes were never frozen, and are not worth a full collection."""
+    if facts < FREEZE_AT_FACTS:
+        return
+    with _heap_lock:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+    release_free_memory()
+
+
+def _facts_in(index: ScopeIndex) -> int:
+    return len(index.cols) if index.cols is not None else 0
+
+
+def _drop_and_release(index: ScopeIndex) -> None:
+    """`index.drop_content()`, and its memory freed at once (a shredded origin's plaintext too)."""
+    facts = _facts_in(index)
+    index.drop_content()
+    release_heap(facts)
+
+
 # What a snapshot keeps of an index besides its rows and their metadata (its revision and workspace
 # row are in the file's header; the workspace's settings are read again; caches are rebuilt on use).
 _ROW_VALUES = operator.attrgetter(*(f.name for f in dataclass_fields(FactRow)))
@@ -921,7 +954,7 @@ def _drop_if_shredded(index: ScopeIndex) -> None:
     try:
         sealing.keyring.data_key(index.workspace_id, index.origin_key, create=False)
     except sealing.KeyDestroyedError:
-        index.drop_content()
+        _drop_and_release(index)
 
 
 def _visible_from(held_at, admitted_at) -> float | None:
