@@ -372,9 +372,10 @@ class IndexRegistry:
         _read_workspace_settings(index)
         touched: set[str] = set()
         all_links = shredded = False
+        # Streamed: after a dream the events since the index's revision name a million facts.
         for kind, fact_ids in MemoryEvent.objects.filter(
             workspace_id=index.workspace_id, revision__gt=index.revision, revision__lte=current
-        ).values_list("kind", "fact_ids"):
+        ).values_list("kind", "fact_ids").iterator(chunk_size=LOAD_CHUNK):
             touched.update(fact_ids or ())
             # A bulk import links facts without naming them: re-read every link of the scope.
             all_links |= kind == MemoryEvent.Kind.LINKED and not fact_ids
@@ -384,6 +385,14 @@ class IndexRegistry:
             # afresh (this process may still hold the destroyed key for a second or two).
             sealing.keyring.forget(index.workspace_id, index.origin_key)
             _drop_and_release(index)
+        if len(index.rows) >= REBUILD_MIN_FACTS and len(touched) > REBUILD_SHARE * len(index.rows):
+            # Most of the index changed (a dream over the whole workspace): build it afresh, after
+            # letting the old one go, rather than hold it while re-reading nearly every fact into it.
+            index_snapshots.discard(index.workspace_id, index.origin_key)  # as stale as the index
+            _drop_and_release(index)
+            index.revision = -1
+            self._sync_revision(index, found)
+            return
         index.revision = current
         if not touched:
             if all_links:
@@ -853,6 +862,11 @@ class IndexRegistry:
 # (`gc.freeze`), so later passes skip it. Thawing first lets that collection free an index this
 # one replaced. Smaller indexes are not worth a full collection per build.
 FREEZE_AT_FACTS = 20_000
+# An index of at least REBUILD_MIN_FACTS facts whose next sync would re-read more than REBUILD_SHARE
+# of them is built afresh instead (`_sync_revision`): after a dream touched 887,000 of a million
+# facts, syncing the old index held it and the re-read facts at once (4.5 GB at the peak).
+REBUILD_MIN_FACTS = FREEZE_AT_FACTS
+REBUILD_SHARE = 0.5
 _heap_lock = threading.Lock()
 _paused, _was_enabled = 0, True
 

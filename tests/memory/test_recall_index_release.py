@@ -45,3 +45,28 @@ def test_clearing_the_registry_frees_a_frozen_index_and_its_plaintext(workspace,
     del index
     registry.clear()
     assert _alive_with(secret) == 0
+
+
+def test_a_sync_that_would_reread_most_of_a_large_index_builds_it_afresh(workspace, monkeypatch):
+    """After a change touching most facts (a dream over the whole workspace), the index is rebuilt
+    from the database, not patched while the old one is held; it then answers as a fresh build."""
+    from memory.services import recall as recall_service
+    from memory.services.recall_index import IndexRegistry
+    from memory.tideline import Tideline
+
+    monkeypatch.setattr(recall_index, "REBUILD_MIN_FACTS", 4)
+    tl = Tideline(workspace, actor="test")
+    added = [tl.add(f"Fact number {i} about the rose garden and its keeper.", segment="knowledge") for i in range(6)]
+    index = registry.get(workspace, R.Origin.owner())
+    full_builds = []
+    real_load_vectors = IndexRegistry._load_vectors
+    monkeypatch.setattr(IndexRegistry, "_load_vectors",
+                        lambda self, ix, touched: (full_builds.append(touched is None), real_load_vectors(self, ix, touched))[1])  # fmt: skip
+    tl.purge([record.id for record in added[:4]], reason="test")  # four of six: most of the index
+    synced = recall_service.recall(workspace=workspace, query="rose garden keeper", origin="owner", k=10, reinforce=False)
+    assert full_builds == [True]  # one build from the database, no patch
+    assert registry.get(workspace, R.Origin.owner()) is index  # the same index, rebuilt in place
+    registry.clear()
+    fresh = recall_service.recall(workspace=workspace, query="rose garden keeper", origin="owner", k=10, reinforce=False)
+    assert [hit.id for hit in synced] == [hit.id for hit in fresh]
+    assert sorted(hit.id for hit in synced) == sorted(record.id for record in added[4:])
