@@ -6,8 +6,10 @@ recall index cold and time warm recalls (with BM25 alone from `bm25s` on the sam
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
+import time
 from dataclasses import asdict
 
 from django.db import connection
@@ -94,9 +96,6 @@ def _time_maintenance(workspace, sampler: PeakSampler, peaks: dict[str, float]) 
     The worker that runs them holds no recall index, so this process lets its index go first (the
     recall after the dream loads it again): otherwise the peak would add the two up, which no
     deployed process does."""
-    import gc
-    import time
-
     from memory.engine.heap import release_free_memory
     from memory.services import maintenance
     from memory.services.recall_index import registry
@@ -124,8 +123,6 @@ class PhaseClock:
     in the order first heard; a phase heard again later adds to its time)."""
 
     def __init__(self) -> None:
-        import time
-
         self._now = time.perf_counter
         self._phase: str | None = None
         self._since = self._now()

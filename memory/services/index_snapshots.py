@@ -81,7 +81,9 @@ def save(workspace_id: int, origin_key: str, born, revision: int, state: dict[st
             Path(temporary).unlink(missing_ok=True)
             raise
     except (OSError, pickle.PicklingError) as error:
-        logger.warning("recall index snapshot of workspace %s not written: %s", workspace_id, error)
+        # The message as text: a log record that keeps the exception keeps its frames, and with them
+        # the index being saved or restored (a kept record then held a whole index in memory).
+        logger.warning("recall index snapshot of workspace %s not written: %s", workspace_id, str(error))
         return False
     return True
 
@@ -109,7 +111,7 @@ def load(workspace_id: int, origin_key: str, born, revision: int) -> tuple[int, 
             reader.finish()
     except Exception as error:  # noqa: BLE001 - any unusable file: drop it, build from the database
         logger.warning("recall index snapshot %s not used (%s: %s); building from the database", path.name,
-                       type(error).__name__, error)  # fmt: skip
+                       type(error).__name__, str(error))  # fmt: skip
         path.unlink(missing_ok=True)
         return None
     return facts["revision"], state

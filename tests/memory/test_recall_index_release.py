@@ -32,7 +32,8 @@ def _alive_with(text: str) -> int:
         gc.freeze()
 
 
-def test_clearing_the_registry_frees_a_frozen_index_and_its_plaintext(workspace, monkeypatch):
+def test_clearing_the_registry_frees_a_frozen_index_and_its_plaintext(workspace, monkeypatch, settings):
+    settings.TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = 0  # built from the database, no snapshot involved
     monkeypatch.setattr(recall_index, "FREEZE_AT_FACTS", 2)
     for i in range(3):
         write_fact(workspace=workspace, new=NewFact(content=f"Fact number {i} about the garden.", segment="knowledge"),
