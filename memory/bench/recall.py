@@ -4,7 +4,6 @@ package on the same corpus as a reference."""
 
 from __future__ import annotations
 
-import gc
 import random
 import time
 from dataclasses import asdict, dataclass, field
@@ -17,7 +16,6 @@ from memory.bench.corpus import Corpus
 from memory.bench.resident import PeakSampler, resident_mb
 from memory.bench.writes import LatencySummary
 from memory.engine import records as R
-from memory.engine.heap import release_free_memory
 from memory.models import Workspace
 from memory.services import recall as recall_service
 from memory.services.recall_index import registry
@@ -103,14 +101,12 @@ def run_recall_bench(
 
 def _time_restart(workspace: Workspace) -> tuple[float, float]:
     """Seconds to write the index's snapshot, then for a process without the index (registry and key
-    cache emptied, the old index freed and its pages handed back first, as in a new process) to
-    serve its first recall from it."""
+    cache emptied, the old index freed and its pages handed back first by `registry.clear`, as in a
+    new process) to serve its first recall from it."""
     started = time.perf_counter()
     registry.save_snapshot(registry.get(workspace, R.Origin.owner()))
     written = time.perf_counter() - started
     registry.clear()
-    gc.collect()
-    release_free_memory()
     sealing.keyring.forget_cache()
     started = time.perf_counter()
     recall_service.recall(workspace=workspace, query="memory", origin="owner", k=10, reinforce=False)

@@ -6,7 +6,6 @@ recall index cold and time warm recalls (with BM25 alone from `bm25s` on the sam
 
 from __future__ import annotations
 
-import gc
 import os
 import resource
 import time
@@ -95,14 +94,11 @@ def _time_maintenance(workspace, sampler: PeakSampler, peaks: dict[str, float]) 
 
     The worker that runs them holds no recall index, so this process lets its index go first (the
     recall after the dream loads it again): otherwise the peak would add the two up, which no
-    deployed process does."""
-    from memory.engine.heap import release_free_memory
+    deployed process does (`registry.clear` frees a large index and hands its pages back)."""
     from memory.services import maintenance
     from memory.services.recall_index import registry
 
     registry.clear()
-    gc.collect()
-    release_free_memory()
     peaks["letting the index go"] = sampler.mark()
     timings: dict = {}
     dream_phases = PhaseClock()
@@ -123,9 +119,8 @@ class PhaseClock:
     in the order first heard; a phase heard again later adds to its time)."""
 
     def __init__(self) -> None:
-        self._now = time.perf_counter
         self._phase: str | None = None
-        self._since = self._now()
+        self._since = time.perf_counter()
         self.seconds: dict[str, float] = {}
 
     def __call__(self, phase: str, done: int, total: int) -> None:
@@ -134,7 +129,7 @@ class PhaseClock:
             self._phase = phase
 
     def _close(self) -> None:
-        now = self._now()
+        now = time.perf_counter()
         if self._phase is not None:
             self.seconds[self._phase] = self.seconds.get(self._phase, 0.0) + now - self._since
         self._since = now
