@@ -117,6 +117,18 @@ def load(workspace_id: int, origin_key: str, born, revision: int) -> tuple[int, 
     return facts["revision"], state
 
 
+def peek(workspace_id: int, origin_key: str) -> tuple[int, int] | None:
+    """(revision, facts) from the plaintext header of this origin's snapshot, without opening it; None
+    when there is no file or its header does not parse. Only a hint for choosing whether to restore:
+    `load` checks everything again."""
+    try:
+        with path_of(workspace_id, origin_key).open("rb") as source:
+            header = json.loads(source.readline(4096))
+        return int(header["revision"]), int(header["facts"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def discard(workspace_id: int, origin_key: str | None = None) -> int:
     """Delete the snapshots of one origin, or of every origin of the workspace; how many went."""
     if origin_key is not None:

@@ -89,6 +89,27 @@ def test_writes_after_the_snapshot_are_taken_from_the_log(workspace, monkeypatch
     assert "I moved to Lisbon in March." in index.cols.contents
 
 
+@pytest.mark.parametrize("archived", [1, 4])
+def test_a_snapshot_most_of_whose_facts_changed_since_is_not_opened(workspace, monkeypatch, archived):
+    """A dream touches most facts: restoring the snapshot only to rebuild right after would hold both
+    at once. Its header and the events since decide first; a few changes still restore it."""
+    from tests.memory.test_recall_index_sync import assert_same_index
+
+    monkeypatch.setattr(recall_index, "REBUILD_MIN_FACTS", 4)
+    facts = [_write(workspace, text).fact for text in FACTS]
+    recall_index.registry.get(workspace, OWNER)  # the snapshot, as of now
+    set_lifecycle(workspace=workspace, memory_ids=[f.memory_id for f in facts[:archived]], lifecycle="archived",
+                  actor="test")  # fmt: skip
+    opened = []
+    original = index_snapshots.load
+    monkeypatch.setattr(index_snapshots, "load", lambda *args: opened.append(args) or original(*args))
+    index = _fresh_process().get(workspace, OWNER)
+    monkeypatch.setattr(index_snapshots, "load", original)
+    assert bool(opened) == (archived == 1)  # four of five changed: more than half, so built afresh
+    with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=0):
+        assert_same_index(index, IndexRegistry().get(workspace, OWNER))
+
+
 def test_a_shredded_origin_leaves_no_snapshot_and_none_is_ever_read(workspace, monkeypatch, snapshots_on):
     for text in FACTS:
         _write(workspace, text, PEER)
