@@ -101,7 +101,7 @@ def _time_maintenance(workspace, sampler: PeakSampler, peaks: dict[str, float]) 
     registry.clear()
     peaks["letting the index go"] = sampler.mark()
     timings: dict = {}
-    dream_phases = PhaseClock()
+    dream_phases = PhaseClock(sampler)
     for name, call in (("dream_s", lambda: maintenance.run_dream(workspace, actor="bench", progress=dream_phases)),
                        ("gc_s", lambda: maintenance.run_gc(workspace, actor="bench")),
                        ("graph_export_s", lambda: maintenance.export_graph(workspace))):  # fmt: skip
@@ -111,17 +111,23 @@ def _time_maintenance(workspace, sampler: PeakSampler, peaks: dict[str, float]) 
         peaks[name.removesuffix("_s").replace("_", " ")] = sampler.mark()
         if name == "dream_s":
             timings["dream_phases_s"] = dream_phases.stop()
+            timings["dream_phases_peak_mb"] = dream_phases.peak_mb
+            # The clock marked the sampler at each phase: the dream's peak is the highest of them.
+            peaks["dream"] = max(peaks["dream"], *dream_phases.peak_mb.values())
     return timings
 
 
 class PhaseClock:
     """A maintenance `progress(phase, done, total)` that notes how long each phase took (by name,
-    in the order first heard; a phase heard again later adds to its time)."""
+    in the order first heard; a phase heard again later adds to its time) and, given the bench's
+    sampler, the highest resident memory in each (`peak_mb`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, sampler: PeakSampler | None = None) -> None:
         self._phase: str | None = None
         self._since = time.perf_counter()
+        self._sampler = sampler
         self.seconds: dict[str, float] = {}
+        self.peak_mb: dict[str, float] = {}
 
     def __call__(self, phase: str, done: int, total: int) -> None:
         if phase != self._phase:
@@ -132,6 +138,8 @@ class PhaseClock:
         now = time.perf_counter()
         if self._phase is not None:
             self.seconds[self._phase] = self.seconds.get(self._phase, 0.0) + now - self._since
+            if self._sampler is not None:
+                self.peak_mb[self._phase] = max(self.peak_mb.get(self._phase, 0.0), self._sampler.mark())
         self._since = now
 
     def stop(self) -> dict[str, float]:
@@ -175,6 +183,9 @@ def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
             if t.get("dream_phases_s"):
                 phases = ", ".join(f"{phase} {seconds:.1f}" for phase, seconds in t["dream_phases_s"].items())
                 lines.append(f"  the dream's phases (s): {phases}")
+            if t.get("dream_phases_peak_mb"):
+                phases = ", ".join(f"{phase} {mb:,.0f}" for phase, mb in t["dream_phases_peak_mb"].items())
+                lines.append(f"  the dream's phases (peak resident MB): {phases}")
         if "recall_linked" in row:
             r, links = row["recall_linked"], row["recall_linked"]["links"]
             lines.append(f"  recall after the dream ({links:,} links)  p50 {r['p50_ms']:7.2f} ms   p95 {r['p95_ms']:7.2f} ms")

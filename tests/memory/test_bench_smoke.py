@@ -30,11 +30,14 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
     assert all(0 < mb <= report["peak_rss_mb"] + 1 for mb in row["peak_mb"].values())
     # The snapshot is written and a restarted process recalls from it (timed apart from the build).
     assert row["recall"]["snapshot_write_s"] > 0 and row["recall"]["restart_s"] > 0
-    assert set(row["maintenance"]) == {"dream_s", "dream_phases_s", "gc_s", "graph_export_s"}
+    assert set(row["maintenance"]) == {"dream_s", "dream_phases_s", "dream_phases_peak_mb", "gc_s", "graph_export_s"}
     # Where the dream's time went, phase by phase: together they are the whole run.
     phases = row["maintenance"]["dream_phases_s"]
     assert "reading facts" in phases and "planning" in phases and all(s >= 0 for s in phases.values())
     assert sum(phases.values()) <= row["maintenance"]["dream_s"]
+    # …and the memory each phase took, the dream's peak being the highest of them.
+    phase_peaks = row["maintenance"]["dream_phases_peak_mb"]
+    assert list(phase_peaks) == list(phases) and max(phase_peaks.values()) <= row["peak_mb"]["dream"]
     assert row["recall_linked"]["count"] == 5 and row["recall_linked"]["links"] >= 0
     # …and the recall right after a write on the linked memory, where the sync reads the new links.
     assert row["recall_linked"]["after_write"]["count"] == 5 and row["recall_linked"]["after_write"]["p50_ms"] > 0
