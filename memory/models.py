@@ -339,9 +339,14 @@ class Link(models.Model):
 
     # No index of their own: `link_kind_idx` leads with the workspace and `link_unique_per_kind` with
     # the source, and every index costs each of the millions of links a dream adds (migration 0018).
+    # No foreign key of their own for the two facts either: on PostgreSQL the composite keys
+    # (workspace, fact) of migration 0002 already refuse a missing or foreign fact, and on SQLite its
+    # triggers do (migration 0019; each key was one more check per link written).
     workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="links", db_index=False)
-    from_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="outbound_links", db_index=False)
-    to_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="inbound_links", null=True, blank=True)
+    from_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="outbound_links", db_index=False,
+                                  db_constraint=False)  # fmt: skip
+    to_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="inbound_links", null=True, blank=True,
+                                db_constraint=False)  # fmt: skip
     # An imported link whose target is not in the workspace keeps the target's id here, so the
     # record round-trips; readers skip it like the original does (ENGINE-SPEC §6.1).
     dangling_target = models.CharField(max_length=128, blank=True, default="")

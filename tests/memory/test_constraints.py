@@ -95,6 +95,19 @@ def test_a_link_cannot_cross_workspaces(workspace, other_workspace):
     _refused(lambda: Link.objects.create(workspace=other_workspace, from_fact=mine, to_fact=theirs, kind="relates"))
 
 
+def test_a_link_to_or_from_a_fact_that_does_not_exist_is_refused(workspace):
+    """The link table has no single-column keys to its facts (migration 0019): the composite keys
+    (PostgreSQL) and triggers (SQLite) must still refuse a missing fact at either end."""
+    fact = make_fact(workspace)
+    missing = Fact.objects.order_by("-pk").values_list("pk", flat=True).first() + 1000
+    _refused(lambda: Link.objects.create(workspace=workspace, from_fact_id=missing, to_fact=fact, kind="relates"))
+    _refused(lambda: Link.objects.create(workspace=workspace, from_fact=fact, to_fact_id=missing, kind="relates"))
+    other = make_fact(workspace, "another fact")
+    link = make_link(fact, other, "relates")
+    other.delete()  # deleting a fact still takes its links with it
+    assert not Link.objects.filter(pk=link.pk).exists()
+
+
 def test_a_link_is_unique_per_from_to_and_kind(workspace):
     a, b = make_fact(workspace, "a fact"), make_fact(workspace, "b fact")
     make_link(a, b, "supports")
