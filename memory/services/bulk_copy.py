@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 
 
 def create_all(model: type[models.Model], objects: Sequence[models.Model]) -> list[models.Model]:
@@ -33,9 +33,12 @@ def create_all(model: type[models.Model], objects: Sequence[models.Model]) -> li
         for obj, (new_id,) in zip(objects, cursor.fetchall(), strict=True):
             obj.pk = new_id
     fields = list(meta.concrete_fields)
+    # The connection itself, not Django's `connection` proxy: each field reads it again, and through
+    # the proxy every read looked up the thread's connection (a third of a dream batch's COPY).
+    real = connections[DEFAULT_DB_ALIAS]
     # Every value first: preparing one may query (sealing reads the origin's key), and a
     # connection in the middle of a COPY answers nothing else.
-    rows = [[field.get_db_prep_save(field.pre_save(obj, True), connection) for field in fields] for obj in objects]
+    rows = [[field.get_db_prep_save(field.pre_save(obj, True), real) for field in fields] for obj in objects]
     copy_rows(table, [field.column for field in fields], rows)
     for obj in objects:
         obj._state.adding, obj._state.db = False, connection.alias

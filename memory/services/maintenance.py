@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -260,9 +260,10 @@ def _update_from_values(names: Sequence[str], rows: Sequence[tuple[int, dict[str
     columns = ", ".join(quote(f.column) for f in fields)
     assignments = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
     params: list[Any] = []
+    real = connections[DEFAULT_DB_ALIAS]  # not the proxy, which looks the connection up on every read
     for pk, values in rows:
         params.append(pk)
-        params += [f.get_db_prep_save(values[f.name], connection) for f in fields]
+        params += [f.get_db_prep_save(values[f.name], real) for f in fields]
     table = quote(Fact._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
