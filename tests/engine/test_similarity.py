@@ -204,3 +204,19 @@ def test_lsh_signatures_are_each_rows_plane_signs_laid_out_band_by_band(use_rows
     first = bits // 8 + params.filter_bits[0] // 8
     assert np.array_equal(coarse, packed[:, bits // 8 : first].copy().view(np.uint64).T)
     assert np.array_equal(fine, packed[:, first : first + params.filter_bits[1] // 8].copy().view(np.uint64).T)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
+def test_a_slice_of_a_band_yields_exactly_the_pairs_its_rows_own(dtype):
+    """Each slice sorts only the rows that can pair with its owners (`_rows_that_can_pair`): the pairs
+    must still be every (i, j), i in the slice, j > i, sharing the key, each once."""
+    from memory.engine.similarity import _bucket_pairs
+
+    rng = np.random.default_rng(5)
+    keys = rng.zipf(1.6, 600).clip(max=200).astype(dtype)  # a few crowded buckets, many lonely rows
+    for lo, hi in [(0, 600), (0, 37), (37, 200), (200, 599), (599, 600), (300, 300)]:
+        order, steps = _bucket_pairs(keys, lo, hi)
+        got = sorted((int(order[a]), int(order[b])) for left, right in steps for a, b in zip(left, right, strict=True))
+        want = [(i, j) for i in range(lo, hi) for j in range(i + 1, len(keys)) if keys[i] == keys[j]]
+        assert got == want
+        assert np.all(np.diff(keys[order].astype(np.int64)) >= 0)  # the rows come in key order
