@@ -246,6 +246,18 @@ def _label(value):
 
 
 _labels: dict[str, str] = {}
+
+
+def _shared_link(index: ScopeIndex, from_pk: int, src: str, kind: str, dst: str) -> tuple[int, tuple[str, str, str]]:
+    """A link read from the database, holding the index's own objects for its facts' ids and pk and one
+    string per kind: each row came with new ones, and 2.5 million links after a dream held their own
+    copies of ids the rows already hold (the dreamt million's index took 3.3 GB, 1.8 GB undreamt)."""
+    source, target = index.rows.get(src), index.rows.get(dst)
+    if source is not None:
+        src, from_pk = source.memory_id, index.meta[src].pk
+    if target is not None:
+        dst = target.memory_id
+    return from_pk, (src, _label(kind), dst)
 # The `supersedes` of a fact that supersedes nothing (most of them): one list for all, never edited.
 _NO_TARGETS: list = []
 
@@ -612,8 +624,9 @@ class IndexRegistry:
         """Read every link of the scope (a new or rebuilt index, or a bulk import of links)."""
         index.link_groups, index.links_into = {}, {}
         for from_pk, src, kind, dst in self._scope_links(index).values_list(*self._LINK_FIELDS):
-            index.link_groups.setdefault(from_pk, []).append((src, kind, dst))
-            index.links_into.setdefault(dst, set()).add(from_pk)
+            from_pk, link = _shared_link(index, from_pk, src, kind, dst)
+            index.link_groups.setdefault(from_pk, []).append(link)
+            index.links_into.setdefault(link[2], set()).add(from_pk)
         index.stored_links = self._laid_out(index)
         self._supersedes_links(index)
         index.links = index.stored_links + index.supersedes_links
@@ -663,7 +676,8 @@ class IndexRegistry:
         groups: dict[int, list[tuple[str, str, str]]] = {}
         found = self._scope_links(index).filter(from_fact_id__in=from_pks).values_list(*self._LINK_FIELDS)
         for from_pk, src, kind, dst in found:
-            groups.setdefault(from_pk, []).append((src, kind, dst))
+            from_pk, link = _shared_link(index, from_pk, src, kind, dst)
+            groups.setdefault(from_pk, []).append(link)
         relaid, appended = False, []
         last = None  # the last from-fact with links, looked for only when a group changed (a pass over them all)
         for from_pk in sorted(set(pks) | linked_before | set(groups)):
