@@ -76,7 +76,7 @@ def test_a_sync_that_would_reread_most_of_a_large_index_builds_it_afresh(workspa
 @pytest.mark.parametrize("synced", [False, True])
 def test_an_index_s_links_hold_the_rows_own_id_strings(workspace, synced):
     """Links read from the database come with new strings per row: the index keeps its rows' (a
-    dream's 2.5 million links held their own copies, 1.5 GB at a million facts)."""
+    dream's 2.5 million links held their own copies, and its snapshot pickled every one)."""
 
     def write(text, links=()):
         return write_fact(workspace=workspace, new=NewFact(content=text, segment="knowledge", links=links),
