@@ -518,7 +518,7 @@ def _rows_that_can_pair(keys: np.ndarray, lo: int, hi: int) -> np.ndarray | None
     later rows that share a key with one of them; None for every row from `lo` (nothing to leave out).
 
     Each slice of the search sorts every band again, so what it sorts sets the cost of a slice: at
-    a million template-heavy facts this leaves out about half the rows, and cut the per-band work
+    a million template-heavy facts this leaves out about half the rows, which cut the per-band work
     of a slice by a third to nearly a half (`_bucket_pairs`, measured band by band)."""
     if hi >= len(keys):
         return None
