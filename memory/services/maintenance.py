@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import connection
 from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
@@ -27,6 +27,7 @@ from memory import sealing
 from memory.engine.heap import release_free_memory
 from memory.engine.maintenance import FactChange, MaintFact
 from memory.models import Fact, FactTerm, Link, TermStat, Workspace
+from memory.services import bulk_copy
 from memory.services.interchange import ANALYZE_AFTER, refresh_planner_statistics
 from memory.services.mutation import mutate
 from memory.services.near_duplicates import index_facts, unindex_facts
@@ -260,7 +261,7 @@ def _update_from_values(names: Sequence[str], rows: Sequence[tuple[int, dict[str
     columns = ", ".join(quote(f.column) for f in fields)
     assignments = ", ".join(f"{quote(f.column)} = v.{quote(f.column)}" for f in fields)
     params: list[Any] = []
-    real = connections[DEFAULT_DB_ALIAS]  # not the proxy, which looks the connection up on every read
+    real = bulk_copy.direct_connection()
     for pk, values in rows:
         params.append(pk)
         params += [f.get_db_prep_save(values[f.name], real) for f in fields]

@@ -389,10 +389,7 @@ class IndexRegistry:
         _read_workspace_settings(index)
         touched: set[str] = set()
         all_links = shredded = False
-        # Streamed: after a dream the events since the index's revision name a million facts.
-        for kind, fact_ids in MemoryEvent.objects.filter(
-            workspace_id=index.workspace_id, revision__gt=index.revision, revision__lte=current
-        ).values_list("kind", "fact_ids").iterator(chunk_size=LOAD_CHUNK):
+        for kind, fact_ids in _events_since(index.workspace_id, index.revision, current):
             touched.update(fact_ids or ())
             # A bulk import links facts without naming them: re-read every link of the scope.
             all_links |= kind == MemoryEvent.Kind.LINKED and not fact_ids
@@ -943,13 +940,19 @@ def _snapshot_outdated(index: ScopeIndex, current: int) -> bool:
     if facts < REBUILD_MIN_FACTS or not 0 <= revision < current:
         return False
     touched: set[str] = set()
-    for fact_ids in MemoryEvent.objects.filter(
-        workspace_id=index.workspace_id, revision__gt=revision, revision__lte=current
-    ).values_list("fact_ids", flat=True).iterator(chunk_size=LOAD_CHUNK):
+    for _, fact_ids in _events_since(index.workspace_id, revision, current):
         touched.update(fact_ids or ())
         if len(touched) > REBUILD_SHARE * facts:
             return True
     return False
+
+
+def _events_since(workspace_id: int, revision: int, current: int):
+    """(kind, fact ids) of the workspace's events after `revision` up to `current`, streamed: after a
+    dream they name a million facts."""
+    return MemoryEvent.objects.filter(
+        workspace_id=workspace_id, revision__gt=revision, revision__lte=current
+    ).values_list("kind", "fact_ids").iterator(chunk_size=LOAD_CHUNK)
 
 
 def _facts_in(index: ScopeIndex) -> int:
