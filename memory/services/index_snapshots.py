@@ -36,7 +36,7 @@ from memory import sealing
 
 logger = logging.getLogger(__name__)
 
-FORMAT = 2  # 2: rows and their metadata as plain tuples
+FORMAT = 3  # 2: rows and their metadata as plain tuples; 3: links as columns (memory.engine.link_table)
 FRAME_BYTES = 8 << 20  # plaintext per sealed frame
 _NONCE = 12
 _FRAME_HEAD = struct.Struct(">I?")  # sealed length, last frame

@@ -45,10 +45,12 @@ from memory.engine.appendable import Growing
 from memory.engine.candidates import FactColumns, FactRow
 from memory.engine.heap import release_free_memory
 from memory.engine.hrr import HrrEmbedder
+from memory.engine.link_table import LinkTable
 from memory.engine.tokenize import index_tokens
-from memory.models import Fact, Link, MemoryEvent, Workspace
-from memory.services import index_snapshots, reinforcement
+from memory.models import Fact, MemoryEvent, Workspace
+from memory.services import index_links, index_snapshots, reinforcement
 from memory.services.errors import RequestError
+from memory.services.index_links import IndexLinks
 from memory.services.policy import TidelineError
 from memory.timestamps import to_ms
 
@@ -142,14 +144,7 @@ class ScopeIndex:
     born: Any = None
     rows: dict[str, FactRow] = field(default_factory=dict)
     meta: dict[str, RowMeta] = field(default_factory=dict)
-    # Every edge the graph walk follows, in its order: stored links by (from fact pk, position, link
-    # pk), then each fact's `supersedes` list in pk order. Kept in parts to be updated by parts.
-    links: list[tuple[str, str, str]] = field(default_factory=list)
-    link_groups: dict[int, list[tuple[str, str, str]]] = field(default_factory=dict)  # from pk → its links
-    links_into: dict[str, set[int]] = field(default_factory=dict)  # target id → pks of the facts linking it
-    stored_links: list[tuple[str, str, str]] = field(default_factory=list)
-    supersedes_links: list[tuple[str, str, str]] = field(default_factory=list)
-    supersedes_dangling: set[str] = field(default_factory=set)  # `supersedes` targets not (yet) in rows
+    link_state: IndexLinks = field(default_factory=IndexLinks)  # the links the graph walk follows
     cols: FactColumns | None = None
     vector_cols: FactColumns | None = None  # the same columns plus HRR vectors, built when asked for
     # Learned-embedder vectors by fact, and per fingerprint the matrix aligned with `cols`' rows.
@@ -161,7 +156,6 @@ class ScopeIndex:
     # The workspace's tuning in force as of `revision` (memory.engine.tuning) and its version.
     tuning: Any = None
     tuning_version: int = 0
-    link_graph: tuple | None = None  # (the `links` list it was built from, its Graph): see `link_graph()`
     lock: threading.RLock = field(default_factory=threading.RLock)
     # Set when a sync failed: the index was emptied and left the registry. A caller that fetched it
     # before must not read it (`usable`), and the registry's next `get` starts a fresh one.
@@ -183,10 +177,14 @@ class ScopeIndex:
         """Drop every row, column, vector and link, keeping the revision: the origin was shredded, its
         facts are tombstones that are never recalled, and the index stays in step with the log."""
         self.rows, self.meta = {}, {}
-        self.links, self.link_groups, self.links_into, self.stored_links = [], {}, {}, []
-        self.supersedes_links, self.supersedes_dangling = [], set()
-        self.cols = self.vector_cols = self.extra = self.link_graph = None
+        self.link_state = IndexLinks()
+        self.cols = self.vector_cols = self.extra = None
         self.vectors, self.learned = {}, {}
+
+    @property
+    def links(self) -> LinkTable:
+        """Every edge the graph walk follows, in its order (see `IndexLinks`)."""
+        return self.link_state.all
 
     @property
     def size_bytes(self) -> int:
@@ -194,7 +192,7 @@ class ScopeIndex:
         if self.cols is None:
             return 0
         total = 120 * len(self.cols)  # numeric columns and per-row bookkeeping
-        total += 150 * len(self.links)  # edge tuples, their groups and the reverse index
+        total += self.link_state.nbytes
         bm25 = self.cols.bm25
         text = self.cols.text
         # The term matrices (with their row-major copies once expansion built them) and n-gram weights.
@@ -211,10 +209,6 @@ LOAD_CHUNK = 5000
 
 # Touched ids read per query (SQLite binds at most 32,766 parameters per statement).
 TOUCHED_CHUNK = 5000
-
-# Past this many changed facts in one sync, every link of the scope is re-read instead of those
-# touching the changed facts (one query without a long list of ids).
-LINK_REREAD_LIMIT = 500
 
 _tokens_cache: dict[str, list[str]] = {}
 
@@ -250,21 +244,6 @@ _labels: dict[str, str] = {}
 
 # The `supersedes` of a fact that supersedes nothing (most of them): one list for all, never edited.
 _NO_TARGETS: list = []
-
-
-def _shared_link(
-    index: ScopeIndex, from_pk: int, src: str, kind: str, dst: str
-) -> tuple[int, tuple[str, str, str]]:
-    """A link read from the database, holding the index's own objects for its facts' ids and pk and one
-    string per kind: each row came with new ones. After a dream over a million facts (2.5 million
-    links), writing the index's snapshot pickled every copy and peaked at 4.1 GB; sharing, 3.6 GB, and
-    a restored snapshot shares them too."""
-    source, target = index.rows.get(src), index.rows.get(dst)
-    if source is not None:
-        src, from_pk = source.memory_id, index.meta[src].pk
-    if target is not None:
-        dst = target.memory_id
-    return from_pk, (src, _label(kind), dst)
 
 
 def _row_of(values: tuple, content: str, embedding) -> FactRow:
@@ -362,7 +341,8 @@ class IndexRegistry:
     def _sync_revision(self, index: ScopeIndex, found) -> None:
         current, born, uses = found
         if index.born is not None and born != index.born:
-            index.rows, index.meta, index.links, index.cols, index.revision = {}, {}, [], None, -1
+            index.rows, index.meta, index.cols, index.revision = {}, {}, None, -1
+            index.link_state = IndexLinks()
             index.vectors, index.learned = {}, {}
         index.born = born
         if index.revision < 0:
@@ -379,7 +359,7 @@ class IndexRegistry:
                     self._load_vectors(index, None)
                     index.revision, index.uses_seen = current, uses  # the rows read hold every use up to it
                     self._rebuild(index)
-                    self._load_links(index)
+                    index_links.load(index)
                 if index_snapshots.enabled_for(len(index.rows)):
                     self.save_snapshot(index)
                 return
@@ -410,7 +390,7 @@ class IndexRegistry:
         index.revision = current
         if not touched:
             if all_links:
-                self._load_links(index)
+                index_links.load(index)
             return
         scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
         before = {mid: index.meta[mid].supersedes for mid in touched if mid in index.meta}
@@ -429,7 +409,7 @@ class IndexRegistry:
         if gone or (new_ids and (index.cols is None or not self._appendable(index, new_ids))):
             with _building(index):
                 self._rebuild(index)
-                self._load_links(index)
+                index_links.load(index)
             return
         if index.cols is None:  # nothing indexed and nothing new (the changes were elsewhere)
             return
@@ -438,7 +418,7 @@ class IndexRegistry:
         self._patch(index, known)
         if vectors_changed:
             self._relay_learned(index, vectors_changed)
-        self._update_links(index, touched, new_ids, before, everything=all_links)
+        index_links.update(index, touched, new_ids, before, everything=all_links)
 
     @staticmethod
     def save_snapshot(index: ScopeIndex) -> bool:
@@ -467,7 +447,7 @@ class IndexRegistry:
         cols = index.cols
         if cols is not None and cols.bm25 is None:  # the spec lanes' index, not built when it was written
             cols.bm25 = _lexical_index(lambda: cols)
-        index.revision, index.vector_cols, index.link_graph = revision, None, None
+        index.revision, index.vector_cols = revision, None
         return True
 
     def _sync_uses(self, index: ScopeIndex, version: int) -> None:
@@ -610,124 +590,6 @@ class IndexRegistry:
             if not index.learned[fingerprint].embedded.any():
                 del index.learned[fingerprint]
 
-    # ----------------------------------------------------------------- links
-
-    _LINK_FIELDS = ("from_fact_id", "from_fact__memory_id", "kind", "to_fact__memory_id")
-
-    @staticmethod
-    def _scope_links(index: ScopeIndex):
-        """The stored links between two facts of the scope, in the walk's order."""
-        origin = index.origin_key
-        return Link.objects.filter(
-            workspace_id=index.workspace_id, from_fact__origin_key=origin, to_fact__origin_key=origin
-        ).order_by("from_fact_id", "position", "pk")
-
-    def _load_links(self, index: ScopeIndex) -> None:
-        """Read every link of the scope (a new or rebuilt index, or a bulk import of links)."""
-        index.link_groups, index.links_into = {}, {}
-        for from_pk, src, kind, dst in self._scope_links(index).values_list(*self._LINK_FIELDS):
-            from_pk, link = _shared_link(index, from_pk, src, kind, dst)
-            index.link_groups.setdefault(from_pk, []).append(link)
-            index.links_into.setdefault(link[2], set()).add(from_pk)
-        index.stored_links = self._laid_out(index)
-        self._supersedes_links(index)
-        index.links = index.stored_links + index.supersedes_links
-
-    @staticmethod
-    def _laid_out(index: ScopeIndex, from_pks=None) -> list[tuple[str, str, str]]:
-        """The stored links of `from_pks` (default: all), in the walk's order."""
-        groups = index.link_groups
-        return [link for pk in (sorted(groups) if from_pks is None else from_pks) for link in groups[pk]]
-
-    @staticmethod
-    def _supersedes_links(index: ScopeIndex) -> None:
-        # A fact's `supersedes` list is read as edges too, after its stored links (ENGINE-SPEC §5.2),
-        # fact by fact in write order; a target outside the scope's facts is no edge (yet).
-        index.supersedes_links, index.supersedes_dangling = [], set()
-        meta = index.meta
-        for memory_id in sorted((m for m, v in meta.items() if v.supersedes), key=lambda m: meta[m].pk):
-            for target in meta[memory_id].supersedes:
-                if target in index.rows:
-                    index.supersedes_links.append((memory_id, "supersedes", target))
-                else:
-                    index.supersedes_dangling.add(target)
-
-    def _update_links(self, index: ScopeIndex, touched: set[str], new_ids: set[str], before: dict[str, list],
-                      everything: bool = False) -> None:  # fmt: skip
-        """Bring the links up to date after the facts `touched` changed (`new_ids` among them are new,
-        `before` holds the others' earlier `supersedes`), reading only links that touch them.
-
-        Every writer of links names in its event the facts it links from (a bulk import names none:
-        `everything`), so a from-fact whose links changed is touched or links to a touched fact.
-        Those from-facts have their links re-read whole; their place in the walk's order is kept
-        (appended when they come after every other, else the stored part is laid out again).
-        """
-        pks = [index.meta[mid].pk for mid in touched if mid in index.meta]
-        if everything or len(pks) > LINK_REREAD_LIMIT:  # a bulk change: one scan beats long id lists
-            self._load_links(index)
-            return
-        if not pks:
-            return
-        # From-facts whose links may have changed: the touched facts, and those that link to one of
-        # them now or did before (a removed link).
-        linked_before = {pk for mid in touched for pk in index.links_into.get(mid, ())}
-        # Two plain lookups, each by an index: one query ORing a subquery made PostgreSQL read every
-        # link of the workspace (~400 ms per write at 2.5 million links).
-        linking_now = set(Link.objects.filter(to_fact_id__in=pks).order_by().values_list("from_fact_id", flat=True))
-        from_pks = sorted(set(pks) | linking_now | linked_before)
-        groups: dict[int, list[tuple[str, str, str]]] = {}
-        found = self._scope_links(index).filter(from_fact_id__in=from_pks).values_list(*self._LINK_FIELDS)
-        for from_pk, src, kind, dst in found:
-            from_pk, link = _shared_link(index, from_pk, src, kind, dst)
-            groups.setdefault(from_pk, []).append(link)
-        relaid, appended = False, []
-        last = None  # the last from-fact with links, looked for only when a group changed (a pass over them all)
-        for from_pk in sorted(set(pks) | linked_before | set(groups)):
-            old, new = index.link_groups.get(from_pk, []), groups.get(from_pk, [])
-            if old == new:
-                continue
-            if last is None:
-                last = max(index.link_groups, default=-1)
-            for dst in {dst for _, _, dst in old}:
-                sources = index.links_into.get(dst)
-                if sources is not None:
-                    sources.discard(from_pk)
-                    if not sources:
-                        del index.links_into[dst]
-            for _, _, dst in new:
-                index.links_into.setdefault(dst, set()).add(from_pk)
-            if new:
-                index.link_groups[from_pk] = new
-            else:
-                index.link_groups.pop(from_pk, None)
-            if old or from_pk < last:
-                relaid = True
-            else:
-                appended.append(from_pk)
-        if relaid:  # links of an earlier fact changed: lay the stored part out again (rare)
-            index.stored_links = self._laid_out(index)
-        elif appended:
-            index.stored_links = index.stored_links + self._laid_out(index, appended)
-        meta = index.meta
-        supersedes_changed = any(meta[m].supersedes != targets for m, targets in before.items() if m in meta)
-        if supersedes_changed or not index.supersedes_dangling.isdisjoint(new_ids):
-            self._supersedes_links(index)
-            supersedes_changed = True
-        elif new_ids:
-            added = []
-            superseding = sorted((m for m in new_ids if meta[m].supersedes), key=lambda m: meta[m].pk)
-            for memory_id in superseding:
-                for target in meta[memory_id].supersedes:
-                    if target in index.rows:
-                        added.append((memory_id, "supersedes", target))
-                    else:
-                        index.supersedes_dangling.add(target)
-            if added:
-                index.supersedes_links = index.supersedes_links + added
-                supersedes_changed = True
-        if relaid or appended or supersedes_changed:
-            index.links = index.stored_links + index.supersedes_links
-
     # --------------------------------------------------------------- columns
 
     @staticmethod
@@ -786,17 +648,11 @@ class IndexRegistry:
 
     @staticmethod
     def link_graph(index: ScopeIndex):
-        """Adjacency of every link of the scope, built once per change of `index.links` (which is
-        replaced, never edited, when links change): recall's graph step then walks only what it
-        reaches instead of filtering every link per query (hundreds of ms at 250,000 links)."""
-        from memory.engine.graph_recall import build_graph
-
+        """Adjacency of every link of the scope, built once per change of its links: recall's graph
+        step then walks only what it reaches instead of filtering every link per query (hundreds of
+        ms at 250,000 links)."""
         with index.lock:
-            cached = index.usable().link_graph
-            if cached is None or cached[0] is not index.links:
-                ends = dict.fromkeys(end for source, _, target in index.links for end in (source, target))
-                index.link_graph = cached = (index.links, build_graph(ends, index.links))
-            return cached[1]
+            return index_links.graph_of(index.usable().link_state)
 
     @staticmethod
     def with_learned(index: ScopeIndex, view: FactColumns, fingerprint: str) -> FactColumns | None:
@@ -971,8 +827,7 @@ def _drop_and_release(index: ScopeIndex) -> None:
 _ROW_VALUES = operator.attrgetter(*(f.name for f in dataclass_fields(FactRow)))
 _META_VALUES = operator.attrgetter(*(f.name for f in dataclass_fields(RowMeta)))
 _SNAPSHOT_FIELDS = (
-    "uses_seen", "links", "link_groups", "links_into", "stored_links", "supersedes_links",
-    "supersedes_dangling", "cols", "vectors", "learned", "extra",
+    "uses_seen", "link_state", "cols", "vectors", "learned", "extra",
 )  # fmt: skip
 
 

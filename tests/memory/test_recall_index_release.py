@@ -90,5 +90,5 @@ def test_an_index_s_links_hold_the_rows_own_id_strings(workspace, synced):
     ((src, kind, dst),) = [link for link in index.links if link[1] == "supports"]
     assert (src, dst) == (b.memory_id, a.memory_id)
     assert src is index.rows[b.memory_id].memory_id and dst is index.rows[a.memory_id].memory_id
-    (from_pk,) = [pk for pk, links in index.link_groups.items() if (src, kind, dst) in links]
-    assert from_pk is index.meta[b.memory_id].pk
+    assert index.link_state.stored.group(index.meta[b.memory_id].pk) == [(src, kind, dst)]
+    assert index.link_state.into == {a.memory_id: index.meta[b.memory_id].pk}

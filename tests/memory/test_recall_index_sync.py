@@ -20,7 +20,7 @@ from django.utils import timezone
 from memory.engine import records as R
 from memory.engine.graph_recall import recall_with_graph
 from memory.models import Fact, FactVector, Link
-from memory.services import maintenance
+from memory.services import index_links, maintenance
 from memory.services import recall as recall_service
 from memory.services.curation import set_lifecycle
 from memory.services.embedding import reembed
@@ -333,9 +333,7 @@ def test_new_facts_are_appended_not_rebuilt(workspace, monkeypatch):
         raise AssertionError("rebuilt the columns for an append")
 
     monkeypatch.setattr(registry, "_rebuild", no_rebuild)
-    monkeypatch.setattr(
-        registry, "_load_links", lambda _index: (_ for _ in ()).throw(AssertionError("all links"))
-    )
+    monkeypatch.setattr(index_links, "load", lambda _index: (_ for _ in ()).throw(AssertionError("all links")))
     first = write_fact(workspace=workspace, new=NewFact(content="Maria plays the piano on Fridays.", segment="knowledge"),
                        actor="test").fact  # fmt: skip
     write_fact(workspace=workspace, new=NewFact(content="The piano teacher is Joao.", segment="knowledge",
