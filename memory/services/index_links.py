@@ -36,21 +36,17 @@ class IndexLinks:
     by parts."""
 
     nodes: NodeTable = field(default_factory=NodeTable)
-    stored: LinkTable = None  # keyed by the from-fact's pk
-    supersedes: LinkTable = None
-    all: LinkTable = None
+    stored: LinkTable = field(init=False)  # keyed by the from-fact's pk
+    supersedes: LinkTable = field(init=False)
+    all: LinkTable = field(init=False)
     # Target id → pk (or pks, ascending) of the facts whose stored links reach it.
     into: dict[str, int | tuple[int, ...]] = field(default_factory=dict)
     dangling: set[str] = field(default_factory=set)  # `supersedes` targets not (yet) in the rows
     graph: tuple | None = None  # (the `all` table it was built from, its TableGraph)
 
     def __post_init__(self) -> None:
-        empty = LinkTable(self.nodes)
-        self.stored = (
-            self.stored if self.stored is not None else LinkTable(self.nodes, key=np.zeros(0, np.int64))
-        )
-        self.supersedes = self.supersedes if self.supersedes is not None else empty
-        self.all = self.all if self.all is not None else empty
+        self.stored = LinkTable(self.nodes, key=np.zeros(0, np.int64))
+        self.supersedes = self.all = LinkTable(self.nodes)
 
     @property
     def nbytes(self) -> int:
