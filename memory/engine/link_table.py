@@ -133,9 +133,6 @@ class LinkTable(Sequence):
     def last_key(self, default: int = -1) -> int:
         return int(self.key[-1]) if len(self) else default
 
-    def keys(self) -> np.ndarray:
-        return np.unique(self.key) if self.key is not None else np.zeros(0, dtype=np.int64)
-
     def replacing(self, keys: Sequence[int], groups: LinkTable) -> LinkTable:
         """This table with the groups of `keys` dropped and `groups`' links put in key order
         (stable: links of one key keep their order, and earlier groups stay first)."""
