@@ -113,7 +113,7 @@ def load(index: ScopeIndex) -> None:
         links.stored = LinkTable(nodes, np.searchsorted(linked, src).astype(np.int32), kind,
                                  np.searchsorted(linked, dst).astype(np.int32), keys)  # fmt: skip
         links.into = targets_by_source(links.stored)
-    links.supersedes, links.dangling = _supersedes(index, nodes, sorted_ids(index))
+    links.supersedes, links.dangling = _supersedes(index, nodes, _superseding_ids(index))
     links.all = links.stored + links.supersedes
     index.link_state = links
 
@@ -126,7 +126,7 @@ def _rows_of(row_pks: np.ndarray, pks: array) -> np.ndarray:
     return np.where(row_pks[rows] == wanted, rows, -1)
 
 
-def sorted_ids(index: ScopeIndex, among=None) -> list[str]:
+def _superseding_ids(index: ScopeIndex, among=None) -> list[str]:
     """The ids (of `among`, default every row) of facts with a `supersedes` list, in pk order."""
     meta = index.meta
     ids = meta.keys() if among is None else among
@@ -206,11 +206,11 @@ def _update_supersedes(
     if any(meta[m].supersedes != targets for m, targets in before.items() if m in meta) or (
         not links.dangling.isdisjoint(new_ids)
     ):
-        links.supersedes, links.dangling = _supersedes(index, links.nodes, sorted_ids(index))
+        links.supersedes, links.dangling = _supersedes(index, links.nodes, _superseding_ids(index))
         return True
     if not new_ids:
         return False
-    added, dangling = _supersedes(index, links.nodes, sorted_ids(index, new_ids))
+    added, dangling = _supersedes(index, links.nodes, _superseding_ids(index, new_ids))
     links.dangling |= dangling
     if not len(added):
         return False
