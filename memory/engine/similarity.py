@@ -38,7 +38,8 @@ _FLOAT32_MARGIN = 1e-5
 # Float32 rows whose norms all lie this close to 1 are used as the unit rows without dividing.
 _UNIT_SLACK = 1e-6
 _BLOCK_ROWS = 2048
-# Candidate codes one LSH worker gathers before folding out the pairs it saw in several bands.
+# Room for candidate codes in one LSH worker's buffer before it folds out the pairs it saw in several
+# bands (and grows, if folding leaves it over half full): 160 MB, touched only as it fills.
 _HELD_CODES = 20_000_000
 # Representative pairs expanded, re-scored in float64 and sorted at once.
 _FINISHED_AT_ONCE = 4_000_000
@@ -570,8 +571,7 @@ def _lsh_candidates(
         # Both filters are applied per band, before deduplication: the pairs a band yields are mostly
         # far apart, and filtering them in the parallel part leaves a short list to sort. (The
         # filters and the collision test commute, so this is the same set as filtering afterwards.)
-        codes: list[np.ndarray] = []
-        held = folded = 0
+        codes = CodeBuffer(_HELD_CODES)
         for band in range(first, stop):
             order, steps = _bucket_pairs(keys[band], lo, hi)
             coarse_here = None
@@ -583,28 +583,23 @@ def _lsh_candidates(
                 near = np.flatnonzero(_hamming(coarse_here, left, right) <= params.max_hamming[0])
                 left, right = order[left[near]], order[right[near]]
                 near = np.flatnonzero(_hamming(fine, left, right) <= params.max_hamming[1])
-                codes.append(left[near] * n + right[near])
-                held += len(near)
-            # A pair collides in many bands: fold the repeats away as we go, once the codes held have
-            # doubled since the last fold (folding at a fixed size would sort everything every band).
-            if held > max(_HELD_CODES, 2 * folded):
-                codes = [_merged_distinct(codes)]
-                held = folded = len(codes[0])
-        return _merged_distinct(codes)
+                codes.add(left[near] * n + right[near])
+        return codes.distinct()
 
     # numpy releases the GIL in sorting, gathering and bitwise loops, so threads share the band work.
-    # The split is fixed and the merge is a sort, so the result does not depend on `workers`.
+    # The split is fixed and the threads' codes are taken in code order, so the result does not
+    # depend on `workers`.
     edges = np.linspace(0, params.bands, max(1, workers) + 1).astype(int)
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         parts = list(pool.map(lambda k: bands(edges[k], edges[k + 1]), range(len(edges) - 1)))
-        distinct = _merged_distinct(parts) if len(parts) > 1 else parts[0]
+        release_free_memory()  # the threads' scratch arrays, kept in their heap arenas otherwise
         lefts, rights = [], []
         # Positions fit in 32 bits below 2³¹ rows: a slice's tens of millions of candidates are
         # held in half the memory until they are finished (widened again a piece at a time).
         position = np.int32 if n < 2**31 else np.int64
-        codes = left = right = close = None
-        for start in range(0, len(distinct), _SCORED_AT_ONCE):  # the scoring's arrays stay small
-            codes = distinct[start : start + _SCORED_AT_ONCE]
+        scored = 0
+        # A range of code values at a time: the threads' codes are never joined into one array.
+        for codes in distinct_in_ranges(parts, _SCORED_AT_ONCE):
             left, right = codes // n, codes % n
             if reps is None:
                 close = _split_map(pool, workers, lambda a, b: _float32_cosines(unit, a, b), left, right)
@@ -613,9 +608,8 @@ def _lsh_candidates(
             close = close >= threshold - _FLOAT32_MARGIN
             lefts.append(left[close].astype(position))
             rights.append(right[close].astype(position))
-        scored = len(distinct)
-        # Let every pair code go before the kept ones are joined (the join holds them twice).
-        del parts, distinct, codes, left, right, close
+            scored += len(codes)
+        del parts
     if not lefts:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     return _joined(lefts), _joined(rights), scored
@@ -632,23 +626,95 @@ def _joined(parts: list[np.ndarray]) -> np.ndarray:
     return out
 
 
-def _distinct(codes: np.ndarray) -> np.ndarray:
-    """The sorted distinct values of an int64 array, which is sorted in place (pass one you own:
-    tens of millions of codes are hundreds of MB, and a sorted copy would double them)."""
-    codes.sort()
-    if len(codes) == 0:
+class CodeBuffer:
+    """The distinct int64 codes of everything added, gathered in one array with room to spare.
+
+    A pair collides in many bands, so the codes added repeat: when the array fills, what it holds is
+    sorted and its repeats squeezed out where it lies, and only when that leaves it more than half
+    full does it grow (double, in place). Gathering the bands' pieces in a list and joining them to
+    fold held every code twice at each fold."""
+
+    def __init__(self, capacity: int) -> None:
+        self._codes = np.empty(max(1, capacity), dtype=np.int64)
+        self._size = 0
+
+    def add(self, codes: np.ndarray) -> None:
+        if self._size + len(codes) > len(self._codes):
+            self._fold()
+            if self._size + len(codes) > len(self._codes) // 2:
+                self._grow(max(2 * len(self._codes), self._size + len(codes)))
+        self._codes[self._size : self._size + len(codes)] = codes
+        self._size += len(codes)
+
+    def distinct(self) -> np.ndarray:
+        """The sorted distinct codes; the buffer hands over its array and starts empty."""
+        self._fold()
+        out, size = self._codes, self._size
+        self._codes, self._size = np.empty(1, dtype=np.int64), 0
+        return _shrunk(out, size)
+
+    def _fold(self) -> None:
+        held = self._codes[: self._size]
+        held.sort()
+        self._size = _squeeze_repeats(held)
+
+    def _grow(self, capacity: int) -> None:
+        try:  # realloc: a large array is moved by remapping its pages, not copied beside itself
+            self._codes.resize(capacity, refcheck=False)
+        except ValueError:
+            grown = np.empty(capacity, dtype=np.int64)
+            grown[: self._size] = self._codes[: self._size]
+            self._codes = grown
+
+
+def _shrunk(codes: np.ndarray, size: int) -> np.ndarray:
+    """`codes[:size]`, handing the rest of the array back where numpy can."""
+    try:
+        codes.resize(size, refcheck=False)
         return codes
-    first = np.empty(len(codes), dtype=bool)
-    first[0] = True
-    np.not_equal(codes[1:], codes[:-1], out=first[1:])
-    return codes[first]
+    except ValueError:
+        return codes[:size]
 
 
-def _merged_distinct(parts: list[np.ndarray]) -> np.ndarray:
-    """`_distinct` of the parts together; the list is emptied, so each part goes as soon as it is copied."""
-    merged = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    parts.clear()
-    return _distinct(merged)
+def _squeeze_repeats(held: np.ndarray, block: int = 1 << 20) -> int:
+    """Moves each value of a sorted array that differs from the one before it to the front, in order,
+    and returns how many there are. Block by block: a block's kept values are copied out before
+    they are written back, and they land at or before the block's start, so nothing is overwritten
+    before it is read (the value just before a block is either still in place or was written
+    back unchanged)."""
+    size = 0
+    for start in range(0, len(held), block):
+        stop = min(start + block, len(held))
+        fresh = np.empty(stop - start, dtype=bool)
+        if start == 0:
+            fresh[0] = True
+            np.not_equal(held[1:stop], held[: stop - 1], out=fresh[1:])
+        else:
+            np.not_equal(held[start:stop], held[start - 1 : stop - 1], out=fresh)
+        kept = held[start:stop][fresh]
+        held[size : size + len(kept)] = kept
+        size += len(kept)
+    return size
+
+
+def _distinct(codes: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of an int64 array, which is sorted in place (pass one you own)."""
+    codes.sort()
+    return codes[: _squeeze_repeats(codes)]
+
+
+def distinct_in_ranges(parts: Sequence[np.ndarray], step: int) -> Iterator[np.ndarray]:
+    """The sorted distinct values of the union of sorted distinct arrays, in ascending pieces of
+    about `step` values: their union is never held in one array (nor are the parts joined)."""
+    largest = max(parts, key=len, default=np.zeros(0, dtype=np.int64))
+    pieces = max(1, math.ceil(sum(len(part) for part in parts) / max(1, step)))
+    bounds = largest[[len(largest) * k // pieces for k in range(1, pieces)]]
+    cuts = [np.concatenate(([0], np.searchsorted(part, bounds), [len(part)])) for part in parts]
+    for k in range(pieces):
+        piece = [part[cut[k] : cut[k + 1]] for part, cut in zip(parts, cuts, strict=True)]
+        values = _distinct(np.concatenate(piece)) if len(piece) > 1 else piece[0]
+        if len(values):
+            yield values
 
 
 def _split_map(

@@ -4,6 +4,8 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memory.engine.jaccard_join import iter_jaccard_pairs, jaccard_pairs
 from memory.engine.similarity import cosine_pairs, lsh_miss_probability, lsh_params
@@ -220,3 +222,58 @@ def test_a_slice_of_a_band_yields_exactly_the_pairs_its_rows_own(dtype):
         want = [(i, j) for i in range(lo, hi) for j in range(i + 1, len(keys)) if keys[i] == keys[j]]
         assert got == want
         assert np.all(np.diff(keys[order].astype(np.int64)) >= 0)  # the rows come in key order
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    pieces=st.lists(st.lists(st.integers(0, 60), max_size=25), max_size=12),
+    capacity=st.integers(1, 40),
+)
+def test_a_code_buffer_holds_the_sorted_distinct_codes_of_everything_added(pieces, capacity):
+    """Small capacities make it fold (sort and squeeze in place) and grow mid-way: what comes out
+    must still be exactly the distinct codes added, ascending."""
+    from memory.engine.similarity import CodeBuffer
+
+    buffer = CodeBuffer(capacity)
+    for piece in pieces:
+        buffer.add(np.asarray(piece, dtype=np.int64))
+    everything = [code for piece in pieces for code in piece]
+    assert buffer.distinct().tolist() == sorted(set(everything))
+    assert buffer.distinct().tolist() == []  # it handed its codes over
+
+
+@settings(max_examples=200, deadline=None)
+@given(parts=st.lists(st.sets(st.integers(-50, 200), max_size=60), min_size=1, max_size=3), step=st.integers(1, 50))
+def test_sorted_parts_are_united_range_by_range_in_order_each_code_once(parts, step):
+    from memory.engine.similarity import distinct_in_ranges
+
+    arrays = [np.array(sorted(part), dtype=np.int64) for part in parts]
+    pieces = list(distinct_in_ranges(arrays, step))
+    assert all(len(piece) for piece in pieces)
+    assert np.concatenate([np.zeros(0, dtype=np.int64), *pieces]).tolist() == sorted(set().union(*parts))
+
+
+def test_the_lsh_search_finds_the_same_pairs_when_its_workers_fold_often(monkeypatch):
+    """Each worker's code buffer folds and grows as it fills; with a tiny buffer it does so on nearly
+    every step. The pairs, their scores and the count scored must not change."""
+    import memory.engine.similarity as similarity
+
+    vectors = planted_pairs(seed=31)
+    roomy = cosine_pairs(vectors, 0.8, exact_limit=0)
+    monkeypatch.setattr(similarity, "_HELD_CODES", 7)
+    monkeypatch.setattr(similarity, "_SCORED_AT_ONCE", 11)
+    cramped = cosine_pairs(vectors, 0.8, exact_limit=0)
+    assert len(roomy) >= 300
+    assert np.array_equal(roomy.i, cramped.i) and np.array_equal(roomy.j, cramped.j)
+    assert np.array_equal(roomy.score, cramped.score)
+    assert roomy.candidates == cramped.candidates
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(st.integers(0, 30), max_size=80), block=st.integers(1, 9))
+def test_repeats_are_squeezed_out_of_a_sorted_array_in_place_block_by_block(values, block):
+    from memory.engine.similarity import _squeeze_repeats
+
+    held = np.array(sorted(values), dtype=np.int64)
+    kept = _squeeze_repeats(held, block=block)
+    assert held[:kept].tolist() == sorted(set(values))
