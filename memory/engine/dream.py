@@ -83,7 +83,7 @@ EVICT_MIN_AGE_MS = 30 * DAY_MS
 MAX_RELATED_PER_RECORD = 12
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Confirmation:
     """A belief promoted to `confirmed`; `change.before` holds the prior status, confidence, importance."""
 
@@ -96,7 +96,7 @@ class Confirmation:
     change: FactChange
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Merge:
     """`merged` folded into `kept`: the keeper's inherited fields, the archive, and the links added."""
 
@@ -110,7 +110,7 @@ class Merge:
     added: tuple[Link, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DeclinedMerge:
     """Two confirmed near-duplicates: neither absorbs the other, and they are not related either."""
 
@@ -120,7 +120,7 @@ class DeclinedMerge:
     similarity: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Relation:
     """A related-but-not-merged pair and the `relates` links it added (0, 1 or 2 after the caps)."""
 
@@ -131,7 +131,7 @@ class Relation:
     added: tuple[Link, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Eviction:
     """A decayed fact archived; `change.before` holds its prior lifecycle and valid_to."""
 

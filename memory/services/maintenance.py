@@ -92,10 +92,16 @@ def maint_facts(workspace: Workspace, *, lifecycles: Sequence[str] | None = ("ac
         as_ms = _us_to_ms
     openers: dict[str, Callable[[bytes], bytes] | None] = {}
     # Each row arrives with its own copy of "active", "owner", …: one shared string per value instead.
+    # Likewise one float per value (importance, decay rate and confidence mostly keep their defaults),
+    # in a dict of their own so that no float is ever swapped for an equal string key's value.
     shared: dict[Any, Any] = {}
+    numbers: dict[float | None, float | None] = {}
 
     def one(value: Any) -> Any:
         return shared.setdefault(value, value)
+
+    def number(value: float | None) -> float | None:
+        return numbers.setdefault(value, value)
 
     out = []
     for (memory_id, segment, tier, importance, decay_rate, access_count, last_accessed_at, created_at, lifecycle,
@@ -111,9 +117,9 @@ def maint_facts(workspace: Workspace, *, lifecycles: Sequence[str] | None = ("ac
             continue  # the origin was shredded: its facts can no longer be read
         out.append(MaintFact(
             memory_id=memory_id, content=opener(sealed).decode("utf-8"), segment=one(segment), tier=one(tier),
-            importance=importance, decay_rate=decay_rate, access_count=access_count,
+            importance=number(importance), decay_rate=number(decay_rate), access_count=access_count,
             last_accessed_at=int(as_ms(last_accessed_at)), created_at=int(as_ms(created_at)), lifecycle=one(lifecycle),
-            status=one(status), confidence=confidence, subject_key=subject_key, source_type=one(source_type),
+            status=one(status), confidence=number(confidence), subject_key=subject_key, source_type=one(source_type),
             origin_key=one(origin_key), valid_to=as_ms(valid_to), source_turn=source_turn, valid_from=as_ms(valid_from),
         ))  # fmt: skip
     return out
