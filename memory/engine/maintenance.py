@@ -107,7 +107,7 @@ class MaintFact:
         return {name: getattr(self, name) for name in names}
 
 
-@dataclass(frozen=True, slots=True)  # slots: a million-fact dream makes about a million
+@dataclass(frozen=True, slots=True)  # slots: a million-fact dream makes about a million of them
 class FactChange:
     """One fact's changed fields before and after a step; only the fields that change are listed."""
 

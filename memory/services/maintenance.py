@@ -93,7 +93,7 @@ def maint_facts(workspace: Workspace, *, lifecycles: Sequence[str] | None = ("ac
     openers: dict[str, Callable[[bytes], bytes] | None] = {}
     # Each row arrives with its own copy of "active", "owner", …: one shared string per value instead.
     # Likewise one float per value (importance, decay rate and confidence mostly keep their defaults),
-    # in a dict of their own so that no float is ever swapped for an equal string key's value.
+    # in a dict of their own: an equal key of another type (True for 1.0) must never be handed back.
     shared: dict[Any, Any] = {}
     numbers: dict[float | None, float | None] = {}
 
