@@ -580,8 +580,9 @@ def _lsh_candidates(
             for left, right in steps:
                 # The coarse filter reads the signatures in key order (gathered once per band), where
                 # a bucket's members are adjacent: most pairs end here, and sequential reads are
-                # several times faster than one random read per pair.
-                coarse_here = coarse[:, order] if coarse_here is None else coarse_here
+                # several times faster than one random read per pair. (`take` along the axis: the
+                # same gather written `coarse[:, order]` took five times as long.)
+                coarse_here = np.take(coarse, order, axis=1) if coarse_here is None else coarse_here
                 near = np.flatnonzero(_hamming(coarse_here, left, right) <= params.max_hamming[0])
                 left, right = order[left[near]], order[right[near]]
                 near = np.flatnonzero(_hamming(fine, left, right) <= params.max_hamming[1])
