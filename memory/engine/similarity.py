@@ -654,7 +654,8 @@ class CodeBuffer:
         self._fold()
         out, size = self._codes, self._size
         self._codes, self._size = np.empty(1, dtype=np.int64), 0
-        return _shrunk(out, size)
+        out.resize(size, refcheck=False)  # hands the spare room back; no view of it is left
+        return out
 
     def _fold(self) -> None:
         held = self._codes[: self._size]
@@ -662,21 +663,10 @@ class CodeBuffer:
         self._size = _squeeze_repeats(held)
 
     def _grow(self, capacity: int) -> None:
-        try:  # realloc: a large array is moved by remapping its pages, not copied beside itself
-            self._codes.resize(capacity, refcheck=False)
-        except ValueError:
-            grown = np.empty(capacity, dtype=np.int64)
-            grown[: self._size] = self._codes[: self._size]
-            self._codes = grown
-
-
-def _shrunk(codes: np.ndarray, size: int) -> np.ndarray:
-    """`codes[:size]`, handing the rest of the array back where numpy can."""
-    try:
-        codes.resize(size, refcheck=False)
-        return codes
-    except ValueError:
-        return codes[:size]
+        # realloc: a large array is moved by remapping its pages, not copied beside itself. The
+        # buffer owns its array and no view of it outlives a call, so numpy's reference check
+        # (which a caller's own names would fail) is not needed.
+        self._codes.resize(capacity, refcheck=False)
 
 
 def _squeeze_repeats(held: np.ndarray, block: int = 1 << 20) -> int:
