@@ -182,6 +182,26 @@ def page_urls(workspace) -> dict[str, tuple[str, dict]]:
     }
 
 
+# Open review items `tideline bench` gives its workspace before timing the queue (at most one per fact).
+CONSOLE_ITEMS = 10_000
+
+
+def console_pages(workspace, user) -> dict[str, tuple[str, dict]]:
+    """The review queue among `tideline bench`'s console pages (memory.bench.pages): a bench workspace
+    starts with no review items, so it is given `CONSOLE_ITEMS` open ones first, as this module's own
+    run does; then the queue's first page, a deep page and its search."""
+    from governance.models import ReviewItem
+    from memory.models import Fact
+
+    if not ReviewItem.objects.filter(workspace=workspace, status="open").exists():
+        facts = Fact.objects.filter(workspace=workspace).count()
+        if facts >= 4:
+            seed_items(workspace, min(CONSOLE_ITEMS, facts), quiet=True)
+    urls = page_urls(workspace)
+    return {"review queue": urls["default"], "review queue, page 200": urls["page 200"],
+            "review queue, search": urls["search ?q="]}  # fmt: skip
+
+
 def time_pages(workspace, user, repeat: int) -> dict[str, dict]:
     """Server time of each queue view, warmed once, then `repeat` requests (test client, real views)."""
     from django.test import Client

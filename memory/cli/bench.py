@@ -1,7 +1,9 @@
-"""`tideline bench [--sizes 100,10000] [--writes 200] [--queries 200]` — measure on the configured database.
+"""`tideline bench [--sizes 100,10000] [--writes 200] [--queries 200] [--pages 30]` — measure on the configured database.
 
-For each size: seed a fresh workspace in bulk, time writes through the full write path, then build the
-recall index cold and time warm recalls (with BM25 alone from `bm25s` on the same corpus as reference).
+For each size: seed a fresh workspace in bulk, build the recall index cold and time warm recalls (with
+BM25 alone from `bm25s` on the same corpus as reference) and recalls right after writes, time writes
+through the full write path, then the console's pages as an owner (memory.bench.pages), then the
+dream, the GC and the graph export, and recall again on the linked memory the dream left.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import asdict
 
 from django.db import connection
 
+from memory.bench.pages import time_console
 from memory.bench.recall import AFTER_WRITE_COUNT, run_recall_bench, time_linked_recall
 from memory.bench.resident import PeakSampler, resident_mb
 from memory.bench.writes import seed_workspace, time_writes
@@ -26,6 +29,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--sizes", default="1000,10000", help="comma-separated workspace sizes, e.g. 1000,10000,100000")
     parser.add_argument("--writes", type=int, default=200, help="timed writes per size (0 to skip)")
     parser.add_argument("--queries", type=int, default=200, help="timed recalls per size (0 to skip)")
+    parser.add_argument("--pages", type=int, default=30,
+                        help="timed requests per console page (overview, facts list, inspector, review queue; 0 to skip)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-maintenance", action="store_true", help="skip timing the dream, GC and graph export")
 
@@ -42,8 +47,8 @@ def _sizes(text: str) -> list[int]:
 
 def run(options: dict) -> None:
     sizes = _sizes(options["sizes"])
-    if options["writes"] < 0 or options["queries"] < 0:
-        raise RequestError("--writes and --queries cannot be negative", kind="validation")
+    if options["writes"] < 0 or options["queries"] < 0 or options["pages"] < 0:
+        raise RequestError("--writes, --queries and --pages cannot be negative", kind="validation")
     results = []
     sampler = PeakSampler()
     try:
@@ -78,6 +83,10 @@ def _bench_size(size: int, options: dict, sampler: PeakSampler) -> dict:
     if options["writes"]:
         row["write"] = asdict(time_writes(workspace, corpus, options["writes"]))
         peaks["writes"] = sampler.mark()
+    if options["pages"]:
+        # With every fact still active (the dream below archives most of them): the heaviest lists.
+        row["console"] = time_console(workspace, options["pages"])
+        peaks["console pages"] = sampler.mark()
     if not options["no_maintenance"]:
         row["maintenance"] = _time_maintenance(workspace, sampler, peaks)
         if options["queries"]:
@@ -174,6 +183,10 @@ def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
                 lines.append(f"  resident MB after each phase: {phases}")
             if r.get("bm25s_peak_rss_mb"):
                 lines.append(f"  (bm25s ran in a child process: its peak RSS {r['bm25s_peak_rss_mb']:,.0f} MB is not in this one's)")
+        if row.get("console"):
+            lines.append("  console pages, server time as an owner:")
+            for label, page in row["console"].items():
+                lines.append(f"    {label:<30} p50 {page['p50_ms']:7.2f} ms   p95 {page['p95_ms']:7.2f} ms   (n={page['count']})")
         if row.get("peak_mb"):
             phases = ", ".join(f"{phase} {mb:,.0f}" for phase, mb in row["peak_mb"].items())
             lines.append(f"  peak resident MB in each phase: {phases}")

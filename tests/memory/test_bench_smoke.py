@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
-    call_command("tideline", "bench", "--sizes", "200", "--writes", "5", "--queries", "5", "--json")
+    call_command("tideline", "bench", "--sizes", "200", "--writes", "5", "--queries", "5", "--pages", "3", "--json")
     report = json.loads(capsys.readouterr().out)
     [row] = report["results"]
     assert row["size"] == 200
@@ -25,7 +25,7 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
     assert all(mb > 0 for mb in row["recall"]["resident_mb"].values())
     # Which phase set the peak: every phase's highest resident memory, none above the process's peak.
     assert list(row["peak_mb"]) == ["seeding", "cold build", "restart from the snapshot", "warm recalls",
-                                    "recalls after writes", "writes", "letting the index go", "dream", "gc",
+                                    "recalls after writes", "writes", "console pages", "letting the index go", "dream", "gc",
                                     "graph export", "recall after the dream"]  # fmt: skip
     assert all(0 < mb <= report["peak_rss_mb"] + 1 for mb in row["peak_mb"].values())
     # The snapshot is written and a restarted process recalls from it (timed apart from the build).
@@ -38,6 +38,10 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
     # …and the memory each phase took, the dream's peak being the highest of them.
     phase_peaks = row["maintenance"]["dream_phases_peak_mb"]
     assert list(phase_peaks) == list(phases) and max(phase_peaks.values()) <= row["peak_mb"]["dream"]
+    # The console's pages as an owner, the review queue (governance's, found through the app registry) with them.
+    assert set(row["console"]) == {"overview", "facts list", "facts list, filtered, page 3", "facts list, next page",
+                                   "fact inspector", "review queue", "review queue, page 200", "review queue, search"}
+    assert all(page["count"] == 3 and page["p95_ms"] >= page["p50_ms"] > 0 for page in row["console"].values())
     assert row["recall_linked"]["count"] == 5 and row["recall_linked"]["links"] >= 0
     # …and the recall right after a write on the linked memory, where the sync reads the new links.
     assert row["recall_linked"]["after_write"]["count"] == 5 and row["recall_linked"]["after_write"]["p50_ms"] > 0
@@ -46,4 +50,10 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
 def test_bench_refuses_bad_sizes(capsys):
     with pytest.raises(SystemExit):
         call_command("tideline", "bench", "--sizes", "ten", "--json")
+    assert json.loads(capsys.readouterr().out)["error"]["kind"] == "validation"
+
+
+def test_bench_refuses_negative_page_counts(capsys):
+    with pytest.raises(SystemExit):
+        call_command("tideline", "bench", "--sizes", "200", "--pages", "-1", "--json")
     assert json.loads(capsys.readouterr().out)["error"]["kind"] == "validation"
