@@ -341,8 +341,10 @@ class Link(models.Model):
     # the source, and every index costs each of the millions of links a dream adds (migration 0018).
     # No foreign key of their own for the two facts either: on PostgreSQL the composite keys
     # (workspace, fact) of migration 0002 already refuse a missing or foreign fact, and on SQLite its
-    # triggers do (migration 0019; each key was one more check per link written).
-    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="links", db_index=False)
+    # triggers do (migration 0019; each key was one more check per link written). Nor for the
+    # workspace: it is the source fact's, by the same composite key (migration 0020).
+    workspace = models.ForeignKey(Workspace, on_delete=models.PROTECT, related_name="links", db_index=False,
+                                  db_constraint=False)  # fmt: skip
     from_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="outbound_links", db_index=False,
                                   db_constraint=False)  # fmt: skip
     to_fact = models.ForeignKey(Fact, on_delete=models.CASCADE, related_name="inbound_links", null=True, blank=True,

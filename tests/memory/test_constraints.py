@@ -6,7 +6,7 @@ import pytest
 from django.db import IntegrityError, connection, transaction
 
 from memory.engine import records as R
-from memory.models import Fact, Link, MemoryEvent
+from memory.models import Fact, Link, MemoryEvent, Workspace
 from tests.factories import make_fact, make_link
 
 pytestmark = pytest.mark.django_db
@@ -106,6 +106,15 @@ def test_a_link_to_or_from_a_fact_that_does_not_exist_is_refused(workspace):
     link = make_link(fact, other, "relates")
     other.delete()  # deleting a fact still takes its links with it
     assert not Link.objects.filter(pk=link.pk).exists()
+
+
+def test_a_link_naming_a_workspace_that_does_not_exist_is_refused(workspace):
+    """Nor a key of its own to the workspace (migration 0020): the link's workspace must be its
+    source fact's, so a workspace that does not exist is refused."""
+    a, b = make_fact(workspace, "a fact"), make_fact(workspace, "b fact")
+    missing = Workspace.objects.order_by("-pk").values_list("pk", flat=True).first() + 1000
+    _refused(lambda: Link.objects.create(workspace_id=missing, from_fact=a, to_fact=b, kind="relates"))
+    _refused(lambda: Link.objects.create(workspace_id=missing, from_fact=a, dangling_target="mem_gone", kind="relates"))
 
 
 def test_a_link_is_unique_per_from_to_and_kind(workspace):
