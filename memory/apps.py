@@ -1,4 +1,9 @@
-from django.apps import AppConfig
+import importlib
+import importlib.util
+from collections.abc import Iterator
+from types import ModuleType
+
+from django.apps import AppConfig, apps
 
 
 class MemoryConfig(AppConfig):
@@ -7,3 +12,17 @@ class MemoryConfig(AppConfig):
 
     def ready(self) -> None:
         from memory import checks  # noqa: F401 - registers the system checks
+
+
+def app_packages(suffix: str) -> Iterator[tuple[str, ModuleType]]:
+    """(app name, its `<app>.<suffix>` package imported) for each installed app that has one, in
+    INSTALLED_APPS order: how memory finds what an app above it adds (`tideline` subcommands,
+    benchmark pages) without naming that app."""
+    for config in apps.get_app_configs():
+        package = f"{config.name}.{suffix}"
+        try:
+            if importlib.util.find_spec(package) is None:
+                continue
+        except ModuleNotFoundError:  # the app is a plain module, so it has no such package
+            continue
+        yield config.name, importlib.import_module(package)

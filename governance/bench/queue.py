@@ -159,7 +159,10 @@ def seed_items(workspace, items: int, *, seed: int = 7, quiet: bool = False) -> 
 def summarise(samples: list[float]) -> dict[str, float]:
     from memory.bench.writes import LatencySummary
 
-    summary = LatencySummary.of(samples)
+    return _rounded(LatencySummary.of(samples))
+
+
+def _rounded(summary) -> dict[str, float]:
     return {"n": summary.count, "p50_ms": round(summary.p50_ms, 1), "p95_ms": round(summary.p95_ms, 1),
             "max_ms": round(summary.max_ms, 1)}  # fmt: skip
 
@@ -206,19 +209,18 @@ def time_pages(workspace, user, repeat: int) -> dict[str, dict]:
     """Server time of each queue view, warmed once, then `repeat` requests (test client, real views)."""
     from django.test import Client
 
+    from memory.bench.pages import time_page
+    from memory.services.errors import RequestError
+
     client = Client(HTTP_HOST="localhost")
     client.force_login(user)
     out = {}
     for label, (url, headers) in page_urls(workspace).items():
-        response = client.get(url, **headers)
-        if response.status_code != 200:
-            raise SystemExit(f"{label}: {url} answered {response.status_code}")
-        samples = []
-        for _ in range(repeat):
-            started = time.perf_counter()
-            client.get(url, **headers)
-            samples.append((time.perf_counter() - started) * 1000)
-        out[label] = {**summarise(samples), "url": url}
+        try:
+            summary = time_page(client, url, repeat, headers)
+        except RequestError as error:  # this module's own run stops with the message, as before
+            raise SystemExit(f"{label}: {error.message}") from None
+        out[label] = {**_rounded(summary), "url": url}
     return out
 
 

@@ -16,7 +16,6 @@ registry, as `tideline`'s subcommands are.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import os
 import sys
 import time
@@ -64,17 +63,11 @@ def memory_pages(workspace, user) -> dict[str, tuple[str, dict]]:
 
 def page_sources() -> list:
     """Memory's page list, then each installed app's `bench.CONSOLE_PAGES`, in INSTALLED_APPS order."""
-    from django.apps import apps
+    from memory.apps import app_packages
 
     sources = [memory_pages]
-    for config in apps.get_app_configs():
-        package = f"{config.name}.bench"
-        try:
-            if config.name == "memory" or importlib.util.find_spec(package) is None:
-                continue
-        except ModuleNotFoundError:  # a plain module: no `bench` package
-            continue
-        dotted = getattr(importlib.import_module(package), "CONSOLE_PAGES", None)
+    for _, package in app_packages("bench"):
+        dotted = getattr(package, "CONSOLE_PAGES", None)
         if dotted:
             module, function = dotted.split(":")
             sources.append(getattr(importlib.import_module(module), function))

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import inspect
 import sys
 from functools import cache
 from types import ModuleType
 
-from django.apps import apps
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandParser
 
+from memory.apps import app_packages
 from memory.cli import common
 from memory.services.errors import RequestError
 from memory.services.policy import TidelineError
@@ -25,17 +24,11 @@ def subcommands() -> dict[str, ModuleType]:
     """Every installed app's `cli.SUBCOMMANDS`, in INSTALLED_APPS order (memory names no other app)."""
     found: dict[str, ModuleType] = {}
     owners: dict[str, str] = {}
-    for config in apps.get_app_configs():
-        package = f"{config.name}.cli"
-        try:
-            if importlib.util.find_spec(package) is None:
-                continue
-        except ModuleNotFoundError:  # the app is a plain module, so it has no `cli` package
-            continue
-        for name, dotted in getattr(importlib.import_module(package), "SUBCOMMANDS", {}).items():
+    for app, package in app_packages("cli"):
+        for name, dotted in getattr(package, "SUBCOMMANDS", {}).items():
             if name in found:
-                raise ImproperlyConfigured(f"`tideline {name}` is declared by both {owners[name]} and {config.name}")
-            found[name], owners[name] = importlib.import_module(dotted), config.name
+                raise ImproperlyConfigured(f"`tideline {name}` is declared by both {owners[name]} and {app}")
+            found[name], owners[name] = importlib.import_module(dotted), app
     return found
 
 
