@@ -48,7 +48,7 @@ def run(options: dict) -> None:
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
     manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
-    env = {**os.environ, "TIDELINE_INSECURE_HTTP": os.environ.get("TIDELINE_INSECURE_HTTP", "1"),
+    env = {**os.environ, **_plain_http_for_the_local_console(),
            "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # one connection pool per web process
     address = f"{options['host']}:{options['port']}"
     try:
@@ -64,6 +64,9 @@ def run(options: dict) -> None:
         children.append(subprocess.Popen([*manage, "qcluster"], env=env, start_new_session=True))
     database = "SQLite at " + str(settings.DATABASES["default"]["NAME"]) if settings.EMBEDDED else "PostgreSQL"
     print(f"\nTideline is running at http://{address}  ({database})", flush=True)
+    if env.get("TIDELINE_INSECURE_HTTP", "").strip().lower() not in ("1", "true", "yes", "on"):
+        print("Production settings: HTTPS only (redirect, Secure cookies, HSTS), through your TLS proxy "
+              "(TIDELINE_BEHIND_PROXY=1); TIDELINE_INSECURE_HTTP=1 allows plain HTTP.", flush=True)
     print("Demo logins (password " + DEMO_PASSWORD + "): " + ", ".join(f"{u} ({r})" for u, r in DEMO_USERS))
     print("Press Ctrl-C to stop.\n", flush=True)
     try:
@@ -87,6 +90,15 @@ def run(options: dict) -> None:
                 child.wait()
         if not options["no_worker"]:
             _sweep_session(children[-1].pid)
+
+
+def _plain_http_for_the_local_console() -> dict[str, str]:
+    """Plain HTTP (no HTTPS redirect, no Secure cookies, no HSTS) only for the embedded console on
+    SQLite (`make run`, http://127.0.0.1:8000); a server database gets the production defaults
+    (docs/SECURITY.md) unless TIDELINE_INSECURE_HTTP is set explicitly."""
+    if settings.EMBEDDED and "TIDELINE_INSECURE_HTTP" not in os.environ:
+        return {"TIDELINE_INSECURE_HTTP": "1"}
+    return {}
 
 
 def _sweep_session(session: int) -> None:
