@@ -13,7 +13,15 @@ class GovernanceConfig(AppConfig):
         from governance.services.closing import close_items_of_deleted_facts, close_items_of_shredded_origin
         from governance.services.contradictions import open_demo_contradictions
         from governance.services.held_writes import open_held_write_review
-        from memory.signals import demo_loaded, facts_deleted, facts_retracted, origin_shredded, write_held
+        from governance.services.verdicts import refuse_restoring_blocked
+        from memory.signals import (
+            demo_loaded,
+            facts_deleted,
+            facts_retracted,
+            origin_shredded,
+            restore_requested,
+            write_held,
+        )
 
         pre_save.connect(refuse_disallowed_schedule, sender=Schedule, dispatch_uid="tideline-schedule-allow-list")
         # Memory announces held writes; governance keeps the review queue (memory never imports governance).
@@ -22,5 +30,7 @@ class GovernanceConfig(AppConfig):
         facts_deleted.connect(close_items_of_deleted_facts, dispatch_uid="tideline-close-deleted-fact-reviews")
         facts_retracted.connect(close_items_of_deleted_facts, dispatch_uid="tideline-close-retracted-fact-reviews")
         origin_shredded.connect(close_items_of_shredded_origin, dispatch_uid="tideline-close-shredded-origin-reviews")
+        # A blocked write comes back only through its review item's verdict, never the console's Restore.
+        restore_requested.connect(refuse_restoring_blocked, dispatch_uid="tideline-refuse-restoring-blocked")
         # The demo's first contradiction pass, so its queue is not empty until the first night.
         demo_loaded.connect(open_demo_contradictions, dispatch_uid="tideline-demo-contradictions")

@@ -31,14 +31,21 @@ facts_deleted = Signal()
 # vectors and postings are gone and just before its data key is destroyed. The fact rows stay as
 # tombstones (metadata only, content unreadable). Keyword arguments: `workspace`, `origin_key`,
 # `memory_ids` (every fact of the origin), `reason` (in words, may be empty) and `mutation`. A
-# receiver that closes review items returns how many; one that raises rolls the shred back (the key
-# is then left intact).
+# receiver that closes review items returns how many; one that raises rolls the mutation back (the
+# key is then left intact, and the shred stays recorded as unfinished until it is run again). The
+# signal may come a second time for an origin whose first shred was stopped before its commit.
 origin_shredded = Signal()
 
 # Sent by `memory.services.purging.retract_facts` inside the retracting mutation, after the facts
 # were archived with status `retracted`. Keyword arguments as for `facts_deleted` (`kind` is
 # "retracted"): nothing is left to decide about a retracted fact, so its open review items close.
 facts_retracted = Signal()
+
+# Sent by `memory.services.curation.set_lifecycle` inside its mutation before archived facts are
+# restored by a person (the console's Restore, one fact or many). Keyword arguments: `workspace`,
+# `memory_ids`. A receiver returns {memory_id: reason} for the facts that only a verdict may bring
+# back (a held write a reviewer blocked, say); any answer refuses the whole restore, nothing changed.
+restore_requested = Signal()
 
 
 def first_id(responses: list[tuple[object, object]]) -> int | None:

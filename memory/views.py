@@ -424,12 +424,16 @@ def fact_bulk(request: HttpRequest, workspace: str) -> HttpResponse:
                       {"workspace": ws, "facts": facts, "action": action, "label": BULK_ACTIONS[action],
                        "return_query": return_query, "back": back})  # fmt: skip
     actor = f"user:{request.user.username}"
-    if action in ("archive", "restore"):
-        changed = curation.set_lifecycle(workspace=ws, memory_ids=[f.memory_id for f in facts],
-                                         lifecycle="archived" if action == "archive" else "active", actor=actor)  # fmt: skip
-    else:
-        changed = sum(recall_service.feedback(workspace=ws, fact_id=f.memory_id, signal=action, actor=actor) is not None
-                      for f in facts)  # fmt: skip
+    try:
+        if action in ("archive", "restore"):
+            changed = curation.set_lifecycle(workspace=ws, memory_ids=[f.memory_id for f in facts],
+                                             lifecycle="archived" if action == "archive" else "active", actor=actor)  # fmt: skip
+        else:
+            changed = sum(recall_service.feedback(workspace=ws, fact_id=f.memory_id, signal=action, actor=actor)
+                          is not None for f in facts)  # fmt: skip
+    except (TidelineError, RequestError) as error:
+        messages.error(request, error.message)
+        return redirect(back)
     messages.success(request, f"{BULK_ACTIONS[action]}: {changed} of {len(facts)} fact(s) changed.")
     return redirect(back)
 

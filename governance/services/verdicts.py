@@ -106,3 +106,22 @@ def _check_expected(states: dict[str, dict], expected: dict[str, dict] | None) -
         if now is None or any(now.get(name) != value for name, value in fields.items()):
             raise RequestError(f"{memory_id} changed since this item was shown; reload it and decide again "
                                "(nothing was changed)", kind="conflict")  # fmt: skip
+
+
+def refuse_restoring_blocked(sender: Any, *, workspace: Workspace, memory_ids: list[str], **kwargs: Any) -> dict[str, str]:
+    """`memory.signals.restore_requested`: a fact whose latest verdict is block comes back only by
+    undoing that verdict (by someone allowed to decide the item), never by the console's Restore,
+    which would leave the item saying "resolved / block" over a recallable fact."""
+    latest: dict[str, ReviewItem] = {}
+    decided = (ReviewItem.objects.filter(workspace=workspace, fact_memory_id__in=memory_ids,
+                                         status=ReviewItem.Status.RESOLVED)
+               .only("pk", "kind", "fact_memory_id", "details").order_by("resolved_at", "pk"))  # fmt: skip
+    for item in decided:
+        latest[item.fact_memory_id] = item
+    return {
+        memory_id: (f"a reviewer blocked it ({item.get_kind_display().lower()} #{item.pk}, by "
+                    f"{item.details.get('decided_by') or 'a reviewer'}); only undoing that verdict on the review "
+                    "item brings it back")  # fmt: skip
+        for memory_id, item in latest.items()
+        if item.details.get("verdict") == "block"
+    }

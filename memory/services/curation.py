@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
+from memory import sealing
 from memory.engine import records as R
 from memory.models import Fact, Link, Workspace
 from memory.services.errors import RequestError
@@ -14,6 +15,7 @@ from memory.services.mutation import Mutation, mutate
 from memory.services.near_duplicates import index_facts, unindex_facts
 from memory.services.policy import TidelineError
 from memory.services.writes import NewFact, WriteResult, write_fact
+from memory.signals import restore_requested
 
 
 def set_lifecycle(*, workspace: Workspace, memory_ids: Sequence[str], lifecycle: str, actor: str) -> int:
@@ -24,6 +26,7 @@ def set_lifecycle(*, workspace: Workspace, memory_ids: Sequence[str], lifecycle:
     with mutate(workspace, actor=actor) as m:
         wanted_from = "active" if lifecycle == "archived" else "archived"
         facts = list(Fact.objects.filter(workspace=workspace, memory_id__in=list(memory_ids), lifecycle=wanted_from))
+        _refuse_changes(workspace, facts, lifecycle)
         for fact in facts:
             before, after = {"lifecycle": wanted_from}, {"lifecycle": lifecycle}
             fact.lifecycle = lifecycle
@@ -41,6 +44,31 @@ def set_lifecycle(*, workspace: Workspace, memory_ids: Sequence[str], lifecycle:
         else:
             index_facts(facts)
     return changed
+
+
+def _refuse_changes(workspace: Workspace, facts: Sequence[Fact], lifecycle: str) -> None:
+    """Refuse, changing nothing, when any of `facts` may not move to `lifecycle` from the console.
+
+    A tombstone (its origin was crypto-shredded) has no content left to archive or bring back. A
+    fact a reviewer blocked, or one still held, becomes recallable only through a verdict by someone
+    allowed to decide it: apps that keep review items say which facts those are (`restore_requested`)."""
+    refusals: dict[str, str] = {}
+    origins = {fact.origin_key for fact in facts}
+    shredded = {origin for origin in origins if not sealing.keyring.exists(workspace.pk, origin)}
+    for fact in facts:
+        if fact.origin_key in shredded:
+            refusals[fact.memory_id] = "its origin was crypto-shredded; it stays an unreadable tombstone"
+    if lifecycle == "active" and facts:
+        for _, answer in restore_requested.send(sender=Fact, workspace=workspace,
+                                                 memory_ids=[f.memory_id for f in facts]):  # fmt: skip
+            for memory_id, reason in (answer or {}).items():
+                refusals.setdefault(memory_id, reason)
+    if refusals:
+        verb = "archived" if lifecycle == "archived" else "restored"
+        listed = "; ".join(f"{memory_id}: {reason}" for memory_id, reason in sorted(refusals.items())[:5])
+        more = f" (and {len(refusals) - 5} more)" if len(refusals) > 5 else ""
+        raise RequestError(f"{len(refusals)} fact(s) cannot be {verb}, so nothing was changed — {listed}{more}",
+                           kind="conflict")  # fmt: skip
 
 
 def correct_fact(*, workspace: Workspace, memory_id: str, content: str, actor: str) -> WriteResult:
