@@ -11,6 +11,10 @@ class TidelineAdminConfig(AdminConfig):
         super().ready()
         from django.db.models.signals import post_migrate
 
+        from tideline_site import forks
+
+        forks.install()  # a forked process (django-q2's) never reuses its parent's database connections
+
         post_migrate.connect(_create_cache_table, sender=self, dispatch_uid="tideline-cache-table")
 
 
