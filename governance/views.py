@@ -18,6 +18,7 @@ from governance import selectors, views_bulk
 from governance.engine.verdicts import VERDICTS_BY_KIND, may_decide
 from governance.forms import KIND_LABELS, ReviewFilterForm
 from governance.services import verdicts
+from memory.engine import jsonbody
 from memory.permissions import get_workspace_for_user, roles_in
 from memory.selectors import page_number
 from memory.services.curation import fact_states
@@ -125,7 +126,7 @@ def review_decide(request: HttpRequest, workspace: str, item_id: str) -> HttpRes
 
 def _seen(request: HttpRequest) -> dict | None:
     try:
-        seen = json.loads(request.POST.get("seen") or "null")
+        seen = jsonbody.loads(request.POST.get("seen") or "null")  # too deep: a ValueError
     except ValueError:
         seen = None
     if seen is not None and not (isinstance(seen, dict) and all(isinstance(v, dict) for v in seen.values())):

@@ -21,6 +21,7 @@ from governance.engine.verdicts import VERDICTS_BY_KIND, may_decide
 from governance.forms import KIND_LABELS, ReviewFilterForm
 from governance.models import ReviewItem
 from governance.services import verdicts
+from memory.engine import jsonbody
 from memory.permissions import get_workspace_for_user, roles_in
 from memory.services.curation import fact_states
 from memory.services.errors import RequestError
@@ -211,7 +212,7 @@ def _apply(request, ws, items, verdict, reason, back) -> HttpResponse:
 def _seen(raw: str | None) -> dict:
     """The facts' states the confirmation page showed (memory id -> fields); anything else is empty."""
     try:
-        seen = json.loads(raw or "{}")
+        seen = jsonbody.loads(raw or "{}")  # too deep: a ValueError, an empty selection
     except ValueError:
         return {}
     if not isinstance(seen, dict):

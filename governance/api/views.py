@@ -10,7 +10,6 @@ console and CLI actions; reads are counted on the token.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -27,6 +26,7 @@ from django.views.decorators.csrf import csrf_exempt
 from governance.api.auth import ApiError, acting_origin, bearer, clearance, require, throttle
 from governance.services import purge, tokens
 from memory import selectors
+from memory.engine import jsonbody
 from memory.engine import records as R
 from memory.engine.gate import TidelineError
 from memory.models import Fact
@@ -111,7 +111,9 @@ def _body(request: HttpRequest) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw)
+        body = jsonbody.loads(raw)
+    except jsonbody.JsonTooDeep as error:
+        raise ApiError(422, "validation", f"the body is refused: {error}") from error
     except (ValueError, UnicodeDecodeError) as error:
         raise ApiError(422, "validation", f"the body is not JSON: {error}") from error
     if not isinstance(body, dict):

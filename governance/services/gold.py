@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from governance.models import GoldCase, GoldSet
 from governance.services.acting import acting_name, require_role
+from memory.engine import jsonbody
 from memory.models import Fact, Workspace
 from memory.permissions import roles_in
 from memory.services import evaluation as harness
@@ -111,10 +112,12 @@ def parse_upload(raw: bytes | str, label: str) -> dict:
         except UnicodeDecodeError:
             raise RequestError(f"{label} is not UTF-8 text: upload a gold JSON file", kind="invalid_input") from None
     try:
-        data = json.loads(raw)
+        data = jsonbody.loads(raw)
     except json.JSONDecodeError as exc:
         raise RequestError(f"{label} is not JSON ({exc.msg} at line {exc.lineno}): nothing was added",
                            kind="invalid_input") from None  # fmt: skip
+    except ValueError as exc:  # nested too deeply, or a number longer than Python converts
+        raise RequestError(f"{label} is not usable JSON ({exc}): nothing was added", kind="invalid_input") from None
     if not isinstance(data, dict):
         raise RequestError(f"{label}: a gold set is a JSON object with 'facts' and 'cases'", kind="invalid_input")
     problem = _unknown_keys(data)

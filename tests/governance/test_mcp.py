@@ -152,3 +152,17 @@ def test_two_workers_stay_coherent_writing_and_recalling(server):
         found = [httpx2.post(url + "/api/v1/recall", headers=headers, json={"query": f"parking spot {n} visitors level {n + 2}"})
                  .json()["hits"][0]["content"] for _ in range(4)]  # fmt: skip
         assert found == [content] * 4
+
+
+def test_deeply_nested_json_is_refused_as_a_client_error_on_both_http_transports(server):
+    """50,000 nested brackets (under the size limit) were a 500 from the API (RecursionError)."""
+    url, made = server
+    deep = "[" * 50_000 + "]" * 50_000
+    headers = {"Authorization": f"Bearer {made['owner']}", "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}  # fmt: skip
+    api = httpx2.post(url + "/api/v1/memories", headers=headers, content='{"content": ' + deep + "}")
+    assert api.status_code == 422 and "nested too deeply" in api.json()["error"]["message"]
+    call = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "write_memory", "arguments": {"content": ' + deep + "}}}"
+    mcp = httpx2.post(url + "/mcp/", headers=headers, content=call)
+    assert 400 <= mcp.status_code < 500, (mcp.status_code, mcp.text[:300])
+    assert "error" in mcp.text.lower()

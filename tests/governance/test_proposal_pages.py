@@ -105,6 +105,8 @@ def test_each_role_sees_the_pages_and_outsiders_get_404(client, world):
 @pytest.mark.parametrize("upload, says", [
     (b"not json at all", "is not JSON"),
     (json.dumps({"facts": [], "cases": [], "extra": 1}).encode(), "unknown key(s) ['extra']"),
+    (b'{"facts": ' + b"[" * 50_000 + b"]" * 50_000 + b', "cases": []}', "nested too deeply"),  # was a 500
+    (b'{"facts": ' + b"[" * 100 + b"]" * 100 + b', "cases": []}', "nests 101 levels"),
 ])
 def test_a_bad_gold_upload_is_a_message_and_adds_nothing(client, world, upload, says):
     from django.core.files.uploadedfile import SimpleUploadedFile
