@@ -320,6 +320,19 @@ def origin_from_key(key: str) -> R.Origin | None:
     return R.Origin("channel", channel, conversation, session, account)
 
 
+def _actor_matches(wanted: str):
+    """Events whose actor contains `wanted`. A person is `user:<username>` in the log; older gold-set and
+    proposal events named them bare (`demo-owner`), so `user:demo-owner` also finds those (a bare
+    actor never holds a colon), and the log itself is never rewritten."""
+    from django.db.models import Q
+
+    matches = Q(actor__icontains=wanted)
+    person = wanted[len("user:"):] if wanted.lower().startswith("user:") else ""
+    if person:
+        matches |= Q(actor__icontains=person) & ~Q(actor__contains=":")
+    return matches
+
+
 def filtered_events(workspace: Workspace, data: dict):
     """The workspace's events, newest first, narrowed by kind, actor, fact and date."""
     from django.db import connection
@@ -330,7 +343,7 @@ def filtered_events(workspace: Workspace, data: dict):
     if data.get("kind"):
         events = events.filter(kind=data["kind"])
     if data.get("actor"):
-        events = events.filter(actor__icontains=data["actor"])
+        events = events.filter(_actor_matches(data["actor"]))
     if data.get("date_from"):
         events = events.filter(at__date__gte=data["date_from"])
     if data.get("date_to"):

@@ -23,3 +23,10 @@ def require_role(user, workspace: Workspace, roles: tuple[str, ...], doing: str)
 def acting_name(user, actor: str) -> str:
     """The person's username, or the trusted caller's actor string."""
     return user.get_username() if user is not None else actor
+
+
+def event_actor(name: str) -> str:
+    """The event log's spelling of who acted. A person is `user:<username>`, as every console page and
+    CLI verb writes it (usernames never hold a colon); a trusted caller's actor string (`cli:gold`,
+    `task:proposals`, `worker:evaluation`) is kept as it is."""
+    return name if not name or ":" in name else f"user:{name}"

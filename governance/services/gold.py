@@ -18,7 +18,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from governance.models import GoldCase, GoldSet
-from governance.services.acting import acting_name, require_role
+from governance.services.acting import acting_name, event_actor, require_role
 from memory.engine import jsonbody
 from memory.models import Fact, Workspace
 from memory.permissions import roles_in
@@ -45,7 +45,7 @@ CASE_KEYS = {"id", "query", "category", "relevant_keys", "relevantKeys", "origin
 
 
 def _event(gold: GoldSet, action: str, *, actor: str, **data) -> None:
-    with mutate(gold.workspace, actor=actor) as m:
+    with mutate(gold.workspace, actor=event_actor(actor)) as m:
         m.record("gold_set", gold_set=gold.pk, name=gold.name, action=action, **data)
 
 
@@ -315,6 +315,10 @@ def approval_blocker(gold: GoldSet, user=None, actor: str = "") -> str | None:
     cases = list(gold.cases.all())
     if not cases:
         return "it has no cases"
+    edited = sum(c.edited_by == acting_name(user, actor) for c in cases)
+    if edited:
+        return (f"you wrote or edited {edited} of its cases, so you cannot approve it: a person who edited none "
+                "of them must")  # fmt: skip
     placeholders = sum(harness.PLACEHOLDER in c.query for c in cases)
     if placeholders:
         return f"{placeholders} case(s) still have the placeholder query: rewrite them first"

@@ -23,7 +23,7 @@ from django.utils import timezone
 from governance.engine import proposals as rules
 from governance.models import Proposal
 from governance.services import proposal_eval
-from governance.services.acting import acting_name, require_role
+from governance.services.acting import acting_name, event_actor, require_role
 from memory.engine import tuning as T
 from memory.models import Fact, MemoryEvent, Workspace
 from memory.permissions import roles_in
@@ -55,7 +55,7 @@ def get(workspace: Workspace, proposal_id: Any) -> Proposal:
 
 
 def _event(workspace: Workspace, proposal: Proposal, action: str, *, actor: str, reason: str = "", **data) -> None:
-    with mutate(workspace, actor=actor) as m:
+    with mutate(workspace, actor=event_actor(actor)) as m:
         m.record("proposal", fact_ids=list(proposal.fact_ids)[:MAX_FACTS], reason=reason, proposal=proposal.pk,
                  action=action, change=proposal.change, source=proposal.source, **data)  # fmt: skip
 
@@ -391,7 +391,7 @@ def apply(proposal: Proposal, *, user=None, actor: str) -> Proposal:
         name = acting_name(user, actor)
         if current.change == Proposal.Change.TUNING:
             before_version, _ = tuning_service.current(workspace)
-            version = tuning_service.set_tuning(workspace, current.tuning, actor=name, source=f"proposal #{current.pk}",
+            version = tuning_service.set_tuning(workspace, current.tuning, actor=event_actor(name), source=f"proposal #{current.pk}",
                                                 reason=current.title, expect_version=before_version)  # fmt: skip
             done = {"from_version": before_version, "to_version": version}
         else:
@@ -402,7 +402,7 @@ def apply(proposal: Proposal, *, user=None, actor: str) -> Proposal:
             live = {mid: state for mid, state in before.items() if state.get("lifecycle") == "active"}
             if not live:
                 raise RequestError("none of its facts is active any more: nothing to retract", kind="conflict")
-            with mutate(workspace, actor=name) as m:
+            with mutate(workspace, actor=event_actor(name)) as m:
                 set_fact_states(m, {mid: {"lifecycle": "archived", "status": "retracted",
                                           "archived_at": m.now.isoformat()} for mid in live},
                                 reason=f"retracted by proposal #{current.pk}")  # fmt: skip
@@ -432,7 +432,7 @@ def revert(proposal: Proposal, *, user=None, actor: str, reason: str = "") -> Pr
                 raise RequestError(f"the settings moved on to version {version} after this proposal wrote version "
                                    f"{done.get('to_version')}: revert the later change first", kind="conflict")  # fmt: skip
             prior = tuning_service.values_of(workspace, done["from_version"])
-            restored = tuning_service.set_tuning(workspace, prior.as_dict(), actor=name, expect_version=version,
+            restored = tuning_service.set_tuning(workspace, prior.as_dict(), actor=event_actor(name), expect_version=version,
                                                  source=f"revert of proposal #{current.pk}",
                                                  reason=reason or f"revert of proposal #{current.pk}")  # fmt: skip
             undone = {"restored_version": done["from_version"], "new_version": restored}
@@ -442,7 +442,7 @@ def revert(proposal: Proposal, *, user=None, actor: str, reason: str = "") -> Pr
             back = {mid: state for mid, state in before.items()
                     if now_states.get(mid, {}).get("status") == "retracted"}  # fmt: skip
             if back:
-                with mutate(workspace, actor=name) as m:
+                with mutate(workspace, actor=event_actor(name)) as m:
                     set_fact_states(m, back, reason=reason or f"revert of proposal #{current.pk}")
             undone = {"restored": sorted(back), "skipped": sorted(set(before) - set(back))}
         current.status, current.reverted_at, current.reverted_by_name = Proposal.Status.REVERTED, timezone.now(), name

@@ -96,3 +96,33 @@ def test_the_playground_adds_a_case_once_and_approvers_cannot_edit(tl, people):
     assert caught.value.kind == "forbidden"
     with pytest.raises(RequestError, match="no fact"):
         gold.add_from_playground(ws, query="anything", memory_id="m-nope", user=people["owner"], actor="olga")
+
+
+def test_whoever_rewrote_a_case_cannot_approve_the_set_alone(workspace, people):
+    raw = (GOLD_DIR / "hard.json").read_bytes()
+    made = gold.upload(workspace, raw, filename="hard.json", user=people["owner"], actor="olga")
+    cases = list(made.cases.all())
+    for case in cases:  # an admin who did not make the set rewrites every answer key's question
+        gold.edit_case(made, case.pk, query=f"rewritten {case.case_id}", user=people["admin"], actor="ada")
+    assert "cannot approve" in gold.approval_blocker(made, people["admin"], "ada")
+    with pytest.raises(RequestError, match=f"edited {len(cases)} of its cases") as caught:
+        gold.approve(made, user=people["admin"], actor="ada")
+    assert caught.value.kind == "forbidden" and not GoldSet.objects.get(pk=made.pk).approved
+    gold.approve(made, user=people["approver"], actor="abe")  # edited none of them
+    assert GoldSet.objects.get(pk=made.pk).approved
+
+
+def test_gold_set_events_name_people_as_every_other_event_does(workspace, people):
+    from memory.selectors import filtered_events
+    from memory.services.mutation import mutate
+
+    with mutate(workspace, actor="olga") as m:  # an event as older releases wrote gold-set actors
+        m.record("gold_set", gold_set=0, name="old", action="uploaded")
+    made = gold.upload(workspace, (GOLD_DIR / "hard.json").read_bytes(), filename="hard.json",
+                       user=people["owner"], actor="olga")  # fmt: skip
+    gold.approve(made, user=people["approver"], actor="abe")
+    actors = set(MemoryEvent.objects.filter(workspace=workspace, kind="gold_set").values_list("actor", flat=True))
+    assert actors == {"olga", "user:olga", "user:abe"}
+    found = filtered_events(workspace, {"actor": "user:olga"})
+    assert sorted(found.values_list("actor", flat=True)) == ["olga", "user:olga"]
+    assert list(filtered_events(workspace, {"actor": "user:abe"}).values_list("actor", flat=True)) == ["user:abe"]
