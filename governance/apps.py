@@ -8,6 +8,7 @@ class GovernanceConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import pre_save
         from django_q.models import Schedule
+        from django_q.signals import post_spawn
 
         from governance.schedules import refuse_disallowed_schedule
         from governance.services.closing import close_items_of_deleted_facts, close_items_of_shredded_origin
@@ -34,3 +35,18 @@ class GovernanceConfig(AppConfig):
         restore_requested.connect(refuse_restoring_blocked, dispatch_uid="tideline-refuse-restoring-blocked")
         # The demo's first contradiction pass, so its queue is not empty until the first night.
         demo_loaded.connect(open_demo_contradictions, dispatch_uid="tideline-demo-contradictions")
+        # Each django-q2 worker, as it starts, resumes the console imports a killed worker left "running".
+        post_spawn.connect(_resume_interrupted_imports, dispatch_uid="tideline-resume-interrupted-imports")
+
+
+def _resume_interrupted_imports(sender=None, **kwargs) -> None:
+    import logging
+
+    from django.db import DatabaseError, InterfaceError
+
+    from governance.services import imports
+
+    try:
+        imports.resume_interrupted()
+    except (DatabaseError, InterfaceError):  # no database now: the next worker to start looks again
+        logging.getLogger(__name__).exception("could not look for interrupted imports")

@@ -160,6 +160,9 @@ class ImportJob(models.Model):
     report = models.JSONField(default=dict, blank=True)
     error = models.CharField(max_length=1000, blank=True, default="")
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Times a worker started it: a worker that finds it interrupted (its worker killed) resumes it
+    # until governance.services.imports.MAX_STARTS, then marks it failed for a person to resume.
+    starts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -5,6 +5,8 @@ runs in a django-q2 worker; its page shows a progress bar that refreshes itself 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -45,7 +47,8 @@ def import_job(request: HttpRequest, workspace: str, job_id: int) -> HttpRespons
         raise Http404("no such import")
     template = "governance/import_job.html" + ("#job-status" if wants_partial(request) else "")
     percent = int(100 * job.done / job.lines) if job.lines else (100 if job.status == "done" else 0)
-    return render(request, template, {"workspace": ws, "job": job, "percent": min(percent, 100),
+    resumable = job.status == ImportJob.Status.FAILED and Path(job.path).exists()
+    return render(request, template, {"workspace": ws, "job": job, "percent": min(percent, 100), "resumable": resumable,
                                       "refused": (job.report or job.preview).get("refused", [])})  # fmt: skip
 
 
@@ -60,6 +63,9 @@ def import_decide(request: HttpRequest, workspace: str, job_id: int) -> HttpResp
         if request.POST.get("decision") == "cancel":
             imports.cancel(job)
             messages.success(request, "Cancelled: nothing was imported and the upload was deleted.")
+        elif request.POST.get("decision") == "resume":
+            imports.resume(job)
+            messages.success(request, "Resumed: the lines already imported are skipped.")
         else:
             imports.confirm(job, gated=request.POST.get("gated") == "on")
     except RequestError as error:

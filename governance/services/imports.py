@@ -8,19 +8,27 @@ safe to re-run: a job that failed half-way is finished by running it again.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import time
 import uuid
 from pathlib import Path
 
 from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from django.db.models import F
 from django.utils import timezone
 
 from governance.models import ImportJob
+from governance.services import run_locks
 from memory.services.errors import RequestError
 from memory.services.interchange import import_facts, preview_import
 
 MAX_BYTES = int(getattr(settings, "TIDELINE_IMPORT_MAX_MB", 100)) * 1024 * 1024
 PROGRESS_EVERY = 500  # lines between progress writes (one UPDATE each)
+CONNECTION_RETRIES = 3  # lost database connections one run survives (each resumes the import)
+MAX_STARTS = 3  # worker starts of one job before an interrupted one waits for a person to resume it
+logger = logging.getLogger(__name__)
 
 
 def _folder() -> Path:
@@ -66,11 +74,39 @@ def cancel(job: ImportJob) -> None:
 
 
 def run(job_id: int) -> dict:
-    """The worker's part: import the file with progress, keep the report, delete the upload."""
+    """The worker's part: import the file with progress, keep the report, delete the upload.
+
+    It holds the job's run lock throughout, so a restarted worker can tell this run from one whose
+    worker was killed (`resume_interrupted`). A lost database connection (the server restarted, the
+    session killed) is survived: the import is re-run on a new connection, as it is idempotent."""
+    for attempt in range(1, CONNECTION_RETRIES + 2):
+        try:
+            with run_locks.holding("import", job_id) as mine:
+                if not mine:  # another worker runs it now (a copy the broker handed out again)
+                    return {"job": job_id, "status": "running elsewhere"}
+                return _run_locked(job_id, first=attempt == 1)
+        except (OperationalError, InterfaceError) as error:
+            connection.close()  # a broken connection is not reused: the next query opens a new one
+            if attempt > CONNECTION_RETRIES:
+                _fail(job_id, f"the database connection was lost {attempt} times: {error}")
+                raise
+            logger.warning("import %s: the database connection was lost (%s); resuming it", job_id, error)
+            time.sleep(attempt)
+    raise AssertionError("unreachable")
+
+
+def _fail(job_id: int, error: str) -> None:
+    with contextlib.suppress(DatabaseError):  # nowhere to say it: the job is found interrupted later
+        ImportJob.objects.filter(pk=job_id).update(status=ImportJob.Status.FAILED, error=error[:1000],
+                                                   finished_at=timezone.now())  # fmt: skip
+
+
+def _run_locked(job_id: int, *, first: bool) -> dict:
     job = ImportJob.objects.select_related("workspace").get(pk=job_id)
     if job.status not in (ImportJob.Status.QUEUED, ImportJob.Status.FAILED, ImportJob.Status.RUNNING):
         return {"job": job.pk, "status": job.status}
-    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, done=0, error="")
+    ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.RUNNING, done=0, error="",
+                                               starts=F("starts") + int(first))  # fmt: skip
     pending = [0]
 
     def progress(n: int) -> None:
@@ -83,11 +119,52 @@ def run(job_id: int) -> dict:
         lines = Path(job.path).read_bytes().splitlines()
         report = import_facts(workspace=job.workspace, lines=lines, actor=job.created_by, gate=job.gated,
                               source_name=job.file_name, progress=progress)  # fmt: skip
+    except (OperationalError, InterfaceError):
+        raise  # run() resumes it on a new connection
     except Exception as error:  # the job says what went wrong; re-running it finishes the import
-        ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.FAILED, error=str(error)[:1000],
-                                                   finished_at=timezone.now())  # fmt: skip
+        _fail(job.pk, str(error))
         raise
     ImportJob.objects.filter(pk=job.pk).update(status=ImportJob.Status.DONE, done=job.lines, report=report.to_dict(),
                                                finished_at=timezone.now())  # fmt: skip
     Path(job.path).unlink(missing_ok=True)
     return {"job": job.pk, "status": "done", "imported": report.imported}
+
+
+def resume(job: ImportJob) -> ImportJob:
+    """Queue a failed (or interrupted) import again: lines already imported are skipped."""
+    from django_q.tasks import async_task
+
+    if not Path(job.path).exists():
+        raise RequestError("the uploaded file is gone; upload it again to finish the import", kind="conflict")
+    if not ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.FAILED).update(
+            status=ImportJob.Status.QUEUED, starts=0, error=""):  # fmt: skip
+        raise RequestError(f"this import is {job.status}; only a stopped import can be resumed", kind="conflict")
+    async_task("governance.tasks.run_console_import", job.pk)
+    job.refresh_from_db()
+    return job
+
+
+def resume_interrupted() -> list[int]:
+    """Jobs that say "running" while no live process runs them (their worker was killed): queued
+    again, up to MAX_STARTS starts each, then failed with a reason the import page offers to resume.
+    Called as each django-q2 worker starts (governance.apps), so a restarted worker finds them at
+    once instead of after the broker's retry (an hour). Returns the ids queued again."""
+    from django_q.tasks import async_task
+
+    queued = []
+    for job in ImportJob.objects.filter(status=ImportJob.Status.RUNNING).only("pk", "starts"):
+        with run_locks.holding("import", job.pk) as free:
+            if not free:
+                continue  # a live worker runs it
+            if job.starts >= MAX_STARTS:
+                ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING).update(
+                    status=ImportJob.Status.FAILED, finished_at=timezone.now(),
+                    error=f"the worker stopped during this import {job.starts} times (killed or out of memory); "
+                          "what was imported stays, and resuming skips it")  # fmt: skip
+                continue
+            if ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING).update(status=ImportJob.Status.QUEUED):
+                queued.append(job.pk)
+    for pk in queued:
+        logger.warning("import %s was interrupted (its worker stopped); resuming it", pk)
+        async_task("governance.tasks.run_console_import", pk)
+    return queued

@@ -10,7 +10,6 @@ workspace's revision, so several workers (or hosts) on one PostgreSQL stay coher
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -23,6 +22,7 @@ from memory.services import key_binding
 from memory.services.demo import DEMO_PASSWORD, DEMO_USERS
 from memory.services.errors import RequestError
 from tideline_site.serving import PortInUse, start_web
+from tideline_site.worker_watch import WorkerWatch
 
 HELP = "run the web console and the django-q2 worker together"
 
@@ -50,18 +50,18 @@ def run(options: dict) -> None:
     manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
     env = {**os.environ, **_plain_http_for_the_local_console(),
            "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # one connection pool per web process
+    # None for the worker: django-q2 forks its processes, and each keeps one connection of its own
+    # (tideline_site.forks makes sure a forked process never reuses what it inherited).
+    worker_env = {**env, "TIDELINE_DB_POOL": "0"}
     address = f"{options['host']}:{options['port']}"
     try:
         web = start_web(host=options["host"], port=options["port"], workers=options["workers"], env=env,
                         cwd=settings.BASE_DIR)  # fmt: skip
     except PortInUse as error:
         raise RequestError(str(error), kind="port_in_use") from error
-    children = list(web)
-    if not options["no_worker"]:
-        # Its own session: Ctrl-C in a terminal signals the whole foreground group, and django-q2's
-        # processes, interrupted all at once, left their worker processes running after their
-        # parent exited. Here only this command signals it (SIGTERM below: an orderly stop).
-        children.append(subprocess.Popen([*manage, "qcluster"], env=env, start_new_session=True))
+    worker = None if options["no_worker"] else WorkerWatch([*manage, "qcluster"], worker_env)
+    if worker is not None:
+        worker.start()  # started again (and said on stderr) whenever it stops or stops reporting
     database = "SQLite at " + str(settings.DATABASES["default"]["NAME"]) if settings.EMBEDDED else "PostgreSQL"
     print(f"\nTideline is running at http://{address}  ({database})", flush=True)
     if env.get("TIDELINE_INSECURE_HTTP", "").strip().lower() not in ("1", "true", "yes", "on"):
@@ -70,26 +70,28 @@ def run(options: dict) -> None:
     print("Demo logins (password " + DEMO_PASSWORD + "): " + ", ".join(f"{u} ({r})" for u, r in DEMO_USERS))
     print("Press Ctrl-C to stop.\n", flush=True)
     try:
-        while all(child.poll() is None for child in children):
+        while all(child.poll() is None for child in web):
+            if worker is not None:
+                worker.check()
             time.sleep(0.5)
-        failed = ["web server" if child in web else "worker" for child in children if child.poll() not in (None, 0)]
-        if failed:
-            print(f"stopped: {', '.join(failed)} exited", file=sys.stderr)
+        print("stopped: web server exited", file=sys.stderr)
     except KeyboardInterrupt:
         print("\nstopping…", file=sys.stderr)
     finally:
-        for child in children:
+        for child in web:
             if child.poll() is None:
-                child.terminate()  # both uvicorn and qcluster shut down cleanly on SIGTERM
+                child.terminate()  # uvicorn shuts down cleanly on SIGTERM
+        if worker is not None and worker.process is not None and worker.process.poll() is None:
+            worker.process.terminate()  # and so does qcluster
         deadline = time.time() + 10
-        for child in children:
+        for child in web:
             try:
                 child.wait(timeout=max(0.1, deadline - time.time()))
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
-        if not options["no_worker"]:
-            _sweep_session(children[-1].pid)
+        if worker is not None:
+            worker.stop(timeout=deadline - time.time())  # and sweeps what is left of its session
 
 
 def _plain_http_for_the_local_console() -> dict[str, str]:
@@ -99,10 +101,3 @@ def _plain_http_for_the_local_console() -> dict[str, str]:
     if settings.EMBEDDED and "TIDELINE_INSECURE_HTTP" not in os.environ:
         return {"TIDELINE_INSECURE_HTTP": "1"}
     return {}
-
-
-def _sweep_session(session: int) -> None:
-    """Kill whatever is left of the worker's session (its id is the worker's pid): no worker process
-    outlives the command, even when the worker itself was killed for not stopping in time."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # nothing left
-        os.killpg(session, signal.SIGKILL)
