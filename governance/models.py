@@ -371,3 +371,15 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"token {self.name} ({self.prefix}…)"
+
+
+class ApiCallCount(models.Model):
+    """A token's API and MCP calls in one minute, for the rate limit (governance/services/api_rate.py):
+    counted by one atomic statement in the database every web process and host shares."""
+
+    token = models.ForeignKey(ApiToken, on_delete=models.CASCADE, related_name="+")
+    minute = models.BigIntegerField()  # minutes since the epoch
+    calls = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["token", "minute"], name="api_call_count_unique")]

@@ -75,7 +75,7 @@ def web_commands(*, host: str = "127.0.0.1", port: int, workers: int) -> list[li
     if SHARED_PORTS:
         return [[sys.executable, "-m", "tideline_site.serving", "--host", host, "--port", str(port)] for _ in range(workers)]
     return [[sys.executable, "-m", "uvicorn", "tideline_site.asgi:application", "--host", host, "--port", str(port),
-             "--workers", str(workers), "--http", "tideline_site.serving:NoDelayProtocol",
+             "--workers", str(workers), "--http", "tideline_site.serving:NoDelayProtocol", "--no-proxy-headers",
              "--log-level", "warning", "--no-access-log"]]  # fmt: skip
 
 
@@ -94,8 +94,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     args = parser.parse_args(argv)
+    # proxy_headers off: uvicorn would otherwise take the client's address from X-Forwarded-For on any
+    # connection from 127.0.0.1, so a same-host forwarder let a client pick its address (and dodge the
+    # login lockout). Django alone decides what a proxy may say (TIDELINE_BEHIND_PROXY, throttling.py).
     config = uvicorn.Config("tideline_site.asgi:application", http=NoDelayProtocol, log_level="warning",
-                            access_log=False)  # fmt: skip
+                            access_log=False, proxy_headers=False)  # fmt: skip
     uvicorn.Server(config).run(sockets=[listening_socket(args.host, args.port)])
 
 

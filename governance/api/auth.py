@@ -6,9 +6,9 @@ import time
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 
 from governance.engine import tokens as rules
+from governance.services import api_rate
 from governance.services.tokens import Grant
 from memory.engine import records as R
 
@@ -62,6 +62,17 @@ def acting_origin(grant: Grant, value: Any) -> R.Origin:
     return origin
 
 
+def acting_source(grant: Grant, value: Any) -> str:
+    """The source type a write is stored with: the token's, or a less trusted one the body names.
+    422 for `legacy` or an unknown name; 403 for one more trusted than the token's."""
+    try:
+        return rules.acting_source(grant.source, value)
+    except rules.SourceAboveToken as error:
+        raise ApiError(403, "forbidden", str(error)) from error
+    except rules.TokenRuleError as error:
+        raise ApiError(422, "validation", str(error)) from error
+
+
 def clearance(grant: Grant, asked: Any) -> str:
     if asked is not None and not isinstance(asked, str):
         raise ApiError(422, "validation", "clearance must be PUBLIC, INTERNAL or PII")
@@ -72,20 +83,12 @@ def clearance(grant: Grant, asked: Any) -> str:
 
 
 def throttle(grant: Grant) -> None:
-    """A fixed one-minute window per token, counted in the shared cache (every process of a host sees it;
-    with TIDELINE_CACHE=database, every host)."""
+    """A fixed one-minute window per token, counted by one atomic statement in the database (every
+    web process and every host on it sees the same count; governance/services/api_rate.py)."""
     limit = int(getattr(settings, "TIDELINE_API_RATE_PER_MINUTE", 600))
     if limit <= 0:
         return
-    window = int(time.time() // 60)
-    key = f"tideline:api-rate:{grant.token.pk}:{window}"
-    if cache.add(key, 1, timeout=90):
-        return
-    try:
-        used = cache.incr(key)
-    except ValueError:  # the window expired between add and incr
-        cache.add(key, 1, timeout=90)
-        return
+    used = api_rate.count_call(grant.token.pk, int(time.time() // 60))
     if used > limit:
         retry = 60 - int(time.time()) % 60
         raise ApiError(429, "rate_limited", f"this token made more than {limit} calls this minute; retry in {retry} s",
