@@ -61,8 +61,10 @@ def build_server(grant_of: GrantOf) -> MCPServer:
                            source_type: str | None = None, subject_key: str | None = None) -> dict[str, Any]:  # fmt: skip
         """Remember one fact (one clear sentence). It passes the write gates: untrusted sources
         (tool_output, retrieved_document) never set who the owner is or what they prefer, and injected
-        instructions are refused. Returns the fact's id and outcome: created, reinforced (a duplicate),
-        confined, or held for review."""
+        instructions are refused. Without source_type the fact is stored as the token's source (see
+        GET /api/v1/whoami); source_type may name a less trusted source, never a more trusted one,
+        never legacy. Returns the fact's id and outcome: created, reinforced (a duplicate), confined,
+        or held for review."""
         body = {"content": content, "segment": segment, "origin": origin, "source_type": source_type,
                 "subject_key": subject_key}  # fmt: skip
         return await call(grant_of, ctx, "write", views.handle_write, body)

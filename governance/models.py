@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from memory.engine.records import SOURCE_TYPES
 from memory.models import Fact, Workspace
 
 
@@ -353,6 +354,9 @@ class ApiToken(models.Model):
     scope = models.CharField(max_length=900)  # owner | channel:C/V/S[@A] | channel:C/*
     verbs = models.JSONField(default=list)
     clearance = models.CharField(max_length=10, default="PII")
+    # The source type of what speaks through it: a write naming none is stored as this, and none may
+    # name a more trusted one (governance/engine/tokens.py). New tokens: untrusted tool_output.
+    source_type = models.CharField(max_length=32, default="tool_output")
     expires_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField()
     created_by = models.CharField(max_length=200)
@@ -367,6 +371,7 @@ class ApiToken(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["workspace", "name"], name="api_token_name_unique"),
             models.CheckConstraint(condition=Q(clearance__in=["PUBLIC", "INTERNAL", "PII"]), name="api_token_clearance"),
+            models.CheckConstraint(condition=Q(source_type__in=list(SOURCE_TYPES)), name="api_token_source_type"),
         ]
 
     def __str__(self) -> str:

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 
-from governance.engine.tokens import CLEARANCES, VERBS
+from governance.engine.tokens import CLEARANCES, DEFAULT_SOURCE, SOURCES, VERBS
 from governance.services import tokens
 from memory import selectors
 from memory.permissions import get_workspace_for_user, roles_in
@@ -29,7 +29,7 @@ def tokens_page(request: HttpRequest, workspace: str) -> HttpResponse:
     if "admin" not in roles_in(request.user, ws):
         raise PermissionDenied("admins manage API tokens")
     actor = f"user:{request.user.get_username()}"
-    blank = {"verbs": ["read"], "clearance": "PII", "origin": "owner"}
+    blank = {"verbs": ["read"], "clearance": "PII", "origin": "owner", "source": DEFAULT_SOURCE}
     made, confirm, form = None, "", blank
     if request.method == "POST":
         action = _field(request, "action")
@@ -47,19 +47,21 @@ def tokens_page(request: HttpRequest, workspace: str) -> HttpResponse:
         elif action == "create":
             form = {"name": _field(request, "name"), "origin": _field(request, "origin"),
                     "verbs": [v for v in request.POST.getlist("verbs") if v in VERBS],
-                    "clearance": _field(request, "clearance"), "expires": _field(request, "expires")}  # fmt: skip
+                    "clearance": _field(request, "clearance"), "source": _field(request, "source"),
+                    "expires": _field(request, "expires")}  # fmt: skip
             try:
                 days = float(form["expires"]) if form["expires"] else None
             except ValueError:
                 days = -1.0  # refused below with the allowed range
             try:
                 row, secret = tokens.create_token(ws, name=form["name"], origin=form["origin"], verbs=form["verbs"],
-                                                  clearance=form["clearance"], expires_days=days, actor=actor)  # fmt: skip
+                                                  clearance=form["clearance"], source=form["source"] or None,
+                                                  expires_days=days, actor=actor)  # fmt: skip
                 made, form = {"secret": secret, **tokens.describe(row)}, blank
             except RequestError as error:
                 messages.error(request, f"{error.message}. No token was made.")
     context = {"workspace": ws, "tokens": [tokens.describe(t) for t in tokens.list_tokens(ws)], "made": made,
-               "confirm": confirm, "form": form, "verbs": VERBS, "clearances": CLEARANCES,
+               "confirm": confirm, "form": form, "verbs": VERBS, "clearances": CLEARANCES, "sources": SOURCES,
                "origins": [o.label() for o in selectors.origins_of(ws)]}  # fmt: skip
     return render(request, "governance/tokens.html", context)
 

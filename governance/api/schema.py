@@ -13,10 +13,17 @@ from django.shortcuts import render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from memory.engine.records import SOURCE_TYPES
+
 STR = {"type": "string"}
 NULLABLE_STR = {"type": ["string", "null"]}
 ORIGIN = {"type": "string", "maxLength": 900, "description": "owner or channel:CHANNEL/CONVERSATION/SESSION; "
           "must be one the token may act for (default: the token's own)"}  # fmt: skip
+
+
+SOURCE_TYPE = {"enum": list(SOURCE_TYPES), "description": "who or what this fact comes from (default: the token's "
+               "source, see whoami). It may name a less trusted source type than the token's, never a more trusted "
+               "one (403); 'legacy' (none, trusted) is for importing old records and is refused (422)"}  # fmt: skip
 
 
 def _ref(name: str) -> dict:
@@ -58,7 +65,7 @@ WRITE_BODY = {
     "properties": {
         "content": {"type": "string", "minLength": 1, "maxLength": 100000},
         "segment": {"enum": ["identity", "correction", "relationship", "preference", "project", "knowledge", "context"]},
-        "origin": ORIGIN, "source_type": STR, "subject_key": STR, "importance": {"type": "number"},
+        "origin": ORIGIN, "source_type": SOURCE_TYPE, "subject_key": STR, "importance": {"type": "number"},
         "tier": STR, "classification": STR, "intent_scope": STR, "supersedes": {"type": "array", "items": STR},
     },
 }  # fmt: skip
@@ -109,7 +116,9 @@ def document() -> dict:
         "openapi": "3.1.0",
         "info": {"title": "Tideline agent API", "version": "1",
                  "description": "Long-term memory for AI agents. Identity and scope come from the bearer token "
-                                "(`tideline tokens create`), never from the request. `POST /memories` and "
+                                "(`tideline tokens create`), never from the request, and so does the trust of a write: a token "
+                                "carries a source type (`--source`; default `tool_output`, untrusted), a write that names "
+                                "none is stored as it, and `source_type` may lower it but never raise it. `POST /memories` and "
                                 "`POST /search` are named as mem0's are; `DELETE /memories/{id}` retracts (it can be "
                                 "restored), and a correction is a new fact that supersedes (`supersedes`)."},  # fmt: skip
         "servers": [{"url": "/api/v1"}],
@@ -119,7 +128,8 @@ def document() -> dict:
         },
         "security": [{"bearer": []}],
         "paths": {
-            "/whoami": {"get": _op("What this token is and may do", _ok({"type": "object", "required": ["workspace", "origin", "verbs"]}),
+            "/whoami": {"get": _op("What this token is and may do (its origin, verbs, clearance and source)",
+                                   _ok({"type": "object", "required": ["workspace", "origin", "verbs", "source"]}),
                                    operation="whoami")},
             "/memories": {
                 "post": _op("Write a fact through the full write path", _ok(WRITE_RESULT, "stored"), body=WRITE_BODY,

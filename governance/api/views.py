@@ -1,7 +1,7 @@
 """The HTTP API's endpoints (issue 17). Each reads a JSON body, checks the token, calls one service.
 
 Every response is JSON. Refusals carry `{"error": {"kind", "message", …}}`: 401 without a valid
-token, 403 outside its scope or verbs, 404 for a fact the token cannot see (whether or not it
+token, 403 outside its scope or verbs (or a write naming a source type more trusted than its token's), 404 for a fact the token cannot see (whether or not it
 exists), 413 for a body over the limit, 422 for a body that is not what the endpoint takes or a
 write the gates refuse (`validation`, `unworthy`, `write_gate`, `threat`, with the rules that fired),
 429 past the token's rate. Changes are made as `token:<name>`, so they land in the event log next to
@@ -23,7 +23,7 @@ from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.csrf import csrf_exempt
 
-from governance.api.auth import ApiError, acting_origin, bearer, clearance, require, throttle
+from governance.api.auth import ApiError, acting_origin, acting_source, bearer, clearance, require, throttle
 from governance.services import purge, tokens
 from memory import selectors
 from memory.engine import jsonbody
@@ -204,7 +204,7 @@ def _write(request, grant, body):
         raise ApiError(422, "validation", "'supersedes' must be a list of fact ids")
     new = NewFact(
         content=content, segment=segment, origin=acting_origin(grant, body.get("origin")),
-        source_type=_text(body, "source_type", limit=64), subject_key=_text(body, "subject_key", limit=200),
+        source_type=acting_source(grant, body.get("source_type")), subject_key=_text(body, "subject_key", limit=200),
         supersedes=tuple(supersedes), importance=_number(body, "importance"), tier=_text(body, "tier", limit=32),
         classification=_text(body, "classification", limit=16), intent_scope=_text(body, "intent_scope", limit=200),
     )  # fmt: skip

@@ -263,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         workspace, _ = seed_workspace(args.facts, seed=11)
     read_token = tokens.create_token(workspace, name=f"load-reader-{stamp}", origin="owner", verbs="read", actor="bench")[1]
     writes = [create_workspace(f"load-w{i}-{stamp}", actor="bench") for i in range(4)]
-    write_tokens = [(w.name, tokens.create_token(w, name="load-writer", origin="owner", verbs="write", actor="bench")[1])
+    write_tokens = [(w.name, tokens.create_token(w, name="load-writer", origin="owner", verbs="write",
+                                                    source="owner_message", actor="bench")[1])
                     for w in writes]  # fmt: skip
     corpus = Corpus(seed=11)
     queries = [" ".join(fact.content.rstrip(".").split()[1:4]) for fact in corpus.facts(2000)]

@@ -10,6 +10,12 @@ A token is bound to one workspace and one **scope**:
 An origin in a request body is refused unless the token may act for it; identity never comes from
 the body alone. Verbs: `read` (recall, context, explain, list, get, auto-recall), `write` (write,
 feedback, retract) and `manage` (the governance verbs). A token's clearance caps what it may read.
+
+A token also carries its **source**: the source type of what speaks through it (`owner_message` for
+the owner's own assistant, `channel_message` for a gateway relaying peers, `tool_output` for a tool
+pipeline …; new tokens default to the untrusted `tool_output`). A write that names no source type is
+stored as the token's; a write may name a less trusted one, never a more trusted one, and never
+`legacy` (no source type: trusted, for importing old records only).
 """
 
 from __future__ import annotations
@@ -89,6 +95,45 @@ def parse_clearance(text: str | None) -> str:
     if value not in CLEARANCES:
         raise TokenRuleError(f"unknown clearance {text!r}: use PUBLIC, INTERNAL or PII")
     return value
+
+
+DEFAULT_SOURCE = "tool_output"
+SOURCES = R.SOURCE_TYPES  # every source type the write path knows; `legacy` (none) is not one
+LEGACY = "legacy"
+
+
+class SourceAboveToken(TokenRuleError):
+    """A write naming a source type more trusted than its token's."""
+
+
+def parse_source(text: str | None) -> str:
+    """A token's source: one of SOURCES (default tool_output); `legacy` and unknown names are refused."""
+    value = (text or DEFAULT_SOURCE).strip().lower()
+    if value == LEGACY:
+        raise TokenRuleError("a token cannot have source 'legacy' (no source type, trusted): it is for importing "
+                             f"old records only; use one of {', '.join(SOURCES)}")  # fmt: skip
+    if value not in SOURCES:
+        raise TokenRuleError(f"unknown source {R.shown(text)}: use one of {', '.join(SOURCES)}")
+    return value
+
+
+def acting_source(token_source: str, asked: object) -> str:
+    """The source type a write through a token is stored with: the token's when the write names none;
+    the one named when it is equally or less trusted; SourceAboveToken when it is more trusted;
+    TokenRuleError for `legacy`, an unknown name or a non-string."""
+    if asked is None or asked == "":
+        return token_source
+    if not isinstance(asked, str):
+        raise TokenRuleError(f"source_type must be one of {', '.join(SOURCES)}")
+    if asked == LEGACY:
+        raise TokenRuleError("source_type 'legacy' (no source type, trusted) is for importing old records only: "
+                             f"name the source of this write, or leave it out to write as this token ({token_source})")  # fmt: skip
+    if asked not in SOURCES:
+        raise TokenRuleError(f"unknown source_type {R.shown(asked)}: use one of {', '.join(SOURCES)}")
+    if not R.trusted_no_more_than(asked, token_source):
+        raise SourceAboveToken(f"this token writes as {token_source}: a write may name a less trusted source type, "
+                               f"never a more trusted one such as {asked}")  # fmt: skip
+    return asked
 
 
 def capped_clearance(token_clearance: str, asked: str | None) -> str:

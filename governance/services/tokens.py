@@ -1,7 +1,7 @@
 """API tokens: made and revoked by admins, checked on every agent call (issue 17).
 
 Making or revoking a token is one mutation of its workspace with a `tokens_changed` event (name,
-scope, verbs, clearance, expiry; never the token). Authenticating is a lookup by the token's
+scope, verbs, clearance, source, expiry; never the token). Authenticating is a lookup by the token's
 SHA-256; a revoked, expired or unknown token is refused in the same words, so a caller learns
 nothing about which tokens exist. Use is counted on the token row (last used, calls, reads), not
 as events: an agent recalls on every turn.
@@ -44,6 +44,7 @@ class Grant:
     scope: rules.Scope
     verbs: tuple[str, ...]
     clearance: str
+    source: str = rules.DEFAULT_SOURCE  # the source type its writes are stored with, at most
 
     @property
     def actor(self) -> str:
@@ -52,13 +53,15 @@ class Grant:
 
     def to_dict(self) -> dict:
         return {"workspace": self.workspace.name, "name": self.token.name, "origin": self.scope.label,
-                "verbs": list(self.verbs), "clearance": self.clearance,
+                "verbs": list(self.verbs), "clearance": self.clearance, "source": self.source,
                 "expires_at": self.token.expires_at.isoformat() if self.token.expires_at else None}  # fmt: skip
 
 
 def create_token(workspace: Workspace, *, name: str, origin: str, verbs, clearance: str | None = None,
-                 expires_days: float | None = None, actor: str, now: datetime | None = None) -> tuple[ApiToken, str]:  # fmt: skip
-    """Make a token; returns (row, the token itself — shown once, never stored)."""
+                 source: str | None = None, expires_days: float | None = None, actor: str,
+                 now: datetime | None = None) -> tuple[ApiToken, str]:  # fmt: skip
+    """Make a token; returns (row, the token itself — shown once, never stored). `source`: the source
+    type of what speaks through it (default tool_output, untrusted)."""
     name = (name or "").strip()
     if not name or len(name) > NAME_MAX or any(not ch.isprintable() for ch in name):
         raise RequestError(f"a token needs a name of 1 to {NAME_MAX} visible characters", kind="validation")
@@ -66,6 +69,7 @@ def create_token(workspace: Workspace, *, name: str, origin: str, verbs, clearan
         scope = rules.parse_scope(origin)
         verb_list = rules.parse_verbs(verbs)
         level = rules.parse_clearance(clearance)
+        source_type = rules.parse_source(source)
     except rules.TokenRuleError as error:
         raise RequestError(str(error), kind="validation") from error
     if expires_days is not None and not 0 < expires_days <= MAX_EXPIRY_DAYS:
@@ -76,11 +80,11 @@ def create_token(workspace: Workspace, *, name: str, origin: str, verbs, clearan
             expires = m.now + timedelta(days=expires_days) if expires_days else None
             token = ApiToken.objects.create(
                 workspace=m.workspace, name=name, prefix=rules.shown_prefix(secret), digest=rules.digest(secret),
-                scope=scope.label, verbs=list(verb_list), clearance=level, expires_at=expires, created_at=m.now,
-                created_by=actor,
+                scope=scope.label, verbs=list(verb_list), clearance=level, source_type=source_type, expires_at=expires,
+                created_at=m.now, created_by=actor,
             )  # fmt: skip
             m.record("tokens_changed", change="created", token=name, origin=scope.label, verbs=list(verb_list),
-                     clearance=level, expires_at=expires.isoformat() if expires else None)  # fmt: skip
+                     clearance=level, source=source_type, expires_at=expires.isoformat() if expires else None)  # fmt: skip
     except IntegrityError as error:
         raise RequestError(f"workspace {workspace.name} already has a token named {name!r}", kind="conflict") from error
     return token, secret
@@ -128,7 +132,8 @@ def authenticate(secret: str | None, *, now: datetime | None = None) -> Grant:
         with _grants_lock:
             _grants.pop(key, None)
         raise TokenRefused("this API token is not valid (unknown, revoked or expired)")
-    grant = Grant(token, token.workspace, rules.parse_scope(token.scope), tuple(token.verbs), token.clearance)
+    grant = Grant(token, token.workspace, rules.parse_scope(token.scope), tuple(token.verbs), token.clearance,
+                  token.source_type)  # fmt: skip
     with _grants_lock:
         if len(_grants) > 10_000:
             _grants.clear()
@@ -207,7 +212,7 @@ def status_of(token: ApiToken, now: datetime | None = None) -> str:
 def describe(token: ApiToken) -> dict:
     return {
         "name": token.name, "prefix": token.prefix, "origin": token.scope, "verbs": list(token.verbs),
-        "clearance": token.clearance, "status": status_of(token),
+        "clearance": token.clearance, "source": token.source_type, "status": status_of(token),
         "created_at": token.created_at.isoformat(), "created_by": token.created_by,
         "expires_at": token.expires_at.isoformat() if token.expires_at else None,
         "revoked_at": token.revoked_at.isoformat() if token.revoked_at else None,

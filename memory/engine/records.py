@@ -106,6 +106,20 @@ def trust_class(source_type: str | None) -> str:
     return "untrusted" if is_untrusted_source(source_type) else "trusted"
 
 
+def trust_rank(source_type: str) -> tuple[bool, float]:
+    """How far a named source type is trusted, for "never more than …" comparisons: first its trust
+    class (a trusted type outranks every untrusted one, whatever the recall weights), then its recall
+    weight. owner_message and user_instruction rank alike; retrieved_document lowest."""
+    if source_type not in SOURCE_TYPES:
+        raise ValueError(f"unknown source type {shown(source_type)}")
+    return (not is_untrusted_source(source_type), RECALL_TRUST[source_type])
+
+
+def trusted_no_more_than(asked: str, ceiling: str) -> bool:
+    """True if a writer speaking as `ceiling` may name `asked` (equally or less trusted)."""
+    return trust_rank(asked) <= trust_rank(ceiling)
+
+
 def clamp_importance(value: Any, fallback: float) -> float:
     """Non-numbers and non-finite numbers fall back; everything else is clamped to [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):

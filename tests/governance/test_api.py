@@ -71,7 +71,7 @@ def test_no_valid_token_is_401_on_every_endpoint(workspace, memory, token_kind):
 
 
 def test_an_owner_token_reads_and_writes_only_the_owner(workspace, memory):
-    token = _token(workspace)
+    token = _token(workspace, source="owner_message")
     status, body = _call("POST", "recall", token, {"query": "what am I allergic to"})
     assert status == 200 and [h["id"] for h in body["hits"]] == [memory["owner"]] and body["hits"][0]["relevance"] == 1.0
     assert _call("POST", "recall", token, {"query": "standup", "origin": PEER})[0] == 403

@@ -50,9 +50,12 @@ def scratch(tmp_path_factory):
     _cli(env, "add", "I am allergic to peanuts", "--workspace", "w", "--create", "--segment", "identity")
     _cli(env, "add", "The standup moved to 10am on Mondays", "--workspace", "w", "--segment", "knowledge",
          "--origin", PEER)  # fmt: skip
-    made = {name: _cli(env, "tokens", "create", "--workspace", "w", "--origin", origin, "--verbs", verbs, "--name", name)["token"]
-            for name, origin, verbs in (("owner", "owner", "read,write"), ("peer", PEER, "read,write"),
-                                        ("reader", "owner", "read"))}  # fmt: skip
+    made = {name: _cli(env, "tokens", "create", "--workspace", "w", "--origin", origin, "--verbs", verbs, "--name", name,
+                       "--source", source)["token"]
+            for name, origin, verbs, source in (("owner", "owner", "read,write", "owner_message"),
+                                                ("peer", PEER, "read,write", "channel_message"),
+                                                ("reader", "owner", "read", "owner_message"),
+                                                ("tools", "owner", "read,write", "tool_output"))}  # fmt: skip
     return env, made
 
 
@@ -166,3 +169,30 @@ def test_deeply_nested_json_is_refused_as_a_client_error_on_both_http_transports
     mcp = httpx2.post(url + "/mcp/", headers=headers, content=call)
     assert 400 <= mcp.status_code < 500, (mcp.status_code, mcp.text[:300])
     assert "error" in mcp.text.lower()
+
+
+def test_write_memory_takes_its_tokens_source_and_never_a_more_trusted_one(server):
+    """Through a real MCP client: a token made without --source writes as tool_output (untrusted);
+    naming a more trusted source type or legacy is refused; naming a less trusted one is kept."""
+    url, made = server
+
+    async def main():
+        results = {}
+        for token, label, source in ((made["tools"], "plain", None), (made["tools"], "raise", "owner_message"),
+                                     (made["owner"], "legacy", "legacy"), (made["owner"], "lower", "retrieved_document")):
+            async with (
+                httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
+                streamable_http_client(url + "/mcp/", http_client=http) as streams,
+                ClientSession(streams[0], streams[1]) as session,
+            ):
+                await session.initialize()
+                args = {"content": f"The deploy window is Thursday evening ({label})"}
+                results[label] = await session.call_tool("write_memory", {**args, **({"source_type": source} if source else {})})
+        return results
+
+    out = _run_async(main())
+    assert not out["plain"].is_error and out["plain"].structured_content["fact"]["source_type"] == "tool_output"
+    assert out["raise"].is_error and "forbidden" in out["raise"].content[0].text
+    assert "writes as tool_output" in out["raise"].content[0].text
+    assert out["legacy"].is_error and "old records only" in out["legacy"].content[0].text
+    assert not out["lower"].is_error and out["lower"].structured_content["fact"]["source_type"] == "retrieved_document"
