@@ -35,18 +35,20 @@ class GovernanceConfig(AppConfig):
         restore_requested.connect(refuse_restoring_blocked, dispatch_uid="tideline-refuse-restoring-blocked")
         # The demo's first contradiction pass, so its queue is not empty until the first night.
         demo_loaded.connect(open_demo_contradictions, dispatch_uid="tideline-demo-contradictions")
-        # Each django-q2 worker, as it starts, resumes the console imports a killed worker left "running".
-        post_spawn.connect(_resume_interrupted_imports, dispatch_uid="tideline-resume-interrupted-imports")
+        # Each django-q2 worker, as it starts, takes up what a killed worker left "running": console
+        # imports are resumed, proposal evaluations failed so that they can be requested again.
+        post_spawn.connect(_take_up_interrupted_tasks, dispatch_uid="tideline-take-up-interrupted-tasks")
 
 
-def _resume_interrupted_imports(sender=None, **kwargs) -> None:
+def _take_up_interrupted_tasks(sender=None, **kwargs) -> None:
     import logging
 
     from django.db import DatabaseError, InterfaceError
 
-    from governance.services import imports
+    from governance.services import imports, proposals
 
     try:
         imports.resume_interrupted()
+        proposals.fail_interrupted()
     except (DatabaseError, InterfaceError):  # no database now: the next worker to start looks again
-        logging.getLogger(__name__).exception("could not look for interrupted imports")
+        logging.getLogger(__name__).exception("could not look for interrupted tasks")

@@ -134,11 +134,14 @@ def resume(job: ImportJob) -> ImportJob:
     """Queue a failed (or interrupted) import again: lines already imported are skipped."""
     from django_q.tasks import async_task
 
+    stopped = f"this import is {job.status}; only a stopped import can be resumed"
+    if job.status != ImportJob.Status.FAILED:
+        raise RequestError(stopped, kind="conflict")
     if not Path(job.path).exists():
         raise RequestError("the uploaded file is gone; upload it again to finish the import", kind="conflict")
     if not ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.FAILED).update(
             status=ImportJob.Status.QUEUED, starts=0, error=""):  # fmt: skip
-        raise RequestError(f"this import is {job.status}; only a stopped import can be resumed", kind="conflict")
+        raise RequestError(stopped, kind="conflict")
     async_task("governance.tasks.run_console_import", job.pk)
     job.refresh_from_db()
     return job

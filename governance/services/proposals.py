@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from governance.engine import proposals as rules
 from governance.models import Proposal
-from governance.services import proposal_eval
+from governance.services import proposal_eval, run_locks
 from governance.services.acting import acting_name, event_actor, require_role
 from memory.engine import tuning as T
 from memory.models import Fact, MemoryEvent, Workspace
@@ -270,7 +270,29 @@ def request_evaluation(proposal: Proposal, *, user=None, actor: str, inline: boo
 
 
 def run_evaluation(proposal_id: int, *, live_bar: bool = True, progress=None) -> dict[str, Any]:
-    """The worker's part: evaluate, keep the report and the verdict on the proposal, log it."""
+    """The worker's part: evaluate, keep the report and the verdict on the proposal, log it. It holds
+    the proposal's run lock throughout, so a killed run is told from a live one (`fail_interrupted`)."""
+    with run_locks.holding("evaluation", proposal_id) as mine:
+        if not mine:
+            return {"proposal": proposal_id, "error": "it is being evaluated by another worker"}
+        return _run_evaluation(proposal_id, live_bar=live_bar, progress=progress)
+
+
+def fail_interrupted() -> list[int]:
+    """Evaluations that say "running" while no live process runs them (their worker was killed) are
+    failed with the reason, so that they can be requested again (they refused it before, for ever).
+    Called as each django-q2 worker starts (governance.apps)."""
+    failed = []
+    for pk in Proposal.objects.filter(evaluation=Proposal.Evaluation.RUNNING).values_list("pk", flat=True):
+        with run_locks.holding("evaluation", pk) as free:
+            if free and Proposal.objects.filter(pk=pk, evaluation=Proposal.Evaluation.RUNNING).update(
+                    evaluation=Proposal.Evaluation.FAILED,
+                    eval_error="the worker stopped during the evaluation: evaluate it again"):  # fmt: skip
+                failed.append(pk)
+    return failed
+
+
+def _run_evaluation(proposal_id: int, *, live_bar: bool, progress) -> dict[str, Any]:
     proposal = Proposal.objects.select_related("workspace").get(pk=proposal_id)
     Proposal.objects.filter(pk=proposal.pk).update(evaluation=Proposal.Evaluation.RUNNING, eval_done=0)
     try:
