@@ -3,7 +3,9 @@
 Choosing an origin (GET ?origin=) shows what becomes unreadable; the POST carries the typed
 confirmation (the origin's key or its fact count), checked against a fresh preview by
 `governance.services.shred.apply`. Owners and approvers get 403 (even for the preview: the page
-exists to destroy data, and the counts per origin are the admin's business), outsiders 404.
+exists to destroy data, and the counts per origin are the admin's business), outsiders 404. A shred
+that was begun and stopped (its process killed before the receipt) is listed as unfinished, with a
+button that finishes it (POST finish=1: no second confirmation, it was confirmed when begun).
 """
 
 from __future__ import annotations
@@ -47,20 +49,24 @@ def _page(request: HttpRequest, ws, chosen: str, *, problem: str = "", reason: s
     choices = [(key, label, count, key in shredded) for key, label, count in origins]
     return render(request, "governance/shred.html", {
         "workspace": ws, "origins": choices, "chosen": chosen, "preview": preview, "problem": problem,
-        "reason": reason, "receipts": events.order_by("-revision")[:RECEIPTS],
+        "reason": reason, "receipts": events.order_by("-revision")[:RECEIPTS], "unfinished": shred.unfinished(ws),
     })  # fmt: skip
 
 
 def _apply(request: HttpRequest, ws) -> HttpResponse:
     origin = _origin(request.POST.get("origin"))
     reason = request.POST.get("reason", "").replace("\x00", "").strip()[:1000]
+    actor = f"user:{request.user.get_username()}"
     try:
-        report = shred.apply(ws, origin, typed=request.POST.get("confirm", "")[:MAX_ORIGIN + 20],
-                             actor=f"user:{request.user.get_username()}", reason=reason)  # fmt: skip
+        if request.POST.get("finish"):
+            report = shred.finish(ws, origin, actor=actor)
+        else:
+            report = shred.apply(ws, origin, typed=request.POST.get("confirm", "")[:MAX_ORIGIN + 20], actor=actor,
+                                 reason=reason)  # fmt: skip
     except RequestError as error:  # the same page again, the refusal on it, the reason kept
         return _page(request, ws, origin, problem=error.message, reason=reason)
     messages.success(request, (
-        f"Shredded origin {report.label}: {report.facts:,} fact{pluralize(report.facts)} are now unreadable "
+        ("Finished the unfinished shred. " if report.finished_unfinished else "") + f"Shredded origin {report.label}: {report.facts:,} fact{pluralize(report.facts)} are now unreadable "
         f"tombstones, {report.vectors:,} vector{pluralize(report.vectors)} dropped, {report.review_items_closed} "
         f"review item{pluralize(report.review_items_closed)} closed. Receipt: the shredded event at revision "
         f"{report.revision}."

@@ -666,3 +666,26 @@ class GraphPartition(models.Model):
 
     def __str__(self) -> str:
         return f"graph partition of {self.workspace_id} at r{self.revision}"
+
+
+class ShredIntent(models.Model):
+    """A crypto-shred decided and begun but not yet finished (`memory.services.shredding`).
+
+    Committed before the origin's data key is destroyed, and deleted in the same transaction as the
+    `shredded` event that finishes the shred: a process killed in between leaves this row, so the
+    shred can be finished by running it again (the console and the CLI say one is unfinished).
+    Metadata only, like the event it announces: the origin's key and label, who and why."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="shred_intents")
+    origin_key = models.CharField(max_length=900)
+    origin_label = models.CharField(max_length=1000, blank=True, default="")
+    actor = models.CharField(max_length=200, blank=True, default="")
+    reason = models.CharField(max_length=1000, blank=True, default="")
+    begun_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["begun_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["workspace", "origin_key"], name="shred_intent_once")]
+
+    def __str__(self) -> str:
+        return f"unfinished shred of {self.origin_key} in {self.workspace_id}"

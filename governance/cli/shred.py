@@ -3,7 +3,9 @@
 Irreversible, so: without --yes it shows what becomes unreadable and asks the operator to type the
 origin (or its fact count); with no terminal to ask on, it refuses (exit 2) rather than guess.
 `--as USERNAME` names the admin on whose behalf it runs (checked, and recorded as the event's actor);
-without it the operator, who holds the key store, acts as `cli:shred`.
+without it the operator, who holds the key store, acts as `cli:shred`. A shred that was begun and
+stopped (the process killed between the decision and the receipt) is said to be unfinished, and
+running the command again for that origin finishes it without asking again.
 """
 
 from __future__ import annotations
@@ -36,16 +38,23 @@ def run(options: dict) -> None:
     if options.get("dry_run"):
         emit(options, {"dry_run": True, **preview.to_dict()}, _describe(preview) + "\n(dry run: nothing was changed)")
         return
-    typed = preview.origin_key if options.get("yes") else _ask(options, preview)
-    report = shred.apply(workspace, preview.origin_key, typed=typed, actor=actor, reason=options.get("reason", ""))
+    if preview.unfinished_since:  # confirmed when it was begun: finish it
+        report = shred.finish(workspace, preview.origin_key, actor=actor)
+    else:
+        typed = preview.origin_key if options.get("yes") else _ask(options, preview)
+        report = shred.apply(workspace, preview.origin_key, typed=typed, actor=actor, reason=options.get("reason", ""))
+    finished = (f"finished the unfinished shred begun by {report.begun_by or 'unknown'}: " if report.finished_unfinished
+                else "")  # fmt: skip
     emit(options, {"dry_run": False, **report.to_dict()},
-         f"shredded origin {report.origin_key} of {report.workspace}: {report.facts} fact(s) are now unreadable "
+         f"{finished}shredded origin {report.origin_key} of {report.workspace}: {report.facts} fact(s) are now unreadable "
          f"tombstones, {report.vectors} vector(s) dropped, {report.review_items_closed} review item(s) closed "
          f"(event revision {report.revision})")  # fmt: skip
 
 
 def _describe(preview: shred.Preview) -> str:
-    return (f"shred origin {preview.label} of {preview.workspace} (key {preview.origin_key}):\n"
+    unfinished = (f"an unfinished shred of this origin was begun at {preview.unfinished_since} by "
+                  f"{preview.begun_by or 'unknown'}: running it again finishes it\n" if preview.unfinished_since else "")
+    return unfinished + (f"shred origin {preview.label} of {preview.workspace} (key {preview.origin_key}):\n"
             f"  {preview.facts} fact(s) become unreadable tombstones (content, metadata, link reasons)\n"
             f"  {preview.links} link(s) touch them; {preview.vectors} stored vector(s) are dropped\n"
             f"  {preview.open_review_items} open review item(s) will be closed")  # fmt: skip

@@ -22,6 +22,8 @@ from memory.services.shredding import (
     preview_shred,
     resolve_origin,
     shred_origin,
+    unfinished_shred,
+    unfinished_shreds,
 )
 
 
@@ -34,9 +36,14 @@ class Preview:
     links: int
     vectors: int
     open_review_items: int
+    unfinished_since: str = ""  # when a shred of it was begun and never finished (ISO time), else ""
+    begun_by: str = ""
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if not self.unfinished_since:  # said only of an origin with an unfinished shred
+            del out["unfinished_since"], out["begun_by"]
+        return out
 
     def accepts(self, typed: str) -> bool:
         """Whether `typed` confirms this shred: the origin (its key or label), or its fact count."""
@@ -56,13 +63,31 @@ def preview(workspace: Workspace, origin_key: str) -> Preview:
     named = Q(fact__origin_key=origin_key) | Q(other_fact__origin_key=origin_key)
     items = ReviewItem.objects.filter(named, workspace=workspace, status=ReviewItem.Status.OPEN).count()
     label = Fact.objects.filter(workspace=workspace, origin_key=origin_key).first().origin.label()
-    return Preview(workspace.name, origin_key, label, counts.facts, counts.links, counts.vectors, items)
+    begun = unfinished_shred(workspace, origin_key)
+    return Preview(workspace.name, origin_key, label, counts.facts, counts.links, counts.vectors, items,
+                   begun.begun_at.isoformat() if begun else "", begun.actor if begun else "")  # fmt: skip
+
+
+def unfinished(workspace: Workspace):
+    """Shreds begun and never finished (a process stopped between the decision and the receipt)."""
+    return unfinished_shreds(workspace)
+
+
+def finish(workspace: Workspace, origin_key: str, *, actor: str) -> ShredReport:
+    """Finish a shred that was begun and stopped: the decision was confirmed when it was begun (its
+    key may be gone already), so no confirmation is asked again; the receipt names both actors."""
+    origin_key = resolve_origin(origin_key)
+    if unfinished_shred(workspace, origin_key) is None:
+        preview_shred(workspace, origin_key)  # says why, for an origin shredded already (or unknown)
+        raise RequestError(f"origin {origin_key!r} has no unfinished shred to finish", kind="conflict")
+    return shred_origin(workspace, origin_key, actor=actor)
 
 
 def apply(workspace: Workspace, origin_key: str, *, typed: str, actor: str, reason: str = "") -> ShredReport:
-    """Shred after checking the typed confirmation against a fresh preview; nothing changes otherwise."""
+    """Shred after checking the typed confirmation against a fresh preview; nothing changes otherwise.
+    An unfinished shred of the origin is finished as it was begun (its confirmation was typed then)."""
     current = preview(workspace, origin_key)
-    if not current.accepts(typed):
+    if not current.unfinished_since and not current.accepts(typed):
         raise RequestError(
             f"the confirmation did not match: type the origin ({current.label}) or its fact count ({current.facts}) "
             "to shred it; nothing was changed",

@@ -5,23 +5,28 @@ key makes the content, metadata, link reasons and vectors unreadable here and in
 database. The fact rows stay, as tombstones: ids, timestamps, segment and origin remain (the event
 log and review items still name them), and nothing can open what they held.
 
-One mutation does it all: the key is destroyed last, just before the transaction commits, so a
-failure before that point rolls everything back with the key intact; the derived data that could be
-inverted into text (near-duplicate postings, learned vectors) goes in the same transaction. One
-`shredded` event names every fact, so each process's recall index touches them on its next sync and
-drops the origin (see `recall_index`), and `origin_shredded` lets apps that follow memory (the review
-queue) close what they hold about the origin, in the same transaction.
+A shred is two commits, so a crash anywhere leaves either no shred or one a retry finishes. First
+a `ShredIntent` row is committed (the decision: origin, who, why). Then one mutation does the rest:
+the derived data that could be inverted into text (near-duplicate postings, learned vectors) goes,
+one `shredded` event (the receipt) names every fact, `origin_shredded` lets apps that follow memory
+(the review queue, pending console uploads) close what they hold about the origin, the key is
+destroyed last, and the intent row is deleted, all in the same transaction. A process killed after
+the intent committed (before or after the key file went) leaves the intent: running the shred again
+(`shred_origin`, the console's shred page, `tideline shred`) finishes it and writes the receipt,
+even though the key is gone by then. The `shredded` event makes each process's recall index touch
+the facts on its next sync and drop the origin (see `recall_index`).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from memory import sealing
 from memory.engine import records as R
-from memory.models import Fact, FactTerm, FactVector, Link, MemoryEvent, TermStat, Workspace
+from memory.models import Fact, FactTerm, FactVector, Link, MemoryEvent, ShredIntent, TermStat, Workspace
 from memory.services import index_snapshots, key_binding
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.mutation import mutate
@@ -57,9 +62,14 @@ class ShredReport:
     revision: int
     actor: str
     reason: str
+    finished_unfinished: bool = False  # True: this run finished a shred a killed process had begun
+    begun_by: str = ""
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        out = asdict(self)
+        if not self.finished_unfinished:  # said only of a shred that a stopped process had begun
+            del out["finished_unfinished"], out["begun_by"]
+        return out
 
 
 def origins_with_counts(workspace: Workspace) -> list[tuple[str, str, int]]:
@@ -90,6 +100,16 @@ def shred_event(workspace: Workspace, origin_key: str) -> MemoryEvent | None:
             .order_by("revision").first())  # fmt: skip
 
 
+def unfinished_shreds(workspace: Workspace) -> list[ShredIntent]:
+    """The shreds of this workspace that were begun (the decision committed) but never finished."""
+    return list(ShredIntent.objects.filter(workspace=workspace))
+
+
+def unfinished_shred(workspace: Workspace, origin_key: str) -> ShredIntent | None:
+    """The unfinished shred of this origin, if a process was stopped in the middle of one."""
+    return ShredIntent.objects.filter(workspace=workspace, origin_key=origin_key).first()
+
+
 def preview_shred(workspace: Workspace, origin_key: str) -> ShredPreview:
     """Counts of what `shred_origin` would make unreadable; refuses what it would refuse."""
     _refuse(workspace, origin_key)
@@ -114,7 +134,8 @@ def _refuse(workspace: Workspace, origin_key: str) -> None:
         )
     # A missing key file only means "destroyed" once the key store is known to be the right one.
     key_binding.verify(bind=False)
-    if not sealing.keyring.exists(workspace.pk, origin_key):
+    # An unfinished shred may have destroyed the key already: running it again finishes it.
+    if not sealing.keyring.exists(workspace.pk, origin_key) and unfinished_shred(workspace, origin_key) is None:
         raise RequestError(
             f"origin {origin_key!r} has no data key in the key store: its facts are unreadable already "
             "(destroyed outside Tideline, or the key file was lost); nothing was changed",
@@ -126,9 +147,31 @@ def shred_origin(workspace: Workspace, origin_key: str, *, actor: str, reason: s
     """Destroy `origin_key`'s data key in `workspace`; its facts stay as unreadable tombstones.
 
     Irreversible. Raises `RequestError` (nothing changed) for an origin without facts, one shredded
-    already (kind "conflict"), or a key store that is not this database's.
+    already (kind "conflict"), or a key store that is not this database's. An unfinished shred of
+    the origin (`unfinished_shred`) is finished, with the reason it was begun with.
     """
     _refuse(workspace, origin_key)
+    intent, begun_now = _begin(workspace, origin_key, actor=actor, reason=reason)
+    return _finish(workspace, intent, actor=actor, resumed=not begun_now)
+
+
+def _begin(workspace: Workspace, origin_key: str, *, actor: str, reason: str) -> tuple[ShredIntent, bool]:
+    """Commit the decision to shred before any key goes, or find the one a stopped process committed
+    (then False: it is finished with the reason it was begun with)."""
+    found = unfinished_shred(workspace, origin_key)
+    if found is not None:
+        return found, False
+    label = Fact.objects.filter(workspace=workspace, origin_key=origin_key).order_by("pk").first().origin.label()
+    try:
+        with transaction.atomic():
+            return ShredIntent.objects.create(workspace=workspace, origin_key=origin_key, origin_label=label[:1000],
+                                              actor=actor[:200], reason=reason[:1000]), True  # fmt: skip
+    except IntegrityError:  # another process began the same shred a moment ago: finish that one
+        return ShredIntent.objects.get(workspace=workspace, origin_key=origin_key), False
+
+
+def _finish(workspace: Workspace, intent: ShredIntent, *, actor: str, resumed: bool) -> ShredReport:
+    origin_key, reason = intent.origin_key, intent.reason
     with mutate(workspace, actor=actor) as m:
         _refuse(m.workspace, origin_key)  # again under the workspace lock: two shreds race, one wins
         facts = Fact.objects.filter(workspace=m.workspace, origin_key=origin_key)
@@ -147,16 +190,19 @@ def shred_origin(workspace: Workspace, origin_key: str, *, actor: str, reason: s
         vectors, _ = FactVector.objects.filter(workspace=m.workspace, fact__origin_key=origin_key).delete()
         postings, _ = FactTerm.objects.filter(workspace=m.workspace, origin_key=origin_key).delete()
         TermStat.objects.filter(workspace=m.workspace, origin_key=origin_key).delete()
-        label = facts.order_by("pk").first().origin.label()  # origin fields are metadata, never sealed
+        label = intent.origin_label or facts.order_by("pk").first().origin.label()  # metadata, never sealed
         m.record(MemoryEvent.Kind.SHREDDED, fact_ids=memory_ids, reason=reason, origin_key=origin_key,
-                 origin_label=label, facts=len(memory_ids), links=links, vectors=vectors, postings=postings)  # fmt: skip
+                 origin_label=label, facts=len(memory_ids), links=links, vectors=vectors, postings=postings,
+                 # A shred finished after its first process stopped says who began it, and when.
+                 **({"begun_by": intent.actor, "begun_at": intent.begun_at.isoformat()} if resumed else {}))  # fmt: skip
         responses = origin_shredded.send(sender=Fact, workspace=m.workspace, origin_key=origin_key,
                                          memory_ids=memory_ids, reason=reason, mutation=m)  # fmt: skip
         closed = sum(v for _, v in responses if isinstance(v, int) and not isinstance(v, bool))
-        # Last step inside the transaction: if the commit fails after this, the facts are unreadable
-        # anyway (the goal of the request) and a retry is refused as "no data key" with a clear message.
+        ShredIntent.objects.filter(pk=intent.pk).delete()  # the receipt above replaces it, in the same commit
+        # Last step inside the transaction. A process killed after this and before the commit leaves
+        # the intent and no key: running the shred again finishes it (see the module's docstring).
         sealing.keyring.destroy(m.workspace.pk, origin_key)
         index_snapshots.discard(m.workspace.pk, origin_key)  # unreadable without the key; gone anyway
         revision = m.revision
     return ShredReport(workspace.name, origin_key, label, len(memory_ids), links, vectors, postings, closed, revision,
-                       actor, reason)  # fmt: skip
+                       actor, reason, resumed, intent.actor)  # fmt: skip

@@ -128,3 +128,26 @@ def test_actions_on_a_tombstone_never_fail(client, world):
         response = client.post(f"/w/{workspace.name}/facts/{memory_id}/{action}/", data)
         assert response.status_code < 500, action
     assert not Fact.objects.get(memory_id=memory_id).is_readable
+
+
+def test_an_unfinished_shred_is_shown_and_finished_from_the_page(client, world):
+    """A shred whose process stopped after it was begun and its key destroyed (tests/governance/
+    test_shred_kill.py does it with a real kill -9): the page says so, and one button finishes it."""
+    from memory.services import shredding
+
+    workspace, users, item, _ = world
+    shredding._begin(workspace, PEER.key, actor="user:gone-admin", reason="erasure #9")
+    sealing.keyring.destroy(workspace.pk, PEER.key)
+    assert shred.preview(workspace, PEER.key).unfinished_since  # not refused as "has no data key"
+    client.force_login(users["admin"])
+    page = client.get(_url(workspace)).content.decode()
+    assert "Unfinished shreds" in page and escape(PEER.label()) in page and "user:gone-admin" in page
+    done = client.post(_url(workspace), {"origin": PEER.key, "finish": "1"}, follow=True).content.decode()
+    assert "Finished the unfinished shred. Shredded origin" in done and "Unfinished shreds" not in done
+    receipt = MemoryEvent.objects.get(workspace=workspace, kind="shredded")
+    assert receipt.actor == "user:admin-shred" and receipt.reason == "erasure #9"
+    assert receipt.data["begun_by"] == "user:gone-admin"
+    item.refresh_from_db()
+    assert item.status == "closed"
+    again = client.post(_url(workspace), {"origin": PEER.key, "finish": "1"}, follow=True).content.decode()
+    assert "already shredded" in again
