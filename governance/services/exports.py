@@ -20,8 +20,9 @@ from django.utils import timezone
 
 from memory import selectors
 from memory.engine import records as R
-from memory.models import Fact, Workspace
+from memory.models import Workspace
 from memory.services.errors import RequestError
+from memory.services.interchange import count_facts as interchange_count
 from memory.services.interchange import export_facts
 from memory.services.mutation import mutate
 
@@ -78,7 +79,8 @@ def record_export(workspace: Workspace, *, actor: str, what: str, filters: dict,
 
 
 def count_facts(workspace: Workspace, filters: FactFilters) -> int:
-    return Fact.objects.filter(filters.where(), workspace=workspace).count()
+    """How many facts the download holds: those the filters select, less a shredded origin's."""
+    return interchange_count(workspace, where=filters.where())
 
 
 def fact_lines(workspace: Workspace, filters: FactFilters) -> Iterator[str]:

@@ -37,7 +37,8 @@ def run(options: dict) -> None:
     records = export_facts(workspace=workspace, origin=origin)
     if not options.get("output"):
         if options.get("json"):
-            emit(options, {"workspace": workspace.name, "count": total, "facts": list(records)}, "")
+            facts = list(records)  # the count says what the output holds (a shredded origin's facts are skipped)
+            emit(options, {"workspace": workspace.name, "count": len(facts), "facts": facts}, "")
             return
         for record in records:
             sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")

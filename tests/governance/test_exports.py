@@ -134,3 +134,24 @@ def test_an_upload_can_be_cancelled_and_a_missing_file_is_a_message(client, worl
     job.refresh_from_db()
     assert job.status == "cancelled"
     assert client.get(f"/w/{workspace.name}/exports/import/{job.pk + 99}/").status_code == 404
+
+
+def test_after_a_shred_the_counts_say_what_the_file_holds(client, world, capsys):
+    """A shredded origin's facts are skipped by the file, so the page's count, the `exported` event and
+    the CLI's report leave them out too (they said 3 while the file held 2)."""
+    from governance.services import shred
+    from tideline_site.cli import main
+
+    workspace, people = world
+    shred.apply(workspace, PEER, typed=PEER, actor="user:admin-x")
+    client.force_login(people["admin"])
+    page = client.get(f"/w/{workspace.name}/exports/").content.decode()
+    assert "<strong>2</strong> facts match" in page
+    assert "<strong>0</strong> facts match" in client.get(f"/w/{workspace.name}/exports/", {"origin": PEER}).content.decode()
+    lines = _body(client.get(f"/w/{workspace.name}/exports/facts/?format=jsonl")).splitlines()
+    doc = json.loads(_body(client.get(f"/w/{workspace.name}/exports/facts/?format=json")))
+    assert len(lines) == len(doc["facts"]) == 2
+    assert [e.data["count"] for e in _exported(workspace)] == [2, 2]
+    main(["export", "--workspace", workspace.name, "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["count"] == len(report["facts"]) == 2
