@@ -31,8 +31,10 @@ def _stderr(line: str) -> None:
 
 def cluster_status(pid: int):
     """The status the cluster started as process `pid` last saved (django_q's Stat), or None."""
+    from django.db import close_old_connections
     from django_q.status import Stat
 
+    close_old_connections()  # with TIDELINE_CACHE=database: a dropped connection is not reused
     return next((stat for stat in Stat.get_all() if stat.pid == pid), None)
 
 
@@ -44,7 +46,7 @@ class WorkerWatch:
         self.restarts = 0  # consecutive failures soon after a start (the back-off grows with them)
         self.down_since: float | None = None  # when it was found down, while it waits to be restarted
         self.reincarnations: list[tuple[float, int]] = []
-        self.crash_loop_said = False
+        self.crash_loop_said = self.unreadable_said = False
 
     def start(self) -> None:
         # Its own session: Ctrl-C in a terminal signals the whole foreground group, and django-q2's
@@ -73,9 +75,12 @@ class WorkerWatch:
         self.last_check = now
         try:
             stat = self.status(self.process.pid)
-        except Exception as error:  # the cache (or the database behind it) unreachable: say, keep watching
-            self.say(f"cannot read the worker's status ({error})")
+        except Exception as error:  # the cache (or the database behind it) unreachable: say once, keep watching
+            if not self.unreadable_said:
+                self.say(f"cannot read the worker's status ({error})")
+                self.unreadable_said = True
             return
+        self.unreadable_said = False
         if stat is None:
             waited = now - self.last_seen
             if waited >= (STARTUP_GRACE if self.last_seen == self.started else STALE_AFTER):

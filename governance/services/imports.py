@@ -96,7 +96,7 @@ def run(job_id: int) -> dict:
 
 
 def _fail(job_id: int, error: str) -> None:
-    with contextlib.suppress(DatabaseError):  # nowhere to say it: the job is found interrupted later
+    with contextlib.suppress(DatabaseError, InterfaceError):  # nowhere to say it: found interrupted later
         ImportJob.objects.filter(pk=job_id).update(status=ImportJob.Status.FAILED, error=error[:1000],
                                                    finished_at=timezone.now())  # fmt: skip
 

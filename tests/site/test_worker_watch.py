@@ -73,3 +73,19 @@ def test_worker_processes_dying_over_and_over_are_said_once(quick):
     finally:
         watch.stop(timeout=5)
     assert len(said) == 1 and "keep dying" in said[0] and "is the database reachable?" in said[0]
+
+
+def test_an_unreadable_status_is_said_once_and_the_worker_left_running(quick):
+    said: list[str] = []
+
+    def unreadable(pid):
+        raise OSError("the cache is gone")
+
+    watch = WorkerWatch(SLEEPER, {}, say=said.append, status=unreadable)
+    watch.start()
+    try:
+        _run(watch, 0.5)
+        assert watch.process.poll() is None
+    finally:
+        watch.stop(timeout=5)
+    assert said == ["cannot read the worker's status (the cache is gone)"]
