@@ -280,6 +280,18 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "tideline_site.throttling.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "tideline_site.throttling.client_ip"
 
+# Password reset mail (/password/reset/): written as files under var/mail by default, so an operator
+# can hand the link on without a mail server; EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend
+# with EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD and EMAIL_USE_TLS sends it.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
+EMAIL_FILE_PATH = os.environ.get("TIDELINE_MAIL_DIR", str(VAR_DIR / "mail"))
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "tideline@localhost")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

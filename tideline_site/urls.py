@@ -5,6 +5,7 @@ from django.urls import include, path
 urlpatterns = [
     path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("tideline_site.accounts")),  # changing and resetting one's password
     path("admin/", admin.site.urls),
     path("api/v1/", include("governance.api.urls")),
     path("", include("memory.urls")),

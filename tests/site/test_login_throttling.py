@@ -83,3 +83,13 @@ def test_behind_a_proxy_the_address_is_the_one_the_proxy_appended(client, users,
         login(f"guess-{n}", f"203.0.113.{n}, 198.51.100.7")
     assert login("pw-olga-123", "203.0.113.99, 198.51.100.7").status_code == 429
     assert login("pw-olga-123", "198.51.100.8").status_code == 302
+
+
+def test_without_a_proxy_x_forwarded_for_is_ignored_and_the_socket_address_counts(client, users, settings):
+    settings.SECURE_PROXY_SSL_HEADER = None  # TIDELINE_BEHIND_PROXY unset
+    for n in range(LIMIT):  # every guess claims another address; they all come from 127.0.0.1
+        client.post("/login/", {"username": "olga", "password": f"guess-{n}"}, REMOTE_ADDR="127.0.0.1",
+                    HTTP_X_FORWARDED_FOR=f"203.0.113.{n}")  # fmt: skip
+    response = client.post("/login/", {"username": "olga", "password": "pw-olga-123"}, REMOTE_ADDR="127.0.0.1",
+                           HTTP_X_FORWARDED_FOR="198.51.100.9")  # fmt: skip
+    assert response.status_code == 429 and "_auth_user_id" not in client.session
