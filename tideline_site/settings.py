@@ -303,11 +303,11 @@ LOGGING = {
 }
 
 # ---------------------------------------------------------------- cache
-# What every process must agree on lives here: each API token's calls this minute (the rate limit),
-# which workspace already has a Memory Graph recomputation queued, the dashboard's counts. The
-# default, a directory under var/, is shared by every web worker and the django-q2 worker of one
+# What every process must agree on lives here: which workspace already has a Memory Graph
+# recomputation queued, the dashboard's counts (a token's calls per minute are counted in the
+# database instead: governance/services/api_rate.py). The default, a directory under var/, is shared by every web worker and the django-q2 worker of one
 # host with nothing to set up. Several web hosts: TIDELINE_CACHE=database keeps it in the database
-# they share (`migrate` creates its table), so a token's limit holds across hosts.
+# they share (`migrate` creates its table).
 TIDELINE_CACHE = os.environ.get("TIDELINE_CACHE", "file")
 if TIDELINE_CACHE not in ("file", "database"):
     raise ImproperlyConfigured(f"TIDELINE_CACHE must be 'file' or 'database', not {TIDELINE_CACHE!r}")
@@ -369,7 +369,7 @@ TIDELINE_RECALL_INDEX_BUDGET_MB = envint("TIDELINE_RECALL_INDEX_BUDGET_MB", 512)
 # at least this many facts (0: never), sealed with the origin's data key, read by a restarted process.
 TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = envint("TIDELINE_RECALL_SNAPSHOT_MIN_FACTS", 20_000)
 TIDELINE_RECALL_SNAPSHOT_DIR = Path(os.environ.get("TIDELINE_RECALL_SNAPSHOT_DIR", VAR_DIR / "recall-snapshots"))
-# The agent API (governance/api): the largest request body, and calls per token per minute (per process).
+# The agent API (governance/api): the largest request body, and calls per token per minute (every host).
 TIDELINE_API_MAX_BODY = envint("TIDELINE_API_MAX_BODY", 256 * 1024)
 TIDELINE_API_RATE_PER_MINUTE = envint("TIDELINE_API_RATE_PER_MINUTE", 600)
 # Recall's use counts are written in batches this many seconds apart, off the request (0: with each
