@@ -138,8 +138,8 @@ def document() -> dict:
                 "get": _op("List facts (newest first, cursor pagination)", _ok({"type": "object", "required": ["items"], "properties": {
                     "items": {"type": "array", "items": _ref("Fact")}, "next_cursor": NULLABLE_STR}}),
                     params=[_query("origin", "whose facts (default: the token's)"),
-                            _query("lifecycle", "active (default), archived, pruned or held",
-                                   {"enum": ["active", "archived", "pruned", "held"]}),
+                            _query("lifecycle", "active (default), archived or pruned (held writes are never read by a token)",
+                                   {"enum": ["active", "archived", "pruned"]}),
                             _query("segment", "one segment"), _query("cursor", "next_cursor of the previous page")],
                     operation="list_memories"),
             },

@@ -18,11 +18,13 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db import connection
+from django.db.models import Q
 from django.http import HttpRequest, JsonResponse
 from django.urls import reverse
 from django.utils.dateparse import parse_datetime
 from django.views.decorators.csrf import csrf_exempt
 
+from governance.api import visibility
 from governance.api.auth import ApiError, acting_origin, acting_source, bearer, clearance, require, throttle
 from governance.services import purge, tokens
 from memory import selectors
@@ -170,15 +172,15 @@ def _moment(body: dict, name: str) -> datetime | None:
 
 def _filters(grant, body: dict) -> recall_service.RecallFilters:
     intent = _text(body, "intent", limit=200)
-    return recall_service.RecallFilters(clearance=clearance(grant, body.get("clearance")), intent=intent,
-                                        as_of=_moment(body, "as_of"))  # fmt: skip
+    return visibility.recall_filters(grant, clearance=clearance(grant, body.get("clearance")), intent=intent,
+                                     as_of=_moment(body, "as_of"))  # fmt: skip
 
 
 def _visible_fact(grant, memory_id: str) -> Fact:
-    """The fact, if this token may see it; otherwise 404 (never saying whether it exists)."""
-    fact = selectors.fact_or_none(grant.workspace, memory_id) if len(memory_id) <= 128 else None
-    allowed = recall_service.CLEARANCE.get(grant.clearance, 2)
-    if fact is None or not grant.scope.may_act_for(fact.origin) or recall_service.CLEARANCE.get(fact.classification, 2) > allowed:
+    """The fact, if this token may see it (`visibility.readable_fact`: scope, clearance, never held,
+    expired or shredded); otherwise 404 (never saying whether it exists)."""
+    fact = visibility.readable_fact(grant, memory_id)
+    if fact is None:
         raise ApiError(404, "not_found", f"no fact {memory_id!r} this token may see")
     return fact
 
@@ -222,26 +224,31 @@ def _list_from(grant, params):
     if any("\x00" in str(value) for value in params.values()):
         raise ApiError(422, "validation", "a parameter contains a NUL character")
     origin = acting_origin(grant, params.get("origin") or None)
-    data: dict[str, Any] = {"origin": origin, "lifecycle": params.get("lifecycle") or "active"}
-    if data["lifecycle"] not in ("active", "archived", "pruned", "held"):
-        raise ApiError(422, "validation", "lifecycle must be active, archived, pruned or held")
+    lifecycle = params.get("lifecycle") or "active"
+    if lifecycle == "held":
+        raise ApiError(422, "validation", "held writes wait for a person's review: no token reads them")
+    if lifecycle not in visibility.rules.READABLE_LIFECYCLES:
+        raise ApiError(422, "validation", "lifecycle must be active, archived or pruned")
+    facts = visibility.readable_facts(grant, origin=origin).filter(lifecycle=lifecycle)
     if params.get("segment"):
         if params["segment"] not in R.SEGMENTS:
             raise ApiError(422, "validation", f"segment must be one of {', '.join(R.SEGMENTS)}")
-        data["segment"] = params["segment"]
-    facts = selectors.filtered_facts(grant.workspace, data)
-    allowed = [c for c, level in recall_service.CLEARANCE.items() if level <= recall_service.CLEARANCE[grant.clearance]]
-    page = selectors.fact_page(facts.filter(classification__in=allowed), "-created", {"after": params.get("cursor") or ""})
-    return 200, {"items": [_fact(f) for f in page.object_list], "next_cursor": page.next_cursor}
+        facts = facts.filter(segment=params["segment"])
+    page = selectors.fact_page(facts.order_by(*selectors.SORTS["-created"]), "-created",
+                               {"after": params.get("cursor") or ""})  # fmt: skip
+    items = [_fact(f) for f in page.object_list if visibility.readable_content(f)]
+    return 200, {"items": items, "next_cursor": page.next_cursor}
 
 
 def _get(request, grant, body, memory_id: str):
     fact = _visible_fact(grant, memory_id)
     events, more = selectors.events_of_fact(grant.workspace, memory_id, limit=20)
+    readable = visibility.readable_facts(grant).values("pk")  # links name only facts the token may read too
     outbound = [{"kind": link.kind, "to": link.to_fact.memory_id if link.to_fact else link.dangling_target}
-                for link in fact.outbound_links.select_related("to_fact").order_by("position", "pk")]  # fmt: skip
+                for link in fact.outbound_links.filter(Q(to_fact__isnull=True) | Q(to_fact__in=readable))
+                .select_related("to_fact").order_by("position", "pk")]  # fmt: skip
     inbound = [{"kind": link.kind, "from": link.from_fact.memory_id}
-               for link in fact.inbound_links.select_related("from_fact").order_by("pk")]  # fmt: skip
+               for link in fact.inbound_links.filter(from_fact__in=readable).select_related("from_fact").order_by("pk")]  # fmt: skip
     history = [{"kind": e.kind, "at": e.at.isoformat(), "actor": e.actor, "revision": e.revision} for e in events]
     return 200, {**_fact(fact), "links": {"outbound": outbound, "inbound": inbound}, "history": history,
                  "history_truncated": more}  # fmt: skip
@@ -309,7 +316,7 @@ def _auto_recall(request, grant, body):
     origin = acting_origin(grant, body.get("origin"))
     block = recall_service.context(workspace=grant.workspace, query=message, origin=origin,
                                    max_chars=_int(body, "max_chars", 1200, 100, 20_000), k=_int(body, "k", 8, 1, MAX_K),
-                                   filters=recall_service.RecallFilters(clearance=clearance(grant, body.get("clearance"))))  # fmt: skip
+                                   filters=visibility.recall_filters(grant, clearance=clearance(grant, body.get("clearance"))))  # fmt: skip
     return 200, {"origin": origin.label(), "context": block or "", "nothing_relevant": not block}
 
 
@@ -329,7 +336,7 @@ EXPORT_MAX = 5000
 
 def _manage(request, grant, body):
     """The governance verbs a `manage` token has: run the dream now (owner scope: it spans the
-    workspace), export the facts of the token's scope (every lifecycle, at most EXPORT_MAX), or
+    workspace), export the facts the token may read (`visibility.readable_facts`, at most EXPORT_MAX), or
     request a hard purge of some of its facts: the answer is what the purge would take and where an
     admin confirms it (a hard purge is never an agent's to confirm)."""
     action = _text(body, "action", required=True, limit=16)
@@ -353,7 +360,8 @@ def _manage(request, grant, body):
                      "note": "an admin confirms a hard purge on the Purge page; nothing was deleted"}  # fmt: skip
     origin = acting_origin(grant, body.get("origin"))
     facts = []
-    for record in interchange.export_facts(workspace=grant.workspace, origin=origin):
+    readable = Q(pk__in=visibility.readable_facts(grant, origin=origin).values("pk"))
+    for record in interchange.export_facts(workspace=grant.workspace, origin=origin, where=readable):
         if len(facts) == EXPORT_MAX:
             return 200, {"action": "export", "origin": origin.label(), "facts": facts, "truncated": True}
         facts.append(record)

@@ -9,11 +9,13 @@ inspector which rule did it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from django.db.models import Q
 from django.utils import timezone
 
 from memory.engine import expiry
+from memory.engine import records as R
 from memory.models import Fact
 from memory.services.mutation import Mutation
 from memory.timestamps import to_ms
@@ -45,3 +47,28 @@ def expired_by(fact: Fact, *, now: datetime | None = None, rules=None) -> expiry
     if not rules:
         return None
     return expiry.expiring_rule(rules, fact_age(fact), to_ms(now or timezone.now()))
+
+
+def expired_q(rules: Sequence[expiry.ExpiryRule], now: datetime) -> Q | None:
+    """The facts `rules` have expired by `now`, as a filter (None when no rule is in force): the
+    queryset form of `expiry.expiring_rule`, so a read path can leave them out as recall does."""
+    expired = None
+    for rule in rules:
+        limit = now - timedelta(milliseconds=rule.max_age_ms)  # strictly older than the limit expires
+        q = Q(last_accessed_at__lt=limit) if rule.basis == "last_used" else Q(created_at__lt=limit)
+        if rule.origin_kind:
+            q &= Q(origin_kind=rule.origin_kind)
+        if rule.origin_key:
+            q &= Q(origin_key=rule.origin_key)
+        for name, values in (("segment", rule.segments), ("classification", rule.classifications), ("tier", rule.tiers)):
+            if values:
+                q &= Q(**{f"{name}__in": sorted(values)})
+        untrusted = Q(source_type__in=sorted(R.UNTRUSTED_SOURCE_TYPES))
+        if rule.trust:
+            q &= untrusted if rule.trust == "untrusted" else ~untrusted
+        if rule.keep_confirmed:
+            q &= ~Q(status="confirmed")
+        if rule.keep_permanent:
+            q &= ~Q(tier="permanent")
+        expired = q if expired is None else expired | q
+    return expired

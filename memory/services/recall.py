@@ -81,6 +81,9 @@ class RecallFilters:
     # never reinforces what it finds.
     lifecycles: frozenset[str] | None = None
     any_intent: bool = False
+    # With `as_of`: also leave out what retention has expired by now (an agent never reads an expired
+    # fact, whatever point in time it asks about); without, a fact expired at T only.
+    expired_now_hidden: bool = False
 
 
 def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
@@ -106,6 +109,8 @@ def _view(index: ScopeIndex, now_ms: int, filters: RecallFilters):
     if index.expiry_rules:
         # Retention is enforced here, not only by its scheduled run: past its policy, a fact is gone.
         allowed &= ~expired_rows(index, now_ms)
+        if filters.as_of is not None and filters.expired_now_hidden:
+            allowed &= ~expired_rows(index, int(to_ms(timezone.now())))
     if filters.as_of is None and filters.lifecycles is None and allowed.all():
         return cols
     view = copy.copy(cols)
