@@ -4,6 +4,7 @@ and audit as the HTTP API (`governance/api/views.py`), as four tools.
 * `write_memory` — remember one fact through the full write path;
 * `recall_memory` — recall by meaning (only hits above the relevance floor), or the packed context;
 * `read_memory` — one fact with its links and history, or the newest facts of the token's scope;
+  every tool reads what `governance.api.visibility.readable_facts` lets its token read;
 * `manage_memory` — manage tokens only: run the dream, export the scope's facts, retract facts.
 
 Two transports: stdio (`tideline mcp --token T`: the token is the process's) and streamable HTTP,
@@ -97,8 +98,8 @@ def build_server(grant_of: GrantOf) -> MCPServer:
                             ids: list[str] | None = None,
                             reason: str | None = None, dry_run: bool = False) -> dict[str, Any]:  # fmt: skip
         """For manage tokens. retract: archive the facts `ids` as retracted (restorable in the console);
-        dream: run the nightly consolidation now (owner tokens; dry_run to preview); export: every fact of
-        the token's scope; purge_request: what a hard purge of `ids` would take, and where an admin
+        dream: run the nightly consolidation now (owner tokens; dry_run to preview); export: every fact the
+        token may read (its scope and clearance; never held or expired); purge_request: what a hard purge of `ids` would take, and where an admin
         confirms it."""
         if action == "retract":
             return await call(grant_of, ctx, "manage", views.handle_retract_many, {"ids": ids or [], "reason": reason})

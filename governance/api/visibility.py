@@ -5,7 +5,8 @@ through `readable_facts`; recall, context, explain and auto-recall read the reca
 `recall_filters`, which carries the same clearance into it (the index itself holds only active,
 unexpired facts of one origin, and drops a shredded origin). The rules are in
 `governance.engine.visibility`: the token's scope, its clearance, the lifecycles an agent may see
-(never `held`), the workspace's retention rules as of now, and no shredded origin.
+(never `held`), the workspace's retention rules as of now, and no shredded origin (nor one whose
+shred was begun and not finished).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from governance.services.tokens import Grant
 from memory import sealing
 from memory.engine import expiry
 from memory.engine import records as R
-from memory.models import Fact, MemoryEvent, Workspace
+from memory.models import Fact, MemoryEvent, ShredIntent, Workspace
 from memory.services import expiry as expiry_service
 from memory.services import recall as recall_service
 
@@ -44,6 +45,8 @@ def readable_facts(grant: Grant, *, origin: R.Origin | None = None, now: datetim
     shredded = MemoryEvent.objects.filter(workspace=workspace, kind=MemoryEvent.Kind.SHREDDED).values(
         key=KT("data__origin_key"))
     facts = facts.exclude(origin_key__in=shredded)
+    # A shred begun and not yet finished (its process stopped): the decision stands, nothing is read.
+    facts = facts.exclude(origin_key__in=ShredIntent.objects.filter(workspace=workspace).values("origin_key"))
     expired = expiry_service.expired_q(_expiry_rules(workspace), now or timezone.now())
     return facts.exclude(expired) if expired is not None else facts
 

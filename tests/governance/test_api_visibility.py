@@ -260,3 +260,17 @@ def test_a_tombstone_without_its_receipt_is_still_never_a_500(workspace):
     assert _call("GET", "memories", secret) == (200, {"items": [], "next_cursor": None})
     assert _call("POST", "manage", secret, {"action": "export"})[1]["facts"] == []
     assert _tool(grant, "read_memory", {"id": memory_id}) is None
+
+
+def test_an_origin_whose_shred_was_begun_is_no_longer_read(workspace):
+    """A shred whose process stopped after committing its intent, before the key went: already decided."""
+    from memory.models import ShredIntent
+
+    made = _seed(workspace, [("peer", "PUBLIC", "active", "fresh")])
+    secret, _ = _token(workspace, ORIGINS["peer"], "PII")
+    (memory_id,) = made
+    assert _call("GET", f"memories/{memory_id}", secret)[0] == 200
+    ShredIntent.objects.create(workspace=workspace, origin_key=_key("peer"), origin_label=ORIGINS["peer"], actor="admin")
+    assert _call("GET", f"memories/{memory_id}", secret)[0] == 404
+    assert _call("GET", "memories", secret)[1]["items"] == []
+    assert _call("POST", "manage", secret, {"action": "export"})[1]["facts"] == []
