@@ -433,8 +433,19 @@ def maintenance_runs(workspace: Workspace, limit: int = 6) -> list[dict]:
     reversed it (a dream run can be undone; its `restored` event names the run)."""
     from memory.models import MemoryEvent
 
-    runs = list(MemoryEvent.objects.filter(workspace=workspace, kind__in=list(RUN_LABELS)).defer("fact_ids")
-                .order_by("-revision")[:limit])  # fmt: skip
+    # A dream records its run when it starts and again when it ends: one line per run, the latest
+    # event's (a run that never finished shows as such, with what it planned).
+    seen: set[str] = set()
+    runs = []
+    for event in (MemoryEvent.objects.filter(workspace=workspace, kind__in=list(RUN_LABELS)).defer("fact_ids")
+                  .order_by("-revision")[:limit * 2]):  # fmt: skip
+        run = event.data.get("run") if event.kind == "dream_run" else None
+        if run and run in seen:
+            continue
+        if run:
+            seen.add(run)
+        runs.append(event)
+    runs = runs[:limit]
     run_ids = [e.data.get("run") for e in runs if e.kind == "dream_run" and e.data.get("run")]
     undone = {}
     if run_ids:
@@ -450,7 +461,8 @@ def maintenance_runs(workspace: Workspace, limit: int = 6) -> list[dict]:
                            if isinstance(value, int) and not isinstance(value, bool) and name != "policy")  # fmt: skip
         if event.kind == "retention_run" and event.data.get("name"):
             counts = f"policy “{event.data['name']}”: {counts}"
-        shown.append({"kind": event.kind, "label": RUN_LABELS[event.kind], "at": event.at, "revision": event.revision,
+        label = RUN_LABELS[event.kind] + (" (started, not finished)" if event.data.get("status") == "started" else "")
+        shown.append({"kind": event.kind, "label": label, "at": event.at, "revision": event.revision,
                       "counts": counts, "undone_by": undone.get(event.data.get("run")) if event.kind == "dream_run" else None})  # fmt: skip
     return shown
 

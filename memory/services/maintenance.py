@@ -4,7 +4,9 @@ The engine plans (`memory.engine.decay_gc`, `dream`, …): pure functions over `
 field changes and links to add. This module loads the facts, asks for the plan, and applies it in
 batches of `BATCH` changes, each batch one mutation (workspace lock held only for that batch), with
 one event per change carrying its before/after so any change can be undone from the log. A run ends
-with a `*_run` event holding the counts. `dry_run` plans and reports without writing.
+with a `*_run` event holding the counts; a dream also records a `dream_run` event (status "started",
+the planned counts) before its first batch, so a dream killed half-way can be undone by its run id.
+`dry_run` plans and reports without writing.
 """
 
 from __future__ import annotations
@@ -454,6 +456,12 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
         )  # fmt: skip
         return report
     run_id = uuid.uuid4().hex[:12]
+    # Recorded before the first batch: a run killed after some batches committed is found by its id
+    # (the console's overview and the event log show it, `tideline dream --undo RUN` undoes it).
+    with mutate(workspace, actor=f"{actor}:{run_id}", now=now) as m:
+        m.record("dream_run", run=run_id, status="started", **report.counts)
+    logger.info("dream run %s of %s begun (undo with `tideline dream --undo %s`)", run_id, workspace.name, run_id)
+    _phase(progress, f"run {run_id}")
     kinds: dict[int, str] = {}
     reasons: dict[int, str] = {}
     for item in plan.confirmations:
@@ -467,7 +475,7 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
                   kind_of=lambda c: kinds.get(id(c), _event_kind(c)), reason_of=lambda c: reasons.get(id(c), ""),
                   progress=progress)  # fmt: skip
     with mutate(workspace, actor=f"{actor}:{run_id}", now=now) as m:
-        m.record("dream_run", run=run_id, **report.counts)
+        m.record("dream_run", run=run_id, status="finished", **report.counts)
     report.counts = {**report.counts, "run": run_id}
     return report
 
