@@ -240,8 +240,16 @@ MAX_ORIGIN_KEY_CHARS = 900
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 
+# The label `channel:CHANNEL/CONVERSATION/SESSION[@ACCOUNT]` names an origin only if no part holds a
+# separator that would end it early: `/` nowhere, `@` in none of the first three (an account, last,
+# may hold one: an e-mail address). Then every origin has exactly one label and it parses back to it.
+_LABEL_SEPARATORS = {"channel": "/@", "conversation": "/@", "session": "/@", "account": "/"}
+
+
 def check_origin(origin: Origin) -> Origin:
-    """Refuse an origin whose parts could not be stored or could masquerade as another; return it."""
+    """Refuse an origin whose parts could not be stored, could masquerade as another, or would give a
+    label that names another origin or none; return it. Every way an origin comes in (a label, a
+    createdBy object, an Origin a caller built) passes here."""
     import unicodedata
 
     if origin.kind not in ("owner", "channel"):
@@ -252,6 +260,12 @@ def check_origin(origin: Origin) -> Origin:
                        ("session", origin.session_key), ("account", origin.account_id)):  # fmt: skip
         if not isinstance(part, str):
             raise OriginError(f"origin {name} must be text")
+        if not part and name != "account":
+            raise OriginError(f"origin {name} is empty: a channel origin names its channel, conversation and session")
+        separator = next((ch for ch in _LABEL_SEPARATORS[name] if ch in part), None)
+        if separator is not None:
+            raise OriginError(f"origin {name} {shown(part)} contains {separator!r}, which separates the parts of an "
+                              "origin's label (channel:CHANNEL/CONVERSATION/SESSION@ACCOUNT); use another character")  # fmt: skip
         if len(part) > MAX_ORIGIN_PART_CHARS:
             raise OriginError(f"origin {name} is {len(part)} characters; the limit is {MAX_ORIGIN_PART_CHARS}")
         hidden = next((ch for ch in part if unicodedata.category(ch) in _HIDDEN_CATEGORIES), None)
@@ -259,6 +273,8 @@ def check_origin(origin: Origin) -> Origin:
             raise OriginError(
                 f"origin {name} contains the invisible or control character U+{ord(hidden):04X}; origin ids must be visible text"
             )
+        if part != part.strip():
+            raise OriginError(f"origin {name} {shown(part)} begins or ends with white space")
     if len(origin.key) > MAX_ORIGIN_KEY_CHARS:
         raise OriginError(f"origin is too long ({len(origin.key)} characters as a key; the limit is {MAX_ORIGIN_KEY_CHARS})")
     return origin
@@ -283,14 +299,13 @@ def parse_origin(value: Origin | str | dict | None) -> Origin:
         return Origin.owner()
     if not text.startswith("channel:"):
         raise OriginError(f"unknown origin {shown(value)}: use 'owner' or 'channel:CHANNEL/CONVERSATION/SESSION'")
-    rest = text[len("channel:") :]
-    account = ""
-    if "@" in rest:
-        rest, account = rest.rsplit("@", 1)
-    parts = rest.split("/")
-    if len(parts) != 3 or not all(parts):
+    parts = text[len("channel:") :].split("/")
+    if len(parts) != 3:
         raise OriginError(f"channel origin {shown(value)} needs exactly CHANNEL/CONVERSATION/SESSION, none empty")
-    return check_origin(Origin("channel", parts[0], parts[1], parts[2], account))
+    session, _, account = parts[2].partition("@")  # the first '@' after the last '/': no session holds one
+    if not (parts[0] and parts[1] and session):
+        raise OriginError(f"channel origin {shown(value)} needs exactly CHANNEL/CONVERSATION/SESSION, none empty")
+    return check_origin(Origin("channel", parts[0], parts[1], session, account))
 
 
 def origin_from_created_by(created_by: Any) -> Origin:

@@ -20,7 +20,7 @@ FULL = {
     "sourceTurn": "sess-1",
     "supersedes": ["mem_old"],
     "lifecycle": "active",
-    "createdBy": {"kind": "channel", "channelId": "slack", "conversationId": "c:1", "sessionKey": "s/1", "accountId": "T1"},
+    "createdBy": {"kind": "channel", "channelId": "slack", "conversationId": "c:1", "sessionKey": "s.1", "accountId": "T1"},
     "sourceType": "channel_message",
     "links": [{"kind": "supports", "target": "mem_b", "reason": "same day", "strength": 3}],
     "validFrom": 1750000000000,

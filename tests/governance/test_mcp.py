@@ -173,13 +173,15 @@ def test_deeply_nested_json_is_refused_as_a_client_error_on_both_http_transports
 
 def test_write_memory_takes_its_tokens_source_and_never_a_more_trusted_one(server):
     """Through a real MCP client: a token made without --source writes as tool_output (untrusted);
-    naming a more trusted source type or legacy is refused; naming a less trusted one is kept."""
+    naming a more trusted source type or legacy is refused; naming a less trusted one is kept; an
+    origin whose label would name another is refused."""
     url, made = server
 
     async def main():
         results = {}
         for token, label, source in ((made["tools"], "plain", None), (made["tools"], "raise", "owner_message"),
-                                     (made["owner"], "legacy", "legacy"), (made["owner"], "lower", "retrieved_document")):
+                                     (made["owner"], "legacy", "legacy"), (made["owner"], "lower", "retrieved_document"),
+                                     (made["peer"], "ambiguous", None)):  # fmt: skip
             async with (
                 httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http,
                 streamable_http_client(url + "/mcp/", http_client=http) as streams,
@@ -187,6 +189,8 @@ def test_write_memory_takes_its_tokens_source_and_never_a_more_trusted_one(serve
             ):
                 await session.initialize()
                 args = {"content": f"The deploy window is Thursday evening ({label})"}
+                if label == "ambiguous":  # a part holding '@' before the account: its label would not name it
+                    args["origin"] = "channel:slack/gener@l/s1"
                 results[label] = await session.call_tool("write_memory", {**args, **({"source_type": source} if source else {})})
         return results
 
@@ -196,3 +200,4 @@ def test_write_memory_takes_its_tokens_source_and_never_a_more_trusted_one(serve
     assert "writes as tool_output" in out["raise"].content[0].text
     assert out["legacy"].is_error and "old records only" in out["legacy"].content[0].text
     assert not out["lower"].is_error and out["lower"].structured_content["fact"]["source_type"] == "retrieved_document"
+    assert out["ambiguous"].is_error and "validation: origin conversation 'gener@l' contains '@'" in out["ambiguous"].content[0].text
