@@ -42,8 +42,9 @@ def readable_facts(grant: Grant, *, origin: R.Origin | None = None, now: datetim
         lifecycle__in=rules.READABLE_LIFECYCLES, classification__in=rules.readable_classifications(grant.clearance))
     if origin is not None:
         facts = facts.filter(origin_key=origin.key)
-    shredded = MemoryEvent.objects.filter(workspace=workspace, kind=MemoryEvent.Kind.SHREDDED).values(
-        key=KT("data__origin_key"))
+    # Never a NULL in the list: `origin_key NOT IN (…, NULL)` would leave out every fact.
+    shredded = (MemoryEvent.objects.filter(workspace=workspace, kind=MemoryEvent.Kind.SHREDDED)
+                .annotate(key=KT("data__origin_key")).filter(key__isnull=False).values("key"))  # fmt: skip
     facts = facts.exclude(origin_key__in=shredded)
     # A shred begun and not yet finished (its process stopped): the decision stands, nothing is read.
     facts = facts.exclude(origin_key__in=ShredIntent.objects.filter(workspace=workspace).values("origin_key"))

@@ -274,3 +274,12 @@ def test_an_origin_whose_shred_was_begun_is_no_longer_read(workspace):
     assert _call("GET", f"memories/{memory_id}", secret)[0] == 404
     assert _call("GET", "memories", secret)[1]["items"] == []
     assert _call("POST", "manage", secret, {"action": "export"})[1]["facts"] == []
+
+
+def test_a_shred_receipt_without_an_origin_hides_nothing_else(workspace):
+    """`origin_key NOT IN (…, NULL)` is never true: a receipt that names no origin must not hide every fact."""
+    made = _seed(workspace, [("owner", "PUBLIC", "active", "fresh")])
+    with mutate(workspace, actor="test") as m:
+        m.record("shredded", reason="a receipt of an older format")
+    secret, _ = _token(workspace, "owner", "PII")
+    assert [item["id"] for item in _call("GET", "memories", secret)[1]["items"]] == list(made)
