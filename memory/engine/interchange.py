@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory.engine import jsonbody
 from memory.engine import records as R
 from memory.engine import validation as V
 from memory.engine.gate import FactValidationError
@@ -95,11 +96,11 @@ def decode_line(line: str | bytes) -> dict | None:
     if not text:
         return None
     try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
+        obj = jsonbody.loads(text)  # a record nests a few levels; metadata nested hundreds deep would
+    except json.JSONDecodeError as exc:  # break whatever walks it later (export, the JSON column)
         raise InterchangeError(f"not valid JSON ({exc.msg} at column {exc.colno})") from exc
-    except RecursionError as exc:
-        raise InterchangeError("JSON nested too deeply") from exc
+    except jsonbody.JsonTooDeep as exc:
+        raise InterchangeError(str(exc)) from exc
     except ValueError as exc:  # e.g. an integer literal longer than Python converts
         raise InterchangeError(f"not usable JSON ({exc})") from exc
     if not isinstance(obj, dict):

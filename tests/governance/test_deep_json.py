@@ -69,3 +69,12 @@ def test_a_deeply_nested_seen_field_on_the_review_page_is_a_message_not_a_500(cl
     assert bulk.status_code < 500
     item.refresh_from_db()
     assert item.status == "open"
+
+
+@pytest.mark.django_db
+def test_an_import_line_whose_metadata_nests_hundreds_deep_is_refused_with_its_line(workspace):
+    from memory.services.interchange import import_facts
+
+    record = '{"memoryId": "mem_a", "content": "The office closes at six", "segment": "knowledge", "metadata": {"x": '
+    report = import_facts(workspace=workspace, lines=[record + "[" * 900 + "]" * 900 + "}}"], actor="t")
+    assert report.imported == 0 and "nests 902 levels" in report.refused[0].reason
