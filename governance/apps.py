@@ -31,6 +31,10 @@ class GovernanceConfig(AppConfig):
         facts_deleted.connect(close_items_of_deleted_facts, dispatch_uid="tideline-close-deleted-fact-reviews")
         facts_retracted.connect(close_items_of_deleted_facts, dispatch_uid="tideline-close-retracted-fact-reviews")
         origin_shredded.connect(close_items_of_shredded_origin, dispatch_uid="tideline-close-shredded-origin-reviews")
+        # Nor does a console upload naming the origin wait on disk in plain text for a confirmation.
+        from governance.services.import_uploads import cancel_uploads_of_shredded_origin
+
+        origin_shredded.connect(cancel_uploads_of_shredded_origin, dispatch_uid="tideline-shred-pending-uploads")
         # A blocked write comes back only through its review item's verdict, never the console's Restore.
         restore_requested.connect(refuse_restoring_blocked, dispatch_uid="tideline-refuse-restoring-blocked")
         # The demo's first contradiction pass, so its queue is not empty until the first night.

@@ -40,6 +40,13 @@ def apply_retention_all() -> list[dict]:
     return retention.apply_everywhere(actor="task:retention")
 
 
+def expire_import_uploads() -> int:
+    """Hourly: console uploads previewed and never confirmed for a day are cancelled and deleted."""
+    from governance.services import import_uploads
+
+    return import_uploads.expire_previews()
+
+
 def run_console_import(job_id: int) -> dict:
     """A facts.jsonl uploaded from the console and confirmed by an admin (governance.services.imports)."""
     from governance.services import imports

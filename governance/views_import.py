@@ -1,6 +1,7 @@
 """Console import (/w/<ws>/exports/import/), admins only: upload a facts.jsonl, read the per-line
 preview (nothing changes yet), then import it, through the write path's gate or not. The import
 runs in a django-q2 worker; its page shows a progress bar that refreshes itself until it is done.
+A preview never confirmed expires after a day (each visit of the page deletes expired uploads).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from governance.models import ImportJob
-from governance.services import imports
+from governance.services import import_uploads, imports
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from tideline_site.htmx import wants_partial
@@ -25,6 +26,7 @@ ADMINS = ("admin",)
 @login_required
 def import_page(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace, roles=ADMINS)
+    import_uploads.expire_previews()
     problem = ""
     if request.method == "POST":
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -155,3 +156,66 @@ def test_after_a_shred_the_counts_say_what_the_file_holds(client, world, capsys)
     main(["export", "--workspace", workspace.name, "--json"])
     report = json.loads(capsys.readouterr().out)
     assert report["count"] == len(report["facts"]) == 2
+
+
+def _upload(client, workspace, lines: list[dict]) -> ImportJob:
+    body = "\n".join(json.dumps(line) for line in lines).encode()
+    response = client.post(f"/w/{workspace.name}/exports/import/",
+                           {"file": SimpleUploadedFile("facts.jsonl", body)})  # fmt: skip
+    assert response.status_code == 302
+    return ImportJob.objects.latest("pk")
+
+
+def test_an_upload_never_confirmed_expires_after_a_day_file_and_all(client, world):
+    from datetime import timedelta
+    from pathlib import Path
+
+    from django.core.management import call_command
+    from django.utils import timezone
+    from django_q.models import Schedule
+
+    from governance import tasks
+
+    workspace, people = world
+    client.force_login(people["admin"])
+    old = _upload(client, workspace, [{"memoryId": "mem_x1", "content": "My bank PIN is 4321."}])
+    fresh = _upload(client, workspace, [{"memoryId": "mem_x2", "content": "I like figs."}])
+    stray = Path(old.path).with_name("0123456789abcdef.jsonl")  # a stored upload whose job was never recorded
+    stray.write_text('{"memoryId": "mem_x3", "content": "a secret"}\n')
+    day_ago = (timezone.now() - timedelta(days=1, minutes=1)).timestamp()
+    os.utime(stray, (day_ago, day_ago))
+    ImportJob.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=1, minutes=1))
+    assert Path(old.path).exists()
+    page = client.get(f"/w/{workspace.name}/exports/import/")  # a visit of the page expires it
+    assert page.status_code == 200
+    old.refresh_from_db()
+    assert old.status == "cancelled" and "not confirmed within a day" in old.error
+    assert not Path(old.path).exists() and not stray.exists()
+    assert Path(fresh.path).exists() and ImportJob.objects.get(pk=fresh.pk).status == "previewed"
+    shown = client.get(f"/w/{workspace.name}/exports/import/{old.pk}/").content.decode()
+    assert "not confirmed within a day" in shown
+    refused = client.post(f"/w/{workspace.name}/exports/import/{old.pk}/decide/", {"decision": "import"}, follow=True)
+    assert refused.status_code == 200 and not Fact.objects.filter(memory_id="mem_x1").exists()
+    # The hourly schedule does the same without anyone visiting.
+    ImportJob.objects.filter(pk=fresh.pk).update(created_at=timezone.now() - timedelta(days=2))
+    assert tasks.expire_import_uploads() == 1 and not Path(fresh.path).exists()
+    call_command("setup_schedules")
+    assert Schedule.objects.filter(func="governance.tasks.expire_import_uploads", schedule_type=Schedule.HOURLY).exists()
+
+
+def test_a_shred_deletes_the_pending_uploads_that_name_its_origin(client, world):
+    from pathlib import Path
+
+    from governance.services import shred
+
+    workspace, people = world
+    client.force_login(people["admin"])
+    peer = {"kind": "channel", "channelId": "slack", "conversationId": "general", "sessionKey": "s1"}
+    naming = _upload(client, workspace, [{"memoryId": "mem_y1", "content": "Owner's note."},
+                                         {"memoryId": "mem_y2", "content": "Peer's secret.", "createdBy": peer}])
+    other = _upload(client, workspace, [{"memoryId": "mem_y3", "content": "Owner's other note."}])
+    report = shred.apply(workspace, PEER, typed=PEER, actor="user:admin-x")
+    assert report.review_items_closed == 0  # the receiver adds nothing to the shred's count
+    naming.refresh_from_db()
+    assert naming.status == "cancelled" and "crypto-shredded" in naming.error and not Path(naming.path).exists()
+    assert ImportJob.objects.get(pk=other.pk).status == "previewed" and Path(other.path).exists()

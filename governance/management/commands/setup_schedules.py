@@ -22,6 +22,8 @@ def _next(hour: int | None) -> timezone.datetime:
 SCHEDULES = [
     # name, function, repeat, first run at hour (None: next hour)
     ("decay GC (hourly, every workspace)", "memory.tasks.run_gc_everywhere", Schedule.HOURLY, None),
+    # Console uploads hold facts in plain text: one previewed and never confirmed goes after a day.
+    ("expire unconfirmed console uploads (hourly)", "governance.tasks.expire_import_uploads", Schedule.HOURLY, None),
     # One task runs the dream and then contradiction detection, so their order holds (governance/tasks.py).
     ("dream and contradictions (nightly at 03:00 UTC, every workspace)", "governance.tasks.run_nightly_everywhere",
      Schedule.DAILY, 3),
