@@ -1,5 +1,7 @@
 """`tideline shred --workspace W --origin O [--dry-run] [--yes]` — crypto-shred one origin (issue 13).
 
+Without `--origin` it lists the workspace's unfinished shreds (changing nothing).
+
 Irreversible, so: without --yes it shows what becomes unreadable and asks the operator to type the
 origin (or its fact count); with no terminal to ask on, it refuses (exit 2) rather than guess.
 `--as USERNAME` names the admin on whose behalf it runs (checked, and recorded as the event's actor);
@@ -24,7 +26,8 @@ ACTOR = "cli:shred"
 
 def add_arguments(parser) -> None:
     parser.add_argument("--workspace", required=True)
-    parser.add_argument("--origin", required=True, help="the origin: owner, a label such as channel:slack/C1/t1 (as the console shows it) or its key")
+    parser.add_argument("--origin", help="the origin: owner, a label such as channel:slack/C1/t1 (as the console shows "
+                        "it) or its key; without it, the workspace's unfinished shreds are listed")
     parser.add_argument("--reason", default="", help="why (kept with the shredded event)")
     parser.add_argument("--dry-run", action="store_true", help="show what would become unreadable; change nothing")
     parser.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
@@ -34,6 +37,9 @@ def add_arguments(parser) -> None:
 def run(options: dict) -> None:
     workspace = get_workspace(options["workspace"])
     actor = _actor(workspace, options.get("as_user"))
+    if not options.get("origin"):
+        _list_unfinished(options, workspace)
+        return
     preview = shred.preview(workspace, options["origin"])
     if options.get("dry_run"):
         emit(options, {"dry_run": True, **preview.to_dict()}, _describe(preview) + "\n(dry run: nothing was changed)")
@@ -49,6 +55,15 @@ def run(options: dict) -> None:
          f"{finished}shredded origin {report.origin_key} of {report.workspace}: {report.facts} fact(s) are now unreadable "
          f"tombstones, {report.vectors} vector(s) dropped, {report.review_items_closed} review item(s) closed "
          f"(event revision {report.revision})")  # fmt: skip
+
+
+def _list_unfinished(options: dict, workspace) -> None:
+    rows = [{"origin_key": i.origin_key, "label": i.origin_label, "begun_at": i.begun_at.isoformat(), "begun_by": i.actor,
+             "reason": i.reason} for i in shred.unfinished(workspace)]  # fmt: skip
+    lines = [f"{len(rows)} unfinished shred(s) in {workspace.name}" + (":" if rows else " (name an origin with --origin)")]
+    lines += [f"  {r['label'] or r['origin_key']}: begun {r['begun_at']} by {r['begun_by'] or 'unknown'}; finish it with "
+              f"tideline shred --workspace {workspace.name} --origin '{r['origin_key']}'" for r in rows]  # fmt: skip
+    emit(options, {"workspace": workspace.name, "unfinished": rows}, "\n".join(lines))
 
 
 def _describe(preview: shred.Preview) -> str:

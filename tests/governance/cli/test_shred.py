@@ -142,3 +142,18 @@ def test_a_shred_by_another_process_empties_this_process_warm_index(workspace):
     assert json.loads(done.stdout)["facts"] == 1
     assert tl.recall("deploy password", origin=PEER, reinforce=False) == []
     assert index.rows == {} and index.cols is None
+
+
+def test_without_an_origin_it_lists_unfinished_shreds_and_one_run_finishes_each(peer_facts, capsys):
+    """A shred stopped after its intent committed (tests/governance/test_shred_kill.py kills one for
+    real): listed, then finished by naming its origin, without a second confirmation."""
+    from memory.services import shredding
+
+    assert json.loads(_run(capsys, "--workspace", "acme", "--json"))["unfinished"] == []
+    shredding._begin(peer_facts, PEER.key, actor="user:gone", reason="erasure #3")
+    listed = _run(capsys, "--workspace", "acme")
+    assert "1 unfinished shred(s) in acme:" in listed and PEER.label() in listed and "by user:gone" in listed
+    assert f"--origin '{PEER.key}'" in listed
+    done = json.loads(_run(capsys, "--workspace", "acme", "--origin", PEER.key, "--json"))
+    assert done["finished_unfinished"] is True and done["facts"] == 2 and done["reason"] == "erasure #3"
+    assert _shredded(peer_facts) and not shredding.unfinished_shreds(peer_facts)
