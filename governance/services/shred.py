@@ -62,8 +62,9 @@ def preview(workspace: Workspace, origin_key: str) -> Preview:
     counts = preview_shred(workspace, origin_key)
     named = Q(fact__origin_key=origin_key) | Q(other_fact__origin_key=origin_key)
     items = ReviewItem.objects.filter(named, workspace=workspace, status=ReviewItem.Status.OPEN).count()
-    label = Fact.objects.filter(workspace=workspace, origin_key=origin_key).first().origin.label()
     begun = unfinished_shred(workspace, origin_key)
+    first = Fact.objects.filter(workspace=workspace, origin_key=origin_key).first()
+    label = first.origin.label() if first is not None else begun.origin_label or origin_key
     return Preview(workspace.name, origin_key, label, counts.facts, counts.links, counts.vectors, items,
                    begun.begun_at.isoformat() if begun else "", begun.actor if begun else "")  # fmt: skip
 

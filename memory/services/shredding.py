@@ -123,7 +123,9 @@ def _refuse(workspace: Workspace, origin_key: str) -> None:
     """Refuse an origin with no facts, one shredded already, or a key store that is not this database's."""
     if not isinstance(origin_key, str) or not origin_key.strip():
         raise RequestError("name the origin to shred (for example owner or channel:slack/C1/t1)", kind="validation")
-    if not Fact.objects.filter(workspace=workspace, origin_key=origin_key).exists():
+    begun = unfinished_shred(workspace, origin_key)
+    # An unfinished shred is finished even if its facts were purged since: its key still has to go.
+    if begun is None and not Fact.objects.filter(workspace=workspace, origin_key=origin_key).exists():
         raise NotFoundError(f"workspace {workspace.name!r} has no facts from origin {origin_key!r}; nothing to shred")
     done = shred_event(workspace, origin_key)
     if done is not None:
@@ -135,7 +137,7 @@ def _refuse(workspace: Workspace, origin_key: str) -> None:
     # A missing key file only means "destroyed" once the key store is known to be the right one.
     key_binding.verify(bind=False)
     # An unfinished shred may have destroyed the key already: running it again finishes it.
-    if not sealing.keyring.exists(workspace.pk, origin_key) and unfinished_shred(workspace, origin_key) is None:
+    if not sealing.keyring.exists(workspace.pk, origin_key) and begun is None:
         raise RequestError(
             f"origin {origin_key!r} has no data key in the key store: its facts are unreadable already "
             "(destroyed outside Tideline, or the key file was lost); nothing was changed",
@@ -190,7 +192,7 @@ def _finish(workspace: Workspace, intent: ShredIntent, *, actor: str, resumed: b
         vectors, _ = FactVector.objects.filter(workspace=m.workspace, fact__origin_key=origin_key).delete()
         postings, _ = FactTerm.objects.filter(workspace=m.workspace, origin_key=origin_key).delete()
         TermStat.objects.filter(workspace=m.workspace, origin_key=origin_key).delete()
-        label = intent.origin_label or facts.order_by("pk").first().origin.label()  # metadata, never sealed
+        label = intent.origin_label or origin_key  # metadata, never sealed
         m.record(MemoryEvent.Kind.SHREDDED, fact_ids=memory_ids, reason=reason, origin_key=origin_key,
                  origin_label=label, facts=len(memory_ids), links=links, vectors=vectors, postings=postings,
                  # A shred finished after its first process stopped says who began it, and when.

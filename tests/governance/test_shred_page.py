@@ -151,3 +151,20 @@ def test_an_unfinished_shred_is_shown_and_finished_from_the_page(client, world):
     assert item.status == "closed"
     again = client.post(_url(workspace), {"origin": PEER.key, "finish": "1"}, follow=True).content.decode()
     assert "already shredded" in again
+
+
+def test_an_unfinished_shred_whose_facts_were_purged_since_still_finishes(client, world):
+    from governance.services import purge
+    from memory.services import shredding
+
+    workspace, users, _, _ = world
+    shredding._begin(workspace, PEER.key, actor="user:gone-admin", reason="erasure #10")
+    purge.apply(workspace, purge.Selection.parse(origin=PEER.label()), hard=True, typed=workspace.name, actor="t")
+    assert not Fact.objects.filter(origin_key=PEER.key).exists() and sealing.keyring.exists(workspace.pk, PEER.key)
+    client.force_login(users["admin"])
+    assert "Unfinished shreds" in client.get(_url(workspace)).content.decode()
+    assert client.get(_url(workspace), {"origin": PEER.key}).status_code == 200
+    done = client.post(_url(workspace), {"origin": PEER.key, "finish": "1"}, follow=True).content.decode()
+    assert "Finished the unfinished shred. Shredded origin" in done
+    assert not sealing.keyring.exists(workspace.pk, PEER.key) and not shredding.unfinished_shreds(workspace)
+    assert MemoryEvent.objects.get(workspace=workspace, kind="shredded").data["facts"] == 0
