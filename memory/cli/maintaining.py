@@ -48,8 +48,11 @@ def run(options: dict) -> None:
                  f"dream run {undo} on {workspace.name} was already undone (revision {earlier.revision}): "
                  "nothing changed")  # fmt: skip
             return
-        emit(options, {"workspace": workspace.name, "undone_run": undo, "changes": undone, "already_undone": False},
-             f"undid dream run {undo} on {workspace.name}: {undone} change(s) reverted")  # fmt: skip
+        finished = maintenance.dream_finished(workspace, undo)
+        note = "" if finished else " (the run never finished: what its committed batches changed was reverted)"
+        emit(options, {"workspace": workspace.name, "undone_run": undo, "changes": undone, "already_undone": False,
+                       "run_finished": finished},
+             f"undid dream run {undo} on {workspace.name}: {undone} change(s) reverted{note}")  # fmt: skip
         return
     passes = {"gc": maintenance.run_gc, "dream": maintenance.run_dream}
     with progress_bar(None, f"{verb}: starting", unit="change") as bar:

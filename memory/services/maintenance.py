@@ -491,6 +491,15 @@ def dream_undone_by(workspace: Workspace, run_id: str):
             .order_by("revision").first())  # fmt: skip
 
 
+def dream_finished(workspace: Workspace, run_id: str) -> bool:
+    """Whether dream run `run_id` wrote its closing `dream_run` event (False: it stopped, or still runs)."""
+    from memory.models import MemoryEvent
+
+    events = MemoryEvent.objects.filter(workspace=workspace, kind="dream_run", data__run=run_id)
+    # Runs from before the opening event was written have one event, without a status.
+    return any(data.get("status") != "started" for data in events.values_list("data", flat=True))
+
+
 class _AlreadyUndone(Exception):
     pass
 

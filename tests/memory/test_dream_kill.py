@@ -71,7 +71,7 @@ def _undo_and_check(workspace: Workspace, ids: list[str], capsys) -> None:
     assert shown[0]["label"] == "Dream (started, not finished)" and "consolidated 8" in shown[0]["counts"]
     call_command("tideline", "dream", "--workspace", workspace.name, "--undo", run, "--json")
     report = json.loads(capsys.readouterr().out)
-    assert report["changes"] >= 4 and report["already_undone"] is False
+    assert report["changes"] >= 4 and report["already_undone"] is False and report["run_finished"] is False
     assert set(_lifecycles(ids).values()) == {"active"}
 
 
