@@ -10,7 +10,8 @@ copied into a child has no threads left to make new connections ("couldn't get a
 included) and forgets what it inherited, without closing it: closing would send the server the
 parent's goodbye on the parent's socket. psycopg closes a connection only in the process that
 opened it; the forgotten objects are also kept referenced here, so nothing is finalised in the
-child at all. The child's next query connects anew (or builds its own pool).
+child at all. The child's next query connects anew (or builds its own pool). PostgreSQL's only:
+SQLite's are closed as before, by Django.
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ def after_fork_in_child() -> None:
     from django.db import connections
 
     for conn in connections.all(initialized_only=True):
-        if conn.connection is not None:
+        # SQLite's are left to Django's close() (django-q2 closes them before it forks): SQLite keeps
+        # each file's locks and shared memory per process, and a child that kept an inherited one
+        # open beside its own broke both ("disk I/O error").
+        if conn.vendor == "postgresql" and conn.connection is not None:
             _inherited.append(conn.connection)
             conn.connection = None
     postgresql = sys.modules.get("django.db.backends.postgresql.base")
