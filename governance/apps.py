@@ -48,9 +48,12 @@ def _take_up_interrupted_tasks(sender=None, **kwargs) -> None:
     import logging
 
     from django.db import DatabaseError, InterfaceError
+    from django_q.conf import Conf
 
     from governance.services import imports, proposals
 
+    if Conf.SYNC:  # tasks run inline in their caller (which sends this too): no worker was killed
+        return
     try:
         imports.resume_interrupted()
         proposals.fail_interrupted()

@@ -167,7 +167,29 @@ def resume_interrupted() -> list[int]:
                 continue
             if ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.RUNNING).update(status=ImportJob.Status.QUEUED):
                 queued.append(job.pk)
+    # Queued jobs whose task no pusher can take now: handed out to a cluster that may have died with
+    # it (the broker hands it out again after its retry, an hour), or never queued (a crash between
+    # confirming and queueing). Queued once more: a second copy of a job's task changes nothing.
+    waiting = _waiting_in_broker()
+    if waiting is not None:
+        for pk in ImportJob.objects.filter(status=ImportJob.Status.QUEUED).values_list("pk", flat=True):
+            if pk not in waiting and pk not in queued and not run_locks.is_held("import", pk):
+                queued.append(pk)
     for pk in queued:
         logger.warning("import %s was interrupted (its worker stopped); resuming it", pk)
         async_task("governance.tasks.run_console_import", pk)
     return queued
+
+
+def _waiting_in_broker() -> set[int] | None:
+    """The jobs whose task waits in the database broker for a pusher (None: the broker is Redis)."""
+    from django_q.conf import Conf
+    from django_q.models import OrmQ
+
+    if not Conf.ORM:
+        return None
+    waiting = set()
+    for row in OrmQ.objects.filter(lock__lte=timezone.now()).iterator():
+        if row.func() == "governance.tasks.run_console_import" and row.args():
+            waiting.add(row.args()[0])
+    return waiting

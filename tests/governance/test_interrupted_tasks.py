@@ -12,6 +12,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
+from django.utils import timezone
+from django_q.conf import Conf
+from django_q.models import OrmQ
 from django_q.signals import post_spawn
 
 from governance.models import ImportJob, Proposal
@@ -49,10 +52,14 @@ def _held_elsewhere(name: str, key: int):
     return release, thread
 
 
-def test_a_starting_worker_resumes_an_interrupted_import(workspace):
+def test_a_starting_worker_resumes_an_interrupted_import(workspace, monkeypatch):
     job = _interrupted_job(workspace, starts=1)
+    monkeypatch.setattr(Conf, "SYNC", False)  # a real worker, queueing into the database broker
     post_spawn.send(sender="django_q", proc_name="test")  # as each worker process starts
-    job.refresh_from_db()  # tasks run synchronously in the tests: resumed and finished
+    job.refresh_from_db()
+    assert job.status == "queued" and [row.args() for row in OrmQ.objects.all()] == [(job.pk,)]
+    imports.run(job.pk)  # what the worker then does with the task
+    job.refresh_from_db()
     assert (job.status, job.done, job.starts, job.error) == ("done", 5, 2, "")
     assert Fact.objects.filter(workspace=workspace).count() == 5
 
@@ -68,6 +75,24 @@ def test_an_import_a_live_worker_runs_is_left_alone(workspace):
         thread.join()
     job.refresh_from_db()
     assert job.status == "running" and not Fact.objects.filter(workspace=workspace).exists()
+
+
+def test_a_queued_import_handed_to_a_dead_cluster_is_queued_again(workspace, monkeypatch):
+    def upload():
+        return imports.receive(workspace, SimpleUploadedFile("facts.jsonl", LINES), actor="user:ada")
+
+    lost, waiting = upload(), upload()
+    monkeypatch.setattr(Conf, "SYNC", False)  # into the database broker, as under a real worker
+    imports.confirm(lost, gated=False)
+    imports.confirm(waiting, gated=False)
+    # The dead cluster's pusher took `lost`: the broker would hand it out again only after its retry.
+    taken = [row.pk for row in OrmQ.objects.all() if row.args() == (lost.pk,)]
+    OrmQ.objects.filter(pk__in=taken).update(lock=timezone.now() + timezone.timedelta(seconds=Conf.RETRY))
+    monkeypatch.setattr(Conf, "SYNC", True)
+    assert imports.resume_interrupted() == [lost.pk]
+    lost.refresh_from_db()
+    waiting.refresh_from_db()
+    assert lost.status == "done" and waiting.status == "queued"  # that one a live pusher takes
 
 
 def test_an_import_interrupted_too_often_is_failed_and_resumed_from_its_page(client, workspace):
@@ -88,13 +113,14 @@ def test_an_import_interrupted_too_often_is_failed_and_resumed_from_its_page(cli
     assert "only a stopped import can be resumed" in again.content.decode()
 
 
-def test_an_interrupted_evaluation_is_failed_so_it_can_be_asked_for_again(workspace):
+def test_an_interrupted_evaluation_is_failed_so_it_can_be_asked_for_again(workspace, monkeypatch):
     def proposal(**fields) -> Proposal:
         return Proposal.objects.create(workspace=workspace, change="tuning", source="manual", title="t",
                                        rationale="r", author_name="ada", evaluation="running", **fields)  # fmt: skip
 
     killed, live = proposal(), proposal()
     release, thread = _held_elsewhere("evaluation", live.pk)
+    monkeypatch.setattr(Conf, "SYNC", False)
     try:
         post_spawn.send(sender="django_q", proc_name="test")
     finally:
