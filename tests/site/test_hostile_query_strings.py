@@ -52,6 +52,8 @@ READS = {
     "export-events": ["format", *EVENT_FILTERS], "export-graph": ["format"],
     "import": [], "import-job": [], "import-decide": ["decision", "gated"],
     "login": ["next"], "logout": ["next"],
+    "password_change": [], "password_change_done": [], "password_reset": [], "password_reset_done": [],
+    "password_reset_confirm": [], "password_reset_complete": [],
     "proposals": ["status", "page"], "proposal-detail": [], "gold": [], "gold-detail": ["page"],
     "gold-from-playground": [], "tokens": [],
     # The agent API (its own tests fuzz it with a token; here every value meets a 401, never a 500).
@@ -70,6 +72,8 @@ PATH_VALUES = {
     "proposal_id": ["0", "999999999", "9" * 40],
     "gold_id": ["0", "999999999", "9" * 40],
     "rest": ["nothing", "%00", "x" * 5000],
+    "uidb64": ["MQ", "%00", "x" * 5000, "%ED%A0%80"],
+    "token": ["set-password", "abc-def", "%00", "x" * 5000],
 }
 
 
@@ -126,7 +130,7 @@ def urls_for(workspace, fact) -> list[tuple[str, str, bool]]:
     """(page name, URL, whether the path holds the real values) for every console page."""
     item = ReviewItem.objects.filter(workspace=workspace).first()
     real = {"workspace": workspace.name, "memory_id": quote(fact.id), "action": "up", "item_id": str(item.pk),
-            "job_id": "1", "proposal_id": "1", "gold_id": "1", "rest": "nothing"}
+            "job_id": "1", "proposal_id": "1", "gold_id": "1", "rest": "nothing", "uidb64": "MQ", "token": "set-password"}
     urls = []
     for name, route in console_patterns():
         urls.append((name, fill(route, real), True))
