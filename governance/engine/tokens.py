@@ -106,14 +106,21 @@ class SourceAboveToken(TokenRuleError):
     """A write naming a source type more trusted than its token's."""
 
 
-def parse_source(text: str | None) -> str:
-    """A token's source: one of SOURCES (default tool_output); `legacy` and unknown names are refused."""
+OWNER_SOURCES = ("owner_message", "user_instruction")  # the owner's own words: only an owner token speaks them
+
+
+def parse_source(text: str | None, scope: Scope | None = None) -> str:
+    """A token's source: one of SOURCES (default tool_output); `legacy` and unknown names are refused,
+    and so is the owner's voice (OWNER_SOURCES) for a token that acts for channel peers."""
     value = (text or DEFAULT_SOURCE).strip().lower()
     if value == LEGACY:
         raise TokenRuleError("a token cannot have source 'legacy' (no source type, trusted): it is for importing "
                              f"old records only; use one of {', '.join(SOURCES)}")  # fmt: skip
     if value not in SOURCES:
         raise TokenRuleError(f"unknown source {R.shown(text)}: use one of {', '.join(SOURCES)}")
+    if value in OWNER_SOURCES and scope is not None and (scope.is_gateway or not scope.origin.is_owner):
+        raise TokenRuleError(f"a token for {scope.label} speaks for channel peers, never as the owner: its source "
+                             f"cannot be {value}; use channel_message, or an untrusted source such as tool_output")  # fmt: skip
     return value
 
 

@@ -69,7 +69,7 @@ def create_token(workspace: Workspace, *, name: str, origin: str, verbs, clearan
         scope = rules.parse_scope(origin)
         verb_list = rules.parse_verbs(verbs)
         level = rules.parse_clearance(clearance)
-        source_type = rules.parse_source(source)
+        source_type = rules.parse_source(source, scope)
     except rules.TokenRuleError as error:
         raise RequestError(str(error), kind="validation") from error
     if expires_days is not None and not 0 < expires_days <= MAX_EXPIRY_DAYS:

@@ -119,6 +119,13 @@ def test_the_cli_makes_lists_and_refuses_sources(workspace, capsys):
         assert exit_.value.code == 2 and "tool_output" in capsys.readouterr().err
     event = MemoryEvent.objects.filter(workspace=workspace, kind="tokens_changed").latest("pk")
     assert event.data["source"] == "tool_output"
+    for peers in ("channel:slack/*", PEER):  # a peer's token never speaks in the owner's voice
+        for owner_voice in rules.OWNER_SOURCES:
+            with pytest.raises(SystemExit) as exit_:
+                call_command("tideline", "tokens", "create", "--workspace", workspace.name, "--origin", peers,
+                             "--verbs", "write", "--source", owner_voice, "--name", "peer-as-owner")  # fmt: skip
+            assert exit_.value.code == 2 and "never as the owner" in capsys.readouterr().err
+    assert not ApiToken.objects.filter(name="peer-as-owner").exists()
 
 
 @pytest.mark.django_db
