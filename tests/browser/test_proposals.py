@@ -90,7 +90,7 @@ def test_the_whole_loop_as_two_people(live_server, browser):
         for step in ("proposed", "evaluated", "approved", "applied", "reverted"):
             assert step in history
         actors = dict(MemoryEvent.objects.filter(kind="proposal").values_list("data__action", "actor"))
-        assert actors["proposed"] == "demo-owner" and actors["approved"] == "demo-approver"
+        assert actors["proposed"] == "user:demo-owner" and actors["approved"] == "user:demo-approver"
         # On a phone the pages stack instead of widening.
         for page, url in ((approver, f"/w/demo/proposals/{proposal.pk}/"), (owner, "/w/demo/proposals/"),
                           (owner, f"/w/demo/gold/{gold.pk}/")):

@@ -47,6 +47,7 @@ def _check_deploy(env: dict[str, str]) -> subprocess.CompletedProcess:
 def test_with_a_server_database_serve_keeps_the_production_defaults_and_check_deploy_is_clean(monkeypatch, settings,
                                                                                               tmp_path):  # fmt: skip
     monkeypatch.delenv("TIDELINE_INSECURE_HTTP", raising=False)  # the test suite's own opt-out
+    monkeypatch.delenv("DJANGO_ALLOW_ASYNC_UNSAFE", raising=False)  # the browser tests' (never a deployment's)
     env = _serve_env(monkeypatch, settings, embedded=False)
     assert "TIDELINE_INSECURE_HTTP" not in env
     # The README's multi-host recipe: a server database behind a TLS proxy (no connection is made).
