@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.db import connection
+
+from tests.processes import kill_when_marked
 
 ROOT = Path(__file__).resolve().parents[2]
 FACTS = 400
@@ -102,15 +102,7 @@ def _kill_midway_then_rerun(env: dict, tmp_path: Path) -> None:
     plan = _cli(env, "--workspace", "w", "--origin", "channel:slack/team/s1", "--hard", "--dry-run", "--json")
     assert plan["facts"] == FACTS // 2 + FACTS // 4 and plan["cascaded"] == FACTS // 4
     marker = tmp_path / "deleted"
-    process = subprocess.Popen([sys.executable, "-c", STALL, str(marker)], cwd=ROOT, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    deadline = time.monotonic() + 120
-    try:
-        while time.monotonic() < deadline and process.poll() is None and not marker.exists():
-            time.sleep(0.02)
-    finally:
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait()
+    kill_when_marked(STALL, marker, env=env)
     assert marker.exists() and int(marker.read_text()) == plan["facts"], "the purge never reached its deletions"
     assert _state(env) == before  # nothing of the killed purge is left: not a row, not an event
 

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +20,7 @@ from django.conf import settings
 from django.db import connection
 
 from memory.engine import records as R
+from tests.processes import kill_when_marked
 
 ROOT = Path(__file__).resolve().parents[2]
 PEER = "channel:slack/team/s1"
@@ -123,16 +122,8 @@ def _cli(env: dict, *args: str) -> subprocess.CompletedProcess:
 
 def _kill_at(env: dict, tmp_path: Path, point: str) -> None:
     marker = tmp_path / f"stopped-{point}"
-    process = subprocess.Popen([sys.executable, "-c", STALL, str(marker), point], cwd=ROOT, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
-    deadline = time.monotonic() + 120
-    try:
-        while time.monotonic() < deadline and process.poll() is None and not marker.exists():
-            time.sleep(0.02)
-    finally:
-        os.kill(process.pid, signal.SIGKILL)
-        _, err = process.communicate()
-    assert marker.exists(), f"the shred never reached {point}: {err.decode()[-2000:]}"
+    err = kill_when_marked(STALL, marker, point, env=env)
+    assert marker.exists(), f"the shred never reached {point}: {err[-2000:]}"
 
 
 def _kill_then_finish(env: dict, tmp_path: Path, point: str, *, here: bool) -> None:

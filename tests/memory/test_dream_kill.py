@@ -9,10 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -24,6 +20,7 @@ from memory.models import Fact, MemoryEvent, Workspace
 from memory.selectors import maintenance_runs
 from memory.services import maintenance
 from memory.tideline import Tideline
+from tests.processes import kill_when_marked
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = 8  # each pair of equal beliefs under two subject keys merges: two changes
@@ -102,16 +99,8 @@ def test_kill_9_after_the_first_batch_then_undo_by_run_id_on_postgresql(tmp_path
            "DATABASE_URL": f"postgres://{db['USER'] or 'postgres'}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}",
            "TIDELINE_KEYSTORE_DIR": str(settings.TIDELINE_KEYSTORE_DIR)}  # fmt: skip
     marker = tmp_path / "first-batch"
-    process = subprocess.Popen([sys.executable, "-c", STALL, str(marker)], cwd=ROOT, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
-    deadline = time.monotonic() + 120
-    try:
-        while time.monotonic() < deadline and process.poll() is None and not marker.exists():
-            time.sleep(0.02)
-    finally:
-        os.kill(process.pid, signal.SIGKILL)
-        _, err = process.communicate()
-    assert marker.exists(), err.decode()[-2000:]
+    err = kill_when_marked(STALL, marker, env=env)
+    assert marker.exists(), err[-2000:]
     archived = list(_lifecycles(ids).values()).count("archived")
     assert 0 < archived < PAIRS  # some batches committed, not all
     _undo_and_check(workspace, ids, capsys)
