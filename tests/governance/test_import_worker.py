@@ -28,6 +28,7 @@ from governance.services import imports
 from memory.models import Fact
 from memory.services.interchange import export_facts
 from memory.services.workspaces import create_workspace
+from tests.factories import linked_records
 
 ROOT = Path(__file__).resolve().parents[2]
 TIDELINE = Path(sys.executable).parent / "tideline"
@@ -40,21 +41,11 @@ pytestmark = [
 ]
 
 
-def _records(count: int) -> list[dict]:
-    return [
-        {"memoryId": f"mem_{k:05d}", "content": f"Fact number {k} about topic {k % 37}.", "segment": "knowledge",
-         "tier": "long", "importance": 0.6, "decayRate": 0.03, "accessCount": 0, "lastAccessedAt": T0 + k,
-         "createdAt": T0 + k, "lifecycle": "active", "createdBy": {"kind": "owner"},
-         "links": [{"kind": "precedes", "target": f"mem_{(k + 1) % count:05d}"},
-                   {"kind": "relates", "target": f"mem_{(k + count // 2) % count:05d}", "reason": f"pair {k}"},
-                   {"kind": "supports", "target": f"mem_gone_{k}"}]}
-        for k in range(count)
-    ]  # fmt: skip
 
 
 def _queue_import(name: str, count: int, monkeypatch) -> tuple[ImportJob, list[dict]]:
     """Upload and confirm as the console does; the task goes to the broker for the real worker."""
-    records = _records(count)
+    records = linked_records(count, T0)
     upload = SimpleUploadedFile("facts.jsonl", "".join(json.dumps(r) + "\n" for r in records).encode())
     job = imports.receive(create_workspace(name), upload, actor="user:admin")
     monkeypatch.setattr(Conf, "SYNC", False)

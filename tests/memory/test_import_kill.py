@@ -16,22 +16,13 @@ from django.conf import settings
 from django.db import connection
 
 from memory.models import Fact, Link
+from tests.factories import linked_records
 
 ROOT = Path(__file__).resolve().parents[2]
 COUNT = 3000
 T0 = 1_750_000_000_000
 
 
-def _records() -> list[dict]:
-    return [
-        {"memoryId": f"mem_{k:05d}", "content": f"Fact number {k} about topic {k % 37}.", "segment": "knowledge",
-         "tier": "long", "importance": 0.6, "decayRate": 0.03, "accessCount": 0, "lastAccessedAt": T0 + k,
-         "createdAt": T0 + k, "lifecycle": "active", "createdBy": {"kind": "owner"},
-         "links": [{"kind": "precedes", "target": f"mem_{(k + 1) % COUNT:05d}"},
-                   {"kind": "relates", "target": f"mem_{(k + COUNT // 2) % COUNT:05d}", "reason": f"pair {k}"},
-                   {"kind": "supports", "target": f"mem_gone_{k}"}]}
-        for k in range(COUNT)
-    ]  # fmt: skip
 
 
 def _run(env: dict, *args: str, **kwargs) -> subprocess.CompletedProcess:
@@ -66,12 +57,12 @@ def _check_rerun_completes(env: dict, tmp_path: Path, source: Path) -> None:
     exported = _run(env, "export", "--workspace", "w", "--format", "jsonl", "--output", str(out), "--json")
     assert exported.returncode == 0, exported.stderr
     # Every record (every link with its reason, dangling ones too) is exactly what a clean import stores.
-    assert [json.loads(line) for line in out.read_text().splitlines()] == _records()
+    assert [json.loads(line) for line in out.read_text().splitlines()] == linked_records(COUNT, T0)
 
 
 def _write_source(tmp_path: Path) -> Path:
     source = tmp_path / "facts.jsonl"
-    source.write_text("\n".join(json.dumps(record) for record in _records()) + "\n")
+    source.write_text("\n".join(json.dumps(record) for record in linked_records(COUNT, T0)) + "\n")
     return source
 
 
