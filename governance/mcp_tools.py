@@ -26,7 +26,7 @@ from mcp_types import ToolAnnotations
 from governance.api import views
 from governance.api.auth import ApiError, bearer_value
 from governance.services import tokens
-from memory.engine.gate import TidelineError
+from memory.engine.writes.gate import TidelineError
 from memory.services.errors import RequestError
 
 GrantOf = Callable[[Context], tokens.Grant]

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from memory.engine.records import SOURCE_TYPES
+from memory.engine.facts.records import SOURCE_TYPES
 from memory.models import Fact, Workspace
 
 

@@ -14,9 +14,9 @@ from django.utils.http import urlencode
 from governance.models import ReviewItem
 from memory import sealing
 from memory import selectors as memory_selectors
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Fact, Link, Workspace
-from memory.services.curation import successor_of
+from memory.services.lifecycle.curation import successor_of
 
 
 def open_review_items(workspace: Workspace) -> QuerySet[ReviewItem]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from governance.services import contradictions, retention
 from memory.models import Workspace
-from memory.services import maintenance
+from memory.services.maintenance import passes as maintenance
 
 
 def find_contradictions_everywhere() -> list[dict]:

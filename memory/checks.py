@@ -12,8 +12,8 @@ def embedder_available(app_configs, **kwargs):
     name = getattr(settings, "TIDELINE_EMBEDDER", "")
     if not name:
         return []
-    from memory.services.embedding import configured
     from memory.services.errors import RequestError
+    from memory.services.recall.embedding import configured
 
     try:
         configured()
@@ -29,7 +29,7 @@ def key_store_matches_the_database(app_configs, **kwargs):
     """The key store and master key must be the ones this database's sealed data belongs to."""
     from django.db import DatabaseError
 
-    from memory.services import key_binding
+    from memory.services.keys import binding as key_binding
 
     try:
         if not key_binding.binding_table_ready():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import MemoryEvent
 
 

@@ -18,7 +18,7 @@ from django.db.models.functions import Length
 from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 
 from memory import sealing
-from memory.engine import records as R
+from memory.engine.facts import records as R
 
 
 def _choices(values) -> list[tuple[str, str]]:
@@ -34,7 +34,7 @@ class Workspace(models.Model):
 
     name = models.SlugField(max_length=64, unique=True)
     revision = models.BigIntegerField(default=0)
-    # Counts written batches of recall uses (memory.services.reinforcement). Apart from `revision`:
+    # Counts written batches of recall uses (memory.services.recall.reinforcement). Apart from `revision`:
     # a use is silent (no event) and changes only a fact's two use columns, which every process's
     # recall index re-reads from the facts stamped with a later `uses_version`.
     uses_version = models.BigIntegerField(default=0, db_default=0)
@@ -47,7 +47,7 @@ class Workspace(models.Model):
     # At most this many contradiction items are opened per day (UTC), however often the pass runs.
     review_daily_cap = models.PositiveIntegerField(default=50)
     # Retention as recall enforces it: the compiled rules of the workspace's enabled retention
-    # policies (memory.engine.expiry), written by governance whenever a policy changes. A fact one of
+    # policies (memory.engine.lifecycle.expiry), written by governance whenever a policy changes. A fact one of
     # them expires never surfaces in recall, even before the scheduled run archives or purges it.
     expiry_rules = models.JSONField(default=list, blank=True)
     # Tuning (memory.engine.tuning): the recall and maintenance knobs in force, and their version (0:
@@ -669,7 +669,7 @@ class GraphPartition(models.Model):
 
 
 class ShredIntent(models.Model):
-    """A crypto-shred decided and begun but not yet finished (`memory.services.shredding`).
+    """A crypto-shred decided and begun but not yet finished (`memory.services.keys.crypto_shred`).
 
     Committed before the origin's data key is destroyed, and deleted in the same transaction as the
     `shredded` event that finishes the shred: a process killed in between leaves this row, so the

@@ -11,7 +11,7 @@ The key store is one small file per origin key, created atomically (link-if-abse
 processes agree on a single key. Unwrapped keys are cached per process and re-validated against the
 key file every few seconds, so a shred in one process reaches every other one quickly.
 
-The database is bound to one key store and master key (`memory.services.key_binding`): a missing key
+The database is bound to one key store and master key (`memory.services.keys.binding`): a missing key
 file is only reported as destroyed once the key store is known to be the right one, and a key is
 never made for an origin that already has sealed facts, so a wrong `TIDELINE_KEYSTORE_DIR` or master
 key is refused instead of quietly hiding facts or minting a second key.
@@ -234,7 +234,7 @@ def unwrap_key_file(master: bytes, path: Path, workspace_id: int, origin_key: st
 
 def _binding():
     # Imported on first use: the binding reads models, which import this module.
-    from memory.services import key_binding
+    from memory.services.keys import binding as key_binding
 
     return key_binding
 

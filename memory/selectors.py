@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, timedelta
 import numpy as np
 from django.db.models import Q, QuerySet
 
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Fact, Workspace
 
 SORTS = {
@@ -30,7 +30,7 @@ def scores_now(rows) -> np.ndarray:
     """Effective scores now of rows of `SCORE_COLUMNS` values."""
     from django.utils import timezone
 
-    from memory.engine.decay import effective_score
+    from memory.engine.maintenance.decay import effective_score
     from memory.timestamps import to_ms
 
     if not rows:
@@ -526,7 +526,7 @@ def recall_mode(workspace: Workspace, total: int) -> dict:
     """Which recall the workspace gets: model-free, or a learned embedder and how many facts carry its vectors."""
     from django.conf import settings
 
-    from memory.services import embedding
+    from memory.services.recall import embedding
 
     name = getattr(settings, "TIDELINE_EMBEDDER", "")
     embedder = embedding.resolve(embedding.CONFIGURED)

@@ -4,7 +4,7 @@
 other apps can do their first pass over it (governance opens the demo's contradictions).
 
 `write_held` is sent inside the write's mutation (same transaction, workspace lock held) when a write
-is held for review (`memory.engine.holds`): stored with lifecycle `held`, out of recall until a
+is held for review (`memory.engine.writes.holds`): stored with lifecycle `held`, out of recall until a
 verdict admits it. Keyword arguments: `workspace`, `fact` (the held fact), `hold_kind`
 ("quarantine" or "promotion"), `held_by` (the fact it disputes or would replace, or None),
 `replaces` (the memory ids it would replace if admitted), `rules`, `reason` (in words) and
@@ -20,14 +20,14 @@ from django.dispatch import Signal
 write_held = Signal()
 demo_loaded = Signal()
 
-# Sent by `memory.services.deletion.delete_facts` inside the deleting mutation, after the fact rows
+# Sent by `memory.services.lifecycle.deletion.delete_facts` inside the deleting mutation, after the fact rows
 # are gone (purged, shredded or otherwise hard-deleted). Keyword arguments: `workspace`,
 # `memory_ids` (the ids actually deleted), `kind` ("purged", "shredded", ...), `reason` (in words,
 # may be empty) and `mutation` (to record events in the same revision). A receiver that raises rolls
 # the deletion back, so nobody following memory is left pointing at a fact that silently vanished.
 facts_deleted = Signal()
 
-# Sent by `memory.services.shredding.shred_origin` inside the shredding mutation, after the origin's
+# Sent by `memory.services.keys.crypto_shred.shred_origin` inside the shredding mutation, after the origin's
 # vectors and postings are gone and just before its data key is destroyed. The fact rows stay as
 # tombstones (metadata only, content unreadable). Keyword arguments: `workspace`, `origin_key`,
 # `memory_ids` (every fact of the origin), `reason` (in words, may be empty) and `mutation`. A
@@ -36,12 +36,12 @@ facts_deleted = Signal()
 # signal may come a second time for an origin whose first shred was stopped before its commit.
 origin_shredded = Signal()
 
-# Sent by `memory.services.purging.retract_facts` inside the retracting mutation, after the facts
+# Sent by `memory.services.lifecycle.retract_and_purge.retract_facts` inside the retracting mutation, after the facts
 # were archived with status `retracted`. Keyword arguments as for `facts_deleted` (`kind` is
 # "retracted"): nothing is left to decide about a retracted fact, so its open review items close.
 facts_retracted = Signal()
 
-# Sent by `memory.services.curation.set_lifecycle` inside its mutation before archived facts are
+# Sent by `memory.services.lifecycle.curation.set_lifecycle` inside its mutation before archived facts are
 # restored by a person (the console's Restore, one fact or many). Keyword arguments: `workspace`,
 # `memory_ids`. A receiver returns {memory_id: reason} for the facts that only a verdict may bring
 # back (a held write a reviewer blocked, say); any answer refuses the whole restore, nothing changed.

@@ -4,13 +4,13 @@ The `…_everywhere` functions are what the schedules start: each queues one tas
 million-fact workspace's pass (the dream takes about ten minutes there) runs under its own, longer
 timeout (`TIDELINE_MAINTENANCE_TIMEOUT`) instead of the cluster's ten minutes for every workspace
 together, and one workspace's failure leaves the others' runs alone. (The queueing helper lives in
-`memory.services.maintenance`: every public function here may be named by a schedule.)
+`memory.services.maintenance.passes`: every public function here may be named by a schedule.)
 """
 
 from __future__ import annotations
 
 from memory.models import Workspace
-from memory.services import maintenance
+from memory.services.maintenance import passes as maintenance
 
 
 def run_gc(workspace_id: int) -> dict:

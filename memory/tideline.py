@@ -11,22 +11,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Fact, Workspace
-from memory.services import embedding, purging
-from memory.services import recall as recall_service
-from memory.services.interchange import export_facts
-from memory.services.policy import (  # noqa: F401 - re-exported for callers
+from memory.services.lifecycle import retract_and_purge as purging
+from memory.services.lifecycle.retract_and_purge import PurgeReport
+from memory.services.recall import embedding
+from memory.services.recall import verbs as recall_service
+from memory.services.recall.verbs import RecallFilters, RecallHit
+from memory.services.workspaces import get_workspace
+from memory.services.writes.interchange import export_facts
+from memory.services.writes.policy import (  # noqa: F401 - re-exported for callers
     FactValidationError,
     MemoryThreatError,
     TidelineError,
     UnworthyFactError,
     WriteGateError,
 )
-from memory.services.purging import PurgeReport
-from memory.services.recall import RecallFilters, RecallHit
-from memory.services.workspaces import get_workspace
-from memory.services.writes import NewFact, WriteResult, write_fact
+from memory.services.writes.write_path import NewFact, WriteResult, write_fact
 
 
 @dataclass(frozen=True)

@@ -16,17 +16,19 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from memory import selectors
-from memory.engine import records as R
-from memory.engine import visibility
-from memory.engine.decay import effective_score
+from memory.engine.facts import records as R
+from memory.engine.maintenance.decay import effective_score
+from memory.engine.recall import visibility
 from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
 from memory.models import Fact, Link, Workspace
 from memory.permissions import get_workspace_for_user, roles_in
-from memory.services import curation, dashboard_stats, replay
-from memory.services import recall as recall_service
 from memory.services.errors import RequestError
-from memory.services.expiry import expired_by
-from memory.services.policy import TidelineError
+from memory.services.lifecycle import curation
+from memory.services.lifecycle.expiry import expired_by
+from memory.services.maintenance import dashboard_stats
+from memory.services.recall import replay
+from memory.services.recall import verbs as recall_service
+from memory.services.writes.policy import TidelineError
 from memory.timestamps import to_ms
 from tideline_site.htmx import wants_partial
 from tideline_site.paging import numbered_pager, page_link
@@ -191,7 +193,7 @@ def _fact_or_404(ws: Workspace, memory_id: str) -> Fact:
 
 def _visible_at(fact: Fact, text: str, caller_text: str = "", clearance: str = "") -> dict | None:
     """Could recall have returned the fact at the given time (for a caller, if one is named), and if
-    not, why (memory.services.replay)?"""
+    not, why (memory.services.recall.replay)?"""
     if not text:
         return None
     try:
@@ -311,7 +313,7 @@ def _graph_page(ws: Workspace) -> dict:
     """The page's graph: its JSON (already escaped for a <script> element), counts, filter choices,
     and how fresh its communities are.
 
-    Communities come from the workspace's kept partition (memory.services.graph): the page draws with
+    Communities come from the workspace's kept partition (memory.services.maintenance.graph): the page draws with
     it at once and asks the worker to recompute when the workspace has changed since; a small
     workspace is recomputed in the request instead. Drawing still reads and decrypts every fact (~1 s
     at 5,000 facts), so the page is kept per revision for ten minutes at most (the "last 7 days"
@@ -322,7 +324,7 @@ def _graph_page(ws: Workspace) -> dict:
     from django.utils.html import json_script
 
     from memory.sealing import keyring
-    from memory.services import graph as graph_service
+    from memory.services.maintenance import graph as graph_service
 
     active = Fact.objects.filter(workspace=ws, lifecycle="active").count()
     if active and not Link.objects.filter(workspace=ws).exists():

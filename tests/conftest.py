@@ -21,7 +21,7 @@ def _private_keystore(tmp_path_factory):
     settings.SECURE_SSL_REDIRECT = False
     settings.SESSION_COOKIE_SECURE = settings.CSRF_COOKIE_SECURE = False
     # A test reads a use count right after its recall, in its own transaction: written at once.
-    # tests/memory/test_reinforcement.py covers the batches.
+    # tests/memory/services/recall/test_reinforcement.py covers the batches.
     settings.TIDELINE_REINFORCE_FLUSH_SECONDS = 0
     # A cache of this session's own, shared with the processes it starts: a token's calls this
     # minute from an earlier run (whose database numbered its tokens alike) must not count here.
@@ -80,7 +80,7 @@ def other_workspace(db):
 def _fresh_key_store_binding():
     # The binding row rolls back with each test; a verification cached by the previous test must not
     # stand in for it (each test's first write binds its own database to the session key store).
-    from memory.services import key_binding
+    from memory.services.keys import binding as key_binding
 
     key_binding.forget()
     yield
@@ -98,7 +98,7 @@ def _fresh_token_counts():
 @pytest.fixture(autouse=True)
 def _fresh_recall_indexes():
     # Recall indexes live in the process: a test must never see another test's (rolled-back) memory.
-    from memory.services.recall_index import registry
+    from memory.services.recall.index import registry
 
     registry.clear()
     yield

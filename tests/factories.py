@@ -6,7 +6,7 @@ import itertools
 
 from django.utils import timezone
 
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Fact, Link, Workspace
 
 _ids = itertools.count(1)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memory import sealing
-from memory.services.recall_index import registry
+from memory.services.recall.index import registry
 
 
 def use_key_store(settings, *, keystore=None, master_key=None) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
+import importlib.util
 import os
 import secrets
 from datetime import timedelta
@@ -160,6 +161,9 @@ INSTALLED_APPS = [
     "memory",
     "governance",
 ]
+# The benchmarks (`tideline bench`) where the bench package is installed alongside the apps.
+if importlib.util.find_spec("bench") is not None:
+    INSTALLED_APPS.append("bench")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -365,7 +369,7 @@ TIDELINE_KEYSTORE_DIR = Path(os.environ.get("TIDELINE_KEYSTORE_DIR", VAR_DIR / "
 
 # Memory for in-process recall indexes; least recently used (workspace, origin) scopes are evicted.
 TIDELINE_RECALL_INDEX_BUDGET_MB = envint("TIDELINE_RECALL_INDEX_BUDGET_MB", 512)
-# Recall index snapshots (memory.services.index_snapshots): written after a full build of an index of
+# Recall index snapshots (memory.services.recall.index_snapshots): written after a full build of an index of
 # at least this many facts (0: never), sealed with the origin's data key, read by a restarted process.
 TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = envint("TIDELINE_RECALL_SNAPSHOT_MIN_FACTS", 20_000)
 TIDELINE_RECALL_SNAPSHOT_DIR = Path(os.environ.get("TIDELINE_RECALL_SNAPSHOT_DIR", VAR_DIR / "recall-snapshots"))
@@ -373,11 +377,11 @@ TIDELINE_RECALL_SNAPSHOT_DIR = Path(os.environ.get("TIDELINE_RECALL_SNAPSHOT_DIR
 TIDELINE_API_MAX_BODY = envint("TIDELINE_API_MAX_BODY", 256 * 1024)
 TIDELINE_API_RATE_PER_MINUTE = envint("TIDELINE_API_RATE_PER_MINUTE", 600)
 # Recall's use counts are written in batches this many seconds apart, off the request (0: with each
-# recall). A process killed hard loses at most this much of them (memory/services/reinforcement.py).
+# recall). A process killed hard loses at most this much of them (memory/services/recall/reinforcement.py).
 TIDELINE_REINFORCE_FLUSH_SECONDS = float(os.environ.get("TIDELINE_REINFORCE_FLUSH_SECONDS", "1"))
 
 # Untrusted text is judged by the directive rules and the learned word list that reads their paraphrases
-# (memory/engine/directive_lexicon.py; a table of words, no language model). "0" leaves the rules alone.
+# (memory/engine/safety/directive_lexicon.py; a table of words, no language model). "0" leaves the rules alone.
 TIDELINE_DIRECTIVE_WORDING = os.environ.get("TIDELINE_DIRECTIVE_WORDING", "1").strip().lower() not in ("0", "false", "no", "off")
 
 # Optional learned embedder for recall (`pip install '.[embed]'`): "" keeps recall model-free;

@@ -10,7 +10,7 @@ from django.conf import settings
 from governance.engine import tokens as rules
 from governance.services import api_rate
 from governance.services.tokens import Grant
-from memory.engine import records as R
+from memory.engine.facts import records as R
 
 
 class ApiError(Exception):

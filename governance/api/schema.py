@@ -1,6 +1,6 @@
 """The API's OpenAPI 3.1 document (`/api/v1/openapi.json`) and its docs page (`/api/v1/docs`).
 
-Written out by hand, next to the endpoints it describes; `tests/governance/test_api_schema.py`
+Written out by hand, next to the endpoints it describes; `tests/governance/api/test_api_schema.py`
 fuzzes every operation from it and checks each response against it.
 """
 
@@ -13,7 +13,7 @@ from django.shortcuts import render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
-from memory.engine.records import SOURCE_TYPES
+from memory.engine.facts.records import SOURCE_TYPES
 
 STR = {"type": "string"}
 NULLABLE_STR = {"type": ["string", "null"]}

@@ -28,14 +28,16 @@ from governance.api import visibility
 from governance.api.auth import ApiError, acting_origin, acting_source, bearer, clearance, require, throttle
 from governance.services import purge, tokens
 from memory import selectors
-from memory.engine import jsonbody
-from memory.engine import records as R
-from memory.engine.gate import TidelineError
+from memory.engine.facts import jsonbody
+from memory.engine.facts import records as R
+from memory.engine.writes.gate import TidelineError
 from memory.models import Fact
-from memory.services import interchange, maintenance, purging
-from memory.services import recall as recall_service
 from memory.services.errors import RequestError
-from memory.services.writes import NewFact, write_fact
+from memory.services.lifecycle import retract_and_purge as purging
+from memory.services.maintenance import passes as maintenance
+from memory.services.recall import verbs as recall_service
+from memory.services.writes import interchange
+from memory.services.writes.write_path import NewFact, write_fact
 from memory.tideline import FactRecord
 
 log = logging.getLogger("tideline.api")

@@ -21,11 +21,11 @@ from governance.engine import tokens as token_rules
 from governance.engine import visibility as rules
 from governance.services.tokens import Grant
 from memory import sealing
-from memory.engine import expiry
-from memory.engine import records as R
+from memory.engine.facts import records as R
+from memory.engine.lifecycle import expiry
 from memory.models import Fact, MemoryEvent, ShredIntent, Workspace
-from memory.services import expiry as expiry_service
-from memory.services import recall as recall_service
+from memory.services.lifecycle import expiry as expiry_service
+from memory.services.recall import verbs as recall_service
 
 
 def scope_q(scope: token_rules.Scope) -> Q:

@@ -15,7 +15,7 @@ from governance.cli.proposals import member_user
 from governance.services import gold
 from memory.cli.common import emit
 from memory.services.errors import RequestError
-from memory.services.evaluation import PLACEHOLDER
+from memory.services.recall.evaluation import PLACEHOLDER
 from memory.services.workspaces import get_workspace
 
 HELP = "gold sets: list and show them, upload a gold JSON, make a scaffold from this workspace, approve one"

@@ -31,8 +31,8 @@ from difflib import SequenceMatcher
 
 import numpy as np
 
-from memory.engine.jaccard_join import iter_jaccard_pairs
-from memory.engine.stem import stem
+from memory.engine.maintenance.jaccard_join import iter_jaccard_pairs
+from memory.engine.recall.stem import stem
 
 # Candidate generation: the Jaccard bar over content words, how many facts a word may appear in
 # before it is too common to pair on, and how many facts of one subject key are compared at most.

@@ -14,7 +14,7 @@ then. With one, each fact's stored sentence vector adds three things:
   is the stronger case).
 
 Pure: vectors come in as numpy arrays keyed by fact id; the caller reads them from storage. The
-thresholds were chosen by cross-validation on the labelled pairs (`governance.bench.contradictions
+thresholds were chosen by cross-validation on the labelled pairs (`bench.governance.contradictions
 --learned`, docs/BENCHMARKS.md).
 """
 

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memory.engine import tuning as T
-from memory.engine.metrics import MAX_METRIC_DROP, EvalReport, paired_bootstrap_ci
+from memory.engine.recall.metrics import MAX_METRIC_DROP, EvalReport, paired_bootstrap_ci
 
 BEAT, NOT_LOSE = "beat", "not_lose"
 METRICS = (("mrr", "reciprocal_rank"), ("recall_at_k", "recall_at_k"), ("ndcg_at_k", "ndcg_at_k"),

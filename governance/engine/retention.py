@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from memory.engine import expiry
-from memory.engine import records as R
+from memory.engine.facts import records as R
+from memory.engine.lifecycle import expiry
 
 SCOPE_FIELDS = ("origin_kind", "origin_key", "segments", "classifications", "tiers", "trust")
 RULE_FIELDS = ("basis", "max_age_seconds", "keep_confirmed", "keep_permanent", "action")

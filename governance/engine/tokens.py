@@ -25,7 +25,7 @@ import re
 import secrets
 from dataclasses import dataclass
 
-from memory.engine import records as R
+from memory.engine.facts import records as R
 
 VERBS = ("read", "write", "manage")
 CLEARANCES = ("PUBLIC", "INTERNAL", "PII")

@@ -13,11 +13,11 @@ from __future__ import annotations
 from governance.engine.contradiction_rules import FactRecord, find_candidates
 from governance.engine.contradiction_vectors import find_candidates_learned
 from governance.models import ReviewItem
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Fact, Workspace
-from memory.services import embedding
-from memory.services.maintenance import RunReport, maint_facts
+from memory.services.maintenance.passes import RunReport, maint_facts
 from memory.services.mutation import mutate
+from memory.services.recall import embedding
 
 REVIEW_LIMIT = 50  # the strongest pairs per run: a review queue people can actually work through
 

@@ -1,7 +1,7 @@
 """Admin exports: facts (facts.jsonl, JSON), the memory graph (GraphML, JSON) and the event log
 (JSONL, CSV), streamed, each download leaving one `exported` event (who, what, filters, count).
 
-Facts come out exactly as `tideline export` writes them (memory.services.interchange), narrowed by
+Facts come out exactly as `tideline export` writes them (memory.services.writes.interchange), narrowed by
 the admin's filters; a shredded origin's facts are never exported. The event log honours the same
 filters as the event log page. CSV cells that a spreadsheet would read as a formula are neutralised.
 """
@@ -19,12 +19,12 @@ from django.db.models import Q
 from django.utils import timezone
 
 from memory import selectors
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Workspace
 from memory.services.errors import RequestError
-from memory.services.interchange import count_facts as interchange_count
-from memory.services.interchange import export_facts
 from memory.services.mutation import mutate
+from memory.services.writes.interchange import count_facts as interchange_count
+from memory.services.writes.interchange import export_facts
 
 FACT_FORMATS = {"jsonl": "facts.jsonl", "json": "facts.json"}
 EVENT_FORMATS = {"jsonl": "events.jsonl", "csv": "events.csv"}

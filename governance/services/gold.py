@@ -19,12 +19,12 @@ from django.utils import timezone
 
 from governance.models import GoldCase, GoldSet
 from governance.services.acting import acting_name, event_actor, require_role
-from memory.engine import jsonbody
+from memory.engine.facts import jsonbody
 from memory.models import Fact, Workspace
 from memory.permissions import roles_in
-from memory.services import evaluation as harness
 from memory.services.errors import RequestError
 from memory.services.mutation import mutate
+from memory.services.recall import evaluation as harness
 
 EDIT_ROLES = ("owner", "admin")
 APPROVE_ROLES = ("approver", "admin")

@@ -20,8 +20,8 @@ from django.conf import settings
 from django.utils import timezone
 
 from governance.models import ImportJob
-from memory.engine import interchange as X
-from memory.engine import records as R
+from memory.engine.facts import interchange as X
+from memory.engine.facts import records as R
 
 PREVIEW_LIFETIME = timedelta(days=1)
 # Jobs whose upload is still on disk, waiting: for a confirmation, a worker, or a person's resume.

@@ -22,7 +22,7 @@ from django.utils import timezone
 from governance.models import ImportJob
 from governance.services import run_locks
 from memory.services.errors import RequestError
-from memory.services.interchange import import_facts, preview_import
+from memory.services.writes.interchange import import_facts, preview_import
 
 MAX_BYTES = int(getattr(settings, "TIDELINE_IMPORT_MAX_MB", 100)) * 1024 * 1024
 PROGRESS_EVERY = 500  # lines between progress writes (one UPDATE each)

@@ -25,13 +25,13 @@ from django.utils import timezone
 from governance.engine import proposals as rules
 from governance.models import GoldSet, Proposal
 from memory.engine import tuning as T
-from memory.engine.metrics import evaluate
+from memory.engine.recall.metrics import evaluate
 from memory.models import Fact, Workspace
-from memory.services import capabilities as caps
-from memory.services import evaluation as harness
-from memory.services import recall as recall_service
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
+from memory.services.recall import capabilities as caps
+from memory.services.recall import evaluation as harness
+from memory.services.recall import verbs as recall_service
 
 K = 10
 REFERENCE = ("bm25", "hybrid", "graph", "vector")  # compared for the record; the bar is judged on default
@@ -80,9 +80,9 @@ def trials(proposal: Proposal, in_force: T.Tuning) -> tuple[Trial, Trial, str]:
 
 def maintenance_removals(workspace: Workspace, tuning: T.Tuning, now) -> frozenset[str]:
     """The facts a decay GC and a dream with these thresholds would take out of recall now."""
-    from memory.engine.decay_gc import plan_decay_gc
-    from memory.engine.dream import plan_dream
-    from memory.services.maintenance import maint_facts, workspace_links
+    from memory.engine.maintenance.decay_gc import plan_decay_gc
+    from memory.engine.maintenance.dream import plan_dream
+    from memory.services.maintenance.passes import maint_facts, workspace_links
     from memory.timestamps import to_ms
 
     now_ms = int(to_ms(now))
@@ -233,7 +233,7 @@ def search_settings(workspace: Workspace, *, max_cases: int = 200):
     neighbours (then the improving moves combined), scored by the default lane's MRR on the first
     `max_cases` approved gold cases. (best tuning, baseline report, best report), or None when no
     case misses or no candidate raises MRR."""
-    from memory.services import embedding
+    from memory.services.recall import embedding
 
     sets = usable_sets(workspace, with_cases=True)
     if not sets:

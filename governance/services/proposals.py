@@ -28,8 +28,8 @@ from memory.engine import tuning as T
 from memory.models import Fact, MemoryEvent, Workspace
 from memory.permissions import roles_in
 from memory.services import tuning as tuning_service
-from memory.services.curation import fact_states, set_fact_states
 from memory.services.errors import RequestError
+from memory.services.lifecycle.curation import fact_states, set_fact_states
 from memory.services.mutation import mutate
 
 TELEMETRY = "telemetry"

@@ -1,6 +1,6 @@
 """Purge, as governance offers it: choose facts, preview everything that goes, confirm by typing, receipt.
 
-The acts are memory's (`memory.services.purging`): a retraction archives the chosen facts with a
+The acts are memory's (`memory.services.lifecycle.retract_and_purge`): a retraction archives the chosen facts with a
 reason (restorable), a hard purge deletes them and their provenance cascade in one mutation with
 one content-free `purged` receipt. Governance adds the choosing and the care: a selection (fact
 ids, an origin, a recall query, a creation date range, a segment; what is given is ANDed), a
@@ -21,13 +21,13 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from governance.models import ReviewItem
 from memory import sealing
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Fact, Link, MemoryEvent, Workspace
-from memory.services import purging
-from memory.services import recall as recall_service
 from memory.services.errors import RequestError
-from memory.services.purging import PurgeReport
-from memory.services.shredding import origins_with_counts, resolve_origin
+from memory.services.keys.crypto_shred import origins_with_counts, resolve_origin
+from memory.services.lifecycle import retract_and_purge as purging
+from memory.services.lifecycle.retract_and_purge import PurgeReport
+from memory.services.recall import verbs as recall_service
 
 PAGE = 50  # rows per page of each list of a preview
 QUERY_MAX = 100  # facts a query selects at most, best first (the caller may ask for fewer or up to QUERY_CAP)

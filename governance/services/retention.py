@@ -26,11 +26,11 @@ from django.utils import timezone
 from governance.engine import retention as engine
 from governance.models import RetentionPolicy
 from memory.models import Fact, MemoryEvent, Workspace
-from memory.services.archiving import archive_in_mutation
 from memory.services.errors import NotFoundError, RequestError
-from memory.services.expiry import set_expiry_rules
+from memory.services.keys.crypto_shred import resolve_origin
+from memory.services.lifecycle.archiving import archive_in_mutation
+from memory.services.lifecycle.expiry import set_expiry_rules
 from memory.services.mutation import Mutation, mutate
-from memory.services.shredding import resolve_origin
 from memory.timestamps import to_ms
 
 PAGE = 50  # facts listed per page of a preview
@@ -386,7 +386,7 @@ def _run(workspace: Workspace, policy_id: int, *, actor: str, now: datetime, pro
 def _purge(m: Mutation, rule, matching: QuerySet, memory_ids: list[str], reason: str, progress) -> tuple[int, int]:
     """Hard purge (ENGINE-SPEC §6.2): the cascade along provenance keeps only facts the policy itself
     takes, so a run never crosses origins nor deletes a young or confirmed deriver."""
-    from memory.services.purging import purge_in_mutation  # lands with the purge feature
+    from memory.services.lifecycle.retract_and_purge import purge_in_mutation  # lands with the purge feature
 
     eligible = set(matching.values_list("memory_id", flat=True))
     report = purge_in_mutation(m, memory_ids, reason=reason, cascade=True, eligible=eligible)

@@ -1,6 +1,6 @@
 """Crypto-shred of one origin, as governance offers it: a preview, a typed confirmation, a receipt.
 
-The shred itself is memory's (`memory.services.shredding.shred_origin`: one mutation, one `shredded`
+The shred itself is memory's (`memory.services.keys.crypto_shred.shred_origin`: one mutation, one `shredded`
 event, the key destroyed). Governance adds what a person needs before an irreversible act: what
 becomes unreadable (facts, links, vectors, and the open review items that will be closed), and a
 confirmation that must be typed: the origin's key or its fact count, never a mere click. Who may do
@@ -16,7 +16,7 @@ from django.db.models import Q
 from governance.models import ReviewItem
 from memory.models import Fact, Workspace
 from memory.services.errors import RequestError
-from memory.services.shredding import (
+from memory.services.keys.crypto_shred import (
     ShredReport,
     origins_with_counts,
     preview_shred,

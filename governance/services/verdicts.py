@@ -1,7 +1,7 @@
 """A reviewer's verdict on a review item, and its undo: each one mutation with one event (issue 12).
 
 The rules live in `governance.engine.verdicts`; the fact and link changes go through memory's
-public primitives (`memory.services.curation`). The item keeps what the verdict changed
+public primitives (`memory.services.lifecycle.curation`). The item keeps what the verdict changed
 (`details["decision"]`: each fact's state before and after, the links it added), so an undo puts
 back exactly that, and refuses when a fact changed after the verdict.
 """
@@ -13,8 +13,8 @@ from typing import Any
 from governance.engine.verdicts import ItemFacts, VerdictRefused, check_author, check_undo, plan_verdict
 from governance.models import ReviewItem
 from memory.models import Workspace
-from memory.services.curation import add_fact_links, fact_states, remove_fact_links, set_fact_states
 from memory.services.errors import NotFoundError, RequestError
+from memory.services.lifecycle.curation import add_fact_links, fact_states, remove_fact_links, set_fact_states
 from memory.services.mutation import mutate
 
 # Every queue action is one `reviewed` event (the event log filters by it) naming the item, the

@@ -12,7 +12,7 @@ script imports `memory.cli.common` before that.
 SUBCOMMANDS = {
     "add": "memory.cli.adding", "recall": "memory.cli.recalling", "context": "memory.cli.recalling",
     "explain": "memory.cli.recalling", "import": "memory.cli.importing", "export": "memory.cli.exporting",
-    "demo": "memory.cli.demo", "serve": "memory.cli.serve", "bench": "memory.cli.bench", "eval": "memory.cli.evaluating",
+    "demo": "memory.cli.demo", "serve": "memory.cli.serve", "eval": "memory.cli.evaluating",
     "gc": "memory.cli.maintaining", "dream": "memory.cli.maintaining", "reembed": "memory.cli.reembedding",
     "keys": "memory.cli.keys",
 }  # fmt: skip

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memory.cli.common import emit, origin_option
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.services.workspaces import get_workspace
 from memory.tideline import Tideline
 

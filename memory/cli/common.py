@@ -8,7 +8,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.services.errors import RequestError
 
 

@@ -7,9 +7,9 @@ import json
 import sys
 
 from memory.cli.common import emit, progress_bar
-from memory.services.capabilities import CAPABILITIES, LEARNED_CAPABILITIES, learned_embedder
 from memory.services.errors import RequestError
-from memory.services.evaluation import export_scaffold, load_gold, run_eval
+from memory.services.recall.capabilities import CAPABILITIES, LEARNED_CAPABILITIES, learned_embedder
+from memory.services.recall.evaluation import export_scaffold, load_gold, run_eval
 from memory.services.workspaces import get_workspace
 
 HELP = "score recall on gold sets (recall@k, MRR, nDCG@k, with bootstrap CIs), or export a scaffold"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from memory.cli.common import emit, origin_option, progress_bar
 from memory.services.errors import RequestError
-from memory.services.interchange import count_facts, export_facts
 from memory.services.workspaces import get_workspace
+from memory.services.writes.interchange import count_facts, export_facts
 
 HELP = "export facts as facts.jsonl (every lifecycle)"
 FORMATS = ("jsonl", "graph-json", "graphml")
@@ -57,8 +57,8 @@ def run(options: dict) -> None:
 
 
 def _export_graph(options: dict, workspace) -> None:
-    from memory.engine.graph_export import to_graphml, to_json
-    from memory.services.maintenance import export_graph
+    from memory.engine.maintenance.graph_export import to_graphml, to_json
+    from memory.services.maintenance.passes import export_graph
 
     export = export_graph(workspace, max_nodes=options.get("max_nodes"))
     text = to_graphml(export) if options["format"] == "graphml" else json.dumps(to_json(export), ensure_ascii=False)

@@ -13,8 +13,8 @@ from django.db import transaction
 from memory.cli.common import CliExit, emit, progress_bar
 from memory.models import Workspace
 from memory.services.errors import RequestError
-from memory.services.interchange import REPORTED_REFUSALS, import_facts
 from memory.services.workspaces import get_workspace
+from memory.services.writes.interchange import REPORTED_REFUSALS, import_facts
 
 PARTLY_IMPORTED = 3  # the exit code when some lines were refused and the others imported
 

@@ -13,8 +13,8 @@ from pathlib import Path
 from django.conf import settings
 
 from memory.cli.common import emit, progress_bar
-from memory.services import key_rotation
 from memory.services.errors import RequestError
+from memory.services.keys import rotation as key_rotation
 
 HELP = "show the key store's binding and health, or re-wrap every data key under a new master key"
 

@@ -7,8 +7,8 @@ from textwrap import shorten
 
 from memory.cli.common import emit, progress_bar
 from memory.models import Fact
-from memory.services import maintenance
 from memory.services.errors import RequestError
+from memory.services.maintenance import passes as maintenance
 from memory.services.workspaces import get_workspace
 
 HELP = {

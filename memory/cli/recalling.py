@@ -1,7 +1,7 @@
 """`tideline recall|context|explain QUERY --workspace W [--origin O] [--k K] [--as-of T]`
 
 `explain … --fact ID` also replays one fact: could this caller (origin, clearance, intent) have
-recalled it at --as-of (default now), and if not, why not (memory.services.replay)."""
+recalled it at --as-of (default now), and if not, why not (memory.services.recall.replay)."""
 
 from __future__ import annotations
 
@@ -106,9 +106,9 @@ def _nothing(memory: Tideline) -> str:
 def _emit_replay(options: dict, memory: Tideline, hits, origin, as_of: datetime | None) -> None:
     from django.utils import timezone
 
-    from memory.engine import records as R
-    from memory.engine.visibility import Caller
-    from memory.services.replay import replay
+    from memory.engine.facts import records as R
+    from memory.engine.recall.visibility import Caller
+    from memory.services.recall.replay import replay
 
     parsed = R.parse_origin(origin)
     caller = Caller(parsed.key, options["clearance"], options["intent"])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memory.cli.common import emit, progress_bar
-from memory.services import embedding
+from memory.services.recall import embedding
 from memory.services.workspaces import get_workspace
 
 HELP = "embed every fact that lacks a vector from the configured learned embedder (TIDELINE_EMBEDDER)"

@@ -18,9 +18,9 @@ import time
 
 from django.conf import settings
 
-from memory.services import key_binding
 from memory.services.demo import DEMO_PASSWORD, DEMO_USERS
 from memory.services.errors import RequestError
+from memory.services.keys import binding as key_binding
 from tideline_site.serving import PortInUse, start_web
 from tideline_site.worker_watch import WorkerWatch
 

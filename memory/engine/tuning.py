@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from memory.engine.decay_gc import ARCHIVE_BELOW, PRUNE_BELOW
-from memory.engine.dream import CONSOLIDATE_THRESHOLD, EVICT_BELOW_SCORE
-from memory.engine.fusion import DEFAULT_SETTINGS, FusionSettings
-from memory.engine.relevance import DEFAULT_FLOOR
+from memory.engine.maintenance.decay_gc import ARCHIVE_BELOW, PRUNE_BELOW
+from memory.engine.maintenance.dream import CONSOLIDATE_THRESHOLD, EVICT_BELOW_SCORE
+from memory.engine.recall.fusion import DEFAULT_SETTINGS, FusionSettings
+from memory.engine.recall.relevance import DEFAULT_FLOOR
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Recall uses that every process sees (memory.services.reinforcement): the workspace counts written
+"""Recall uses that every process sees (memory.services.recall.reinforcement): the workspace counts written
 batches of uses, each fact keeps the count of the batch that last wrote it, indexed to find them."""
 
 import importlib

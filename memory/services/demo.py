@@ -17,11 +17,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from memory import signals
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Fact, Membership, Workspace
-from memory.services.interchange import ImportReport, import_facts
 from memory.services.workspaces import get_workspace
-from memory.services.writes import NewFact, write_fact
+from memory.services.writes.interchange import ImportReport, import_facts
+from memory.services.writes.write_path import NewFact, write_fact
 from memory.timestamps import to_ms
 
 DEMO_WORKSPACE = "demo"

@@ -19,7 +19,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memory.models import MemoryEvent, Workspace
-from memory.services import bulk_copy
+from memory.services.writes import bulk_copy
 
 # A mutation logging at least this many events streams them in with COPY (a dream batch logs 2,000
 # changes, each with its before/after); a write's one or two go in with a plain INSERT.

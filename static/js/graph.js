@@ -3,7 +3,7 @@
 //
 // The server sends columns, not one object per node and edge (see selectors.graph_payload): node
 // fields as parallel lists, edges as flat (source, target, kind) index triples. It stays responsive
-// at 5,000 nodes and 20,000 edges (docs: `python -m memory.bench.graph_page`): big graphs use sigma's
+// at 5,000 nodes and 20,000 edges (docs: `python -m bench.memory.graph_page`): big graphs use sigma's
 // single-draw point and line programs, reducers change sigma's copy of an item instead of copying it
 // again, edges are hidden while the camera moves, and the side panel shows the node's label at once
 // while its fact loads.

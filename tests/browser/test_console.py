@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory.services.demo import DEMO_PASSWORD, load_demo
-from memory.services.recall_index import registry
+from memory.services.recall.index import registry
 from tests.browser.conftest import screenshot
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -174,7 +174,7 @@ def test_facts_search_selection_and_keyboard_habits(live_server, page):
         assert boxes.count() >= 1 and all(boxes.nth(i).is_checked() for i in range(boxes.count()))
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
         screenshot(page, f"facts-search-selected-{width}")
-    from memory.services import maintenance
+    from memory.services.maintenance import passes as maintenance
 
     maintenance.run_dream(get_workspace("demo"))
     for width in (390, 1366):

@@ -10,7 +10,7 @@ import pytest
 
 from memory.models import Fact, MemoryEvent
 from memory.services.demo import DEMO_PASSWORD, load_demo
-from memory.services.recall_index import registry
+from memory.services.recall.index import registry
 from memory.services.workspaces import create_workspace
 from tests.browser.conftest import screenshot
 

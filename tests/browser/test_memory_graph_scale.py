@@ -2,7 +2,7 @@
 fact in the side panel, and a community filter hides every other community.
 
 Timings are written to test-artifacts/ as JSON, never asserted: performance is for the benchmark
-(`python -m memory.bench.graph_page`, docs/BENCHMARKS.md), not for a test on a shared machine.
+(`python -m bench.memory.graph_page`, docs/BENCHMARKS.md), not for a test on a shared machine.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from memory.bench.graph_page import load_graph_workspace, login, measure
+from bench.memory.graph_page import load_graph_workspace, login, measure
 from tests.browser.conftest import ARTIFACTS, screenshot
 
 pytestmark = pytest.mark.django_db(transaction=True)

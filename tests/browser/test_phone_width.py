@@ -36,7 +36,7 @@ def test_the_dashboard_labels_figures_from_an_earlier_revision_at_both_widths(li
     """After a write, a big workspace's dashboard shows its last figures with a note of their revision
     while the worker computes the new ones: the note fits a phone and the desktop."""
     from memory.models import Workspace
-    from memory.services import dashboard_stats
+    from memory.services.maintenance import dashboard_stats
     from memory.tideline import Tideline
 
     load_demo()

@@ -9,7 +9,7 @@ import pytest
 
 from memory.models import Fact, MemoryEvent
 from memory.services.demo import DEMO_PASSWORD, PEERS, load_demo
-from memory.services.recall_index import registry
+from memory.services.recall.index import registry
 from tests.browser.conftest import screenshot
 
 pytestmark = pytest.mark.django_db(transaction=True)

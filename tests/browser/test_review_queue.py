@@ -10,7 +10,7 @@ import pytest
 
 from governance.models import ReviewItem
 from memory.services.demo import DEMO_PASSWORD, PEERS, load_demo
-from memory.services.recall_index import registry
+from memory.services.recall.index import registry
 from memory.tideline import Tideline
 from tests.browser.conftest import screenshot
 

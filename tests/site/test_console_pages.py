@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from memory.models import Membership
-from memory.services.recall_index import registry
+from memory.services.recall.index import registry
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -246,7 +246,7 @@ def test_search_with_origin_any_finds_every_origins_facts(client, owner, workspa
 
 def test_search_finds_archived_facts_when_the_lifecycle_asks_for_them(client, owner, workspace):
     from memory.models import Fact
-    from memory.services import curation
+    from memory.services.lifecycle import curation
 
     client.force_login(owner)
     diet = Fact.objects.get(segment="preference", origin_key="owner")
@@ -320,7 +320,7 @@ def test_score_below_lists_the_facts_the_decay_gc_takes_next_lowest_first(client
 
 
 def test_the_maintenance_card_shows_every_kind_of_run_and_undone_runs_as_undone(client, owner, workspace):
-    from memory.services import maintenance
+    from memory.services.maintenance import passes as maintenance
 
     client.force_login(owner)
     overview = reverse("memory:workspace-overview", args=[workspace.name])
@@ -339,7 +339,7 @@ def test_an_undone_run_whose_id_is_all_decimal_digits_shows_as_undone(client, ow
     """One run id in 280 is twelve decimal digits; SQLite once read it back as a number and the card lost the undo."""
     import uuid
 
-    from memory.services import maintenance
+    from memory.services.maintenance import passes as maintenance
 
     monkeypatch.setattr(uuid, "uuid4", lambda: uuid.UUID(hex="1234567890120000000000000000000f"))
     client.force_login(owner)

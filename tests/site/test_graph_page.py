@@ -102,7 +102,7 @@ def test_a_workspace_without_links_says_so_instead_of_drawing(client, owner, wor
 
 
 def test_a_large_workspace_draws_with_its_kept_partition_while_the_worker_recomputes(client, owner, workspace, monkeypatch):
-    from memory.services import graph
+    from memory.services.maintenance import graph
 
     client.force_login(owner)
     data, _ = _graph(client, workspace)  # small: computed in the request, and kept
@@ -124,7 +124,7 @@ def test_a_large_workspace_draws_with_its_kept_partition_while_the_worker_recomp
 
 def test_an_unlinked_workspace_says_so_at_once_whatever_its_size(client, owner, workspace, monkeypatch, django_assert_max_num_queries):
     from memory.models import GraphPartition, Link
-    from memory.services import graph
+    from memory.services.maintenance import graph
 
     Link.objects.filter(workspace=workspace).delete()
     monkeypatch.setattr(graph, "IN_REQUEST_LIMIT", 0)  # "large": it would otherwise wait for the worker

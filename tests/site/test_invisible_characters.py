@@ -9,7 +9,7 @@ from django.template import Context, Template
 from django.urls import reverse
 from django.utils import timezone
 
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Link, MemoryEvent
 from tests.factories import make_fact
 

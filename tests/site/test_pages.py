@@ -57,7 +57,7 @@ def test_a_member_of_another_workspace_gets_a_friendly_404(client, outsider, wor
 
 
 def test_the_dashboard_says_which_recall_the_workspace_gets(client, owner, workspace, settings):
-    from memory.services import embedding
+    from memory.services.recall import embedding
 
     make_fact(workspace, "I keep a strict vegetarian diet.")
     client.force_login(owner)

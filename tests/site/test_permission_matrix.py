@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from governance.models import GoldSet, Proposal, ReviewItem
 from governance.services import gold, proposals
 from memory.models import Fact, Membership
-from memory.services.curation import fact_states
+from memory.services.lifecycle.curation import fact_states
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from memory.engine.candidates import FactColumns
+from memory.engine.recall.candidates import FactColumns
 
 pytestmark = pytest.mark.django_db
 

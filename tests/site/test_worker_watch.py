@@ -1,6 +1,6 @@
 """`tideline serve` says when its worker is down and starts it again (tideline_site.worker_watch).
 
-The real cluster is covered by tests/governance/test_import_worker.py (kill -9 mid-import); here a
+The real cluster is covered by tests/governance/faults/test_import_worker.py (kill -9 mid-import); here a
 stand-in process and a stand-in status show the watch's decisions one by one, in a second or two."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from memory.apps import app_packages
 from memory.cli import common
 from memory.services.errors import RequestError
-from memory.services.policy import TidelineError
+from memory.services.writes.policy import TidelineError
 
 
 @cache

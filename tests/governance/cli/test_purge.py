@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.management.commands.tideline import subcommands
 from memory.models import Fact, Membership, MemoryEvent, Workspace
 from memory.tideline import Tideline
@@ -151,7 +151,7 @@ def test_as_a_member_who_is_not_an_admin_is_refused(facts, workspace, capsys):
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="a second process needs a server database")
 def test_a_purge_by_another_process_leaves_this_process_warm_index_without_the_facts(workspace):
     """Two real processes: this one's recall index is warm when another runs `tideline purge --hard`."""
-    from memory.services.recall_index import registry
+    from memory.services.recall.index import registry
 
     registry.clear()
     tl = Tideline(workspace)

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from governance.models import RetentionPolicy
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.management.commands.tideline import subcommands
 from memory.models import Fact, Membership, MemoryEvent
 from memory.tideline import Tideline

@@ -16,7 +16,7 @@ from django.core.management import call_command
 from django.db import connection
 
 from memory import sealing
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.management.commands.tideline import subcommands
 from memory.models import Fact, Membership, MemoryEvent
 from memory.tideline import Tideline
@@ -125,7 +125,7 @@ def test_as_a_member_who_is_not_an_admin_is_refused(peer_facts, capsys):
 def test_a_shred_by_another_process_empties_this_process_warm_index(workspace):
     """Two real processes: this one's recall index is warm (and its key cache fresh) when another
     process runs `tideline shred`; the next recall here serves no plaintext and no hit."""
-    from memory.services.recall_index import registry
+    from memory.services.recall.index import registry
 
     registry.clear()
     tl = Tideline(workspace)
@@ -145,9 +145,9 @@ def test_a_shred_by_another_process_empties_this_process_warm_index(workspace):
 
 
 def test_without_an_origin_it_lists_unfinished_shreds_and_one_run_finishes_each(peer_facts, capsys):
-    """A shred stopped after its intent committed (tests/governance/test_shred_kill.py kills one for
+    """A shred stopped after its intent committed (tests/governance/faults/test_shred_kill.py kills one for
     real): listed, then finished by naming its origin, without a second confirmation."""
-    from memory.services import shredding
+    from memory.services.keys import crypto_shred as shredding
 
     assert json.loads(_run(capsys, "--workspace", "acme", "--json"))["unfinished"] == []
     shredding._begin(peer_facts, PEER.key, actor="user:gone", reason="erasure #3")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from governance.bench.contradictions import load_pairs
+from bench.governance.contradictions import load_pairs
 from governance.engine import contradiction_rules as rules
 from governance.engine.contradiction_rules import FactRecord, find_candidates
 

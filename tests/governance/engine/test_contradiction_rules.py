@@ -2,7 +2,7 @@
 
 import random
 
-from governance.bench.contradictions import evaluate
+from bench.governance.contradictions import evaluate
 from governance.engine.contradiction_rules import FactRecord, find_candidates, judge
 
 

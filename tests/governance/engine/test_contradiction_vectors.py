@@ -146,7 +146,7 @@ def test_a_contrast_names_the_alternative_it_denies_and_is_no_denial():
 
 
 def test_on_the_bench_corpus_without_vectors_the_learned_path_is_the_model_free_one():
-    from memory.bench.maintenance import synthesize
+    from bench.memory.maintenance import synthesize
 
     facts, _, _ = synthesize(1500)  # enough pairs for the detector's array prescreen to run
     records = [

@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from governance.engine import retention as E
-from memory.engine.expiry import DAY_MS, FactAge
+from memory.engine.lifecycle.expiry import DAY_MS, FactAge
 
 BASE = {"name": "chat logs", "segments": ["context"], "max_age_seconds": "30d"}
 

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from governance.models import ReviewItem
 from memory.models import Fact, MemoryEvent
-from memory.services.deletion import delete_facts
+from memory.services.lifecycle.deletion import delete_facts
 from memory.services.mutation import mutate
 from tests.factories import make_fact
 

@@ -13,7 +13,7 @@ from governance.engine.contradiction_vectors import DEFAULT, ranking_score
 from governance.models import ReviewItem
 from governance.services.contradictions import find_contradictions
 from memory.models import FactVector
-from memory.services.maintenance import maint_facts
+from memory.services.maintenance.passes import maint_facts
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db

@@ -10,9 +10,9 @@ from django.utils import timezone
 
 from governance.models import ReviewItem
 from governance.services.verdicts import decide, undo
-from memory.engine.gate import WriteGateError
+from memory.engine.writes.gate import WriteGateError
 from memory.models import Fact, MemoryEvent
-from memory.services.curation import fact_states
+from memory.services.lifecycle.curation import fact_states
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -85,7 +85,7 @@ def test_the_same_held_words_written_again_find_the_waiting_item(tl, workspace):
 
 def test_a_held_fact_is_left_out_of_the_graph_and_agent_exports_but_kept_in_a_full_export(tl, workspace):
     _, held = _held_slot_write(tl)
-    from memory.services.maintenance import export_graph
+    from memory.services.maintenance.passes import export_graph
 
     graph = export_graph(workspace)
     assert held.id not in {node.id for node in graph.nodes}
@@ -154,7 +154,7 @@ def test_every_queue_action_is_a_reviewed_event(tl, workspace):
 
 
 def test_a_backup_restores_a_held_write_held_and_back_in_the_queue(tl, workspace, other_workspace):
-    from memory.services.interchange import import_facts
+    from memory.services.writes.interchange import import_facts
 
     _, held = _held_slot_write(tl)
     lines = [json.dumps(line) for line in tl.export()]

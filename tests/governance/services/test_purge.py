@@ -9,7 +9,7 @@ import pytest
 
 from governance.models import ReviewItem
 from governance.services import purge
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Fact, Link, MemoryEvent, Workspace
 from memory.services.errors import RequestError
 from memory.tideline import Tideline
@@ -145,7 +145,7 @@ def test_empty_selections_are_refused(world, workspace):
 
 def test_a_retraction_closes_the_open_review_items_of_its_facts(world, workspace):
     ids, item = world
-    from memory.services.purging import retract_facts
+    from memory.services.lifecycle.retract_and_purge import retract_facts
 
     retract_facts(workspace, [ids["tea"]], actor="user:ada", reason="wrong person")
     item.refresh_from_db()

@@ -10,11 +10,11 @@ from django.utils import timezone
 
 from governance.models import RetentionPolicy
 from governance.services import retention
-from memory.engine import records as R
+from memory.engine.facts import records as R
 from memory.models import Fact, MemoryEvent
-from memory.services import recall as recall_service
 from memory.services.errors import NotFoundError, RequestError
-from memory.services.expiry import expired_by, rules_of
+from memory.services.lifecycle.expiry import expired_by, rules_of
+from memory.services.recall import verbs as recall_service
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -208,7 +208,7 @@ def test_apply_everywhere_runs_every_enabled_policy_of_every_workspace(workspace
 
 
 def test_replay_of_an_archived_fact_names_the_policy_and_its_version(workspace, facts):
-    from memory.services.replay import replay
+    from memory.services.recall.replay import replay
 
     retention.create(workspace, CHAT, actor="t")
     retention.apply(workspace, actor="user:ada", now=NOW)
@@ -239,7 +239,7 @@ def test_behaviour_93_an_owner_scoped_purge_never_crosses_into_a_peers_derived_f
     Tideline(workspace).add("Ferry notes, summarised from the chat.", segment="context", origin=PEER, now=OLD,
                             links=(("derived_from", facts["chat"]),))  # fmt: skip
     from memory.models import Link
-    from memory.services.purging import plan
+    from memory.services.lifecycle.retract_and_purge import plan
 
     assert Link.objects.filter(kind="derived_from", to_fact__memory_id=facts["chat"]).exists()
     assert len(plan(workspace, [facts["chat"]]).purged) == 3  # an unrestricted purge would take both peer facts
@@ -265,7 +265,7 @@ def test_an_origin_the_workspace_never_heard_of_is_refused(workspace, facts):
 
 def test_a_warm_index_elsewhere_follows_every_policy_change(workspace, facts, monkeypatch):
     """A second registry stands for another process whose index was warm before the policy existed."""
-    from memory.services.recall_index import IndexRegistry
+    from memory.services.recall.index import IndexRegistry
 
     monkeypatch.setattr(recall_service, "registry", IndexRegistry())
     assert facts["chat"] in _recalled(workspace)

@@ -8,8 +8,8 @@ from governance.models import ReviewItem
 from governance.services.contradictions import find_contradictions
 from governance.services.verdicts import decide, undo
 from memory.models import Fact, Link, MemoryEvent
-from memory.services.curation import fact_states
 from memory.services.errors import RequestError
+from memory.services.lifecycle.curation import fact_states
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db

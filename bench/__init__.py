@@ -1,0 +1,1 @@
+"""Benchmarks and training scripts: measure the product, never shipped inside the apps."""

@@ -1,0 +1,3 @@
+"""`tideline bench`, found by the `tideline` command's registry like every app's subcommands."""
+
+SUBCOMMANDS = {"bench": "bench.cli.bench"}

@@ -1,0 +1,1 @@
+"""Scripts that fit the shipped directive classifier and word list."""

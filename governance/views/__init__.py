@@ -1,0 +1,1 @@
+"""Governance's console pages, one module per feature."""

@@ -1,0 +1,172 @@
+"""Governance's console pages: thin views over `governance.selectors`, and verdicts through its services."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.template.defaultfilters import pluralize
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from governance import selectors
+from governance.engine.verdicts import VERDICTS_BY_KIND, may_decide
+from governance.forms import KIND_LABELS, ReviewFilterForm
+from governance.services import verdicts
+from governance.views import review_bulk as views_bulk
+from memory.engine.facts import jsonbody
+from memory.permissions import get_workspace_for_user, roles_in
+from memory.selectors import page_number
+from memory.services.errors import RequestError
+from memory.services.lifecycle.curation import fact_states
+from memory.services.workspaces import REVIEW_SETTINGS, set_review_settings
+from tideline_site.htmx import wants_partial
+from tideline_site.paging import numbered_pager, page_link
+
+# Who may decide each kind, in words (the rule itself is governance.engine.verdicts.DECIDERS_BY_KIND).
+DECIDERS_LABEL = {"contradiction": "owners and admins", "quarantine": "owners and admins",
+                  "promotion": "approvers and admins"}
+
+
+@require_GET
+@login_required
+@vary_on_headers("HX-Request")
+def review_list(request: HttpRequest, workspace: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    form = ReviewFilterForm(request.GET or None)
+    data = form.cleaned_data if form.is_valid() else {}
+    items = selectors.filtered_review_items(ws, data)
+    truncated = False
+    if data.get("q"):
+        items, truncated = selectors.search_items(items, data["q"])
+    page = Paginator(items, selectors.QUEUE_PAGE_SIZE).get_page(page_number(request.GET.get("page")))
+    page.object_list = selectors.with_facts(page.object_list)
+    counts = selectors.open_counts_by_kind(ws)
+    total = f"{page.paginator.count:,} item{pluralize(page.paginator.count)}"
+    tabs = [{"kind": "", "label": "all", "count": sum(counts.values())}]
+    tabs += [{"kind": kind, "label": KIND_LABELS[kind], "count": n} for kind, n in counts.items()]
+    for tab in tabs:
+        tab["url"] = page_link(request, kind=tab["kind"] or None, page=None)
+    context = {"workspace": ws, "form": form, "page": page, "tabs": tabs, "kind": data.get("kind", ""),
+               "truncated": truncated, "search_cap": selectors.SEARCH_CAP, "kind_labels": KIND_LABELS,
+               "origins": selectors.queue_origins(ws), "pager": numbered_pager(request, page, total),
+               "open_review_count": tabs[0]["count"]}  # fmt: skip
+    # (`open_review_count` is the navigation's badge: the context processor would count again.)
+    context.update(_bulk_context(request, ws, data, items if data.get("q") else None))
+    template = "governance/review_list.html" + ("#review-table" if wants_partial(request) else "")
+    return render(request, template, context)
+
+
+def _bulk_context(request: HttpRequest, ws, data: dict, searched) -> dict:
+    """What the list needs for row links that keep its filters and for bulk verdicts (this user's kinds)."""
+    kinds = views_bulk.deciding_kinds(request.user, ws)
+    return {"queue_query": views_bulk.filter_query(data), "queue_filters": views_bulk.filter_pairs(data),
+            "bulk_kinds": kinds, "bulk_cap": views_bulk.BULK_CAP,
+            "bulk_verdicts": list(dict.fromkeys(v for kind in kinds for v in VERDICTS_BY_KIND.get(kind, ()))),
+            "bulk_matching": views_bulk.selection_count(ws, data, kinds, searched) if kinds else 0}  # fmt: skip
+
+
+@require_GET
+@login_required
+def review_detail(request: HttpRequest, workspace: str, item_id: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    item = _item_or_404(ws, item_id)
+    sides = selectors.item_sides(ws, item)
+    details = selectors.detail_rows(item.details)
+    ids = [f.memory_id for f in (item.fact, item.other_fact) if f is not None]
+    context = {"workspace": ws, "item": item, "sides": sides, "kind_label": KIND_LABELS.get(item.kind, item.kind),
+               "score": item.details.get("score"), "signal": item.details.get("signal"), "details": details,
+               "closed_reason": item.details.get("closed_reason"),
+               "can_decide": may_decide(roles_in(request.user, ws), item.kind),
+               "deciders": DECIDERS_LABEL[item.kind],
+               "is_author": item.kind == "promotion" and item.fact is not None
+               and item.fact.written_by == f"user:{request.user.get_username()}",
+               "verdicts": [(v, _VERDICT_HELP[v]) for v in VERDICTS_BY_KIND.get(item.kind, ())],
+               "verdict": item.details.get("verdict"), "verdict_reason": item.details.get("verdict_reason"),
+               # What the reviewer saw: a verdict on facts that changed since is refused, not applied.
+               "seen": json.dumps(fact_states(ws, ids), sort_keys=True)}  # fmt: skip
+    context.update(views_bulk.queue_navigation(request, ws, item), keyed_verdicts=views_bulk.with_keys(context["verdicts"]))
+    return render(request, "governance/review_detail.html", context)
+
+
+_VERDICT_HELP = {
+    "supersede": "the fact under review wins; the other is archived and linked as superseded",
+    "coexist": "both can be true (different scope or time); they are linked and never reopened",
+    "block": "reject the fact under review: it is archived and not reopened by the same words",
+    "dismiss": "not a real conflict; nothing changes (a held write is let into recall)",
+    "approve": "let the held write into recall; what it corrects is archived and linked as superseded",
+}
+
+
+@require_POST
+@login_required
+def review_decide(request: HttpRequest, workspace: str, item_id: str) -> HttpResponse:
+    """One verdict (or the undo of one) from the item page; every outcome is a message, never a 500."""
+    ws = get_workspace_for_user(request, workspace)
+    item = _item_or_404(ws, item_id)
+    if not may_decide(roles_in(request.user, ws), item.kind):
+        raise PermissionDenied(f"{DECIDERS_LABEL[item.kind]} decide {KIND_LABELS[item.kind]} items")
+    actor, action = f"user:{request.user.get_username()}", request.POST.get("verdict", "")
+    try:
+        if action == "undo":
+            verdicts.undo(ws, item.pk, actor=actor)
+            messages.success(request, "Verdict undone: both facts are as they were, and the item is open again.")
+        else:
+            verdicts.decide(ws, item.pk, action, actor=actor, user=request.user,
+                            reason=request.POST.get("reason", "").strip()[:1000], expected=_seen(request))  # fmt: skip
+            messages.success(request, f"Decided: {action}.")
+    except RequestError as error:
+        messages.error(request, error.message)
+    return redirect("governance:review-detail", ws.name, item.pk)
+
+
+def _seen(request: HttpRequest) -> dict | None:
+    try:
+        seen = jsonbody.loads(request.POST.get("seen") or "null")  # too deep: a ValueError
+    except ValueError:
+        seen = None
+    if seen is not None and not (isinstance(seen, dict) and all(isinstance(v, dict) for v in seen.values())):
+        seen = None
+    if seen is None:
+        raise RequestError("the form was incomplete; reload the item and decide again (nothing was changed)",
+                           kind="validation")  # fmt: skip
+    return seen
+
+
+def _item_or_404(ws, item_id: str):
+    item = selectors.review_item_or_none(ws, item_id)
+    if item is None:
+        raise Http404("no such review item")
+    return item
+
+
+
+@login_required
+def review_settings(request: HttpRequest, workspace: str) -> HttpResponse:
+    """What the write path holds for review in this workspace; admins change it (an event records it)."""
+    ws = get_workspace_for_user(request, workspace)
+    can_change = "admin" in roles_in(request.user, ws)
+    if request.method == "POST":
+        if not can_change:
+            raise PermissionDenied("admins change the review settings")
+        wanted: dict = {name: request.POST.get(name) == "on" for name in REVIEW_SETTINGS if name != "review_daily_cap"}
+        try:
+            wanted["review_daily_cap"] = int(request.POST.get("review_daily_cap", ws.review_daily_cap))
+            changed = set_review_settings(ws, actor=f"user:{request.user.get_username()}", **wanted)
+        except (TypeError, ValueError):
+            messages.error(request, "The daily cap is a whole number; nothing was changed.")
+        except RequestError as error:
+            messages.error(request, f"{error.message}; nothing was changed.")
+        else:
+            messages.success(request, f"Saved: {len(changed)} setting{pluralize(len(changed))} changed." if changed
+                             else "Nothing changed.")  # fmt: skip
+        return redirect("governance:review-settings", ws.name)
+    settings_rows = [{"name": name, "help": words, "value": getattr(ws, name),
+                      "is_flag": isinstance(getattr(ws, name), bool)} for name, words in REVIEW_SETTINGS.items()]  # fmt: skip
+    return render(request, "governance/review_settings.html",
+                  {"workspace": ws, "settings_rows": settings_rows, "can_change": can_change})  # fmt: skip

@@ -1,0 +1,1 @@
+"""A fact's end: retention expiry and the provenance cascade of a purge."""

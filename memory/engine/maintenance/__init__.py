@@ -1,0 +1,1 @@
+"""Maintenance: decay, garbage collection, the dream, links, similarity and the memory graph."""

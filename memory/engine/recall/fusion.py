@@ -1,0 +1,450 @@
+"""The default recall lane: stemmed BM25, expanded by feedback, fused with a character n-gram lane.
+
+The original's hybrid (`recall.recall_hybrid`, kept for parity) ranks by exact-word BM25 and lets
+its HRR vectors only append facts after every BM25 hit. On real conversations that misses answers
+worded differently from the question. This lane keeps BM25 as the backbone and adds three things
+that need no model:
+
+1. Terms are stems (`tokenize.recall_terms`): "volunteered" meets "volunteers".
+2. Feedback expansion (`expansion.py`): the first pass's best few facts lend their other words,
+   weighted by a relevance model, as a damped second query.
+3. A character n-gram lane (`ngrams.py`) for what stems do not join: "grandma" and
+   "grandmother", typos.
+
+How a fact's score is made, in order:
+
+* `bm25`: BM25 of the query's stems; `ngram`: the n-gram cosine; `cosine`: the stored vector's
+  cosine, only when `vector_weight` > 0 (a learned embedder; HRR adds nothing measurable here);
+* first pass: `blend(bm25, ngram, cosine)`, where `blend` divides each lane by its best value over
+  the candidates and mixes them with the settings' weights, the lexical lane taking the rest;
+* feedback: the `feedback_docs` best first-pass facts among those sharing a query stem give the
+  relevance model; `expansion` is the BM25 of its weighted terms;
+* `lexical = bm25 / bm25_max + expansion_weight · expansion / expansion_max`;
+* `blend = blend(lexical, ngram, cosine)`;
+* `score = blend × modulator × trust`, with the original's modulator (0.5 + 0.5·effective) and
+  trust (source weight × confidence factor), so importance, decay and provenance act as in the
+  hybrid.
+
+Which facts may be returned: those sharing a stem with the query or its expansion, those whose
+n-gram cosine reaches `ngram_floor`, and (with a vector weight) those whose cosine reaches the
+embedder's `min_sim`. A query that shares nothing with the memory returns nothing, so abstention
+holds. Ranked by score, then newest `created_at`, then column order; cut to `limit`.
+
+The score ranks; it is scaled to each query's best candidate, so it says nothing about whether the
+best hit is any good. Every hit therefore also carries `relevance` (`relevance.py`): how well it
+answers the query on a fixed 0–1 scale, with the words it matched and missed. `floor` drops hits
+whose relevance falls below it (0 keeps every hit, as the eval lanes want).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from memory.engine.recall import relevance as relevance_rules
+from memory.engine.recall.candidates import FactColumns, candidate_mask, trust_factor
+from memory.engine.recall.expansion import relevance_model
+from memory.engine.recall.hrr import HrrEmbedder
+from memory.engine.recall.lanes import (
+    DEFAULT_LIMIT,
+    Hit,
+    embed_query,
+    mmr_pick,
+    rank_order,
+    resolve_limit,
+    vector_lane,
+)
+
+FUSED_FORMULA = "blend * modulator * trust"
+BLEND_FORMULA = (
+    "(1 - ngram_weight - vector_weight) * lexical / lexical_max"
+    " + ngram_weight * ngram / ngram_max + vector_weight * cosine / cosine_max"
+)
+LEXICAL_FORMULA = "bm25 / bm25_max + expansion_weight * expansion / expansion_max"
+
+
+@dataclass(frozen=True)
+class FusionSettings:
+    """The fused lane's knobs. The defaults are what leave-one-conversation-out cross-validation on
+    LoCoMo's development conversations chooses (`python -m bench.memory.abstention --cv`: the best
+    in-domain hit@10 once the relevance floor leaves half the foreign questions empty); the
+    held-out figures are in docs/BENCHMARKS.md.
+
+    * `ngram_weight`: share of the n-gram lane in the blend;
+    * `feedback_docs`, `feedback_terms`: how many first-pass facts feed the relevance model and how
+      many expansion terms it keeps;
+    * `expansion_weight`: how much the expansion's BM25 counts next to the query's own (both scaled
+      to a best of 1);
+    * `ngram_floor`: the n-gram cosine at which a fact sharing no stem may still be returned;
+    * `vector_weight`: share of the stored vectors' cosine; 0 leaves the embedder unused.
+    """
+
+    ngram_weight: float = 0.15
+    feedback_docs: int = 5
+    feedback_terms: int = 20
+    expansion_weight: float = 0.35
+    ngram_floor: float = 0.3
+    vector_weight: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (
+            self.ngram_weight >= 0.0
+            and self.vector_weight >= 0.0
+            and self.ngram_weight + self.vector_weight < 1.0
+        ):
+            raise ValueError("ngram_weight and vector_weight must be ≥ 0 and leave the lexical lane a share")
+
+
+DEFAULT_SETTINGS = FusionSettings()
+
+
+def top_stable(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the `k` largest values, largest first, ties in position order: what a stable
+    argsort's first `k` are, without sorting every value (a common word matches most facts)."""
+    if values.size <= 4 * k:
+        return np.argsort(-values, kind="stable")[:k]
+    threshold = np.partition(values, values.size - k)[values.size - k]
+    near = np.flatnonzero(values >= threshold)
+    return near[np.argsort(-values[near], kind="stable")][:k]
+
+
+def _best(values: np.ndarray) -> float:
+    return float(values.max()) if values.size else 0.0
+
+
+def unit_max(values: np.ndarray) -> np.ndarray:
+    """`values / max(values)`, or all zeros when nothing is positive."""
+    return scaled(values, _best(values))
+
+
+def scaled(values: np.ndarray, top: float) -> np.ndarray:
+    """`values / top`, or all zeros when `top` is not positive: `unit_max` with the maximum given,
+    so a lane can be scaled at a few rows by its best over every candidate."""
+    return values / top if top > 0 else np.zeros_like(values)
+
+
+def blend(lexical: np.ndarray, ngram: np.ndarray, cosine: np.ndarray, settings: FusionSettings) -> np.ndarray:
+    """Each lane scaled to a best of 1, mixed: lexical gets what the n-gram and vector weights leave."""
+    return blend_at(lexical, ngram, cosine, (_best(lexical), _best(ngram), _best(cosine)), settings)
+
+
+def blend_at(lexical, ngram, cosine, maxima: tuple[float, float, float], settings: FusionSettings) -> np.ndarray:
+    """`blend` of some rows' lane values, each lane scaled by its best over all rows (`maxima`, in
+    the order lexical, n-gram, cosine). Per row the same arithmetic as scaling whole lanes, so the
+    values are identical; recall scores only the rows that can be returned, not every fact."""
+    lexical_weight = 1.0 - settings.ngram_weight - settings.vector_weight
+    mixed = lexical_weight * scaled(lexical, maxima[0]) + settings.ngram_weight * scaled(ngram, maxima[1])
+    return mixed + settings.vector_weight * scaled(cosine, maxima[2]) if settings.vector_weight else mixed
+
+
+@dataclass(frozen=True)
+class _Lanes:
+    bm25: np.ndarray
+    ngram: np.ndarray
+    cosine: np.ndarray
+    vector_rows: np.ndarray  # rows whose cosine reached min_sim, best first
+    terms: tuple[str, ...]  # the query's distinct stems
+    idf: dict[str, float]  # the IDF over the candidates of each query stem some candidate holds
+    n_candidates: int
+    min_sim: float = 1.0  # the learned lane's cosine floor (1: no learned lane)
+
+    @property
+    def maxima(self) -> tuple[float, float, float]:
+        """The best BM25, n-gram and cosine over every candidate (0 where a lane found nothing)."""
+        return _best(self.bm25), _best(self.ngram), _best(self.cosine)
+
+
+def _lanes(cols, query, mask, settings, embedder, query_vector, min_sim) -> _Lanes:
+    stems = cols.text.stems
+    scored = stems.score(query, mask)
+    n = len(cols)
+    ngram = cols.text.ngrams.cosine(query, mask) if settings.ngram_weight > 0 else np.zeros(n)
+    cosine, vector_rows, floor = np.zeros(n), np.zeros(0, dtype=np.int64), 1.0
+    if settings.vector_weight > 0:
+        embedder = embedder if embedder is not None else HrrEmbedder()
+        floor = min_sim if min_sim is not None else getattr(embedder, "min_sim", 0.3)
+        vector_rows, sims = vector_lane(cols, mask, embed_query(query, embedder, query_vector), floor)
+        if sims is not None:  # None: no usable query vector (a broken or async embedder)
+            cosine[vector_rows] = sims[vector_rows]
+    idf = {stat.term: stat.idf for stat in scored.stats if stat.document_frequency > 0}
+    return _Lanes(scored.scores, ngram, cosine, vector_rows, scored.terms, idf, scored.n_candidates, floor)
+
+
+def _expansion(cols, lanes: _Lanes, mask, settings) -> tuple[np.ndarray, dict[str, float]]:
+    """The relevance model of the first pass's best lexical matches, and its BM25 per fact."""
+    matched = np.flatnonzero(lanes.bm25 > 0)
+    if matched.size == 0 or settings.expansion_weight <= 0 or settings.feedback_docs <= 0:
+        return np.zeros(len(cols)), {}
+    first = blend_at(lanes.bm25[matched], lanes.ngram[matched], lanes.cosine[matched], lanes.maxima, settings)
+    best = top_stable(first, settings.feedback_docs)
+    stems = cols.text.stems
+    terms = relevance_model(
+        stems, matched[best], first[best], mask, n_terms=settings.feedback_terms, exclude=lanes.terms
+    )
+    if not terms:
+        return np.zeros(len(cols)), {}
+    return stems.score_weighted(terms, mask), terms
+
+
+def recall_fused(
+    cols: FactColumns,
+    query: str,
+    now: int,
+    scope: Any,
+    *,
+    limit: int | None = DEFAULT_LIMIT,
+    settings: FusionSettings = DEFAULT_SETTINGS,
+    embedder: Any = None,
+    query_vector: Sequence[float] | None = None,
+    min_sim: float | None = None,
+    mmr_lambda: float = 1.0,
+    floor: float = 0.0,
+) -> list[Hit]:
+    """The default recall (see the module docstring for every rule); hits best first, at most `limit`,
+    each reaching relevance `floor`.
+
+    Same candidates as every lane (active, valid at `now`, visible to `scope`). `embedder`,
+    `query_vector` and `min_sim` matter only with `settings.vector_weight` > 0; `mmr_lambda` < 1
+    diversifies the cut as in the hybrid.
+    """
+    mask = candidate_mask(cols, now, scope)
+    if not mask.any():
+        return []
+    lanes = _lanes(cols, query, mask, settings, embedder, query_vector, min_sim)
+    expansion, expansion_terms = _expansion(cols, lanes, mask, settings)
+    # a floor of 0 still needs a shared piece
+    close = lanes.ngram >= settings.ngram_floor if settings.ngram_floor > 0 else lanes.ngram > 0
+    eligible = (lanes.bm25 > 0) | (expansion > 0) | close
+    eligible[lanes.vector_rows] = True
+    rows = np.flatnonzero(mask & eligible)
+    if rows.size == 0:
+        return []
+
+    # Every lane is 0 outside the eligible rows, so blending them there alone gives the same values.
+    bm25_max, ngram_max, cosine_max = lanes.maxima
+    expansion_max = float(expansion.max())
+    lexical = scaled(lanes.bm25[rows], bm25_max) + settings.expansion_weight * scaled(expansion[rows], expansion_max)
+    lexical_max = float(lexical.max())
+    blended = blend_at(lexical, lanes.ngram[rows], lanes.cosine[rows], (lexical_max, ngram_max, cosine_max), settings)
+
+    kept = _scored(cols, rows, blended, now, resolve_limit(limit), mmr_lambda)
+    order = rank_order(kept.rows, kept.score, cols.created_at[kept.rows])
+    rows, score, trust, lexical, blended = (
+        kept.rows[order], kept.score[order], kept.trust[order], lexical[kept.at][order], blended[kept.at][order]
+    )
+    effective, modulator, weight, conf = (
+        kept.effective[order], kept.modulator[order], kept.weight[order], kept.conf[order]
+    )
+
+    maxima = {
+        "bm25_max": bm25_max,
+        "expansion_max": expansion_max,
+        "lexical_max": lexical_max,
+        "ngram_max": ngram_max,
+        "cosine_max": cosine_max,
+    }
+    vec_rank = np.zeros(len(cols), dtype=np.int64)
+    vec_rank[lanes.vector_rows] = np.arange(1, lanes.vector_rows.size + 1)
+    words = relevance_rules.weigh_query(query, lanes.idf, relevance_rules.unknown_idf(lanes.n_candidates),
+                                        spell=lambda stem: _spelled(cols.text.stems, stem, mask))
+    hits = []
+    picked = _picked(cols, rows, score, words, lanes, settings, limit, mmr_lambda, floor)
+    lex_ranks = _ranks_of(lanes.bm25, [row for _, row, _, _ in picked])
+    for (i, row, present, match), lex_rank in zip(picked, lex_ranks, strict=True):
+        components = {
+            "lane": "fused",
+            "formula": FUSED_FORMULA,
+            "blend_formula": BLEND_FORMULA,
+            "lexical_formula": LEXICAL_FORMULA,
+            "bm25": float(lanes.bm25[row]),
+            "matched_terms": [t for t in lanes.terms if t in present],
+            "expansion": float(expansion[row]),
+            "expansion_terms": [t for t in expansion_terms if t in present],
+            "expansion_weight": settings.expansion_weight,
+            "lexical": float(lexical[i]),
+            "ngram": float(lanes.ngram[row]),
+            "ngram_weight": settings.ngram_weight,
+            "cosine": float(lanes.cosine[row]) if settings.vector_weight > 0 else None,
+            "vector_weight": settings.vector_weight,
+            **maxima,
+            "blend": float(blended[i]),
+            "effective": float(effective[i]),
+            "modulator": float(modulator[i]),
+            "source_weight": float(weight[i]),
+            "confidence_factor": float(conf[i]),
+            "trust": float(trust[i]),
+            "lex_rank": lex_rank,
+            "vec_rank": int(vec_rank[row]) or None,
+            "score": float(score[i]),
+            **match.as_components(),
+        }
+        hits.append(Hit(cols.memory_ids[row], float(score[i]), components, row))
+    return hits
+
+
+def _picked(cols, rows, score, words, lanes: _Lanes, settings: FusionSettings, limit, mmr_lambda, floor):
+    """(position, row, its stems, its match) of the hits to return, best first, all reaching `floor`.
+
+    Rows come ranked. Without diversification the walk stops once `limit` hits reach the floor, so
+    a query costs relevance for the hits it returns plus those it skips, never for every candidate."""
+    stems, cut = cols.text.stems, resolve_limit(limit)
+
+    def judged(i: int):
+        row = int(rows[i])
+        present = _row_terms(stems, row)
+        spelling = relevance_rules.past_floor(float(lanes.ngram[row]), settings.ngram_floor)
+        similarity = relevance_rules.past_floor(float(lanes.cosine[row]), lanes.min_sim)
+        return i, row, present, relevance_rules.match(words, present, spelling, similarity)
+
+    if mmr_lambda >= 1.0:
+        out = []
+        for i in range(rows.size):
+            item = judged(i)
+            if item[3].relevance >= floor:
+                out.append(item)
+                if cut is not None and len(out) >= cut:
+                    break
+        return out
+    items = [judged(i) for i in range(rows.size)]
+    kept = [item for item in items if item[3].relevance >= floor]
+    positions = np.array([item[0] for item in kept], dtype=np.int64)
+    order = mmr_pick(cols, rows[positions], score[positions], cut, mmr_lambda)
+    return [kept[j] for j in order]
+
+
+def _spelled(stems, unknown: str, mask) -> tuple[str, float] | None:
+    """The known stem one edit from `unknown` that most candidates hold, and its IDF; None if none."""
+    vocabulary = stems.vocabulary
+    columns = sorted({vocabulary[w] for w in relevance_rules.one_edit(unknown) if w in vocabulary})
+    if not columns:
+        return None
+    df = stems.document_frequency(np.asarray(columns, dtype=np.int64), mask)
+    best = int(np.argmax(df))
+    if df[best] == 0:
+        return None
+    idf = stems.idf(np.asarray([columns[best]], dtype=np.int64), mask)
+    return stems.term_names()[columns[best]], float(idf[0])
+
+
+def _row_terms(stems, row: int) -> set[str]:
+    """The stems a fact holds (one sparse row read, not a lookup per term)."""
+    names = stems.term_names()
+    return {names[col] for col in stems.document_columns(row)}
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """The rows that can still be returned (positions `at` in the eligible rows), with their score
+    and the parts it was made from."""
+
+    at: np.ndarray
+    rows: np.ndarray
+    score: np.ndarray
+    effective: np.ndarray
+    modulator: np.ndarray
+    weight: np.ndarray
+    conf: np.ndarray
+    trust: np.ndarray
+
+    @classmethod
+    def of(cls, cols: FactColumns, at: np.ndarray, rows: np.ndarray, blended: np.ndarray, now: int) -> _Scored:
+        effective = cols.effective(rows, now)
+        modulator = 0.5 + 0.5 * effective
+        weight, conf = trust_factor(cols, rows)
+        trust = weight * conf
+        return cls(at, rows, blended * modulator * trust, effective, modulator, weight, conf, trust)
+
+    def select(self, keep: np.ndarray) -> _Scored:
+        return _Scored(*(getattr(self, name)[keep] for name in self.__dataclass_fields__))
+
+
+FIRST_BATCH = 8  # rows scored first, in multiples of the rows kept
+
+
+def _scored(cols: FactColumns, rows: np.ndarray, blended: np.ndarray, now: int, limit: int | None,
+            mmr_lambda: float) -> _Scored:  # fmt: skip
+    """The eligible rows that can still reach the top `limit`, scored; all of them when nothing is cut.
+
+    Only the best few can be returned, so the rows kept are those scoring at least the
+    `max(4·limit, 64)`-th best score (ties at that edge kept), and the exact ranking rules then run
+    on that handful. A common word makes most facts eligible, and decay and trust for every one
+    of them cost more than the rest of the query. So:
+
+    1. the rows with the best blend are scored first, which gives an edge score;
+    2. neither decay nor trust can lift a score above `blend × the best source weight`, so only
+       rows whose blend reaches the edge by that measure are looked at again;
+    3. of those, only rows whose `_score_ceiling` reaches the edge are scored too.
+
+    A row left out scores below the first edge, which is at most the true edge; so the rows kept
+    are exactly those a full pass would keep.
+    """
+    keep = None if limit is None or mmr_lambda < 1.0 else max(4 * limit, 64)
+    if keep is None or rows.size <= FIRST_BATCH * keep:
+        scored = _Scored.of(cols, np.arange(rows.size), rows, blended, now)
+        return scored if keep is None else scored.select(_at_least_kth(scored.score, keep))
+    best = FIRST_BATCH * keep
+    first = np.partition(blended, rows.size - best)[rows.size - best] <= blended
+    at = np.flatnonzero(first)
+    scored = _Scored.of(cols, at, rows[at], blended[at], now)
+    edge = float(scored.score[_at_least_kth(scored.score, keep)].min())
+    top_weight = float(cols.source_weight.max()) if len(cols) else 1.0
+    rest = np.flatnonzero(~first & (blended * (top_weight * CEILING_SLACK) >= edge))
+    if rest.size:
+        rest = rest[_score_ceiling(cols, rows[rest], blended[rest]) >= edge]
+    if rest.size:
+        at = np.sort(np.concatenate((at, rest)))
+        scored = _Scored.of(cols, at, rows[at], blended[at], now)
+    return scored.select(_at_least_kth(scored.score, keep))
+
+
+def _at_least_kth(values: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the values at least the `k`-th largest (ties with it kept), in position order."""
+    if values.size <= k:
+        return np.arange(values.size)
+    edge = np.partition(values, values.size - k)[values.size - k]
+    return np.flatnonzero(values >= edge)
+
+
+CEILING_SLACK = 1.0 + 1e-9  # far above the rounding of a dozen float operations (~1e-15)
+
+
+def _score_ceiling(cols: FactColumns, rows: np.ndarray, blended: np.ndarray) -> np.ndarray:
+    """An upper bound of each row's score, `blend × modulator × trust`, that needs no decay.
+
+    Decay only lowers the effective score, so it is at most `importance × (1 + 0.1·ln(1 + uses))`,
+    itself at most `importance × (1 + 0.1·uses)` (ln(1 + x) ≤ x), and at most 1; a permanent fact's
+    is 1. The confidence factor is at most 1, so trust is at most the source weight. A decay rate
+    below −1 (never written, but not excluded by the columns) would make decay raise a score, so
+    such a row gets the loosest ceiling. The slack keeps rounding from ever putting the ceiling a
+    hair under the exactly computed score.
+    """
+    importance = cols.importance[rows]
+    effective = np.minimum(1.0, importance * (1.0 + 0.1 * cols.access_count[rows]))
+    loose = cols.permanent[rows] | ~(cols.decay_rate[rows] >= -1.0) | ~(importance >= 0.0)
+    effective[loose] = 1.0
+    return blended * cols.source_weight[rows] * (0.5 + 0.5 * effective) * CEILING_SLACK
+
+
+def _ranks_of(values: np.ndarray, rows: list[int]) -> list[int | None]:
+    """1-based rank of each of `rows` by value desc, ties in row order (as `_ranks` would give);
+    None for a value ≤ 0. One pass over `values` for all of them, then only the rows that could
+    rank above one (at least the smallest positive value asked about)."""
+    asked = [float(values[row]) for row in rows]
+    positive = [value for value in asked if value > 0]
+    if not positive:
+        return [None] * len(rows)
+    above = np.flatnonzero(values >= min(positive))
+    near = values[above]
+    return [int(np.count_nonzero(near > value) + np.count_nonzero((near == value) & (above < row)) + 1)
+            if value > 0 else None for row, value in zip(rows, asked, strict=True)]  # fmt: skip
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """1-based rank of every positive value by value desc (ties in row order); 0 for the rest."""
+    ranks = np.zeros(values.size, dtype=np.int64)
+    positive = np.flatnonzero(values > 0)
+    ranks[positive[np.argsort(-values[positive], kind="stable")]] = np.arange(1, positive.size + 1)
+    return ranks

@@ -1,0 +1,354 @@
+"""How well a recalled fact answers its query, on a fixed scale from 0 to 1 (issue 16).
+
+The fused lane ranks facts by scores scaled to the best candidate of each query, so its best hit
+scores about the same whether it matches perfectly or not. Relevance instead asks, of each hit, the
+same two questions for every query and workspace:
+
+1. **Does the fact hold the query's important words?** Every query word (a stem, as recall indexes
+   them) weighs its rarity in the memory (BM25's IDF over the caller's candidates); function words
+   ("would", "about", "me") and dates weigh nothing, since a question's grammar and its "on 21 May"
+   say nothing about whether a fact is on topic (facts carry their own time). `coverage` is the
+   weight the fact holds over the weight of the words the memory knows. Spelling (the n-gram lane's
+   similarity) stands in when it is higher (a typo, "grandma" against "grandmother").
+2. **Does the memory know what the query is about?** A word no candidate fact holds (a name the
+   memory has never heard, a topic it has nothing on) gets the weight of the rarest possible word.
+   `known` is the share of the query's weight the memory holds at all; an unknown word that is not
+   a name counts at `UNKNOWN_WORD_WEIGHT` (the memory may word the same thing differently: "job"
+   against "work"), an unknown name in full (a person it has never heard of is a different person).
+
+    relevance = max(coverage, spelling) × known ** UNKNOWN_POWER
+
+`spelling` is the n-gram cosine rescaled so the n-gram lane's own floor (`ngram_floor`: below it a
+fact sharing no word is not returned) is 0 and identical text 1: below that floor two texts share
+only the letters every English text shares.
+
+With a learned embedder, its cosine rescaled so the embedder's own floor is 0 and identical meaning 1
+(`past_floor`) can stand in too: `similarity × named ** UNKNOWN_POWER`, where `named` is the
+share of the query's weight that is not a name the memory has never heard of (the embedder reads
+meaning, so a word worded differently does not count against it; an unknown person still does).
+
+A fact reached only through links (the graph lane) borrows the best seed's relevance, halved per
+hop by the workspace's `hop_decay`, when that is higher than its own.
+
+Recall returns only hits whose relevance reaches the workspace's floor (`DEFAULT_FLOOR` unless a
+person or an approved proposal changed it), so a question about something the memory does not hold
+gets nothing. `UNKNOWN_POWER`, `UNKNOWN_WORD_WEIGHT` and `DEFAULT_FLOOR` were chosen by leave-one-conversation-out
+cross-validation on LoCoMo's development conversations (`python -m bench.memory.abstention --cv`,
+docs/BENCHMARKS.md). Pure: no Django.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from memory.engine.recall.lanes import Hit
+from memory.engine.recall.stem import stem
+from memory.engine.recall.tokenize import index_tokens, strip_clitics
+
+UNKNOWN_POWER = 6.0
+UNKNOWN_WORD_WEIGHT = 0.1
+MIN_SPELLING_LENGTH = 5  # shorter words are too often a real word one edit from another
+DEFAULT_FLOOR = 0.0086
+
+# Words that shape a question but never say what it is about. Recall still matches on them; only
+# relevance ignores them. Surface forms, as a person types them (compared before stemming).
+FUNCTION_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just
+    me might more most my myself no nor not now of off on once only or other our ours ourselves out
+    over own same shall she should so some such than that the their theirs them themselves then there
+    these they this those through to too under until up very was we were what whatever when where
+    whether which while who whom whose why will with would you your yours yourself yourselves
+    anything something everything nothing tell know remember recall say said ever also
+    kind type sort thing things likely""".split()  # noqa: SIM905 - a word list reads best as words
+)
+# Calendar words and numbers: a question's date is answered by a fact's time, not its words.
+_DATE_WORD = re.compile(
+    r"^(?:\d+(?:st|nd|rd|th|s)?|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?"
+    r"|aug(?:ust)?|sep(?:t|tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|monday|tuesday|wednesday"
+    r"|thursday|friday|saturday|sunday|yesterday|today|tomorrow|tonight|week|weeks|weekend|month|months"
+    r"|year|years|day|days|ago|last|next|recently|lately)$"
+)
+
+
+@dataclass(frozen=True)
+class QueryWord:
+    stem: str
+    surface: str  # the word as the query spelt it, for explanations
+    weight: float  # 0 for a function word or a date
+    known: bool  # some candidate fact holds it
+    name: bool  # capitalised inside the sentence: probably a name
+
+
+@dataclass(frozen=True)
+class QueryWords:
+    """A query's words, weighed once per query against the caller's candidates."""
+
+    words: tuple[QueryWord, ...]
+    known_weight: float  # the weight of the important words some candidate holds
+    unknown_name_weight: float  # of the names no candidate holds
+    unknown_word_weight: float  # of the other words no candidate holds (before UNKNOWN_WORD_WEIGHT)
+
+    @property
+    def known_share(self) -> float:
+        return known_share(self.known_weight, self.unknown_name_weight, self.unknown_word_weight)
+
+    @property
+    def name_share(self) -> float:
+        """The share of the query's weight that is not a name the memory has never heard of."""
+        return name_share(self.known_weight, self.unknown_name_weight, self.unknown_word_weight)
+
+    @property
+    def important(self) -> tuple[QueryWord, ...]:
+        return tuple(w for w in self.words if w.weight > 0)
+
+
+@dataclass(frozen=True)
+class Match:
+    """One hit's relevance and the evidence behind it."""
+
+    relevance: float
+    coverage: float
+    spelling: float
+    known_share: float
+    similarity: float = 0.0
+    weights: tuple[float, float, float] = (0.0, 0.0, 0.0)  # known, unknown names, other unknown words
+    matched: tuple[str, ...] = ()  # important words the fact holds (as the query spelt them)
+    missed: tuple[str, ...] = ()  # important words the memory holds but this fact does not
+    unknown: tuple[str, ...] = ()  # important words no fact in the memory holds
+    names_missed: tuple[str, ...] = ()  # of missed and unknown, those that look like names
+    via_link: bool = False
+
+    def as_components(self) -> dict:
+        return {
+            "relevance": self.relevance,
+            "relevance_formula": "max(max(coverage, spelling) * known_share ** p, similarity * name_share ** p)",
+            "spelling": self.spelling,
+            "coverage": self.coverage,
+            "similarity": self.similarity,
+            "known_share": self.known_share,
+            "unknown_power": UNKNOWN_POWER,
+            "unknown_word_weight": UNKNOWN_WORD_WEIGHT,
+            "query_weights": list(self.weights),
+            "matched_words": list(self.matched),
+            "missed_words": list(self.missed),
+            "unknown_words": list(self.unknown),
+            "names_missed": list(self.names_missed),
+            "relevance_via_link": self.via_link,
+        }
+
+
+def known_share(known: float, unknown_names: float, unknown_words: float,
+                word_weight: float = UNKNOWN_WORD_WEIGHT) -> float:  # fmt: skip
+    """The share of a query's weight the memory holds; an unknown name counts in full, another
+    unknown word (a synonym the memory words differently) at `word_weight`."""
+    total = known + unknown_names + word_weight * unknown_words
+    return known / total if total > 0 else 0.0
+
+
+def combine(words, similarity, weights: tuple[float, float, float], *, power: float = UNKNOWN_POWER,
+            word_weight: float = UNKNOWN_WORD_WEIGHT):  # fmt: skip
+    """The formula, on numbers or arrays alike (the abstention bench scores other knobs with it):
+    the words' evidence max(coverage, spelling) discounted by what the memory does not know, or the
+    learned similarity discounted only by unknown names (it reads meaning, not words)."""
+    lexical = np.asarray(words, dtype=np.float64) * known_share(*weights, word_weight=word_weight) ** power
+    return np.maximum(lexical, np.asarray(similarity, dtype=np.float64) * name_share(*weights) ** power)
+
+
+def name_share(known: float, unknown_names: float, unknown_words: float) -> float:
+    total = known + unknown_names + unknown_words
+    return 1.0 - unknown_names / total if total > 0 else 0.0
+
+
+def _surface_pairs(query: str) -> list[tuple[str, str]]:
+    """(stem, surface word) for every recall term of the query, in order, first surface per stem."""
+    seen: dict[str, str] = {}
+    for token in index_tokens(strip_clitics(query)):
+        seen.setdefault(stem(token), token)
+    return list(seen.items())
+
+
+def _as_written(query: str, surface: str) -> tuple[str, bool]:
+    """The word as the query first spells it, and whether it looks like a name (capitalised
+    somewhere other than the start of a sentence)."""
+    written, name = surface, False
+    for i, found in enumerate(re.finditer(rf"(?<![^\W_]){re.escape(surface)}(?![^\W_])", query, re.IGNORECASE)):
+        if i == 0:
+            written = found.group(0)
+        before = query[: found.start()].rstrip()
+        if found.group(0)[0].isupper() and before and before[-1] not in ".!?:\"'“":
+            return found.group(0), True
+    return written, name
+
+
+def weigh_query(query: str, idf: dict[str, float], unknown_idf: float,
+                spell: Callable[[str], tuple[str, float] | None] | None = None) -> QueryWords:  # fmt: skip
+    """Weigh the query's words: `idf` maps the stems some candidate holds to their IDF over the
+    candidates; any other stem is unknown and weighs `unknown_idf` (the IDF of a word no fact holds).
+    When every word is a function word or a date, they all weigh their IDF instead (a query must be
+    about something: "what about May?").
+
+    `spell`, given an unknown stem, may return a known stem one edit away and its IDF: a typo
+    ("educaton") then counts as the word it misspells, not as something the memory never heard of."""
+    pairs = _surface_pairs(query)
+    if spell is not None:
+        for i, (s, surface) in enumerate(pairs):
+            if s not in idf and len(s) >= MIN_SPELLING_LENGTH and not _ignored(surface):
+                fixed = spell(s)
+                if fixed is not None:
+                    pairs[i] = (fixed[0], surface)
+                    idf = {**idf, fixed[0]: fixed[1]}
+    plain = [(s, surface) for s, surface in pairs if not _ignored(surface)]
+    chosen = set(s for s, _ in plain) if plain else set(s for s, _ in pairs)
+    words = []
+    for s, surface in pairs:
+        known = s in idf
+        written, name = _as_written(query, surface)
+        weight = (idf[s] if known else unknown_idf) if s in chosen else 0.0
+        words.append(QueryWord(s, written, weight, known, name))
+    known = sum(w.weight for w in words if w.known)
+    names = sum(w.weight for w in words if not w.known and w.name)
+    others = sum(w.weight for w in words if not w.known and not w.name)
+    return QueryWords(tuple(words), known, names, others)
+
+
+def _ignored(surface: str) -> bool:
+    return surface in FUNCTION_WORDS or bool(_DATE_WORD.match(surface))
+
+
+def match(query: QueryWords, fact_stems: Iterable[str] | set[str], spelling: float = 0.0,
+          similarity: float = 0.0) -> Match:  # fmt: skip
+    """How well one fact, holding `fact_stems`, answers `query`; `spelling` and `similarity` are its
+    n-gram and learned similarity on relevance's scale (`past_floor`; 0 when there is none)."""
+    present = fact_stems if isinstance(fact_stems, (set, frozenset)) else set(fact_stems)
+    important = query.important
+    known_weight = sum(w.weight for w in important if w.known)
+    held = [w for w in important if w.known and w.stem in present]
+    coverage = sum(w.weight for w in held) / known_weight if known_weight > 0 else 0.0
+    spelling = max(0.0, min(1.0, float(spelling)))
+    similarity = max(0.0, min(1.0, float(similarity)))
+    share = query.known_share
+    weights = (query.known_weight, query.unknown_name_weight, query.unknown_word_weight)
+    relevance = float(combine(max(coverage, spelling), similarity, weights))
+    missed = [w for w in important if w.known and w.stem not in present]
+    unknown = [w for w in important if not w.known]
+    return Match(
+        relevance=_clean(relevance), coverage=_clean(coverage), spelling=spelling, known_share=share, similarity=similarity,
+        weights=weights,
+        matched=tuple(w.surface for w in held), missed=tuple(w.surface for w in missed),
+        unknown=tuple(w.surface for w in unknown), names_missed=tuple(w.surface for w in missed + unknown if w.name),
+    )  # fmt: skip
+
+
+def through_link(own: Match | None, best_seed: float, hop: int, hop_decay: float) -> Match:
+    """A fact the walk reached: its own match, or the best seed's relevance × hop_decay^hop if higher."""
+    borrowed = _clean(best_seed * hop_decay**hop)
+    if own is not None and own.relevance >= borrowed:
+        return own
+    base = own or Match(0.0, 0.0, 0.0, 0.0)
+    return Match(borrowed, base.coverage, base.spelling, base.known_share, base.similarity, base.weights, base.matched,
+                 base.missed, base.unknown, base.names_missed, via_link=True)  # fmt: skip
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def one_edit(word: str) -> Iterable[str]:
+    """Every string one deletion, transposition, substitution or insertion (a–z) from `word`."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    for left, right in splits:
+        if right:
+            yield left + right[1:]
+            for c in _LETTERS:
+                if c != right[0]:
+                    yield left + c + right[1:]
+        if len(right) > 1:
+            yield left + right[1] + right[0] + right[2:]
+        for c in _LETTERS:
+            yield left + c + right
+
+
+def past_floor(value: float, floor: float) -> float:
+    """A lane's similarity on relevance's scale: 0 at the lane's own floor (below which it returns
+    nothing on that evidence alone), 1 at identity."""
+    if value <= floor or floor >= 1.0:
+        return 0.0
+    return min(1.0, (value - floor) / (1.0 - floor))
+
+
+def unknown_idf(n_candidates: int) -> float:
+    """BM25's IDF of a word no candidate holds: the highest any word can weigh."""
+    return math.log(1.0 + (n_candidates + 0.5) / 0.5)
+
+
+def _clean(value: float) -> float:
+    return round(min(1.0, max(0.0, float(value))), 6)
+
+
+def carry_through_graph(hits: Sequence[Hit], seeds: Sequence[Hit], hop_decay: float) -> list[Hit]:
+    """The graph lane's hits with their relevance: a seed keeps the match the fused lane gave it; a
+    fact reached only through links borrows the best seed's relevance × hop_decay^hop."""
+    by_id = {seed.memory_id: seed.components for seed in seeds}
+    best = max((c.get("relevance", 0.0) for c in by_id.values()), default=0.0)
+    out = []
+    for hit in hits:
+        seed = by_id.get(hit.memory_id)
+        if seed is not None:
+            extra = {k: seed[k] for k in RELEVANCE_KEYS if k in seed}
+        else:
+            borrowed = through_link(None, best, int(hit.components.get("hop") or 1), hop_decay)
+            extra = borrowed.as_components()
+        out.append(Hit(hit.memory_id, hit.score, {**hit.components, **extra}, hit.row))
+    return out
+
+
+RELEVANCE_KEYS = ("relevance", "relevance_formula", "coverage", "spelling", "similarity", "known_share", "unknown_power",
+                  "unknown_word_weight", "query_weights",
+                  "matched_words", "missed_words", "unknown_words", "names_missed", "relevance_via_link")  # fmt: skip
+
+
+def describe(components: dict) -> str:
+    """One sentence a person understands: what the fact matched, what it missed, and why."""
+    relevance = components.get("relevance")
+    if relevance is None:
+        return "No relevance was computed for this hit."
+    matched = components.get("matched_words") or []
+    missed = components.get("missed_words") or []
+    unknown = components.get("unknown_words") or []
+    names = set(components.get("names_missed") or [])
+    total = len(matched) + len(missed) + len(unknown)
+    parts = []
+    if components.get("relevance_via_link"):
+        parts.append(f"reached through a link (hop {components.get('hop') or 1}) from a fact that matches")
+    if total:
+        parts.append(f"matched {len(matched)} of {total} important word{'s' if total != 1 else ''}"
+                     + (f" ({', '.join(_quote(matched))})" if matched else ""))  # fmt: skip
+    elif not components.get("relevance_via_link"):
+        parts.append("the query has no word that says what it is about")
+    missed_names = [w for w in missed if w in names]
+    missed_plain = [w for w in missed if w not in names]
+    if missed_names:
+        parts.append(f"missed the name{'s' if len(missed_names) > 1 else ''} {', '.join(_quote(missed_names))}")
+    if missed_plain:
+        parts.append(f"missed {', '.join(_quote(missed_plain))}")
+    if unknown:
+        label = "no fact in this memory mentions"
+        parts.append(f"{label} {', '.join(_quote(unknown))}")
+    coverage = components.get("coverage") or 0
+    if not components.get("relevance_via_link"):
+        if (components.get("similarity") or 0) > max(coverage, components.get("spelling") or 0):
+            parts.append("close in meaning (learned embedder)")
+        elif (components.get("spelling") or 0) > coverage:
+            parts.append("spelled alike (character match)")
+    sentence = "; ".join(parts)
+    return f"Relevance {relevance:.2f}: {sentence}." if sentence else f"Relevance {relevance:.2f}."
+
+
+def _quote(words: Sequence[str]) -> list[str]:
+    return [f"‘{w}’" for w in words]

@@ -1,0 +1,231 @@
+"""The words of an order in other languages (issue 15): "ignore ... instructions", "from now on",
+"send ... password", an AI reader addressed, "keep this", "approve", "do not tell the user", in about
+thirty languages, with the rules that read them.
+
+Every word list is matched both as written and as `fold` writes it (accents and Arabic vowel marks
+gone), so the folded reading and the as-written reading of a text meet the same vocabulary. A rule's
+anchors (`ANCHORS`) are the literal words one of which it cannot match without; a pair rule also
+needs a word of its second list (`ALSO_NEEDS`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.engine.safety.deobfuscate import fold
+
+ANCHORS: dict[str, tuple[str, ...]] = {}
+ALSO_NEEDS: dict[str, tuple[str, ...]] = {}
+
+
+def literals(alternation: str) -> tuple[str, ...]:
+    """The words of a `(?:a|b\\s+c)` alternation as literal strings ("a", "b c"); a word with more
+    regex in it than `\\s+` stands for its literal start ("regler\\w{0,3}" for "regler", "fr[aå]n" for "fr")."""
+    words = (_REGEX_TAIL.split(word.replace("\\s+", " "), 1)[0] for word in alternatives(alternation))
+    return tuple(word for word in words if word.strip())
+
+
+def alternatives(alternation: str) -> list[str]:
+    """The top-level branches of a `(?:a|b(?:c|d))` alternation."""
+    body, branches, depth, start = alternation.removeprefix("(?:").removesuffix(")"), [], 0, 0
+    for i, char in enumerate(body):
+        depth += (char == "(") - (char == ")")
+        if char == "|" and depth == 0:
+            branches.append(body[start:i])
+            start = i + 1
+    return [*branches, body[start:]]
+
+
+def bounded(alternation: str) -> str:
+    """The alternation with each Latin-script word starting a word ("sửa" folds to "sua", which must
+    not match inside "usually"); words of scripts written without spaces stay unbounded."""
+    return "(?:" + "|".join(("(?<![a-z])" + b) if b[:1].isascii() and b[:1].isalpha() else b
+                            for b in alternatives(alternation)) + ")"
+
+
+def with_folded(alternation: str) -> str:
+    """The alternation and its words as `fold` writes them, so the folded reading of a text (accents,
+    Arabic vowel marks gone) meets the same vocabulary as the reading left as written."""
+    branches = alternatives(alternation)
+    folded = [fold(b) for b in branches if b == b.lower() and fold(b) not in branches]
+    return "(?:" + "|".join(dict.fromkeys(branches + folded)) + ")"
+
+
+_REGEX_TAIL = re.compile(r"\\[a-zA-Z]|[\[({?*+]")
+
+
+# Other languages: "ignore … instructions", "from now on", "send/reveal … password".
+_ML_IGNORE = (r"(?:ignora|olvida|omite|ignorez|oubliez|oublie|oublies|vergessen\s+sie|esqueça|esquece|ignore|ignoriere|vergiss|missachte|dimentica|esqueca|esqueça|desconsidere|"
+              r"игнорируй|забудь|игнорируйте|忽略|无视|無視|忘记|忘記|無視して|무시|تجاهل|अनदेखा|yok\s+say|gormezden|"
+              r"zignoruj|zapomnij|negeer|vergeet|bo\s+qua|bỏ\s+qua|abaikan|ละเว้น|ігноруй|αγνοησε|αγνόησε|התעלם|উপেক্ষা|puuza|"
+              r"unut|quen|quên|lupakan|zapomen|ξεχασε|ξέχασε|שכח|भूल\s+जा|ভুলে\s+যা|sahau|kalimutan|uita|uită|انس|"
+              r"فراموش\s+کن|نادیده\s+بگیر|忘れて|無視して|잊어|잊으|忘掉|忘了|glom|glöm|glem|unohda|elfelejt|ignoreer|"
+              r"abaikan|hiraukan|ไม่ต้องสนใจ|ลืม|відкинь|забудьте|забудь|نظرانداز|तजें|புறக்கணி|மறந்துவிடு|bortse\s+fr[aå]n|"
+              r"ignorera|se\s+bort\s+fra|ignorer|nie\s+stosuj|nie\s+słuchaj|no\s+sigas|ne\s+suis\s+plus|befolge\s+nicht|"
+              r"non\s+seguire|não\s+siga|не\s+следуй|не\s+выполняй|не\s+слухай|už\s+neplat\w{1,3}|neplat\w{1,3}|nie\s+obowiązuj\w{1,4}|"
+              r"ya\s+no\s+(?:son|es|está|están)\s+(?:válid|vigente)\w{0,3}|ya\s+no\s+valen|ne\s+comptent\s+plus|zählen\s+nicht\s+mehr|"
+              r"non\s+contano\s+più|não\s+contam\s+mais|ne\s+sont\s+plus\s+valables|nicht\s+mehr\s+gültig|"
+              r"non\s+(?:sono|è)\s+più\s+valid\w|não\s+(?:são|é)\s+mais\s+válid\w{1,2}|больше\s+не\s+действ\w{1,4}|"
+              r"більше\s+не\s+діють|不再有效|もう無効|더\s+이상\s+유효하지|artık\s+geçerli\s+değil|tidak\s+berlaku\s+lagi|"
+              r"không\s+còn\s+hiệu\s+lực|niet\s+meer\s+geldig|inte\s+längre\s+giltig|ikke\s+lenger\s+gyldig|"
+              r"لم\s+تعد\s+سارية|अब\s+मान्य\s+नहीं|jäta\s+tähelepanuta|nevšímej|ignoruj|figyelmen\s+kívül)")  # fmt: skip
+_ML_RULES = (r"(?:instrucciones|reglas|instructions|consignes|regles|anweisungen|regeln|befehle|istruzioni|regole|"
+             r"instrucoes|instruções|regras|инструкции|указания|правила|指令|指示|规则|規則|命令|지시|규칙|التعليمات|निर्देश|"
+             r"talimat|instrukcje|instrukcji|instructies|huong\s+dan|hướng\s+dẫn|instruksi|คำสั่ง|інструкції|οδηγιες|"
+             r"οδηγίες|הוראות|নির্দেশ|maagizo|talimat\w{0,12}|yonerge\w{0,8}|chi\s+dan|chỉ\s+dẫn|perintah|arahan|pokyn\w{0,4}|"
+             r"polecen\w{0,4}|вказівк\w{0,3}|правил\w{0,3}|maelekezo|tagubilin|instructiun\w{0,4}|instrucțiun\w{0,4}|"
+             r"تعليمات\w{0,3}|دستور\w{0,6}|指示|指令|지침|instructies|instruktioner|instruksjoner|ohjeet|utasitas\w{0,4}|"
+             r"คำแนะนำ|அறிவுறுத்தல்|regler\w{0,3}|säännöt|szabály\w{0,4}|pravidl\w{0,2}|pravila|kural\w{0,5}|قواعد|ルール|"
+             r"नियम\w{0,2}|নিয়ম|sheria|panuntunan|reguli\w{0,2}|aturan|kaidah|quy\s+tắc|กฎ)")  # fmt: skip
+_ML_FROM_NOW = (r"(?:de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+(?:ahora|maintenant|agora)|ab\s+sofort|d'ora\s+in\s+poi|"
+                r"отныне|с\s+этого\s+момента|从现在开始|從現在開始|今後|これから|지금부터|من\s+الآن\s+فصاعدا|अब\s+से|od\s+teraz|"
+                r"vanaf\s+nu|fra\s+na\s+av|fran\s+och\s+med\s+nu|bundan\s+sonra|su\s+andan\s+itibaren|tu\s+bay\s+gio|"
+                r"mulai\s+(?:sekarang|saat\s+ini|hari\s+ini)|od\s+ted|vidteper|відтепер|від\s+тепер|απο\s+τωρα|מעכשיו|"
+                r"এখন\s+থেকে|kuanzia\s+sasa|mula\s+ngayon|de\s+acum\s+(?:inainte|înainte)|از\s+(?:این\s+به\s+بعد|حالا)|"
+                r"앞으로|从今以后|今后|désormais|desormais|ab\s+jetzt|von\s+nun\s+an|da\s+ora\s+in\s+poi|de\s+agora\s+em\s+diante|"
+                r"впредь|ตั้งแต่นี้ไป|இனிமேல்|tästä\s+lähtien|mostantol|desde\s+hoy|a\s+partir\s+de\s+hoy|dès\s+aujourd'hui|"
+                r"à\s+partir\s+d'aujourd'hui|ab\s+heute|da\s+oggi|a\s+partir\s+de\s+hoje|vanaf\s+vandaag|od\s+dzisiaj|"
+                r"с\s+сегодняшнего\s+дня|来月から|今月から|今日から|从下个月起|从今天起|오늘부터|다음\s+달부터|bugünden\s+itibaren|"
+                r"mulai\s+hari\s+ini|kể\s+từ\s+hôm\s+nay)")  # fmt: skip
+_ML_SECRET = (r"(?:contrasena|contraseña|mot\s+de\s+passe|passwort|password|senha|пароль|密码|密碼|パスワード|비밀번호|"
+              r"كلمة\s+المرور|पासवर्ड|sifre|şifre|haslo|hasło|wachtwoord|mat\s+khau|mật\s+khẩu|kata\s+sandi|รหัสผ่าน|"
+              r"κωδικο|κωδικό|סיסמה|পাসওয়ার্ড|nenosiri|promptu\s+systemow\w{0,3}|prompt\s+de\s+sistema|prompt\s+système|systemprompts?|"
+              r"系统提示|系統提示|システムプロンプト|시스템\s*프롬프트|системн\w{0,3}\s+промпт\w{0,2}|"
+              r"clave\s+api|chiave\s+api|api-schlussel|api-schlüssel)")  # fmt: skip
+_ML_SEND = (r"(?:envia|envía|envoyez|envoie|sende|senden|invia|envie|отправь|отправьте|发给|發給|送って|教えて|보내|"
+            r"أرسل|भेजें|gonder|gönder|wyslij|wyślij|stuur|gửi|kirim|ส่ง|στειλε|στείλε|שלח|পাঠান|tuma|revelez|"
+            r"révélez|revela|mostra|zeige|покажи|надішли|reenvia|reenvía|leitest|weiter|发送|發送|gonder|gönder|yolla|gui\s+(?:cho|den|toi)|"
+            r"kirimkan|wyslij|przeslij|posli|pošli|στειλε|שלחו|भेजो|পাঠাও|tuma|ipadala|trimite|ارسال|بفرست|送信|"
+            r"전송|보내세요|보내줘|ส่งไป|அனுப்பு|ujawni\w{0,4}|ujawnij|revela\w{0,2}|révèle|enthülle|rivela|раскрой|розкрий|"
+            r"adresine|alamat|adres)")  # fmt: skip
+_ML_AI = (r"(?:jazykov\w{1,3}\s+model\w{0,2}|modelo\s+de\s+lenguaje|modèle\s+de\s+langage|sprachmodell|modello\s+linguistico|"
+          r"modelo\s+de\s+linguagem|taalmodel|model\s+językow\w{1,2}|языков\w{2,3}\s+модел\w{1,2}|мовн\w{1,3}\s+модел\w{1,2}|"
+          r"言語モデル|语言模型|語言模型|언어\s*모델|dil\s+modeli|model\s+bahasa|mô\s+hình\s+ngôn\s+ngữ|نموذج\s+لغوي|"
+          r"भाषा\s+मॉडल|γλωσσικό\s+μοντέλο|מודל\s+שפה|(?<![a-z])ai(?![a-z])|(?<![a-z])ia(?![a-z])|\bki\b|l'assistant|l'agent|"
+          r"automatische\s+verarbeitung|traitement\s+automatique|procesamiento\s+automático|elaborazione\s+automatica|"
+          r"processamento\s+automático|automatische\s+verwerking|automatyczne\w{0,2}\s+przetwarzani\w{1,2}|"
+          r"автоматическ\w{1,3}\s+обработк\w{1,2}|自動処理|自动处理|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
+          r"ai\s*어시스턴트|ai에게|ai\s+에게|एआई|trợ\s+lý|tro\s+ly|asisten|asystent|assistent|asistente|assistente|ассистент|"
+          r"асистент|помощник|помічник|助手|アシスタント|어시스턴트|सहायक|asistan|msaidizi|βοηθ|עוזר|دستیار|সহকারী|ผู้ช่วย|"
+          r"உதவியாளர்)")  # fmt: skip
+# Approve, pay, confirm: what an order to an AI reader most often asks for.
+_ML_APPROVE = (r"(?:godkänn|godkann|godkend|godkjenn|aprueba|apruebe|approuvez|approuve|genehmige|genehmigen|approva|"
+               r"approvate|aprove|aprovar|aprova|одобри|одобрите|подтверди|затверди|批准|承認して|승인|تأیید|وافق|"
+               r"स्वीकृत|onayla|zatwierdź|zatwierdz|goedkeuren|keur\s+goed|setujui|phê\s+duyệt|phe\s+duyet|idhinisha|"
+               r"aprobă|aproba|schválit|schval|hyväksy|jóváhagy|transfiere|transférez|überweise|trasferisci|transfira|"
+               r"переведи|转账|轉帳|送金|송금|حوّل|حول\s+المبلغ|havale\s+et|przelej|maak\s+over|transfer\w{0,3}\s+dana|"
+               r"chuyển\s+khoản|hamisha|överför|overfør|betala|betal|разрешил\w{0,2}|разрешено|дал\s+согласие|autorizó|"
+               r"a\s+autorisé|hat\s+erlaubt|ha\s+autorizzato|autorizou|zezwolił|izin\s+verdi|已授权|已授權|許可済み|승인했|"
+               r"अनुमति\s+दी|hai\s+il\s+permesso|tienes\s+permiso|vous\s+avez\s+la\s+permission|du\s+hast\s+die\s+erlaubnis|"
+               r"você\s+tem\s+permissão|masz\s+pozwolenie|у\s+тебя\s+есть\s+разрешение|передавать|передай|передайте|ya\s+lo\s+aprob\w{1,3}|aprobó|déjà\s+approuvé|bereits\s+genehmigt|"
+               r"già\s+approvato|já\s+aprovou|承認済み|已批准|已核准|승인\s*완료|onaylandı|sudah\s+disetujui|đã\s+duyệt)")  # fmt: skip
+_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_AI, _ML_APPROVE = map(
+    with_folded, (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_AI, _ML_APPROVE))
+# Turning the safety filters off, in other languages.
+_ML_DISABLE = (r"(?:disattiva\w{0,3}\s+(?:i\s+)?filtri|desactiva\w{0,3}\s+(?:los\s+)?filtros|désactive\w{0,3}\s+(?:les\s+)?filtres|"
+               r"deaktivier\w{0,3}\s+(?:die\s+)?filter|desativ\w{1,4}\s+(?:os\s+)?filtros|wyłącz\w{0,2}\s+filtr\w{0,2}|"
+               r"отключи\w{0,2}\s+фильтр\w{0,2}|フィルターを(?:無効|オフ)|필터를\s*(?:끄|비활성)|关闭过滤|關閉過濾|"
+               r"filtreleri\s+kapat|matikan\s+filter)")  # fmt: skip
+_ML_DISABLE = with_folded(_ML_DISABLE)
+ANCHORS["disable_filters_ml"] = literals(_ML_DISABLE)
+
+# A payee's new account: "nueva cuenta", "neues Konto", "新しい口座".
+_ML_NEW_ACCOUNT = (r"(?:nueva\s+cuenta|nuevo\s+iban|nouveau\s+compte|nouvel\s+iban|nouvelles\s+coordonnées\s+bancaires|"
+                   r"neue[sn]?\s+(?:konto|bankverbindung|iban)|nuovo\s+conto|nuovo\s+iban|nova\s+conta|novo\s+iban|"
+                   r"nieuwe?\s+(?:rekening|iban)|nowe\s+konto|nowy\s+rachunek|nowy\s+numer\s+konta|новый\s+сч[её]т|"
+                   r"новые\s+реквизиты|новий\s+рахунок|新しい口座|新しい振込先|新账户|新帳戶|新的银行账户|새\s*계좌|"
+                   r"yeni\s+hesap|yeni\s+iban|rekening\s+baru|tài\s+khoản\s+mới|حساب\s+جديد|नया\s+खाता|নতুন\s+অ্যাকাউন্ট|"
+                   r"akaunti\s+mpya|ny\s+konto|nyt\s+kontonummer|uusi\s+tili|nový\s+účet|új\s+számla|noul\s+cont|"
+                   r"νέος\s+λογαριασμός|חשבון\s+חדש|بانک\s+جدید|حساب\s+جدید|(?:bisherige|alte)\s+(?:bankverbindung|iban|konto\w{0,2})\s+"
+                   r"(?:ist\s+)?(?:ungültig|nicht\s+mehr\s+gültig|geschlossen)|cuenta\s+anterior\s+(?:ya\s+no\s+es\s+válida|está\s+cerrada)|"
+                   r"ancien\s+compte\s+(?:n'est\s+plus\s+valide|est\s+clôturé))")  # fmt: skip
+_ML_NEW_ACCOUNT = with_folded(_ML_NEW_ACCOUNT)
+ANCHORS["payment_change_ml"] = literals(_ML_NEW_ACCOUNT)
+
+# Authority claimed: "you are authorised", "I grant you full permission", "the management approved".
+_ML_AUTH = (r"(?:autoriz\w{1,5}|autoris\w{1,5}|genehmig\w{0,4}|freigegeben|berechtigt|oprávněn\w{0,3}|uděluji|zezwal\w{1,4}|"
+            r"upoważni\w{1,5}|yetki\w{0,5}|izin\s+ver\w{1,5}|разреш\w{1,5}|уполномоч\w{1,5}|дозвол\w{1,5}|授权|授權|許可|権限|"
+            r"권한|허가|अनुमति|अधिकृत|অনুমতি|اجازت|اجازه|إذن|مأذون|diizinkan|cho\s+phép|được\s+phép|ruhusa|idhini|"
+            r"toestemming|gemachtigd|tillåtelse|behörig|consentimiento|consentement|einwilligung|consenso|consentimento|"
+            r"zgod\w{1,3}|согласи\w{1,3}|同意)")  # fmt: skip
+_ML_AUTH = bounded(with_folded(_ML_AUTH))
+ANCHORS["authorisation_ml"] = literals(_ML_AUTH)
+# An instruction file named with an edit verb of another language, on either side of its name.
+_ML_EDIT = (r"(?:перепиши|отредактируй|измени|дополни|добавь|допиши|atualiz\w{1,3}|altere|altera|modifica|modifique|modifiez|"
+            r"modifie|bearbeite|ändere|aktualisiere|füge|ergänze|edytuj|zmień|dopisz|düzenle|güncelle|ekle|ubah|perbarui|"
+            r"tambahkan|sửa\s+(?:tệp|file)|cập\s+nhật|thêm\s+(?:vào|dòng)|修改|编辑|更新|添加|追加|書き換え|編集|追記|변경|수정|편집|갱신|추가|작성|삭제|जोड़|बदल|"
+            r"संपादित|يعدل|عدّل|أضف|ویرایش|اضافه\s+کن|añad\w{1,3}|agreg\w{1,3}|ajout\w{1,3}|aggiung\w{1,3}|adicion\w{1,3}|"
+            r"voeg|wijzig|lägg\s+till|ändra|přidej|uprav|dodaj|ongeza|hariri)")  # fmt: skip
+_ML_EDIT = bounded(with_folded(_ML_EDIT))
+_PERSONA_FILE = (r"(?:[\w-]{0,30}(?:soul|agents?|claude|gemini|memory|identity|persona|rules|instructions|heartbeat|system|prompt)"
+                 r"[\w-]{0,30}\.(?:md|mdc|txt|ya?ml|json)\b|\.cursorrules|\.clinerules|\.windsurfrules)")  # fmt: skip
+ANCHORS["persona_file_ml"] = (".md", ".mdc", ".txt", ".yml", ".yaml", ".json", "rules")
+ALSO_NEEDS["persona_file_ml"] = literals(_ML_EDIT)
+# Hiding it: more ways to say "do not tell them", "delete the sent copy".
+_ML_CONCEAL_MORE = (r"(?:nicht\s+(?:im\s+\w{1,20}\s+)?erwähnen|ohne\s+(?:ihn|sie|den\s+nutzer)\s+zu\s+informieren|sans\s+(?:l'|le\s+|la\s+)?"
+                    r"(?:prévenir|informer)|bila\s+kumjulisha|neohlašuj|nic\s+(?:mu|jí)\s+neříkej|нічого\s+не\s+(?:кажи|повідомляй)|"
+                    r"ничего\s+не\s+(?:говори|сообщай)|報告しない|知らせないこと|알리지\s*마|보고하지\s*마|hiçbir\s+şey\s+söyleme|gösterme|"
+                    r"efface\w{0,2}\s+(?:le\s+)?message\s+envoyé|lösche\s+die\s+gesendete|borra\s+el\s+(?:mensaje|correo)\s+enviado|"
+                    r"apague\s+a\s+mensagem\s+enviada|cancella\s+il\s+messaggio\s+inviato|sans\s+rien\s+dire|senza\s+dir(?:e|gli)|"
+                    r"sem\s+(?:avisar|informar)|sin\s+(?:avisar|informar)|tanpa\s+memberi\s+tahu|không\s+báo|mà\s+không\s+cần\s+hỏi)")  # fmt: skip
+_ML_CONCEAL_MORE = with_folded(_ML_CONCEAL_MORE)
+
+# Hiding it from the user, or acting without their confirmation.
+_ML_CONCEAL = (r"(?:не\s+сообщай|не\s+говори|не\s+повідомляй|no\s+(?:le\s+)?(?:digas|informes|cuentes|avises)|ne\s+(?:lui\s+)?dis\s+"
+               r"(?:rien|pas)|n'en\s+parle\s+pas|sag\s+(?:dem|der)\s+\w{1,20}\s+nichts|nicht\s+(?:informieren|erwähnen)|"
+               r"non\s+dire|non\s+informare|não\s+(?:conte|diga|informe)|不要告诉|不要告訴|別告訴|不要告知|伝えないで|知らせないで|"
+               r"알리지\s+마|말하지\s+마|لا\s+تخبر|मत\s+बताना|मत\s+बताओ|söyleme|nie\s+mów|nie\s+informuj|vertel\s+(?:het\s+)?niet|"
+               r"jangan\s+(?:beri\s+tahu|kasih\s+tahu|memberitahu)|đừng\s+(?:nói|báo)|usimwambie|без\s+подтверждения|"
+               r"sin\s+confirmaci[oó]n|sans\s+(?:demander\s+de\s+)?confirmation|ohne\s+(?:rück)?bestätigung|senza\s+conferma|"
+               r"sem\s+confirmação|bez\s+potwierdzenia|onaysız|無需確認|无需确认|確認なしで|확인\s+없이|بدون\s+تأكيد|बिना\s+पुष्टि|"
+               r"tanpa\s+konfirmasi|không\s+cần\s+xác\s+nhận|utan\s+att\s+fråga|uden\s+at\s+spørge|uten\s+å\s+spørre|"
+               r"no\s+hace\s+falta\s+confirm\w{1,6}|pas\s+besoin\s+de\s+(?:le\s+)?confirmer|keine\s+bestätigung|non\s+serve\s+confermar\w{0,3}|"
+               r"não\s+(?:é\s+)?precis\w{1,3}\s+confirmar|確認は不要|確認不要|无需确认|不需要确认|확인할\s+필요\s+없|gerek\s+yok|"
+               r"tidak\s+perlu\s+konfirmasi|書かないで|言わないで|no\s+lo\s+(?:comentes|menciones)|n'en\s+parlez\s+pas)")  # fmt: skip
+_ML_CONCEAL = with_folded(_ML_CONCEAL)
+_ML_CONCEAL = _ML_CONCEAL[:-1] + "|" + _ML_CONCEAL_MORE[3:]
+_ENGLISH_TOO = {"ignore", "instructions", "password", "adres"}  # the same word in English: not a sign of another language
+_ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alternation in (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_APPROVE, _ML_CONCEAL)
+                              for word in literals(alternation) if word not in _ENGLISH_TOO)
+             + r"|https?://|@[\w-]{1,63}\.)")
+ANCHORS["ai_addressed_ml"] = tuple(f" {word}" if word.isascii() and len(word) <= 3 else word
+                                   for word in literals(_ML_AI.replace("\\b", "")))
+_ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|ingat(?:lah)?|luu\s+lai|lưu\s+lại|ghi\s+nho|"
+            r"ghi\s+nhớ|zapamięta\w{0,2}|zapamieta\w{0,2}|onthoud|bewaar|merk\s+dir|speichere|kom\s+ihag|kom\s+ihåg|husk|guarda|recuerda|memoriza|retiens|"
+            r"enregistre|ricorda|memorizza|lembre|memorize|запомни|сохрани|запам'ятай|збережи|记住|記住|保存して|覚えて|"
+            r"기억해|저장하|याद\s+रख|সংরক্ষণ\s+কর|মনে\s+রাখ|kumbuka|tandaan|احفظ|تذكر|به\s+خاطر\s+بسپار|ذخیره\s+کن|זכור|"
+            r"שמור|θυμησου|θυμήσου|αποθηκευσε|αποθήκευσε|จำไว้|บันทึกไว้|நினைவில்\s+வை|retine|reține|pamatuj|zapamatuj)")  # fmt: skip
+_ML_KEEP = with_folded(_ML_KEEP)
+ANCHORS["memory_write_order_ml"] = literals(_ML_KEEP)
+ANCHORS["standing_send_ml"] = literals(_ML_FROM_NOW)
+ANCHORS["override_instructions_ml"] = literals(_ML_IGNORE)
+ANCHORS["standing_order_ml"] = literals(_ML_FROM_NOW)
+ANCHORS["send_secret_ml"] = literals(_ML_SECRET)
+ANCHORS["send_out_ml"] = literals(_ML_SEND)
+ALSO_NEEDS["send_out_ml"] = ("@", "http")
+
+RULES = (
+    # Someone's authority claimed, or something sent to an address: weak alone (a job advert says "send
+    # your CV to rh@…"), held together with anything else an order carries.
+    ("authorisation_ml", "authorisation", 0.6, re.compile(_ML_AUTH)),
+    ("send_out_ml", "exfiltration", 0.6, re.compile(bounded(_ML_SEND) + r"\w{0,3}\b[^\n]{0,160}?(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,}|https?://)")),
+    ("persona_file_ml", "persona_file", 1.0,
+     re.compile(_ML_EDIT + r"[^.!?\n]{0,40}?" + _PERSONA_FILE + "|" + _PERSONA_FILE + r"[^.!?\n]{0,60}?" + _ML_EDIT)),
+    ("disable_filters_ml", "override", 1.0, re.compile(_ML_DISABLE)),
+    ("payment_change_ml", "payment_change", 1.0, re.compile(_ML_NEW_ACCOUNT)),
+    ("override_instructions_ml", "override", 1.0,
+     re.compile(_ML_IGNORE + r".{0,40}?" + _ML_RULES + "|" + _ML_RULES + r".{0,40}?" + _ML_IGNORE)),
+    # As in English, a time phrase alone is news ("from now on the office closes at 5"); with an order
+    # to keep it, or an AI reader named, it is a standing order.
+    ("standing_order_ml", "standing_order", 0.6, re.compile(_ML_FROM_NOW)),
+    ("memory_write_order_ml", "standing_order", 0.6, re.compile(_ML_KEEP)),
+    ("standing_send_ml", "exfiltration", 1.0,
+     re.compile(_ML_FROM_NOW + r"[^\n]{0,120}?(?:" + _ML_SEND + r"|https?://|@[\w-]{1,63}\.)")),
+    ("ai_addressed_ml", "addressee", 1.0, re.compile(_ML_AI + r"[^\n]{0,200}?" + _ML_ORDER)),
+    ("send_secret_ml", "exfiltration", 1.0,
+     re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
+)
+
+# A pair rule runs only when both of its word lists are in the text.
+ALSO_NEEDS["override_instructions_ml"] = literals(_ML_RULES)
+ALSO_NEEDS["send_secret_ml"] = literals(_ML_SEND)

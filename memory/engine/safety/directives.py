@@ -1,0 +1,332 @@
+"""Untrusted text that addresses the agent instead of stating a fact (issue 15).
+
+A memory fact is a statement about the world. Text from a web page or a tool result that instead
+tells the agent what to do — override its instructions, keep a standing order, claim someone
+authorised it, speak as the system or developer, call a tool, send data somewhere, edit the files
+the agent reads — is not refused outright: the write path holds it for review, so a person decides
+and an odd but honest text is not lost.
+
+`read_directive(text)` reads every undisguised reading of the text (`memory.engine.safety.deobfuscate`)
+with a set of signal rules, each with a weight. The weights add up per family, the strongest family
+and any second family decide the score, and a text that *talks about* attacks — a report, a lesson,
+a quotation, with no second person outside its quotes — is discounted: quoting "ignore previous
+instructions" in a security talk is not an instruction. A score of `HOLD_AT` or more is a directive.
+
+The rules themselves live in `directive_rules` (English) and `directive_languages` (other
+languages); this module reads them, weighs them and gives the verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import ahocorasick
+
+from memory.engine.safety import directive_lexicon
+from memory.engine.safety.deobfuscate import compact, fold, views
+from memory.engine.safety.directive_rules import (
+    ALL_ANCHORS,
+    ALSO_SETS,
+    ANCHOR_SETS,
+    CIPHER_CORE,
+    COMMIT_TITLE,
+    COMPACT,
+    COMPACT_ANCHORS,
+    CONDITIONAL,
+    CONDITIONAL_RULES,
+    CORE_SET,
+    CREATES_FILE,
+    CUED,
+    EVERY_RULE,
+    GATES,
+    IMPERATIVE_OPENING,
+    NEEDS,
+    NEGATABLE,
+    NEGATED,
+    STATED,
+    UNLESS,
+)
+from memory.engine.safety.scan import ScanResult, ThreatMatch, scan_for_threats
+
+HOLD_AT = 1.0
+MAX_CHARS = 2_000_000  # read whole (linear); past this a write is refused by validation long before
+
+
+def _present(view: str, *, core_only: bool = False) -> frozenset[str]:
+    """Every anchor the view holds ("^word": the view starts with it), found once per reading
+    (`core_only`: a ciphered reading, read for the core rules' anchors only)."""
+    # One pass over the text for every anchor at once; a line break reads as the space an anchor such
+    # as " bot" starts with ("\nBot reading this issue:").
+    found = {anchor for _, anchor in _FINDER.iter(view.replace("\n", " "))}
+    found.update(anchor for anchor in _AT_START if view.startswith(anchor[1:]))
+    return frozenset(found & CORE_SET if core_only else found)
+
+
+def _automaton(words: set[str]) -> ahocorasick.Automaton:
+    """An Aho-Corasick automaton over `words`: every one of them found in a single linear pass."""
+    automaton = ahocorasick.Automaton()
+    for word in words:
+        automaton.add_word(word, word)
+    automaton.make_automaton()
+    return automaton
+
+
+_FINDER = _automaton({anchor for anchor in ALL_ANCHORS if anchor[0] != "^"})
+_AT_START = tuple(anchor for anchor in ALL_ANCHORS if anchor[0] == "^")
+
+
+def _worth(written: str, undone: str) -> bool:
+    """Whether `undone` holds an anchor (of three characters or more) that `written` did not: undoing a
+    disguise that brings none in (a hyphenated word, a version number, a user name) is not worth
+    reading the text again for."""
+    return any(len(anchor) >= 3 and anchor not in written for _, anchor in _FINDER.iter(undone))
+
+
+# A text that reports on, teaches or quotes attacks instead of making one. The frame of a document
+# ("the article", "this report") makes a discussion only with the vocabulary of attacks.
+_DISCUSSION = re.compile(
+    r"\b(?:the|this|our|a|an|in\s+the)\s+(?:security\s+)?(?:talk|paper|article|report|course|lecture|workshop|blog\s+post|"
+    r"podcast|survey|textbook|chapter|guideline|documentation|docs|newsletter|slides|ctf|evaluation|threat\s+model|"
+    r"red-team\s+report|incident\s+review|study|challenge|episode|schema|template)\b"
+)
+# Stronger frames: a text that explains, describes, quotes or teaches (the frames above are documents,
+# and a document is also where an attack hides, so they frame a discussion only with an attack topic).
+_EXPLAINING = re.compile(
+    r"\bresearchers?\b|\bwhat\s+is\s+an?\b|\b(?:the\s+)?docs?\s+(?:show|say|describe|list)s?\b|\bdocumentation\s+(?:shows|says|describes|lists)\b|"
+    r"\b(?:(?<![.\w])e\.g\.(?!\w)|for\s+instance|well-known|(?:known|common|classic)\s+(?:trick|technique)|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
+    r"found\s+that|coined|compares|warned|notes\s+that|such\s+as|for\s+example|an\s+example|"
+    r"examples?\s+of|example\s*:|is\s+called|known\s+as|a\s+common|classic|post-?mortem|incident\s+report|training|"
+    r"slide|quiz|awareness|abstract|we\s+(?:evaluate|measured|tested|found|show)|red\s+flags?|warning\s+signs?|"
+    r"fraudsters|attackers|scammers|stopped\s+working|api\s+reference|"
+    r"the\s+parser|payloads|write-?up|advisory|cve-\d{1,40}|mitigation|defen[cs]es?|how\s+[\w-]{1,30}(?:\s+[\w-]{1,30})?\s+works|"
+    r"the\s+attacker|an\s+attacker|explainer|red-?team\s+(?:finding|report|exercise)s?|findings?|"
+    r"(?:a|the)\s+(?:sentence|phrase|string|payload|line|prompt|text)\s+(?:like|such\s+as))\b"
+)
+_ATTACK_TOPIC = re.compile(
+    r"\b(?:injections?|attacks?|attackers?|phishing|jailbreaks?|payloads?|exploits?|fraud\w*|scam\w*|malicious|red\s+flags?|"
+    r"warning\s+signs?|vulnerab\w{1,40}|exfiltrat\w{1,40}|adversar\w{1,40}|red-?team\w*|security|fake|spoof\w*|ctf)\b"
+)
+# Rules that make a text an attack whatever frame it sits in: it speaks to the AI reading it, or hides
+# what it does from the person the agent works for.
+_UNDISCUSSABLE = frozenset({"ai_addressed", "ai_heading", "conceal_from_user"})
+# Letters dressed up as other characters: mathematical styles, circled and squared, full width, and a
+# Latin word with a Cyrillic or Greek look-alike inside it.
+_STYLED = re.compile("[\U0001d400-\U0001d7ff\u24b6-\u24e9\U0001f130-\U0001f189\uff21-\uff3a\uff41-\uff5a]|"
+                     "[a-zA-Z][\u0430-\u044f\u0410-\u042f\u03b1-\u03c9\u0391-\u03a9]|"
+                     "[\u0430-\u044f\u0410-\u042f\u03b1-\u03c9\u0391-\u03a9][a-zA-Z]")
+_TEMPLATE_SYNTAX = re.compile(r"\{%-?\s{0,3}(?:for|if|endfor|endif)\b|\{\{-?\s{0,3}[\w'\"<|]{1,40}[\w.\[\]'\"]{0,40}\s{0,3}(?:\+|-?\}\})")
+# A JSON value ("advisory": "...") is content, not a quotation.
+_QUOTED = re.compile(r"(?<!:)(?<!:\s)\"[^\"\n]{1,300}\"|(?<!\w)'[^'\n]{3,300}'(?!\w)|`[^`\n]{1,300}`")  # "student's" opens nothing
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yourself)\b")
+
+
+@dataclass(frozen=True)
+class Directive:
+    score: float
+    rules: tuple[str, ...]
+    families: tuple[str, ...]
+
+    @property
+    def reason(self) -> str:
+        said = ", ".join(_FAMILY_WORDS.get(family, family.replace("_", " ")) for family in self.families)
+        return f"it addresses the agent instead of stating a fact ({said}): held for a person to decide"
+
+
+# How a reviewer reads each family in a held write's reason.
+_FAMILY_WORDS = {
+    "override": "overrides its instructions", "standing_order": "plants a standing order",
+    "authorisation": "claims authority", "role_marker": "fakes a system or chat turn", "tool_call": "calls a tool",
+    "exfiltration": "sends data out", "persona_file": "edits an instruction file", "addressee": "speaks to an AI reader",
+    "concealment": "hides it from the user", "payment_change": "changes where money goes",
+    "wording": "worded like an order", "disguise": "disguised", "imperative": "an order",
+}  # fmt: skip
+
+
+def _discussion(text: str) -> bool:
+    """Talks about attacks: a teaching or reporting frame, and the vocabulary of attacks or no second
+    person outside quotations; a document's frame ("this report", "the article") only with that
+    vocabulary ("the article summary" is where an attack hides too)."""
+    if _EXPLAINING.search(text):
+        return bool(_ATTACK_TOPIC.search(text)) or not _SECOND_PERSON.search(_QUOTED.sub(" ", text))
+    return bool(_DISCUSSION.search(text)) and bool(_ATTACK_TOPIC.search(text))
+
+
+def _gated(rule: str, view: str, opened: dict[str, list[tuple[int, int]]]) -> bool:
+    """Whether every shared part `rule` needs is in `view` (`opened` remembers where each was found)."""
+    for gate in NEEDS.get(rule, ()):
+        if gate not in opened:
+            opened[gate] = [m.span() for _, m in zip(range(64), GATES[gate].finditer(view), strict=False)]
+        if not opened[gate]:
+            return False
+    return True
+
+
+# How far a rule's match reaches before and after the part whose data it sends ("theirs"): the send
+# verb, an address and a link may stand on either side, within a sentence or two.
+_BEFORE_THEIRS, _AFTER_THEIRS = 520, 320
+
+
+def _windows(rule: str, opened: dict[str, list[tuple[int, int]]]) -> list[tuple[int, int]] | None:
+    """The stretches of a reading a rule that needs someone's data can match in: around each place
+    that data is named (None: the whole reading)."""
+    if "theirs" not in NEEDS.get(rule, ()):
+        return None
+    merged: list[list[int]] = []
+    for start, end in opened["theirs"]:
+        start, end = max(0, start - _BEFORE_THEIRS), end + _AFTER_THEIRS
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    return [(a, b) for a, b in merged]
+
+
+def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
+    """Whether this occurrence of a rule's shape is no order: negated, stated of someone, conditional,
+    or a file created rather than written into."""
+    start = found.start()
+    if rule == "persona_file_edit" and CREATES_FILE.fullmatch(found.group()):
+        return True
+    if rule.startswith("persona_file") and COMMIT_TITLE.search(view, max(0, start - 80), start + 1):
+        return True
+    if rule in NEGATABLE:
+        return bool(NEGATED.search(view, max(0, start - 40), start) or STATED.search(view, max(0, start - 200), start))
+    return rule in CONDITIONAL_RULES and CONDITIONAL.search(view, max(0, start - 100), start) is not None
+
+
+def _finds(rule: str, pattern: re.Pattern[str], view: str,
+           windows: list[tuple[int, int]] | None = None) -> re.Match[str] | None:
+    """Where `pattern` matches `view`, within `windows` when given (for a negatable rule: somewhere not
+    right after "never" or a subject: "we share personal data only with processors" states, it does
+    not order)."""
+    for start, end in windows if windows is not None else [(0, len(view))]:
+        found = pattern.search(view, start, end)
+        for _ in range(32):  # a bound: a text that negates every send is read as negated
+            if found is None or not _not_an_order(rule, view, found):
+                break
+            found = pattern.search(view, found.start() + 1, end)
+        if found is not None:
+            return None if rule in UNLESS and UNLESS[rule].search(view) else found
+    return None
+
+
+def _addressed(view: str, matches: list[re.Match[str]]) -> bool:
+    """Whether a rule's own words speak to the reader ("save this to your long-term notes") outside any
+    quotation: a report or a lesson quotes such words, it does not say them."""
+    quoted = [m.span() for m in _QUOTED.finditer(view)]
+    return any(_SECOND_PERSON.search(m.group()) and not any(a <= m.start() < b for a, b in quoted) for m in matches)
+
+
+_SENTENCE_END = re.compile(r"[.!?\n](?=\s|$)")
+
+
+def _sentence_of(view: str, found: re.Match[str]) -> tuple[int, int]:
+    """The span of the sentence (or two hundred characters either side, at most) around a match."""
+    lo, hi = max(0, found.start() - 200), min(len(view), found.end() + 200)
+    ends = [m.end() for m in _SENTENCE_END.finditer(view, lo, found.start())]
+    after = _SENTENCE_END.search(view, found.end(), hi)
+    return (ends[-1] if ends else lo), (after.end() if after else hi)
+
+
+def _opens_hidden_order(view: str, base: str, styled: bool) -> bool:
+    """An order opens a sentence of this undisguised reading, and the text as written did not show it
+    (a leet user name in a CI file does not make the file's "run:" steps hidden)."""
+    found = IMPERATIVE_OPENING.search(view)
+    return found is not None and (styled or found.group().strip() not in base)
+
+
+def read_directive(text: str, *, wording: bool = True) -> Directive | None:
+    """The directive signals in `text` (None when it reads as a statement about the world);
+    `wording`: the learned word list (`directive_lexicon`) weighs in as one more signal."""
+    if not text or not text.strip():
+        return None
+    plain, ciphered, disguised = views(text[:MAX_CHARS], worth=_worth)
+    hits: dict[str, tuple[str, float]] = {}
+    hidden = False  # a rule read only once a disguise was undone
+    plain_matches: list[re.Match[str]] = []
+    base_present = _present(plain[0])
+    for index, (view, rules) in enumerate([(v, EVERY_RULE) for v in plain] + [(v, CIPHER_CORE) for v in ciphered]):
+        present = base_present if index == 0 else _present(view, core_only=index >= len(plain))
+        opened: dict[str, list[tuple[int, int]]] = {}
+        # Another reading is a window around a disguise that brought in an anchor; every rule with an
+        # anchor there reads it ("assistant, please for-\nward": the rule's anchor was plain, its verb not).
+        for rule, family, weight, pattern in rules:
+            if (rule not in hits and not ANCHOR_SETS[rule].isdisjoint(present)
+                    and (rule not in ALSO_SETS or not ALSO_SETS[rule].isdisjoint(present))
+                    and _gated(rule, view, opened) and (found := _finds(rule, pattern, view, _windows(rule, opened)))):
+                if rule in CUED and not CUED[rule][0].search(view, *_sentence_of(view, found)):
+                    weight = CUED[rule][1]
+                hits[rule] = (family, weight)
+                hidden = hidden or index >= len(plain) or disguised[index]
+                if index == 0:
+                    plain_matches.append(found)
+    if "override_instructions" not in hits:
+        joined = compact(plain[0])  # the folded text views() already made
+        if any(word in joined for word in COMPACT_ANCHORS) and COMPACT.search(joined):
+            hits["compact_override"] = ("override", 1.0)
+    lexicon = directive_lexicon.shipped() if wording else None
+    if lexicon is not None and lexicon.holds(plain[0]):
+        hits[directive_lexicon.RULE] = ("wording", 1.0)
+    styled = _STYLED.search(text, 0, MAX_CHARS) is not None
+    undisguised = [view for view, was in zip(plain, disguised, strict=True) if was] or (plain[:1] if styled else [])
+    if (hits or undisguised) and any(_opens_hidden_order(view, plain[0], styled) for view in undisguised):
+        hits["imperative_opening"] = ("imperative", 0.5)  # an order that had to be undisguised to be read
+        hidden = True
+    if not hits:
+        return None
+    if "role_marker" in hits and _TEMPLATE_SYNTAX.search(text, 0, MAX_CHARS):
+        hits["role_marker"] = ("role_marker", 0.4)  # "{% for message in messages %}<|im_start|>{{ message.role }}"
+    if hidden or styled:
+        # Honest text has no reason to hide what it says: an order that had to be undisguised to be
+        # read (spaced, leetspeak, encoded, ciphered, written in styled or look-alike letters) counts as
+        # a second signal of its own, so a weak one is held where its plain twin would pass.
+        hits["disguised"] = ("disguise", 1.0)
+    by_family: dict[str, float] = {}
+    for family, weight in hits.values():
+        by_family[family] = min(1.5, by_family.get(family, 0.0) + weight)
+    ranked = sorted(by_family.values(), reverse=True)
+    score = ranked[0] + (0.5 * ranked[1] if len(ranked) > 1 else 0.0)
+    if _UNDISCUSSABLE.isdisjoint(hits) and _discussion(plain[0]) and not _addressed(plain[0], plain_matches):
+        score *= 0.4
+    if score < HOLD_AT:
+        return None
+    families = tuple(sorted(by_family, key=lambda f: -by_family[f]))
+    return Directive(round(score, 3), tuple(hits), families)
+
+
+# Phrase families of the threat scan that a quotation in a report or a lesson may trip: an attack
+# string *discussed* is allowed; smuggled characters, hidden (encoded) payloads and secrets never are.
+QUOTABLE_FAMILIES = frozenset({"override", "exfiltration"})
+# Threat-scan rules whose match the directive reader judges instead: an edit of an agent's instruction
+# file is held for review like any other order ("update AGENTS.md with the new test command" is honest).
+HELD_NOT_REFUSED = frozenset({"persistence_context_file"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the write path does with an untrusted text: "allow", "hold" (for review) or "refuse"."""
+
+    action: str
+    rules: tuple[str, ...] = ()
+    reason: str = ""
+    matches: tuple[ThreatMatch, ...] = ()
+
+
+ALLOW = Verdict("allow")
+
+
+def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bool = True) -> Verdict:
+    """The whole picture for an untrusted text: the threat scan refuses what is plainly an attack,
+    unless every match is a quotable phrase inside a text that discusses attacks; text that
+    addresses the agent is held for review; the rest is a statement and is allowed."""
+    scan = scan if scan is not None else scan_for_threats(content)
+    if scan.flagged and not HELD_NOT_REFUSED.issuperset(m.rule for m in scan.matches):
+        quoted = _discussion(fold(content[:MAX_CHARS])) and all(
+            m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
+        if not quoted:
+            return Verdict("refuse", scan.rules, "matched threat pattern(s): " + ", ".join(scan.rules), scan.matches)
+    directive = read_directive(content, wording=wording)
+    if directive is not None:
+        return Verdict("hold", directive.rules, directive.reason)
+    return ALLOW

@@ -1,0 +1,1 @@
+"""Sealed content's keys: the key store binding, master-key rotation, and the crypto-shred primitive."""

@@ -1,0 +1,80 @@
+"""The abstention bench of issue 16: AUROC as the Mann-Whitney statistic, and in-domain against
+out-of-domain questions over conversations in the gold-set format. Pure: no database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.memory import abstention
+from bench.memory.locomo import evaluate_locomo, load_conversation
+
+GOLD = Path(__file__).resolve().parents[1] / "data" / "tideline-gold"
+
+
+@pytest.mark.parametrize("positives, negatives, expected", [
+    ([0.9, 0.8], [0.1, 0.2], 1.0),   # every answerable question outscores every unanswerable one
+    ([0.1, 0.2], [0.9, 0.8], 0.0),
+    ([0.5, 0.5], [0.5, 0.5], 0.5),   # ties count one half
+    ([0.9, 0.3], [0.5, 0.1], 0.75),
+    ([], [0.1], 0.5),
+])  # fmt: skip
+def test_auroc_is_the_chance_a_positive_outscores_a_negative(positives, negatives, expected):
+    assert abstention.auroc(positives, negatives) == pytest.approx(expected)
+
+
+def test_each_conversation_is_asked_its_own_and_the_others_questions():
+    paths = sorted(GOLD.glob("*.json"))[:2]
+    report = abstention.evaluate(paths, floor=0.0)
+    own = evaluate_locomo(paths)
+    figures = report.figures
+    assert figures.in_domain == sum(1 for case in own.cases if case.relevant)
+    assert figures.out_of_domain > 0 and 0.0 <= figures.auroc_top_relevance <= 1.0
+    # In-domain questions are scored exactly as the LoCoMo bench scores them when nothing is dropped.
+    assert figures.in_domain_hit_at_10 == pytest.approx(own.overall.hit_at_10, abs=1e-4)
+    # A floor above every relevance leaves nothing: every out-of-domain question gets no hit.
+    assert abstention.evaluate(paths, floor=1.01).figures.out_of_domain_no_hit == 1.0
+
+
+def test_the_vectorised_figures_match_a_question_by_question_count():
+    specs = [load_conversation(path) for path in sorted(GOLD.glob("*.json"))]
+    questions = abstention.collect(specs)
+    for floor in (0.0, 0.05, 0.3):
+        figures = abstention.score(questions, floor, abstention.ENGINE)
+        inside, outside, hits = [], [], []
+        for q in questions:
+            rel = abstention.relevances(q, abstention.ENGINE)
+            kept = rel >= floor
+            top = float(rel[kept].max()) if kept.any() else 0.0
+            (inside if q.inside else outside).append(top)
+            if q.inside:
+                hits.append(bool(q.relevant[kept][:10].any()))
+        assert figures.out_of_domain_no_hit == pytest.approx(sum(t == 0 for t in outside) / len(outside), abs=1e-4)
+        assert figures.in_domain_hit_at_10 == pytest.approx(sum(hits) / len(hits), abs=1e-4)
+        assert figures.auroc_top_relevance == pytest.approx(abstention.auroc(inside, outside), abs=1e-4)
+
+
+def test_the_chosen_floor_is_the_lowest_that_leaves_half_the_foreign_questions_empty():
+    specs = [load_conversation(path) for path in sorted(GOLD.glob("*.json"))]
+    questions = abstention.collect(specs)
+    knobs, floor, figures = abstention.choose(questions, grid=[abstention.ENGINE])
+    assert figures.out_of_domain_no_hit >= abstention.TARGET_NO_HIT
+    lower = abstention.score(questions, floor * 0.999999 - 1e-12, knobs)
+    assert floor == 0.0 or lower.out_of_domain_no_hit < abstention.TARGET_NO_HIT
+
+
+def test_cross_validation_scores_each_conversation_with_constants_chosen_without_it():
+    paths = sorted(GOLD.glob("*.json"))
+    specs = [load_conversation(path) for path in paths]
+    report = abstention.cross_validate(specs, grid=[abstention.DEFAULT_SETTINGS])
+    assert [fold["held_out"] for fold in report.folds] == [spec["name"] for spec in specs]
+    assert report.figures.in_domain == sum(1 for spec in specs for case in spec["cases"] if case["relevant_keys"])
+    for fold in report.folds:
+        assert fold["held_out_figures"]["in_domain"] > 0 and fold["floor"] >= 0.0
+
+
+def test_the_command_wants_two_conversations(capsys):
+    with pytest.raises(SystemExit):
+        abstention.main([str(sorted(GOLD.glob("*.json"))[0])])
+    assert "at least two" in capsys.readouterr().err

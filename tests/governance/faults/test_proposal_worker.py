@@ -1,0 +1,57 @@
+"""A real django-q2 worker evaluates a queued proposal (issue 14): `tideline proposals evaluate --queue`
+hands it over, `manage.py qcluster` picks it up in another process, the progress columns move and the
+verdict lands on the proposal with an `evaluated` event by the worker."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+GOLD = ROOT / "tests" / "data" / "tideline-gold" / "hard.json"
+
+
+def _cli(env: dict, *args: str) -> dict:
+    done = subprocess.run([sys.executable, "-m", "tideline_site.cli", *args, "--json"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_worker_in_another_process_evaluates_a_queued_proposal(tmp_path):
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'tideline.sqlite3'}",
+           "TIDELINE_KEYSTORE_DIR": str(tmp_path / "keystore"), "TIDELINE_Q_SYNC": "0"}  # fmt: skip
+    migrated = subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, capture_output=True,
+                              text=True, check=False)  # fmt: skip
+    assert migrated.returncode == 0, migrated.stderr
+    _cli(env, "demo", "--allow-server")
+    _cli(env, "gold", "upload", str(GOLD), "--workspace", "demo", "--as", "demo-owner")
+    _cli(env, "gold", "approve", "--set", "hard", "--workspace", "demo", "--as", "demo-approver")
+    made = _cli(env, "proposals", "propose", "--workspace", "demo", "--set", "ngram_floor=0.2", "--rationale", "typos",
+                "--as", "demo-owner")  # fmt: skip
+    pid = str(made["proposed"][0]["id"])
+    queued = _cli(env, "proposals", "evaluate", pid, "--workspace", "demo", "--queue")
+    assert queued["evaluation"] == "queued"
+    cluster = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    try:
+        deadline, shown = time.monotonic() + 180, {}
+        while time.monotonic() < deadline:
+            shown = _cli(env, "proposals", "show", pid, "--workspace", "demo")
+            if shown["evaluation"] in ("done", "failed"):
+                break
+            time.sleep(0.5)
+    finally:
+        os.killpg(cluster.pid, signal.SIGTERM)
+        try:
+            cluster.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(cluster.pid, signal.SIGKILL)
+    assert shown.get("evaluation") == "done", shown
+    assert shown["clears_bar"] in (True, False) and shown["bar_reason"]
+    assert shown["report"]["cases"] == 20 and set(shown["report"]["capabilities"]) >= {"default", "bm25"}

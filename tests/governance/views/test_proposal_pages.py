@@ -1,0 +1,187 @@
+"""The proposals and gold-set pages (issue 14): the loop through the console as two people, each role's
+view, and bad input answered with a message on the page (never a 500, nothing changed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from governance.models import GoldSet, Proposal
+from memory.models import Membership, MemoryEvent
+from memory.services import tuning as tuning_service
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+GOLD_DIR = Path(__file__).resolve().parents[2] / "data" / "tideline-gold"
+WORDS = ["lisbon", "saxophone", "kilimanjaro", "origami", "pistachio", "trombone"]
+TYPOS = ["lisbton", "saxaphone", "kilimanjero", "origammi", "pistashio", "trombome"]
+
+
+@pytest.fixture
+def world(workspace, other_workspace):
+    tl = Tideline(workspace)
+    ids = {w: tl.add(f"Maya keeps a {w} in the study.", segment="knowledge").id for w in WORDS}
+    users = {}
+    for role in ("owner", "approver", "admin"):
+        users[role] = get_user_model().objects.create_user(f"{role}-prop", password="pw-12345-x")
+        Membership.objects.create(user=users[role], workspace=workspace, role=role)
+    users["outsider"] = get_user_model().objects.create_user("outsider-prop", password="pw-12345-x")
+    Membership.objects.create(user=users["outsider"], workspace=other_workspace, role="admin")
+    return workspace, users, ids
+
+
+def _messages(response) -> str:
+    return " ".join(str(m) for m in response.context["messages"]) if response.context else ""
+
+
+def test_the_whole_loop_through_the_console_as_two_people(client, world):
+    ws, users, ids = world
+    client.force_login(users["owner"])
+    response = client.post(f"/w/{ws.name}/gold/", {"action": "scaffold", "size": "6"}, follow=True)
+    assert response.status_code == 200
+    gold = GoldSet.objects.get(workspace=ws)
+    for case in gold.cases.all():
+        word = next(w for w in WORDS if case.relevant_keys == [ids[w]])
+        client.post(f"/w/{ws.name}/gold/{gold.pk}/", {"action": "edit", "case": case.pk,
+                                                      "query": f"where is the {TYPOS[WORDS.index(word)]}"})
+    assert "gold-approve" not in client.get(f"/w/{ws.name}/gold/{gold.pk}/").content.decode()  # owners do not approve
+    client.force_login(users["approver"])
+    response = client.post(f"/w/{ws.name}/gold/{gold.pk}/", {"action": "approve"}, follow=True)
+    assert "Approved" in _messages(response)
+    tuning_service.set_tuning(ws, {"ngram_floor": 0.95}, actor="setup")  # typos miss at this floor
+    client.force_login(users["owner"])
+    response = client.post(f"/w/{ws.name}/proposals/", {"action": "tuning", "ngram_floor": "0.3",
+                                                         "rationale": "typos should still find the fact"}, follow=True)
+    proposal = Proposal.objects.get(workspace=ws)
+    assert response.redirect_chain[-1][0].endswith(f"/proposals/{proposal.pk}/")
+    response = client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "evaluate"}, follow=True)  # inline (TIDELINE_Q_SYNC)
+    assert "Evaluated" in _messages(response), _messages(response)
+    proposal.refresh_from_db()
+    assert proposal.evaluation == "done" and proposal.clears_bar, proposal.bar_reason
+    page = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/").content.decode()
+    assert "Clears the bar" in page and "<svg" in page
+    assert "You wrote this proposal: a second person" in page
+    response = client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "approve", "reason": "mine"}, follow=True)
+    assert "cannot be approved" in _messages(response)
+    client.force_login(users["approver"])
+    client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "approve", "reason": "helps typos"})
+    proposal.refresh_from_db()
+    assert proposal.status == "approved" and proposal.decided_by_name == users["approver"].username
+    asked = client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "apply"})
+    assert b"confirm-action" in asked.content and tuning_service.current(ws)[0] == 1  # asks first
+    client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "apply", "confirmed": "yes"})
+    assert tuning_service.current(ws)[0] == 2
+    response = client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "apply", "confirmed": "yes"}, follow=True)
+    assert "applied already" in _messages(response) and tuning_service.current(ws)[0] == 2
+    client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "revert", "confirmed": "yes", "reason": "test"})
+    proposal.refresh_from_db()
+    assert proposal.status == "reverted" and tuning_service.current(ws)[1] == tuning_service.values_of(ws, 1)
+    actions = list(MemoryEvent.objects.filter(workspace=ws, kind="proposal").order_by("revision")
+                   .values_list("data__action", flat=True))
+    assert actions == ["proposed", "evaluation_requested", "evaluated", "approved", "applied", "reverted"]
+    listing = client.get(f"/w/{ws.name}/proposals/?status=reverted").content.decode()
+    assert f"#{proposal.pk}" in listing
+
+
+def test_each_role_sees_the_pages_and_outsiders_get_404(client, world):
+    ws, users, _ = world
+    for role in ("owner", "approver", "admin"):
+        client.force_login(users[role])
+        for url in (f"/w/{ws.name}/proposals/", f"/w/{ws.name}/gold/"):
+            assert client.get(url).status_code == 200, (role, url)
+    client.force_login(users["approver"])
+    page = client.get(f"/w/{ws.name}/proposals/").content.decode()
+    assert "Propose settings by hand" not in page and "Owners and admins make proposals" in page
+    response = client.post(f"/w/{ws.name}/proposals/", {"action": "telemetry"}, follow=True)
+    assert "only owners or admins" in _messages(response) and not Proposal.objects.exists()
+    client.force_login(users["outsider"])
+    for url in (f"/w/{ws.name}/proposals/", f"/w/{ws.name}/gold/", f"/w/{ws.name}/proposals/1/", f"/w/{ws.name}/gold/1/"):
+        assert client.get(url).status_code == 404
+
+
+@pytest.mark.parametrize("upload, says", [
+    (b"not json at all", "is not JSON"),
+    (json.dumps({"facts": [], "cases": [], "extra": 1}).encode(), "unknown key(s) ['extra']"),
+    (b'{"facts": ' + b"[" * 50_000 + b"]" * 50_000 + b', "cases": []}', "nested too deeply"),  # was a 500
+    (b'{"facts": ' + b"[" * 100 + b"]" * 100 + b', "cases": []}', "nests 101 levels"),
+])
+def test_a_bad_gold_upload_is_a_message_and_adds_nothing(client, world, upload, says):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    ws, users, _ = world
+    client.force_login(users["owner"])
+    response = client.post(f"/w/{ws.name}/gold/", {"action": "upload", "file": SimpleUploadedFile("g.json", upload)},
+                           follow=True)
+    assert response.status_code == 200 and says in _messages(response) and not GoldSet.objects.exists()
+
+
+def test_an_uploaded_gold_file_lands_unapproved_and_bad_proposal_input_changes_nothing(client, world):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    ws, users, _ = world
+    client.force_login(users["admin"])
+    raw = (GOLD_DIR / "synthetic.json").read_bytes()
+    response = client.post(f"/w/{ws.name}/gold/", {"action": "upload", "file": SimpleUploadedFile("synthetic.json", raw)},
+                           follow=True)
+    made = GoldSet.objects.get(workspace=ws)
+    assert response.status_code == 200 and made.kind == "standalone" and not made.approved
+    assert client.get(f"/w/{ws.name}/proposals/999999/").status_code == 404
+    response = client.post(f"/w/{ws.name}/proposals/", {"action": "tuning", "ngram_floor": "banana", "rationale": "x"},
+                           follow=True)
+    assert response.status_code == 200 and _messages(response) and not Proposal.objects.exists()
+    response = client.post(f"/w/{ws.name}/proposals/", {"action": "retract", "fact_ids": "m-nope", "rationale": "x"},
+                           follow=True)
+    assert "no active fact" in _messages(response) and not Proposal.objects.exists()
+
+
+def test_the_playground_adds_a_gold_case(client, world):
+    ws, users, ids = world
+    client.force_login(users["owner"])
+    page = client.get(f"/w/{ws.name}/recall/?q=lisbon").content.decode()
+    assert "Right answer" in page and "should have found" in page
+    response = client.post(f"/w/{ws.name}/gold/from-playground/", {"query": "where is lisbon", "memory_id": ids["lisbon"]},
+                           follow=True)
+    assert "playground" in _messages(response)
+    assert GoldSet.objects.get(workspace=ws, name="playground").cases.get().relevant_keys == [ids["lisbon"]]
+
+
+def test_a_running_evaluation_polls_its_progress_as_a_fragment(client, world):
+    ws, users, _ = world
+    proposal = Proposal.objects.create(workspace=ws, change="tuning", source="manual", title="t", rationale="r",
+                                       tuning={"ngram_floor": 0.5}, author_name="x", evaluation="running",
+                                       eval_done=3, eval_total=12)  # fmt: skip
+    client.force_login(users["approver"])
+    fragment = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in fragment and 'id="evaluation"' in fragment and 'hx-trigger="every 1s"' in fragment
+    assert 'value="25"' in fragment and "3 of 12" in fragment
+    Proposal.objects.filter(pk=proposal.pk).update(evaluation="failed", eval_error="the evaluation failed: boom")
+    fragment = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    assert "hx-trigger" not in fragment and "the evaluation failed: boom" in fragment
+
+
+def test_the_navigation_counts_pending_proposals(client, world):
+    ws, users, _ = world
+    Proposal.objects.create(workspace=ws, change="tuning", source="manual", title="t", rationale="r",
+                            tuning={"ngram_floor": 0.5}, author_name="x")  # fmt: skip
+    Proposal.objects.create(workspace=ws, change="tuning", source="manual", title="u", rationale="r", status="applied",
+                            tuning={"ngram_floor": 0.6}, author_name="x")  # fmt: skip
+    client.force_login(users["approver"])
+    page = client.get(f"/w/{ws.name}/").content.decode()
+    assert '<span class="badge" title="pending proposals">1</span>' in page
+
+
+def test_a_query_lifted_from_its_fact_is_pointed_out(client, world):
+    ws, users, ids = world
+    client.force_login(users["owner"])
+    client.post(f"/w/{ws.name}/gold/", {"action": "scaffold", "size": "2"})
+    gold = GoldSet.objects.get(workspace=ws)
+    first, second = gold.cases.all()
+    first.query = " ".join(first.hint.split()[:4])  # the fact's own words
+    first.save()
+    second.query = "what instrument sits by the desk"
+    second.save()
+    page = client.get(f"/w/{ws.name}/gold/{gold.pk}/").content.decode()
+    assert page.count("gold-copied") == 1 and "Every word of this query is the fact's own" in page

@@ -1,0 +1,94 @@
+"""A large recall index is frozen after its build (memory/services/recall/index.py, `_building`), so
+the collector skips it. Letting it go must still free it: every object of it, cycles included, and
+so the plaintext it held."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from memory.engine.facts import records as R
+from memory.services.recall import index as recall_index
+from memory.services.recall.index import registry
+from memory.services.writes.write_path import NewFact, write_fact
+
+pytestmark = pytest.mark.django_db
+
+def _strings_in(obj) -> list[str]:
+    if isinstance(obj, tuple | list):
+        return [item for item in obj if isinstance(item, str)]
+    if isinstance(obj, dict):
+        return [value for value in obj.values() if isinstance(value, str)]
+    return []
+
+
+def _alive_with(text: str) -> int:
+    """Containers the collector can see (frozen ones included) that hold `text` directly."""
+    gc.unfreeze()  # look at everything, then put back what was frozen (nothing of ours, we hope)
+    try:
+        return sum(1 for obj in gc.get_objects() if text in _strings_in(obj))
+    finally:
+        gc.freeze()
+
+
+def test_clearing_the_registry_frees_a_frozen_index_and_its_plaintext(workspace, monkeypatch, settings):
+    settings.TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = 0  # built from the database, no snapshot involved
+    monkeypatch.setattr(recall_index, "FREEZE_AT_FACTS", 2)
+    for i in range(3):
+        write_fact(workspace=workspace, new=NewFact(content=f"Fact number {i} about the garden.", segment="knowledge"),
+                   actor="test")  # fmt: skip
+    secret = " ".join(["Quintessa keeps the spare key", "under the blue heron statue."])  # no constant holds it
+    write_fact(workspace=workspace, new=NewFact(content=secret, segment="knowledge"), actor="test")
+    registry.clear()
+    index = registry.get(workspace, R.Origin.owner())
+    assert len(index.cols) == 4 and gc.get_freeze_count() > 0  # built large enough to be frozen
+    del index
+    registry.clear()
+    assert _alive_with(secret) == 0
+
+
+def test_a_sync_that_would_reread_most_of_a_large_index_builds_it_afresh(workspace, monkeypatch):
+    """After a change touching most facts (a dream over the whole workspace), the index is rebuilt
+    from the database, not patched while the old one is held; it then answers as a fresh build."""
+    from memory.services.recall import verbs as recall_service
+    from memory.services.recall.index import IndexRegistry
+    from memory.tideline import Tideline
+
+    monkeypatch.setattr(recall_index, "REBUILD_MIN_FACTS", 4)
+    tl = Tideline(workspace, actor="test")
+    added = [tl.add(f"Fact number {i} about the rose garden and its keeper.", segment="knowledge") for i in range(6)]
+    index = registry.get(workspace, R.Origin.owner())
+    full_builds = []
+    real_load_vectors = IndexRegistry._load_vectors
+    monkeypatch.setattr(IndexRegistry, "_load_vectors",
+                        lambda self, ix, touched: (full_builds.append(touched is None), real_load_vectors(self, ix, touched))[1])  # fmt: skip
+    tl.purge([record.id for record in added[:4]], reason="test")  # four of six: most of the index
+    synced = recall_service.recall(workspace=workspace, query="rose garden keeper", origin="owner", k=10, reinforce=False)
+    assert full_builds == [True]  # one build from the database, no patch
+    assert registry.get(workspace, R.Origin.owner()) is index  # the same index, rebuilt in place
+    registry.clear()
+    fresh = recall_service.recall(workspace=workspace, query="rose garden keeper", origin="owner", k=10, reinforce=False)
+    assert [hit.id for hit in synced] == [hit.id for hit in fresh]
+    assert sorted(hit.id for hit in synced) == sorted(record.id for record in added[4:])
+
+
+@pytest.mark.parametrize("synced", [False, True])
+def test_an_index_s_links_hold_the_rows_own_id_strings(workspace, synced):
+    """Links read from the database come with new strings per row: the index keeps its rows' (a
+    dream's 2.5 million links held their own copies, and its snapshot pickled every one)."""
+
+    def write(text, links=()):
+        return write_fact(workspace=workspace, new=NewFact(content=text, segment="knowledge", links=links),
+                          actor="test").fact  # fmt: skip
+
+    a = write("The rose garden has a keeper.")
+    if synced:
+        registry.get(workspace, R.Origin.owner())  # built first: the link then arrives through a sync
+    b = write("The keeper waters the roses at dawn.", links=(("supports", a.memory_id, ""),))
+    index = registry.get(workspace, R.Origin.owner())
+    ((src, kind, dst),) = [link for link in index.links if link[1] == "supports"]
+    assert (src, dst) == (b.memory_id, a.memory_id)
+    assert src is index.rows[b.memory_id].memory_id and dst is index.rows[a.memory_id].memory_id
+    assert index.link_state.stored.group(index.meta[b.memory_id].pk) == [(src, kind, dst)]
+    assert index.link_state.into == {a.memory_id: index.meta[b.memory_id].pk}
