@@ -115,11 +115,16 @@ def tl(workspace):
 
 @pytest.fixture
 def owner(workspace):
-    """A console user who owns the test workspace."""
-    from django.contrib.auth import get_user_model
+    """A console user who owns the test workspace: olga, password "pw-olga-123"."""
+    from tests.personas import make_user
 
-    from memory.models import Membership
+    return make_user("olga", "owner", workspace=workspace)
 
-    user = get_user_model().objects.create_user("olga", password="pw-olga-123")
-    Membership.objects.create(user=user, workspace=workspace, role="owner")
-    return user
+
+@pytest.fixture
+def personas(workspace, other_workspace, owner):
+    """The test workspace's cast (tests/personas.py): owner, approver, admin, an outsider who holds every
+    role in another workspace, and a stranger in none; `personas[role]`, `personas.client_for(user)`."""
+    from tests.personas import cast
+
+    return cast(workspace, other_workspace, owner=owner)

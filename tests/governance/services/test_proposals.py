@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from governance.models import GoldCase, GoldSet, Proposal
 from governance.services import proposals
-from memory.models import Fact, Membership, MemoryEvent
+from memory.models import Fact, MemoryEvent
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
 
@@ -20,18 +19,6 @@ WORDS = ["lisbon", "saxophone", "kilimanjaro", "origami", "pistachio", "trombone
          "telescope", "hyacinth"]  # fmt: skip
 TYPOS = ["lisbton", "saxaphone", "kilimanjero", "origammi", "pistashio", "trombome", "zansibar", "marmalaid",
          "telesckope", "hyasinth"]  # fmt: skip
-
-
-@pytest.fixture
-def people(workspace):
-    User = get_user_model()
-    olga = User.objects.create_user("olga", password="pw-olga-12345")
-    abe = User.objects.create_user("abe", password="pw-abe-12345")
-    ada = User.objects.create_user("ada", password="pw-ada-12345")
-    Membership.objects.create(user=olga, workspace=workspace, role="owner")
-    Membership.objects.create(user=abe, workspace=workspace, role="approver")
-    Membership.objects.create(user=ada, workspace=workspace, role="admin")
-    return {"owner": olga, "approver": abe, "admin": ada}
 
 
 @pytest.fixture
@@ -60,7 +47,7 @@ def _evaluated(proposal, user):
     return proposal
 
 
-def test_a_telemetry_retraction_of_a_fact_a_gold_case_needs_fails_the_bar_and_cannot_be_approved(tl, memory, people):
+def test_a_telemetry_retraction_of_a_fact_a_gold_case_needs_fails_the_bar_and_cannot_be_approved(tl, memory, personas):
     ws = tl.workspace
     _gold(ws, [(f"where is the {w}", [memory[w]]) for w in WORDS])
     for _ in range(3):
@@ -68,41 +55,41 @@ def test_a_telemetry_retraction_of_a_fact_a_gold_case_needs_fails_the_bar_and_ca
     made = proposals.propose_from_telemetry(ws)
     assert [p.fact_ids for p in made] == [[memory["origami"]]] and made[0].author_name == "telemetry"
     assert proposals.propose_from_telemetry(ws) == []  # one open proposal per fact
-    proposal = _evaluated(made[0], people["owner"])
+    proposal = _evaluated(made[0], personas.owner)
     assert proposal.clears_bar is False and "gold case needs" in proposal.bar_reason
     with pytest.raises(RequestError, match="does not clear the bar"):
-        proposals.approve(proposal, user=people["approver"], actor="abe", reason="looks fine")
+        proposals.approve(proposal, user=personas.approver, actor="abe", reason="looks fine")
     proposal.refresh_from_db()
     assert proposal.status == "pending" and Fact.objects.get(memory_id=memory["origami"]).lifecycle == "active"
 
 
-def test_a_retraction_no_gold_case_needs_passes_and_is_applied_then_reverted(tl, memory, people):
+def test_a_retraction_no_gold_case_needs_passes_and_is_applied_then_reverted(tl, memory, personas):
     ws = tl.workspace
     _gold(ws, [(f"where is the {w}", [memory[w]]) for w in WORDS[:5]])
-    proposal = proposals.propose_retraction(ws, [memory["hyacinth"]], rationale="stale", user=people["owner"],
+    proposal = proposals.propose_retraction(ws, [memory["hyacinth"]], rationale="stale", user=personas.owner,
                                             actor="olga")  # fmt: skip
-    proposal = _evaluated(proposal, people["approver"])
+    proposal = _evaluated(proposal, personas.approver)
     assert proposal.clears_bar is True, proposal.bar_reason
-    proposals.approve(proposal, user=people["approver"], actor="abe", reason="not needed")
-    proposals.apply(proposal, user=people["owner"], actor="olga")
+    proposals.approve(proposal, user=personas.approver, actor="abe", reason="not needed")
+    proposals.apply(proposal, user=personas.owner, actor="olga")
     assert Fact.objects.get(memory_id=memory["hyacinth"]).status == "retracted"
     assert memory["hyacinth"] not in [h.id for h in tl.recall("hyacinth")]
     with pytest.raises(RequestError, match="applied already"):
-        proposals.apply(proposal, user=people["owner"], actor="olga")
-    proposals.revert(proposal, user=people["owner"], actor="olga")
+        proposals.apply(proposal, user=personas.owner, actor="olga")
+    proposals.revert(proposal, user=personas.owner, actor="olga")
     fact = Fact.objects.get(memory_id=memory["hyacinth"])
     assert (fact.lifecycle, fact.status) == ("active", None)
     assert memory["hyacinth"] in [h.id for h in tl.recall("hyacinth")]
 
 
-def test_protected_facts_cannot_be_proposed_for_retraction(tl, people):
+def test_protected_facts_cannot_be_proposed_for_retraction(tl, personas):
     pinned = tl.add("My name is Maya Ortiz.", segment="identity").id
     with pytest.raises(RequestError, match="protected"):
-        proposals.propose_retraction(tl.workspace, [pinned], rationale="x", user=people["owner"], actor="olga")
+        proposals.propose_retraction(tl.workspace, [pinned], rationale="x", user=personas.owner, actor="olga")
     assert not Proposal.objects.exists()
 
 
-def test_a_settings_proposal_that_helps_passes_is_approved_by_a_second_person_applied_and_reverted(tl, memory, people):
+def test_a_settings_proposal_that_helps_passes_is_approved_by_a_second_person_applied_and_reverted(tl, memory, personas):
     ws = tl.workspace
     # A bad version is in force: the n-gram lane may not bring a fact that shares no word.
     tuning_service.set_tuning(ws, {"ngram_floor": 0.95}, actor="olga", reason="strict")
@@ -110,66 +97,66 @@ def test_a_settings_proposal_that_helps_passes_is_approved_by_a_second_person_ap
     before = {t: [(h.id, h.score) for h in tl.explain(f"where is the {t}")] for t in TYPOS}
     assert all(memory[w] not in [i for i, _ in before[t]] for w, t in zip(WORDS, TYPOS, strict=True))
 
-    proposal = proposals.propose_tuning(ws, {"ngram_floor": 0.3}, rationale="typos miss", user=people["admin"],
+    proposal = proposals.propose_tuning(ws, {"ngram_floor": 0.3}, rationale="typos miss", user=personas.admin,
                                         actor="ada")  # fmt: skip
     assert proposals.describe_change(proposal) == [
         {"name": "ngram_floor", "label": "n-gram floor for a fact sharing no word", "group": "recall",
          "before": 0.95, "after": 0.3}]  # fmt: skip
-    proposal = _evaluated(proposal, people["owner"])
+    proposal = _evaluated(proposal, personas.owner)
     assert proposal.clears_bar is True, proposal.bar_reason
     deltas = proposal.report["capabilities"]["default"]["deltas"]
     assert deltas["mrr"]["ci95"][0] > 0 and proposal.report["bar"] == "beat"
 
     with pytest.raises(RequestError, match="author cannot approve"):
-        proposals.approve(proposal, user=people["admin"], actor="ada", reason="mine")
+        proposals.approve(proposal, user=personas.admin, actor="ada", reason="mine")
     with pytest.raises(RequestError, match="only approvers or admins"):
-        proposals.approve(proposal, user=people["owner"], actor="olga", reason="not mine to decide")
+        proposals.approve(proposal, user=personas.owner, actor="olga", reason="not mine to decide")
     with pytest.raises(RequestError, match="only an approved proposal"):
-        proposals.apply(proposal, user=people["owner"], actor="olga")
-    proposals.approve(proposal, user=people["approver"], actor="abe", reason="clear gain")
+        proposals.apply(proposal, user=personas.owner, actor="olga")
+    proposals.approve(proposal, user=personas.approver, actor="abe", reason="clear gain")
     with pytest.raises(RequestError, match="approved already"):
-        proposals.approve(proposal, user=people["approver"], actor="abe", reason="again")
-    applied = proposals.apply(proposal, user=people["owner"], actor="olga")
+        proposals.approve(proposal, user=personas.approver, actor="abe", reason="again")
+    applied = proposals.apply(proposal, user=personas.owner, actor="olga")
     assert applied.applied == {"from_version": 1, "to_version": 2}
 
     hits = tl.explain("where is the lisbton")
     assert hits and hits[0].id == memory["lisbon"] and hits[0].components["settings_version"] == 2
 
-    proposals.revert(applied, user=people["owner"], actor="olga")
+    proposals.revert(applied, user=personas.owner, actor="olga")
     assert tuning_service.current(ws)[0] == 3
     after = {t: [(h.id, h.score) for h in tl.explain(f"where is the {t}")] for t in TYPOS}
     assert after == before  # recall exactly as before
     with pytest.raises(RequestError, match="only an applied proposal"):
-        proposals.revert(applied, user=people["owner"], actor="olga")
+        proposals.revert(applied, user=personas.owner, actor="olga")
     actions = [e.data["action"] for e in MemoryEvent.objects.filter(workspace=ws, kind="proposal").order_by("revision")]
     assert actions == ["proposed", "evaluation_requested", "evaluated", "approved", "applied", "reverted"]
 
 
-def test_a_stale_evaluation_must_be_redone_before_approval(tl, memory, people):
+def test_a_stale_evaluation_must_be_redone_before_approval(tl, memory, personas):
     ws = tl.workspace
     _gold(ws, [(f"where is the {w}", [memory[w]]) for w in WORDS])
-    proposal = proposals.propose_tuning(ws, {"graph_weight": 1.5}, rationale="try", user=people["owner"], actor="olga")
-    proposal = _evaluated(proposal, people["owner"])
+    proposal = proposals.propose_tuning(ws, {"graph_weight": 1.5}, rationale="try", user=personas.owner, actor="olga")
+    proposal = _evaluated(proposal, personas.owner)
     tuning_service.set_tuning(ws, {"hop_decay": 0.4}, actor="ada")
     with pytest.raises(RequestError, match="evaluate it again"):
-        proposals.approve(proposal, user=people["approver"], actor="abe", reason="ok")
+        proposals.approve(proposal, user=personas.approver, actor="abe", reason="ok")
 
 
-def test_evaluation_is_refused_without_an_approved_gold_set_and_says_why(tl, memory, people):
+def test_evaluation_is_refused_without_an_approved_gold_set_and_says_why(tl, memory, personas):
     ws = tl.workspace
-    proposal = proposals.propose_tuning(ws, {"graph_weight": 1.5}, rationale="try", user=people["owner"], actor="olga")
+    proposal = proposals.propose_tuning(ws, {"graph_weight": 1.5}, rationale="try", user=personas.owner, actor="olga")
     with pytest.raises(RequestError, match="no gold set"):
-        proposals.request_evaluation(proposal, user=people["owner"], actor="olga")
+        proposals.request_evaluation(proposal, user=personas.owner, actor="olga")
     gold = GoldSet.objects.create(workspace=ws, name="draft", kind="live", source="scaffold", created_by="olga")
     GoldCase.objects.create(gold_set=gold, case_id="c0", query="TODO: rewrite (auto-extraction empty)",
                             relevant_keys=[memory["lisbon"]])  # fmt: skip
     with pytest.raises(RequestError, match="placeholder query"):
-        proposals.request_evaluation(proposal, user=people["owner"], actor="olga")
+        proposals.request_evaluation(proposal, user=personas.owner, actor="olga")
     proposal.refresh_from_db()
     assert proposal.evaluation == "none"
 
 
-def test_recall_misses_propose_settings_from_a_bounded_search(tl, memory, people):
+def test_recall_misses_propose_settings_from_a_bounded_search(tl, memory, personas):
     ws = tl.workspace
     tuning_service.set_tuning(ws, {"ngram_floor": 0.95}, actor="olga")
     _gold(ws, [(f"where is the {typo}", [memory[w]]) for w, typo in zip(WORDS, TYPOS, strict=True)])
@@ -178,12 +165,12 @@ def test_recall_misses_propose_settings_from_a_bounded_search(tl, memory, people
     assert proposal.tuning["ngram_floor"] < 0.95 and "10 of 10" in proposal.rationale
 
 
-def test_feedback_and_the_playground_name_the_settings_version_in_force(tl, memory, client, people):
+def test_feedback_and_the_playground_name_the_settings_version_in_force(tl, memory, client, personas):
     ws = tl.workspace
     tuning_service.set_tuning(ws, {"ngram_floor": 0.5}, actor="olga", reason="test")
     tl.feedback(memory["origami"], "up")
     event = MemoryEvent.objects.filter(workspace=ws, kind="feedback").latest("revision")
     assert event.data["settings_version"] == 1
-    client.force_login(people["owner"])
+    client.force_login(personas.owner)
     page = client.get(f"/w/{ws.name}/recall/?q=origami").content.decode()
     assert "recall settings version 1" in page
