@@ -1,4 +1,4 @@
-"""Tideline as an MCP server (issue 17), on the official MCP Python SDK: the same operations, scoping
+"""Tideline as an MCP server (ENGINE-SPEC §10.1), on the official MCP Python SDK: the same operations, scoping
 and audit as the HTTP API (`governance/api/views.py`), as four tools.
 
 * `write_memory` — remember one fact through the full write path;

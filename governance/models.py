@@ -251,7 +251,7 @@ class GoldCase(models.Model):
 
 class Proposal(models.Model):
     """A self-improvement proposal: a change to what memory returns, evaluated on the workspace's
-    approved gold sets and applied only after a second person approved it (seed 002's loop).
+    approved gold sets and applied only after a second person approved it (ENGINE-SPEC §7).
 
     `change` says what it does: retract facts (through memory's archive primitive) or write a new
     tuning version (recall settings and maintenance thresholds). Applying records what it did, so a
@@ -343,7 +343,7 @@ class Proposal(models.Model):
 
 
 class ApiToken(models.Model):
-    """An agent's key to one workspace over the HTTP API and MCP (issue 17), bound to an origin scope,
+    """An agent's key to one workspace over the HTTP API and MCP (docs/SECURITY.md), bound to an origin scope,
     verbs and a clearance (`governance/engine/tokens.py`). Only the SHA-256 of the token is kept; the
     token itself is shown once, when it is made."""
 

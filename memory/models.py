@@ -39,7 +39,7 @@ class Workspace(models.Model):
     # recall index re-reads from the facts stamped with a later `uses_version`.
     uses_version = models.BigIntegerField(default=0, db_default=0)
     created_at = models.DateTimeField(auto_now_add=True)
-    # Review settings (seed 004's operator queue). Durable promotions: a permanent-tier write from a
+    # Review settings (ENGINE-SPEC Decision 17). Durable promotions: a permanent-tier write from a
     # non-owner origin, a PII write from a channel peer, or a peer's correction is held for an approver.
     hold_durable_promotions = models.BooleanField(default=True)
     # An untrusted write the gate confined (kept, down-weighted) is held for review too.

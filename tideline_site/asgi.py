@@ -1,5 +1,5 @@
 """The ASGI application `make run` serves (uvicorn workers): the Django console and API, and the MCP
-server's streamable HTTP transport at `/mcp/` (issue 17).
+server's streamable HTTP transport at `/mcp/` (ENGINE-SPEC §10.1).
 
 `/mcp` and `/mcp/…` go to the MCP app, but only with a valid bearer token (401 JSON otherwise, before
 a session exists); everything else goes to Django. The MCP app runs stateless (every POST stands

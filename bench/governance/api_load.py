@@ -1,4 +1,4 @@
-"""The agent API under load, over real HTTP, on this machine (issue 17).
+"""The agent API under load, over real HTTP, on this machine (docs/BENCHMARKS.md, "The agent API under load").
 
     DATABASE_URL=postgres://…/scratch python -m bench.governance.api_load [--facts 100000] [--rate 100]
         [--seconds 60] [--connections 50] [--curve 50,100,200,300,400,600] [--curve-seconds 15]

@@ -1,4 +1,4 @@
-"""Evaluating a proposal on a large gold set, and the proposals pages' server time (issue 14).
+"""Evaluating a proposal on a large gold set, and the proposals pages' server time (docs/BENCHMARKS.md).
 
     python -m bench.governance.proposals [--facts 5000] [--cases 600] [--proposals 300] [--requests 50] [--json]
 

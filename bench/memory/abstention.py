@@ -1,4 +1,4 @@
-"""Does recall know when it knows nothing? In-domain against out-of-domain questions (issue 16).
+"""Does recall know when it knows nothing? In-domain against out-of-domain questions (docs/BENCHMARKS.md).
 
     python -m bench.memory.abstention FILE FILE... [--floor F] [--cv] [--learned] [--json]
 

@@ -1,4 +1,4 @@
-"""Who is calling and what they may do: bearer tokens, scope, verbs, clearance, limits (issue 17)."""
+"""Who is calling and what they may do: bearer tokens, scope, verbs, clearance, limits (docs/SECURITY.md)."""
 
 from __future__ import annotations
 

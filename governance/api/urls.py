@@ -1,4 +1,4 @@
-"""`/api/v1/…`: the agent API (issue 17)."""
+"""`/api/v1/…`: the agent API (docs/ARCHITECTURE.md §6)."""
 
 from django.urls import path, re_path
 

@@ -1,4 +1,4 @@
-"""The HTTP API's endpoints (issue 17). Each reads a JSON body, checks the token, calls one service.
+"""The HTTP API's endpoints (docs/ARCHITECTURE.md §6). Each reads a JSON body, checks the token, calls one service.
 
 Every response is JSON. Refusals carry `{"error": {"kind", "message", …}}`: 401 without a valid
 token, 403 outside its scope or verbs (or a write naming a source type more trusted than its token's), 404 for a fact the token cannot see (whether or not it

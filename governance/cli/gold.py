@@ -1,4 +1,4 @@
-"""`tideline gold list|show|upload|scaffold|approve --workspace W [--json]` (issue 14).
+"""`tideline gold list|show|upload|scaffold|approve --workspace W [--json]` (ENGINE-SPEC §8.1).
 
 `upload FILE` stores a gold JSON (either format the harness reads; unknown keys refused) as an
 unapproved set; `scaffold` makes a set from the workspace's most-used owner facts, each query the

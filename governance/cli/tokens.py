@@ -1,4 +1,4 @@
-"""`tideline tokens create|list|revoke --workspace W` — API tokens for agents (issue 17).
+"""`tideline tokens create|list|revoke --workspace W` — API tokens for agents (docs/SECURITY.md).
 
 `create --origin O --verbs read,write[,manage] [--clearance C] [--source S] [--expires DAYS] [--name N]`
 prints the token once (with --json, under "token"): only its SHA-256 is kept. `--origin` is `owner`,

@@ -1,4 +1,4 @@
-"""Self-improvement proposals as plain rules (issue 14; seed 002's human-gated loop).
+"""Self-improvement proposals as plain rules (ENGINE-SPEC §7: the human-gated loop).
 
 What a proposal must clear before anyone may approve it, judged on the per-case metrics of the
 workspace's approved gold sets, baseline against candidate, case by case:

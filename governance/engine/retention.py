@@ -42,7 +42,7 @@ UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 8640
 _UNIT_WORDS = {"second": "s", "minute": "m", "hour": "h", "day": "d", "week": "w", "year": "y",
                "sec": "s", "min": "m", "hr": "h"}  # fmt: skip
 
-# Seed 004's TTL ladder in seconds ("never" is no policy at all).
+# The TTL ladder in seconds (ENGINE-SPEC §6.2) ("never" is no policy at all).
 LADDER = {name: (ms // 1000 if ms else None) for name, ms in expiry.TTL_LADDER.items()}
 LADDER_BY = ("tiers", "classifications")
 # The ladder's usual reading of Tideline's tiers: working memory (short) a month, long a year, permanent never.

@@ -1,4 +1,4 @@
-"""What an API token may do: its origin scope, its verbs and its clearance (issue 17). Pure: no Django.
+"""What an API token may do: its origin scope, its verbs and its clearance (docs/SECURITY.md). Pure: no Django.
 
 A token is bound to one workspace and one **scope**:
 

@@ -1,4 +1,4 @@
-"""Contradiction candidates become review items (ENGINE-SPEC §4.3, issue 12).
+"""Contradiction candidates become review items (ENGINE-SPEC §4.3, Decision 24).
 
 Governance's own detector (`governance.engine.contradiction_rules`: a pair must share its frame and
 diverge in one slot — negation, antonym, another number, date, place or name, the same subject key)

@@ -1,5 +1,5 @@
 """The gold-set pages: /w/<ws>/gold/ (list, upload, scaffold) and /w/<ws>/gold/<id>/ (rewrite cases,
-approve), plus the recall playground's "this query should have found that fact" (issue 14).
+approve), plus the recall playground's "this query should have found that fact" (ENGINE-SPEC §8.1).
 
 Every member reads them; owners and admins make and edit sets; approvers and admins approve a set
 someone else made. The work is `governance.services.gold`'s; refusals come back as messages.

@@ -1,4 +1,4 @@
-"""The proposals pages: /w/<ws>/proposals/ (inbox, new proposals) and /w/<ws>/proposals/<id>/ (issue 14).
+"""The proposals pages: /w/<ws>/proposals/ (inbox, new proposals) and /w/<ws>/proposals/<id>/ (ENGINE-SPEC §7).
 
 Every member reads them. Owners and admins propose; approvers and admins approve or reject (never
 their own); any member evaluates, applies an approved proposal or reverts an applied one. Apply and

@@ -1,4 +1,4 @@
-"""API tokens (/w/<ws>/tokens/): admins make, list and revoke the tokens agents use (issue 17).
+"""API tokens (/w/<ws>/tokens/): admins make, list and revoke the tokens agents use (docs/SECURITY.md).
 
 A new token is shown once, on the page that answers the form (never stored, never in a redirect
 URL or a message that could be replayed from history); revoking asks for a confirmation first.

@@ -1,4 +1,4 @@
-"""Fewer indexes to update on every write (issue 17's write benchmark).
+"""Fewer indexes to update on every write (docs/BENCHMARKS.md, "The agent API under load").
 
 Each of these single-column indexes repeats the first column of a composite index the queries use
 (or, for the content hash, is replaced by `fact_content_hash_idx` without PostgreSQL's extra

@@ -1,4 +1,4 @@
-"""The event log refuses a kind the model does not name (issue 18).
+"""The event log refuses a kind the model does not name (docs/ARCHITECTURE.md §3).
 
 A check constraint on PostgreSQL. On SQLite a trigger does the same, because adding a constraint
 there rebuilds `memory_memoryevent`, and the append-only triggers on it forbid exactly that. The

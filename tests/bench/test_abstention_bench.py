@@ -1,4 +1,4 @@
-"""The abstention bench of issue 16: AUROC as the Mann-Whitney statistic, and in-domain against
+"""The abstention bench (docs/BENCHMARKS.md): AUROC as the Mann-Whitney statistic, and in-domain against
 out-of-domain questions over conversations in the gold-set format. Pure: no database."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The labelled injection corpus (issue 15) and its benchmark: the corpus is well-formed, and the bench
+"""The labelled injection corpus (ENGINE-SPEC Decision 18) and its benchmark: the corpus is well-formed, and the bench
 reads a write's ending the way recall would (refused, held, blocked or stored)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""In Chromium (issue 13): an admin downloads the event log with a filter chosen through HTMX and the
+"""In Chromium (ENGINE-SPEC §6.4): an admin downloads the event log with a filter chosen through HTMX and the
 file honours it; imports a facts.jsonl through the preview; adds a member who then signs in; and is
 refused, on the page, when removing the last admin."""
 

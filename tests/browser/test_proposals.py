@@ -1,4 +1,4 @@
-"""In Chromium, the self-improvement loop as two people (issue 14): an owner makes a gold set from the
+"""In Chromium, the self-improvement loop as two people (ENGINE-SPEC §7): an owner makes a gold set from the
 workspace and rewrites its queries, an approver approves it; the owner proposes a retraction and has
 it evaluated; the owner cannot approve their own; the approver approves it with a reason, applies it
 after a confirmation, and reverts it; every step shows on the page and in the event log."""

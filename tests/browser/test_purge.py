@@ -1,4 +1,4 @@
-"""In Chromium, an admin hard-purges facts from the console (issue 13): choose them, read the preview,
+"""In Chromium, an admin hard-purges facts from the console (ENGINE-SPEC §6.1): choose them, read the preview,
 type a wrong then the right confirmation, get the receipt; the facts are gone and recall finds none."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""In Chromium, an admin adds a retention policy from the console (issue 13), reads what it would take
+"""In Chromium, an admin adds a retention policy from the console (ENGINE-SPEC §6.2), reads what it would take
 now, applies it with a typed confirmation and finds the run listed; an owner reads the page only."""
 
 from __future__ import annotations

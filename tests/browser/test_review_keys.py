@@ -1,4 +1,4 @@
-"""In Chromium, an owner works the review queue from the keyboard (issue 12): j/Enter from the list,
+"""In Chromium, an owner works the review queue from the keyboard: j/Enter from the list,
 j/k through the filtered queue, a verdict's letter twice to apply it, then on to the next item;
 and a bulk verdict on ticked rows goes through its confirmation and back to the filtered list."""
 

@@ -1,4 +1,4 @@
-"""In Chromium, the review queue as its three roles work it (issue 12): an owner supersedes and undoes,
+"""In Chromium, the review queue as its three roles work it: an owner supersedes and undoes,
 an approver approves a peer's held write but never their own, and a held fact reaches the recall
 playground only after its verdict."""
 

@@ -1,4 +1,4 @@
-"""In Chromium, an admin shreds one origin from the console (issue 13): choose it, read the preview,
+"""In Chromium, an admin shreds one origin from the console (docs/ARCHITECTURE.md §8): choose it, read the preview,
 type the confirmation, get the receipt; the origin's facts then read as shredded and recall finds none."""
 
 from __future__ import annotations

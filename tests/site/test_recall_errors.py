@@ -1,5 +1,5 @@
 """When recall cannot answer (an index that failed to build), the console and the CLI say so clearly:
-an error message, never a 500 and never an empty "nothing relevant" (issue 11)."""
+an error message, never a 500 and never an empty "nothing relevant"."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from typing import Any
 
 SEGMENTS = ("identity", "correction", "relationship", "preference", "project", "knowledge", "context")
 TIERS = ("short", "long", "permanent")
-# `held`: written but waiting for a reviewer's verdict; invisible to recall until admitted (issue 12).
+# `held`: written but waiting for a reviewer's verdict; invisible to recall until admitted (ENGINE-SPEC Decision 17).
 LIFECYCLES = ("active", "archived", "pruned", "held")
 STATUSES = ("asserted", "provisional", "confirmed", "disputed", "retracted")
 SOURCE_TYPES = (
@@ -57,7 +57,7 @@ LINK_KINDS = (
 )
 TRANSITION_KINDS = ("supersedes", "transition", "corrects")
 
-# Owner-only segments: an untrusted writer may never author or overwrite these (seed 000).
+# Owner-only segments: an untrusted writer may never author or overwrite these (ENGINE-SPEC §1.5, §2 step 3).
 PROTECTED_SEGMENTS = frozenset({"identity", "preference", "correction"})
 UNTRUSTED_SOURCE_TYPES = frozenset({"extraction", "compaction", "tool_output", "retrieved_document"})
 

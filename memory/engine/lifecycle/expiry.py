@@ -25,7 +25,7 @@ ORIGIN_KINDS = ("", "owner", "channel")
 
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
-# Seed 004's TTL ladder: working memory an hour, episodic thirty days, semantic a year, durable never.
+# The TTL ladder (ENGINE-SPEC §6.2): working memory an hour, episodic thirty days, semantic a year, durable never.
 # A preset the admin maps onto tiers or classifications; "never" means no policy at all.
 TTL_LADDER: dict[str, int | None] = {"1 hour": HOUR_MS, "30 days": 30 * DAY_MS, "1 year": 365 * DAY_MS, "never": None}
 

@@ -237,7 +237,7 @@ def beats_eval_bar(baseline: EvalReport, candidate: EvalReport, **options) -> bo
 def auroc(positives: Sequence[float], negatives: Sequence[float]) -> float:
     """The probability that a random positive outscores a random negative, ties counting one half
     (the Mann-Whitney statistic); 0.5 when either side is empty. Used to ask whether recall's best
-    relevance tells answerable questions from unanswerable ones (issue 16)."""
+    relevance tells answerable questions from unanswerable ones (ENGINE-SPEC §8.6, `abstention`)."""
     if len(positives) == 0 or len(negatives) == 0:
         return 0.5
     values = np.concatenate([np.asarray(positives, float), np.asarray(negatives, float)])

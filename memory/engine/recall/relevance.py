@@ -1,4 +1,4 @@
-"""How well a recalled fact answers its query, on a fixed scale from 0 to 1 (issue 16).
+"""How well a recalled fact answers its query, on a fixed scale from 0 to 1 (ENGINE-SPEC §3.6, Decision 20).
 
 The fused lane ranks facts by scores scaled to the best candidate of each query, so its best hit
 scores about the same whether it matches perfectly or not. Relevance instead asks, of each hit, the

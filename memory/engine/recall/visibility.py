@@ -1,4 +1,4 @@
-"""Replay: could recall have returned a fact at moment T, and if not, why not (issue 13's "why was it
+"""Replay: could recall have returned a fact at moment T, and if not, why not (ENGINE-SPEC §6.3: "why was it
 visible, or not?").
 
 Pure: the caller passes the fact's timestamps and the changes the event log recorded for it (kind,

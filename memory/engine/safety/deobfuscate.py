@@ -1,4 +1,4 @@
-"""Readings of a text with its disguises taken off, for the directive detector (issue 15).
+"""Readings of a text with its disguises taken off, for the directive detector (ENGINE-SPEC Decision 18).
 
 An attacker hides "ignore previous instructions" from a keyword reader in many ways: look-alike
 letters from other scripts or Unicode's styled alphabets (𝐢𝐠𝐧𝐨𝐫𝐞, ⓘⓖⓝⓞⓡⓔ, ɪɢɴᴏʀᴇ, 🅸🅶🅽🅾🆁🅴), one

@@ -1,4 +1,4 @@
-"""The optional learned directive classifier (issue 15): logistic regression over MiniLM sentence vectors.
+"""The optional learned directive classifier (ENGINE-SPEC Decision 18): logistic regression over MiniLM sentence vectors.
 
 The rules of `memory.engine.safety.directives` stay the floor: this classifier can only *add* holds. An
 untrusted text the rules allow is held for review when the probability that it addresses the agent

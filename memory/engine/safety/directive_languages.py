@@ -1,4 +1,4 @@
-"""The words of an order in other languages (issue 15): "ignore ... instructions", "from now on",
+"""The words of an order in other languages (ENGINE-SPEC Decision 18): "ignore ... instructions", "from now on",
 "send ... password", an AI reader addressed, "keep this", "approve", "do not tell the user", in about
 thirty languages, with the rules that read them.
 

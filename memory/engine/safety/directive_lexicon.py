@@ -1,4 +1,4 @@
-"""The wording of an order (issue 15): a weighted list of words and word pairs, learned from the
+"""The wording of an order (ENGINE-SPEC Decision 18): a weighted list of words and word pairs, learned from the
 labelled injection corpus, that reads the paraphrases the rules of `directive_rules` do not.
 
 Rules name the shapes of an order; attackers who know a filter exists reword them ("the brief your

@@ -1,4 +1,4 @@
-"""The signal rules of the directive reader (issue 15): the words of an order in English, each rule
+"""The signal rules of the directive reader (ENGINE-SPEC Decision 18): the words of an order in English, each rule
 with its family and weight, and the literal anchors that decide whether a rule is worth running on a
 reading at all (`memory.engine.safety.directives` reads them; `directive_languages` adds other languages).
 

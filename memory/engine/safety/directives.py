@@ -1,4 +1,4 @@
-"""Untrusted text that addresses the agent instead of stating a fact (issue 15).
+"""Untrusted text that addresses the agent instead of stating a fact (ENGINE-SPEC §2.1, Decision 18).
 
 A memory fact is a statement about the world. Text from a web page or a tool result that instead
 tells the agent what to do — override its instructions, keep a standing order, claim someone

@@ -1,4 +1,4 @@
-"""Which writes wait for a reviewer before they can be recalled (issue 12; seed 004's operator queue).
+"""Which writes wait for a reviewer before they can be recalled (ENGINE-SPEC Decision 17).
 
 A held write is stored (nothing is lost) with lifecycle `held`: recall, context, exports for agents
 and the graph's default view do not see it until a reviewer's verdict admits it. Two kinds:

@@ -1,4 +1,4 @@
-"""The worthiness gate (seed 003): is this text durable knowledge, or chat noise?
+"""The worthiness gate (ENGINE-SPEC Decision 15): is this text durable knowledge, or chat noise?
 
 Rules, in order:
 

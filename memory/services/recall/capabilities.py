@@ -9,7 +9,7 @@
 * `default+learned` — the default with the learned embedder's lane in its fusion;
 * `abstention` — not a ranking: with two or more gold sets, each is asked its own questions and
   every other set's, and the report says whether recall's best relevance tells them apart (AUROC),
-  how many foreign questions get nothing, and how the set's own answers rank (issue 16).
+  how many foreign questions get nothing, and how the set's own answers rank (ENGINE-SPEC Decision 20).
 
 The two learned capabilities use the configured embedder, or all-MiniLM-L6-v2 when none is configured
 (the eval embeds its throwaway workspace itself).

@@ -232,7 +232,7 @@ def run_eval(gold_sets: Sequence[GoldSet], *, k: int, capabilities: Sequence[str
     return out
 
 
-# Not a ranking: every gold set is asked its own questions and every other set's (issue 16).
+# Not a ranking: every gold set is asked its own questions and every other set's (ENGINE-SPEC §8.6, `abstention`).
 ABSTENTION = "abstention"
 
 

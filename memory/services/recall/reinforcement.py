@@ -21,7 +21,7 @@ process reaches every process's ranking within one flush interval, with no rebui
 Why uses do not move the revision: the revision orders mutations, and each of those is an event. A
 use is silent (ENGINE-SPEC §3.9, as the original's markAccessed was), and making each batch a
 mutation (an event per batch, every process re-reading the used facts whole) was measured under
-the API bench (issue 17: 100 recalls/s, 2 workers, 100,000 facts) at p50 15 → 32 ms and p99
+the API bench (docs/BENCHMARKS.md, "The agent API under load": 100 recalls/s, 2 workers, 100,000 facts) at p50 15 → 32 ms and p99
 39 → 164 ms. A batch takes the workspace row first, as a mutation does (the same lock order, so the
 two never deadlock), and holds it only for its UPDATEs.
 """

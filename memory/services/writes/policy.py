@@ -94,7 +94,7 @@ def scan(new, content: str) -> holds.Hold | None:
     """Untrusted content is read for injected instructions; trusted writers are never scanned.
 
     A plain attack is refused (MemoryThreatError naming its rules); text that addresses the agent
-    instead of stating a fact comes back as a hold, so a person decides (issue 15). The judgement is
+    instead of stating a fact comes back as a hold, so a person decides (ENGINE-SPEC Decision 18). The judgement is
     `untrusted.judge`, the one recall's rescan uses, so a stored fact never reads differently later."""
     if not R.is_untrusted_source(new.source_type):
         return None

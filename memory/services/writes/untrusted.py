@@ -1,4 +1,4 @@
-"""The one judgement of untrusted text, for the write path and recall's rescan alike (issue 15).
+"""The one judgement of untrusted text, for the write path and recall's rescan alike (ENGINE-SPEC §2.1, Decision 18).
 
 Model-free (the default install) it is exactly `judge_untrusted`: the rules, and the learned word list
 of `memory.engine.safety.directive_lexicon` (no language model; `TIDELINE_DIRECTIVE_WORDING = False` turns it

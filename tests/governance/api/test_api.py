@@ -1,4 +1,4 @@
-"""The agent HTTP API (issue 17): every endpoint × token scope allowed or refused exactly as the scope
+"""The agent HTTP API (docs/ARCHITECTURE.md §6): every endpoint × token scope allowed or refused exactly as the scope
 says; writes land in the event log as the token; bad bodies get 4xx JSON, never 5xx."""
 
 from __future__ import annotations

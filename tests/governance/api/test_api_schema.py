@@ -1,4 +1,4 @@
-"""The API against its own OpenAPI document, fuzzed by schemathesis (issue 17): every operation, bodies
+"""The API against its own OpenAPI document, fuzzed by schemathesis: every operation, bodies
 generated from the schema (and beyond it), every response checked — no 5xx, each response matching
 the documented status codes, content type and shape."""
 

@@ -1,4 +1,4 @@
-"""A real MCP client (the official SDK's) against Tideline's MCP server (issue 17): over stdio
+"""A real MCP client (the official SDK's) against Tideline's MCP server (ENGINE-SPEC §10.1): over stdio
 (`tideline mcp --token T`) and over streamable HTTP (`/mcp/` in the uvicorn server `make run` starts),
 each on a scratch database made by the CLI. Lists the tools, writes, recalls, and is refused outside
 its token's scope."""

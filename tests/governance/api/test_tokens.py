@@ -1,4 +1,4 @@
-"""API tokens (issue 17): scope rules, hashed storage, the CLI, and the OpenAPI document and docs page."""
+"""API tokens (docs/SECURITY.md): scope rules, hashed storage, the CLI, and the OpenAPI document and docs page."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`tideline proposals …` and `tideline gold …` (issue 14): the loop from the command line, and bad
+"""`tideline proposals …` and `tideline gold …` (ENGINE-SPEC §7, §8.1): the loop from the command line, and bad
 input answered with one line and exit 2, nothing changed."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A real django-q2 worker evaluates a queued proposal (issue 14): `tideline proposals evaluate --queue`
+"""A real django-q2 worker evaluates a queued proposal (ENGINE-SPEC §7): `tideline proposals evaluate --queue`
 hands it over, `manage.py qcluster` picks it up in another process, the progress columns move and the
 verdict lands on the proposal with an `evaluated` event by the worker."""
 

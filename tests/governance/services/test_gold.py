@@ -1,4 +1,4 @@
-"""Gold sets: upload (strict), scaffold, edit, approve by a second person (issue 14)."""
+"""Gold sets: upload (strict), scaffold, edit, approve by a second person (ENGINE-SPEC §8.1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Self-improvement proposals: the bar, the second person, apply and revert (issue 14, "Must hold")."""
+"""Self-improvement proposals: the bar, the second person, apply and revert (ENGINE-SPEC §7, Decision 11)."""
 
 from __future__ import annotations
 

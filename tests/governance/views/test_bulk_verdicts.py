@@ -1,4 +1,4 @@
-"""Bulk verdicts on the review queue (issue 12): ticked rows or a whole filter, shown back for
+"""Bulk verdicts on the review queue: ticked rows or a whole filter, shown back for
 confirmation, then decided one item at a time, with refusals reported and the list's filters kept."""
 
 from __future__ import annotations

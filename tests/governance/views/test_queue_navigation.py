@@ -1,4 +1,4 @@
-"""Moving through the filtered queue from an item page (issue 12): previous/next in the list's own
+"""Moving through the filtered queue from an item page: previous/next in the list's own
 order under its filters, links that keep the filters, and a verdict that keeps them too."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The console's API tokens page (issue 17): admins make a token (shown once), see its use, revoke it
+"""The console's API tokens page (docs/SECURITY.md): admins make a token (shown once), see its use, revoke it
 after a confirmation; nobody else may."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The dream's fast paths give exactly what the reference code gives (issue #6, a 100,000-fact dream).
+"""The dream's fast paths give exactly what the reference code gives (ENGINE-SPEC Decision 1, a 100,000-fact dream).
 
 The batch HRR embedder must match `HrrEmbedder` to the last bit, the similar pairs must match their
 fact-tuple form and, where the search is exact, every pair at the bar, and the LSH search must return exactly the pairs its definition

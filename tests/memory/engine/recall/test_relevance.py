@@ -1,4 +1,4 @@
-"""Relevance on a fixed 0–1 scale (issue 16): what a hit matched, what the memory has never heard of,
+"""Relevance on a fixed 0–1 scale (ENGINE-SPEC Decision 20): what a hit matched, what the memory has never heard of,
 and the floor that lets recall say "nothing relevant". Pure: no database."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The learned directive classifier's pure parts (issue 15): the shipped weights file, the probability
+"""The learned directive classifier's pure parts (ENGINE-SPEC Decision 18): the shipped weights file, the probability
 and the combiner, which may add a hold but never weakens the rules' verdict. No database, no model."""
 
 from __future__ import annotations

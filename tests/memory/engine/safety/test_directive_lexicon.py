@@ -1,4 +1,4 @@
-"""The learned word list of directives (issue 15): the shipped table, its scoring and its training.
+"""The learned word list of directives (ENGINE-SPEC Decision 18): the shipped table, its scoring and its training.
 Pure: no database."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Untrusted text that addresses the agent (issue 15): the readings that take disguises off, the
+"""Untrusted text that addresses the agent (ENGINE-SPEC Decision 18): the readings that take disguises off, the
 directive signals, the discussion discount and the combined verdict. Pure: no database."""
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ def test_an_untrusted_writer_may_write_the_descriptive_segments(source_type, seg
 
 
 def test_a_distillers_protected_proposal_is_confined_to_knowledge():
-    """Seed 000: an honest extraction is kept as evidence instead of refused."""
+    """ENGINE-SPEC §2 step 3: an honest extraction is kept as evidence instead of refused."""
     decision = evaluate_write_gate(segment="preference", source_type="extraction", distiller=True)
     assert isinstance(decision, Confine)
     assert (decision.segment, decision.rules) == ("knowledge", ("segment_protection",))

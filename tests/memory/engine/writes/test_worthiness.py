@@ -1,4 +1,4 @@
-"""The worthiness gate (seed 003): junk is refused before it reaches the store."""
+"""The worthiness gate (ENGINE-SPEC Decision 15): junk is refused before it reaches the store."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_two_wide_characters_are_still_too_short():
     "source_type", [None, "owner_message", "user_instruction", "channel_message", "dream"]
 )
 def test_a_trusted_writer_can_force_a_short_anchor(source_type):
-    """Seed 003: short anchors (version pins, ids) are valid with `force`."""
+    """Decision 15: short anchors (version pins, ids) are valid with `force`."""
     decision = assess_worthiness("v2.3.1", force=True, source_type=source_type)
     assert (decision.worthy, decision.rule) == (True, "forced")
 

@@ -82,7 +82,7 @@ def test_the_demo_is_deterministic():
     assert build_demo_records(1_800_000_000_000) == build_demo_records(1_800_000_000_000)
 
 
-# ---------------------------------------------------------------- the published password (issue 11)
+# ---------------------------------------------------------------- the published password
 
 
 def test_no_demo_user_is_staff_or_superuser(demo):

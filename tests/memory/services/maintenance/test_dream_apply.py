@@ -1,4 +1,4 @@
-"""Loading and applying maintenance plans through the database, set-based (issue #6).
+"""Loading and applying maintenance plans through the database, set-based (ENGINE-SPEC §4.2, Decision 1).
 
 `maint_facts` reads columns and opens each origin's key once; `apply_changes` writes grouped
 UPDATEs (and `UPDATE … FROM VALUES` on PostgreSQL), drops near-duplicate postings in one statement

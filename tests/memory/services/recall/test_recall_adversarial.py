@@ -1,4 +1,4 @@
-"""Property test (hypothesis): no content, however degenerate, breaks recall (issue 11).
+"""Property test (hypothesis): no content, however degenerate, breaks recall.
 
 Random and adversarial contents go through the real write path (facade) from trusted and untrusted
 sources, then recall runs with queries cut from those contents and with random ones. Writes may be

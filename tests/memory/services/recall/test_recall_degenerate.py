@@ -1,4 +1,4 @@
-"""No stored fact can break recall for its origin (issue 11): degenerate contents are recalled or
+"""No stored fact can break recall for its origin: degenerate contents are recalled or
 ignored like any other text, and a fact written before them is still found, every time."""
 
 from __future__ import annotations

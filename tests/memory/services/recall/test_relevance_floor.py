@@ -1,4 +1,4 @@
-"""Recall that knows when it knows nothing (issue 16), through the facade and the services: a relevance
+"""Recall that knows when it knows nothing (ENGINE-SPEC Decision 20), through the facade and the services: a relevance
 on every hit, the workspace's floor, `k` as a maximum, context with nothing unrelated in it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The learned directive classifier in the write path and recall's rescan (issue 15).
+"""The learned directive classifier in the write path and recall's rescan (ENGINE-SPEC Decision 18).
 
 Model-free (the default) the judgement is exactly the rules'. With the learned embedder configured,
 a directive the rules allow is held, named `learned_directive`, on write and at recall alike. A

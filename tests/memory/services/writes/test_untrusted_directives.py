@@ -1,5 +1,5 @@
 """Untrusted text that addresses the agent is held for review, not refused and not stored for recall
-(issue 15); the owner's words are never held; a fact stored before a rule existed is [BLOCKED] at
+(ENGINE-SPEC Decision 18); the owner's words are never held; a fact stored before a rule existed is [BLOCKED] at
 recall once the rule lands."""
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ def test_identity_write_gets_segment_defaults(tl):
 
 
 def test_importance_outside_0_to_1_is_refused_not_clamped(tl):
-    """A2 clamped importance 5 to 1.0 and −1 to 0.0; issue 11 refuses such nonsense at the write path."""
+    """A2 clamped importance 5 to 1.0 and −1 to 0.0; Tideline refuses such nonsense at the write path (ENGINE-SPEC Decision 16)."""
     for claim in (5, -1, 1.0001, float("nan"), float("inf")):
         with pytest.raises(FactValidationError, match="importance"):
             tl.add("I want daily standups kept short.", segment="preference", importance=claim)
