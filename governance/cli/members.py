@@ -12,14 +12,15 @@ from __future__ import annotations
 import getpass
 import sys
 
+from governance.engine import permissions
 from governance.services import members
+from governance.services.acting import Actor, member_roles
 from memory.cli.common import emit
-from memory.models import Membership
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
 
 HELP = "list a workspace's members, add or create one, change their roles, or remove them (never the last admin)"
-ACTOR = "cli:members"
+ACTOR = Actor.cli("members")
 
 
 def add_arguments(parser) -> None:
@@ -85,10 +86,9 @@ def read_password(options: dict) -> str:
     return password
 
 
-def _actor(workspace, username: str | None) -> str:
+def _actor(workspace, username: str | None) -> Actor:
     if not username:
         return ACTOR
-    roles = set(Membership.objects.filter(workspace=workspace, user__username=username).values_list("role", flat=True))
-    if "admin" not in roles:
+    if not permissions.allows(member_roles(workspace, username), "manage_members"):
         raise RequestError(f"{username!r} may not manage members of {workspace.name!r}: admins only", kind="forbidden")
-    return f"user:{username}"
+    return Actor("user", username)

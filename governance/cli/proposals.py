@@ -15,8 +15,8 @@ from django.contrib.auth import get_user_model
 
 from governance.models import Proposal
 from governance.services import proposals
+from governance.services.acting import member_roles
 from memory.cli.common import emit, progress_bar
-from memory.models import Membership
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
@@ -86,7 +86,7 @@ def member_user(workspace, username: str | None):
     if not username:
         return None, ACTOR
     found = get_user_model().objects.filter(username=username).first()
-    if found is None or not Membership.objects.filter(workspace=workspace, user=found).exists():
+    if found is None or not member_roles(workspace, username):
         raise RequestError(f"{username!r} is not a member of workspace {workspace.name!r}", kind="forbidden")
     return found, username
 

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import sys
 
+from governance.engine import permissions
 from governance.services import purge
+from governance.services.acting import Actor, member_roles
 from memory.cli.common import emit, progress_bar
-from memory.models import Membership
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
 
 HELP = "retract facts, or with --hard delete them and what derives only from them, leaving a receipt"
-ACTOR = "cli:purge"
+ACTOR = Actor.cli("purge")
 LISTED = 20  # facts shown in the human preview (--json lists a page of 50, --dry-run --json too)
 
 
@@ -103,12 +104,12 @@ def _ask(options: dict, current: purge.Preview) -> str:
     return answer
 
 
-def _actor(workspace, username: str | None) -> str:
+def _actor(workspace, username: str | None) -> Actor:
     if not username:
         return ACTOR
-    roles = set(Membership.objects.filter(workspace=workspace, user__username=username).values_list("role", flat=True))
+    roles = member_roles(workspace, username)
     if not roles:
         raise RequestError(f"{username!r} is not a member of workspace {workspace.name!r}", kind="forbidden")
-    if "admin" not in roles:
+    if not permissions.allows(roles, "purge"):
         raise RequestError(f"{username!r} ({', '.join(sorted(roles))}) may not purge: admins only", kind="forbidden")
-    return f"user:{username}"
+    return Actor("user", username)

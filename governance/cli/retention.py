@@ -11,16 +11,17 @@ from __future__ import annotations
 import argparse
 import sys
 
+from governance.engine import permissions
 from governance.engine import retention as engine
 from governance.services import retention
+from governance.services.acting import Actor, member_roles
 from memory.cli.common import emit, progress_bar
-from memory.models import Membership
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
 
 HELP = ("retention policies: list them, preview what they take now, apply them (archive or purge), or add, edit, "
         "enable, disable and remove them (each change versioned in the event log)")  # fmt: skip
-ACTOR = "cli:retention"
+ACTOR = Actor.cli("retention")
 ACTIONS = ("list", "preview", "apply", "add", "edit", "enable", "disable", "remove")
 CHANGES = ("add", "edit", "enable", "disable", "remove", "apply")
 BAR_FROM = 5000  # facts: below this a run takes a moment and a bar would only flicker
@@ -121,7 +122,7 @@ def _fields(options: dict) -> dict:
     return out
 
 
-def _add(options: dict, workspace, actor: str) -> None:
+def _add(options: dict, workspace, actor: Actor) -> None:
     fields = _fields(options)
     fields["enabled"] = not options.get("disabled")
     if options.get("preset") == "ladder":
@@ -168,7 +169,7 @@ def _describe(workspace, previews, *, facts: bool = False) -> str:
     return "\n".join(lines)
 
 
-def _apply(options: dict, workspace, actor: str) -> None:
+def _apply(options: dict, workspace, actor: Actor) -> None:
     previews = retention.preview(workspace, options.get("policy"), with_facts=False)
     typed = None
     if not options.get("yes"):
@@ -200,13 +201,13 @@ def _ask(options: dict, workspace, previews) -> str:
     return answer
 
 
-def _actor(workspace, username: str | None, *, change: bool) -> str:
+def _actor(workspace, username: str | None, *, change: bool) -> Actor:
     if not username:
         return ACTOR
-    roles = set(Membership.objects.filter(workspace=workspace, user__username=username).values_list("role", flat=True))
+    roles = member_roles(workspace, username)
     if not roles:
         raise RequestError(f"{username!r} is not a member of workspace {workspace.name!r}", kind="forbidden")
-    if change and "admin" not in roles:
+    if change and not permissions.allows(roles, "manage_retention"):
         raise RequestError(f"{username!r} ({', '.join(sorted(roles))}) may not change or apply retention policies: "
                            "admins only", kind="forbidden")  # fmt: skip
-    return f"user:{username}"
+    return Actor("user", username)

@@ -8,17 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from governance.engine.verdicts import VERDICTS, may_decide
+from django.contrib.auth import get_user_model
+
+from governance.engine import permissions
+from governance.engine.verdicts import VERDICTS
 from governance.models import ReviewItem
+from governance.services.acting import Actor, member_roles
 from governance.services.verdicts import decide, undo
 from memory.cli.common import emit
-from memory.models import Fact, Membership
+from memory.models import Fact
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.workspaces import REVIEW_SETTINGS, get_workspace, set_review_settings
 
 HELP = ("list review items, show one, or decide one (supersede, coexist, block, dismiss; approve or block a "
         "durable promotion) or undo its verdict")
-ACTOR = "cli:review"
+ACTOR = Actor.cli("review")
 LIST_LIMIT = 200
 
 
@@ -72,7 +76,7 @@ def _settings(options: dict, workspace) -> None:
     wanted: dict = {name: value == "on" for name, value in flags.items() if value is not None}
     if options.get("daily_cap") is not None:
         wanted["review_daily_cap"] = options["daily_cap"]
-    changed = set_review_settings(workspace, actor=ACTOR, **wanted) if wanted else {}
+    changed = set_review_settings(workspace, actor=str(ACTOR), **wanted) if wanted else {}
     current = {name: getattr(workspace, name) for name in REVIEW_SETTINGS}
     lines = [f"review settings of {workspace.name}" + (f" ({len(changed)} changed)" if wanted else "")]
     lines += [f"  {_shown(current[name])}  {name}: {words}" for name, words in REVIEW_SETTINGS.items()]
@@ -90,14 +94,13 @@ def _decider(workspace, item: ReviewItem, username: str | None):
         if item.kind == "promotion":
             raise RequestError("a durable promotion is decided by a named approver: add --as USERNAME", kind="usage")
         return ACTOR, None
-    roles = set(Membership.objects.filter(workspace=workspace, user__username=username).values_list("role", flat=True))
+    roles = member_roles(workspace, username)
     if not roles:
         raise RequestError(f"{username!r} is not a member of workspace {workspace.name!r}", kind="forbidden")
-    if not may_decide(roles, item.kind):
+    if not permissions.allows(roles, f"decide_{item.kind}"):
         raise RequestError(f"{username!r} ({', '.join(sorted(roles))}) may not decide a {item.kind} item",
                            kind="forbidden")  # fmt: skip
-    member = Membership.objects.filter(workspace=workspace, user__username=username).select_related("user").first()
-    return f"user:{username}", member.user
+    return Actor("user", username), get_user_model().objects.get(username=username)
 
 
 def _list(options: dict, workspace) -> None:

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import sys
 
+from governance.engine import permissions
 from governance.services import shred
+from governance.services.acting import Actor, member_roles
 from memory.cli.common import emit
-from memory.models import Membership
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
 
 HELP = "crypto-shred one origin: destroy its data key so its facts become unreadable tombstones (irreversible)"
-ACTOR = "cli:shred"
+ACTOR = Actor.cli("shred")
 
 
 def add_arguments(parser) -> None:
@@ -86,12 +87,12 @@ def _ask(options: dict, preview: shred.Preview) -> str:
     return answer
 
 
-def _actor(workspace, username: str | None) -> str:
+def _actor(workspace, username: str | None) -> Actor:
     if not username:
         return ACTOR
-    roles = set(Membership.objects.filter(workspace=workspace, user__username=username).values_list("role", flat=True))
+    roles = member_roles(workspace, username)
     if not roles:
         raise RequestError(f"{username!r} is not a member of workspace {workspace.name!r}", kind="forbidden")
-    if "admin" not in roles:
+    if not permissions.allows(roles, "shred"):
         raise RequestError(f"{username!r} ({', '.join(sorted(roles))}) may not shred: admins only", kind="forbidden")
-    return f"user:{username}"
+    return Actor("user", username)

@@ -22,17 +22,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from governance.engine import permissions
+
 VERDICTS = ("supersede", "coexist", "block", "dismiss", "approve")
 VERDICTS_BY_KIND = {
     "contradiction": ("supersede", "coexist", "block", "dismiss"),
     "quarantine": ("supersede", "coexist", "block", "dismiss"),
     "promotion": ("approve", "block"),
 }
-DECIDERS_BY_KIND = {
-    "contradiction": frozenset({"owner", "admin"}),
-    "quarantine": frozenset({"owner", "admin"}),
-    "promotion": frozenset({"approver", "admin"}),
-}
+DECIDERS_BY_KIND = {kind: frozenset(permissions.roles_for(f"decide_{kind}"))
+                    for kind in ("contradiction", "quarantine", "promotion")}  # fmt: skip
 # Verdicts that need the other fact to still be active (they archive or link it).
 NEEDS_OTHER = frozenset({"supersede", "coexist"})
 

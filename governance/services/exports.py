@@ -18,6 +18,7 @@ from datetime import date, datetime, time, timedelta
 from django.db.models import Q
 from django.utils import timezone
 
+from governance.services.acting import actor_text, require_role
 from memory import selectors
 from memory.engine.facts import records as R
 from memory.models import Workspace
@@ -71,8 +72,10 @@ def _day_start(day: date) -> datetime:
     return datetime.combine(day, time.min, tzinfo=timezone.get_current_timezone())
 
 
-def record_export(workspace: Workspace, *, actor: str, what: str, filters: dict, count: int) -> int:
+def record_export(workspace: Workspace, *, user=None, actor: str, what: str, filters: dict, count: int) -> int:
     """The `exported` event of one download; returns its revision."""
+    require_role(user, workspace, "export", "export memory")
+    actor = actor_text(actor)
     with mutate(workspace, actor=actor) as m:
         m.record("exported", what=what, filters=filters, count=count)
     return m.revision

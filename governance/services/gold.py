@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from governance.engine import permissions
 from governance.models import GoldCase, GoldSet
 from governance.services.acting import acting_name, event_actor, require_role
 from memory.engine.facts import jsonbody
@@ -26,8 +27,8 @@ from memory.services.errors import RequestError
 from memory.services.mutation import mutate
 from memory.services.recall import evaluation as harness
 
-EDIT_ROLES = ("owner", "admin")
-APPROVE_ROLES = ("approver", "admin")
+EDIT_ROLES = permissions.roles_for("edit_gold")
+APPROVE_ROLES = permissions.roles_for("approve_gold")
 PLAYGROUND = "playground"
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024
 MAX_CASES = 2000  # cases one set may hold: an evaluation scores each on every capability
@@ -135,7 +136,7 @@ def upload(workspace: Workspace, raw: bytes | str, *, filename: str = "upload.js
            actor: str) -> GoldSet:  # fmt: skip
     """A standalone set from a gold JSON: its facts are seeded into a throwaway workspace when scored.
     An `approved: true` inside the file counts for nothing here: approval is an approver's act."""
-    require_role(user, workspace, EDIT_ROLES, "add gold sets")
+    require_role(user, workspace, "edit_gold", "add gold sets")
     data = parse_upload(raw, filename)
     wanted = (name or str(data.get("name") or "") or filename.rsplit(".", 1)[0]).strip()[:100]
     _unique_name(workspace, wanted)
@@ -156,7 +157,7 @@ def upload(workspace: Workspace, raw: bytes | str, *, filename: str = "upload.js
 def scaffold(workspace: Workspace, *, size: int = SCAFFOLD_DEFAULT, name: str = "", user=None, actor: str) -> GoldSet:
     """A live set from the owner's most-used active facts, one case per fact, each query the placeholder:
     the person writes how they would really ask (the fact's words are shown as a hint, never scored)."""
-    require_role(user, workspace, EDIT_ROLES, "make gold sets")
+    require_role(user, workspace, "edit_gold", "make gold sets")
     if not 1 <= size <= MAX_CASES:
         raise RequestError(f"a scaffold holds 1 to {MAX_CASES} cases", kind="validation")
     facts = list(Fact.objects.filter(workspace=workspace, lifecycle="active", origin_kind="owner")
@@ -219,7 +220,7 @@ def _touched(gold: GoldSet) -> bool:
 
 def edit_case(gold: GoldSet, case_pk: Any, *, query: str, category: str | None = None, relevant_keys: Any = None,
               user=None, actor: str) -> GoldCase:  # fmt: skip
-    require_role(user, gold.workspace, EDIT_ROLES, "edit gold sets")
+    require_role(user, gold.workspace, "edit_gold", "edit gold sets")
     who = acting_name(user, actor)
     with transaction.atomic():
         case = get_case(gold, case_pk)
@@ -238,7 +239,7 @@ def edit_case(gold: GoldSet, case_pk: Any, *, query: str, category: str | None =
 
 
 def add_case(gold: GoldSet, *, query: str, relevant_keys: Any, category: str = "", user=None, actor: str) -> GoldCase:
-    require_role(user, gold.workspace, EDIT_ROLES, "edit gold sets")
+    require_role(user, gold.workspace, "edit_gold", "edit gold sets")
     who = acting_name(user, actor)
     with transaction.atomic():
         locked = GoldSet.objects.select_for_update().get(pk=gold.pk)
@@ -260,7 +261,7 @@ def add_case(gold: GoldSet, *, query: str, relevant_keys: Any, category: str = "
 
 
 def delete_case(gold: GoldSet, case_pk: Any, *, user=None, actor: str) -> str:
-    require_role(user, gold.workspace, EDIT_ROLES, "edit gold sets")
+    require_role(user, gold.workspace, "edit_gold", "edit gold sets")
     who = acting_name(user, actor)
     with transaction.atomic():
         case = get_case(gold, case_pk)
@@ -273,7 +274,7 @@ def delete_case(gold: GoldSet, case_pk: Any, *, user=None, actor: str) -> str:
 
 def add_from_playground(workspace: Workspace, *, query: str, memory_id: str, user=None, actor: str) -> GoldCase:
     """"This query should have found that fact": a case in the workspace's live set "playground"."""
-    require_role(user, workspace, EDIT_ROLES, "add gold cases")
+    require_role(user, workspace, "edit_gold", "add gold cases")
     if not Fact.objects.filter(workspace=workspace, memory_id=memory_id).exists():
         raise RequestError(f"no fact {memory_id!r} in {workspace.name}", kind="not_found")
     gold = GoldSet.objects.filter(workspace=workspace, name=PLAYGROUND).first()
@@ -293,7 +294,7 @@ def add_from_playground(workspace: Workspace, *, query: str, memory_id: str, use
 
 
 def delete_set(gold: GoldSet, *, user=None, actor: str) -> str:
-    require_role(user, gold.workspace, EDIT_ROLES, "delete gold sets")
+    require_role(user, gold.workspace, "edit_gold", "delete gold sets")
     who, name, pk, cases = acting_name(user, actor), gold.name, gold.pk, gold.cases.count()
     with transaction.atomic():
         _event(gold, "deleted", actor=who, cases=cases)
@@ -306,7 +307,7 @@ def delete_set(gold: GoldSet, *, user=None, actor: str) -> str:
 
 def approval_blocker(gold: GoldSet, user=None, actor: str = "") -> str | None:
     """Why this person may not approve this set now (None: they may)."""
-    if user is not None and not (roles_in(user, gold.workspace) & set(APPROVE_ROLES)):
+    if user is not None and not permissions.allows(roles_in(user, gold.workspace), "approve_gold"):
         return "only approvers or admins approve gold sets"
     if gold.approved:
         return f"it was approved already (by {gold.approved_by_name or 'someone'})"

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from governance.models import ImportJob
 from governance.services import run_locks
+from governance.services.acting import actor_text, require_role
 from memory.services.errors import RequestError
 from memory.services.writes.interchange import import_facts, preview_import
 
@@ -37,8 +38,10 @@ def _folder() -> Path:
     return folder
 
 
-def receive(workspace, upload, *, actor: str) -> ImportJob:
+def receive(workspace, upload, *, user=None, actor: str) -> ImportJob:
     """Store an uploaded file and preview it (changing nothing in memory); returns the job."""
+    require_role(user, workspace, "import", "import facts")
+    actor = actor_text(actor)
     if upload is None:
         raise RequestError("choose a facts.jsonl file to upload", kind="validation")
     if upload.size > MAX_BYTES:
@@ -54,8 +57,9 @@ def receive(workspace, upload, *, actor: str) -> ImportJob:
                                     size=upload.size, lines=report.lines, preview=report.to_dict())  # fmt: skip
 
 
-def confirm(job: ImportJob, *, gated: bool) -> ImportJob:
+def confirm(job: ImportJob, *, user=None, gated: bool) -> ImportJob:
     """Queue a previewed job for the worker (or run it now when tasks run synchronously)."""
+    require_role(user, job.workspace, "import", "import facts")
     from django_q.tasks import async_task
 
     updated = ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.PREVIEWED).update(
@@ -68,7 +72,8 @@ def confirm(job: ImportJob, *, gated: bool) -> ImportJob:
     return job
 
 
-def cancel(job: ImportJob) -> None:
+def cancel(job: ImportJob, *, user=None) -> None:
+    require_role(user, job.workspace, "import", "import facts")
     if ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.PREVIEWED).update(status=ImportJob.Status.CANCELLED):
         Path(job.path).unlink(missing_ok=True)
 
@@ -130,8 +135,9 @@ def _run_locked(job_id: int, *, first: bool) -> dict:
     return {"job": job.pk, "status": "done", "imported": report.imported}
 
 
-def resume(job: ImportJob) -> ImportJob:
+def resume(job: ImportJob, *, user=None) -> ImportJob:
     """Queue a failed (or interrupted) import again: lines already imported are skipped."""
+    require_role(user, job.workspace, "import", "import facts")
     from django_q.tasks import async_task
 
     stopped = f"this import is {job.status}; only a stopped import can be resumed"

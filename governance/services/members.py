@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Min
 
+from governance.services.acting import actor_text, require_role
 from memory.models import Membership, Workspace
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.mutation import mutate
@@ -54,8 +55,10 @@ def member(workspace: Workspace, username: str) -> Member | None:
     return next((m for m in list_members(workspace) if m.username == username), None)
 
 
-def add_member(workspace: Workspace, username: str, roles: Iterable[str], *, actor: str) -> Member:
+def add_member(workspace: Workspace, username: str, roles: Iterable[str], *, user=None, actor: str) -> Member:
     """Give an existing user roles in the workspace; refused if they are a member already."""
+    require_role(user, workspace, "manage_members", "manage members")
+    actor = actor_text(actor)
     wanted = _roles(roles)
     user = _user(username)
     with mutate(workspace, actor=actor) as m:
@@ -67,9 +70,11 @@ def add_member(workspace: Workspace, username: str, roles: Iterable[str], *, act
     return member(workspace, user.get_username())
 
 
-def create_member(workspace: Workspace, username: str, password: str, roles: Iterable[str], *, actor: str,
+def create_member(workspace: Workspace, username: str, password: str, roles: Iterable[str], *, user=None, actor: str,
                   email: str = "") -> Member:  # fmt: skip
     """Create a user (password checked by the site's password validators) and add them with `roles`."""
+    require_role(user, workspace, "manage_members", "manage members")
+    actor = actor_text(actor)
     wanted = _roles(roles)
     with transaction.atomic():
         user = create_user(username, password, email=email)
@@ -93,8 +98,10 @@ def create_user(username: str, password: str, *, email: str = ""):
     return User.objects.create_user(username=username, email=email, password=password)
 
 
-def set_roles(workspace: Workspace, username: str, roles: Iterable[str], *, actor: str) -> tuple[tuple, tuple]:
+def set_roles(workspace: Workspace, username: str, roles: Iterable[str], *, user=None, actor: str) -> tuple[tuple, tuple]:
     """Replace a member's roles; returns (before, after). The last admin keeps the admin role."""
+    require_role(user, workspace, "manage_members", "manage members")
+    actor = actor_text(actor)
     wanted = _roles(roles)
     user = _user(username)
     with mutate(workspace, actor=actor) as m:
@@ -111,8 +118,10 @@ def set_roles(workspace: Workspace, username: str, roles: Iterable[str], *, acto
     return before, wanted
 
 
-def remove_member(workspace: Workspace, username: str, *, actor: str) -> tuple[str, ...]:
+def remove_member(workspace: Workspace, username: str, *, user=None, actor: str) -> tuple[str, ...]:
     """Remove a member from the workspace (the user account stays); returns the roles they had."""
+    require_role(user, workspace, "manage_members", "manage members")
+    actor = actor_text(actor)
     user = _user(username)
     with mutate(workspace, actor=actor) as m:
         before = _held(m.workspace, user)

@@ -20,6 +20,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from governance.engine import permissions
 from governance.engine import proposals as rules
 from governance.models import Proposal
 from governance.services import proposal_eval, run_locks
@@ -33,8 +34,8 @@ from memory.services.lifecycle.curation import fact_states, set_fact_states
 from memory.services.mutation import mutate
 
 TELEMETRY = "telemetry"
-PROPOSE_ROLES = ("owner", "admin")
-DECIDE_ROLES = ("approver", "admin")
+PROPOSE_ROLES = permissions.roles_for("propose")
+DECIDE_ROLES = permissions.roles_for("decide_proposal")
 MAX_FACTS = 200  # facts one retract proposal may name
 
 
@@ -101,7 +102,7 @@ def propose_retraction(workspace: Workspace, memory_ids: list[str], *, rationale
                        source: str = Proposal.Source.MANUAL) -> Proposal:  # fmt: skip
     """A proposal to retract facts (manual: by an owner or admin)."""
     if source == Proposal.Source.MANUAL:
-        require_role(user, workspace, PROPOSE_ROLES, "propose changes")
+        require_role(user, workspace, "propose", "propose changes")
     ids = list(dict.fromkeys(str(m).strip() for m in memory_ids if str(m).strip()))
     if not ids:
         raise RequestError("name at least one fact to retract", kind="validation")
@@ -131,7 +132,7 @@ def propose_tuning(workspace: Workspace, values: dict[str, Any], *, rationale: s
                    source: str = Proposal.Source.MANUAL, title: str = "") -> Proposal:  # fmt: skip
     """A proposal to change knobs (values: only the knobs that change, on top of the version in force)."""
     if source == Proposal.Source.MANUAL:
-        require_role(user, workspace, PROPOSE_ROLES, "propose changes")
+        require_role(user, workspace, "propose", "propose changes")
     version, in_force = tuning_service.current(workspace)
     if not isinstance(values, dict) or not values:
         raise RequestError("name at least one setting to change, e.g. ngram_weight=0.3", kind="validation")
@@ -249,7 +250,7 @@ def request_evaluation(proposal: Proposal, *, user=None, actor: str, inline: boo
     it in this process instead (the CLI, which shows its own progress bar through `progress`)."""
     from django_q.tasks import async_task
 
-    require_role(user, proposal.workspace, ("owner", "approver", "admin"), "evaluate proposals")
+    require_role(user, proposal.workspace, "evaluate_proposal", "evaluate proposals")
     if proposal.status not in (Proposal.Status.PENDING, Proposal.Status.APPROVED):
         raise RequestError(f"proposal #{proposal.pk} is {proposal.status}: only pending proposals are evaluated",
                            kind="conflict")  # fmt: skip
@@ -332,7 +333,7 @@ def approval_blocker(proposal: Proposal, user=None, actor: str = "") -> str | No
     """Why this person may not approve this proposal now (None: they may)."""
     if proposal.status != Proposal.Status.PENDING:
         return f"it is {proposal.status} already"
-    if user is not None and not (roles_in(user, proposal.workspace) & set(DECIDE_ROLES)):
+    if user is not None and not permissions.allows(roles_in(user, proposal.workspace), "decide_proposal"):
         return "only approvers or admins approve proposals"
     if is_author(proposal, user, actor):
         return "its author cannot approve it: a second person must"
@@ -382,7 +383,7 @@ def reject(proposal: Proposal, *, user=None, actor: str, reason: str) -> Proposa
         if current.status != Proposal.Status.PENDING:
             raise RequestError(f"proposal #{current.pk} is {current.status} already: only a pending one is rejected",
                                kind="conflict")  # fmt: skip
-        require_role(user, current.workspace, DECIDE_ROLES, "reject proposals")
+        require_role(user, current.workspace, "decide_proposal", "reject proposals")
         if is_author(current, user, actor):
             raise RequestError("its author cannot decide it: a second person must (withdrawing is not built yet)",
                                kind="forbidden")  # fmt: skip
@@ -399,7 +400,7 @@ def reject(proposal: Proposal, *, user=None, actor: str, reason: str) -> Proposa
 def apply(proposal: Proposal, *, user=None, actor: str) -> Proposal:
     """Carry out an approved proposal: a new tuning version, or the retraction. Refused twice."""
     workspace = proposal.workspace
-    require_role(user, workspace, ("owner", "approver", "admin"), "apply proposals")
+    require_role(user, workspace, "apply_proposal", "apply proposals")
     with transaction.atomic():
         current = _locked(proposal)
         if current.status == Proposal.Status.APPLIED:
@@ -440,7 +441,7 @@ def revert(proposal: Proposal, *, user=None, actor: str, reason: str = "") -> Pr
     """Undo an applied proposal: the prior tuning version comes back as a new version, or the
     retracted facts return to the state they had. Refused when something changed them since."""
     workspace = proposal.workspace
-    require_role(user, workspace, ("owner", "approver", "admin"), "revert proposals")
+    require_role(user, workspace, "revert_proposal", "revert proposals")
     with transaction.atomic():
         current = _locked(proposal)
         if current.status != Proposal.Status.APPLIED:

@@ -20,6 +20,7 @@ from django.db.models import Q
 from django.utils.dateparse import parse_date, parse_datetime
 
 from governance.models import ReviewItem
+from governance.services.acting import actor_text, require_role
 from memory import sealing
 from memory.engine.facts import records as R
 from memory.models import Fact, Link, MemoryEvent, Workspace
@@ -311,9 +312,11 @@ def _item_rows(pks: list[int], going: set[str]) -> list[dict]:
 # ---------------------------------------------------------------- applying
 
 
-def apply(workspace: Workspace, selection: Selection, *, hard: bool, typed: str, actor: str,
+def apply(workspace: Workspace, selection: Selection, *, user=None, hard: bool, typed: str, actor: str,
           reason: str = "", progress: Callable[[int], Any] | None = None) -> PurgeReport:  # fmt: skip
     """Retract or hard-purge after checking the typed confirmation against a fresh preview."""
+    require_role(user, workspace, "purge", "purge facts")
+    actor = actor_text(actor)
     current = preview(workspace, selection, hard=hard, lists=False)
     if not current.accepts(typed):
         raise RequestError(

@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from governance.engine import retention as engine
 from governance.models import RetentionPolicy
+from governance.services.acting import actor_text, require_role
 from memory.models import Fact, MemoryEvent, Workspace
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.keys.crypto_shred import resolve_origin
@@ -117,12 +118,14 @@ def _name_taken(workspace: Workspace, name: str, *, but: int | None = None) -> N
         raise RequestError(f"a retention policy named {name!r} exists already; nothing was changed", kind="conflict")
 
 
-def create(workspace: Workspace, fields: Mapping[str, Any], *, actor: str, every_fact: bool = False) -> RetentionPolicy:
+def create(workspace: Workspace, fields: Mapping[str, Any], *, user=None, actor: str,
+           every_fact: bool = False) -> RetentionPolicy:  # fmt: skip
     """A new policy (version 1), enforced from this mutation on if enabled."""
-    return create_many(workspace, [_validated(workspace, fields, every_fact=every_fact)], actor=actor)[0]
+    require_role(user, workspace, "manage_retention", "change retention policies")
+    return create_many(workspace, [_validated(workspace, fields, every_fact=every_fact)], user=user, actor=actor)[0]
 
 
-def create_ladder(workspace: Workspace, mapping: Mapping[str, str], *, by: str = "tiers", actor: str,
+def create_ladder(workspace: Workspace, mapping: Mapping[str, str], *, by: str = "tiers", user=None, actor: str,
                   prefix: str = "ladder", **common: Any) -> list[RetentionPolicy]:  # fmt: skip
     """Policies from the TTL ladder preset (one per rung used; "never" makes none), in one mutation."""
     if common.get("origin_key"):
@@ -133,10 +136,12 @@ def create_ladder(workspace: Workspace, mapping: Mapping[str, str], *, by: str =
         raise RequestError(f"{'; '.join(error.problems)}; nothing was changed", kind="validation",
                            details=error.problems) from error  # fmt: skip
     _known_origin(workspace, validated[0]["origin_key"], str(common.get("origin_key") or ""))
-    return create_many(workspace, validated, actor=actor)
+    return create_many(workspace, validated, user=user, actor=actor)
 
 
-def create_many(workspace: Workspace, validated: list[dict[str, Any]], *, actor: str) -> list[RetentionPolicy]:
+def create_many(workspace: Workspace, validated: list[dict[str, Any]], *, user=None, actor: str) -> list[RetentionPolicy]:
+    require_role(user, workspace, "manage_retention", "change retention policies")
+    actor = actor_text(actor)
     names = [fields["name"] for fields in validated]
     if len(set(names)) != len(names):
         raise RequestError("two of the new policies have the same name; nothing was changed", kind="conflict")
@@ -156,10 +161,12 @@ def create_many(workspace: Workspace, validated: list[dict[str, Any]], *, actor:
     return made
 
 
-def edit(workspace: Workspace, ref: Any, changes: Mapping[str, Any], *, actor: str,
+def edit(workspace: Workspace, ref: Any, changes: Mapping[str, Any], *, user=None, actor: str,
          every_fact: bool | None = None) -> RetentionPolicy:  # fmt: skip
     """Change some fields of a policy (others kept); bumps its version. A policy that already covered
     every fact keeps doing so without `every_fact` being said again; narrowing it to nothing does not."""
+    require_role(user, workspace, "manage_retention", "change retention policies")
+    actor = actor_text(actor)
     policy = get_policy(workspace, ref)
     before = fields_of(policy)
     wanted = {**before, **{k: v for k, v in changes.items() if k in engine.FIELDS}}
@@ -190,12 +197,14 @@ def edit(workspace: Workspace, ref: Any, changes: Mapping[str, Any], *, actor: s
     return policy
 
 
-def set_enabled(workspace: Workspace, ref: Any, enabled: bool, *, actor: str) -> RetentionPolicy:
-    return edit(workspace, ref, {"enabled": bool(enabled)}, actor=actor)
+def set_enabled(workspace: Workspace, ref: Any, enabled: bool, *, user=None, actor: str) -> RetentionPolicy:
+    return edit(workspace, ref, {"enabled": bool(enabled)}, user=user, actor=actor)
 
 
-def delete(workspace: Workspace, ref: Any, *, actor: str) -> dict[str, Any]:
+def delete(workspace: Workspace, ref: Any, *, user=None, actor: str) -> dict[str, Any]:
     """Remove a policy; recall stops enforcing it in the same mutation. Facts it archived stay archived."""
+    require_role(user, workspace, "manage_retention", "change retention policies")
+    actor = actor_text(actor)
     policy = get_policy(workspace, ref)
     with mutate(workspace, actor=actor) as m:
         policy = RetentionPolicy.objects.filter(pk=policy.pk).first()
@@ -336,11 +345,13 @@ class RunReport:
         return asdict(self)
 
 
-def apply(workspace: Workspace, policy: Any = None, *, actor: str, now: datetime | None = None,
+def apply(workspace: Workspace, policy: Any = None, *, user=None, actor: str, now: datetime | None = None,
           typed: str | None = None, progress: Callable[[int], Any] | None = None) -> list[RunReport]:  # fmt: skip
     """Run the named policy (or every enabled one): one transaction per policy, each with its
     `retention_run` event. With `typed`, a person's confirmation is checked against a fresh
     preview first (nothing changes when it does not match). A disabled policy is refused by name."""
+    require_role(user, workspace, "manage_retention", "apply retention policies")
+    actor = actor_text(actor)
     now = now or timezone.now()
     chosen = [get_policy(workspace, policy)] if policy not in (None, "") else [
         p for p in policies(workspace) if p.enabled]  # fmt: skip

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from django.db.models import Q
 
 from governance.models import ReviewItem
+from governance.services.acting import actor_text, require_role
 from memory.models import Fact, Workspace
 from memory.services.errors import RequestError
 from memory.services.keys.crypto_shred import (
@@ -74,9 +75,11 @@ def unfinished(workspace: Workspace):
     return unfinished_shreds(workspace)
 
 
-def finish(workspace: Workspace, origin_key: str, *, actor: str) -> ShredReport:
+def finish(workspace: Workspace, origin_key: str, *, user=None, actor: str) -> ShredReport:
     """Finish a shred that was begun and stopped: the decision was confirmed when it was begun (its
     key may be gone already), so no confirmation is asked again; the receipt names both actors."""
+    require_role(user, workspace, "shred", "shred origins")
+    actor = actor_text(actor)
     origin_key = resolve_origin(origin_key)
     if unfinished_shred(workspace, origin_key) is None:
         preview_shred(workspace, origin_key)  # says why, for an origin shredded already (or unknown)
@@ -84,9 +87,11 @@ def finish(workspace: Workspace, origin_key: str, *, actor: str) -> ShredReport:
     return shred_origin(workspace, origin_key, actor=actor)
 
 
-def apply(workspace: Workspace, origin_key: str, *, typed: str, actor: str, reason: str = "") -> ShredReport:
+def apply(workspace: Workspace, origin_key: str, *, user=None, typed: str, actor: str, reason: str = "") -> ShredReport:
     """Shred after checking the typed confirmation against a fresh preview; nothing changes otherwise.
     An unfinished shred of the origin is finished as it was begun (its confirmation was typed then)."""
+    require_role(user, workspace, "shred", "shred origins")
+    actor = actor_text(actor)
     current = preview(workspace, origin_key)
     if not current.unfinished_since and not current.accepts(typed):
         raise RequestError(

@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from governance.engine import tokens as rules
 from governance.models import ApiToken
+from governance.services.acting import actor_text, require_role
 from memory.models import Workspace
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.mutation import mutate
@@ -57,11 +58,13 @@ class Grant:
                 "expires_at": self.token.expires_at.isoformat() if self.token.expires_at else None}  # fmt: skip
 
 
-def create_token(workspace: Workspace, *, name: str, origin: str, verbs, clearance: str | None = None,
+def create_token(workspace: Workspace, *, user=None, name: str, origin: str, verbs, clearance: str | None = None,
                  source: str | None = None, expires_days: float | None = None, actor: str,
                  now: datetime | None = None) -> tuple[ApiToken, str]:  # fmt: skip
     """Make a token; returns (row, the token itself — shown once, never stored). `source`: the source
     type of what speaks through it (default tool_output, untrusted)."""
+    require_role(user, workspace, "manage_tokens", "manage API tokens")
+    actor = actor_text(actor)
     name = (name or "").strip()
     if not name or len(name) > NAME_MAX or any(not ch.isprintable() for ch in name):
         raise RequestError(f"a token needs a name of 1 to {NAME_MAX} visible characters", kind="validation")
@@ -94,8 +97,10 @@ def list_tokens(workspace: Workspace) -> list[ApiToken]:
     return list(ApiToken.objects.filter(workspace=workspace).order_by("revoked_at", "-created_at", "-id"))
 
 
-def revoke_token(workspace: Workspace, name: str, *, actor: str, now: datetime | None = None) -> ApiToken:
+def revoke_token(workspace: Workspace, name: str, *, user=None, actor: str, now: datetime | None = None) -> ApiToken:
     """Revoke by name; revoking a revoked token changes nothing and says so (no second event)."""
+    require_role(user, workspace, "manage_tokens", "manage API tokens")
+    actor = actor_text(actor)
     with mutate(workspace, actor=actor, now=now) as m:
         token = ApiToken.objects.select_for_update().filter(workspace=m.workspace, name=name).first()
         if token is None:

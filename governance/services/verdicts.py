@@ -12,6 +12,7 @@ from typing import Any
 
 from governance.engine.verdicts import ItemFacts, VerdictRefused, check_author, check_undo, plan_verdict
 from governance.models import ReviewItem
+from governance.services.acting import Actor, actor_text, require_role
 from memory.models import Workspace
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.lifecycle.curation import add_fact_links, fact_states, remove_fact_links, set_fact_states
@@ -23,12 +24,14 @@ from memory.services.mutation import mutate
 DECISION_KEYS = ("verdict", "verdict_reason", "decided_by", "decision")
 
 
-def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: str, reason: str = "",
+def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: Actor | str, reason: str = "",
            expected: dict[str, dict] | None = None, user=None) -> ReviewItem:  # fmt: skip
     """Apply `verdict` to item `item_id`. `expected` is the facts' state as the reviewer saw it
     (memory_id -> fields, as `fact_states` returns them): when it differs now, nothing changes."""
+    actor = actor_text(actor)
     with mutate(workspace, actor=actor) as m:
         item = _locked_item(workspace, item_id)
+        require_role(user, workspace, f"decide_{item.kind}", f"decide {item.kind} items")
         replaces = [mid for mid in item.details.get("replaces", []) if isinstance(mid, str)]
         ids = [mid for mid in (item.fact.memory_id, item.other_fact.memory_id if item.other_fact else None) if mid]
         states = fact_states(workspace, ids + replaces)
@@ -63,10 +66,12 @@ def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: str, reas
     return item
 
 
-def undo(workspace: Workspace, item_id: int, *, actor: str) -> ReviewItem:
+def undo(workspace: Workspace, item_id: int, *, user=None, actor: Actor | str) -> ReviewItem:
     """Put the facts, links and item back as they were before the item's verdict."""
+    actor = actor_text(actor)
     with mutate(workspace, actor=actor) as m:
         item = _locked_item(workspace, item_id)
+        require_role(user, workspace, f"decide_{item.kind}", f"decide {item.kind} items")
         decision = item.details.get("decision")
         try:
             check_undo(item.status, decision, fact_states(workspace, list((decision or {}).get("after", {}))))
