@@ -1,4 +1,4 @@
-"""`tideline proposals list|show|propose|evaluate|approve|reject|apply|revert --workspace W [--json]` (issue 14).
+"""`tideline proposals list|show|propose|evaluate|approve|reject|apply|revert --workspace W [--json]` (ENGINE-SPEC §7).
 
 `propose --from-telemetry` makes the telemetry proposals (facts down-voted --min-downvotes times,
 and a maintenance threshold when people restored what decay or the dream took); `--from-misses`

@@ -1,4 +1,4 @@
-"""`tideline purge --workspace W (--fact ID… | --origin O | --query Q | --before DATE) …` (issue 13).
+"""`tideline purge --workspace W (--fact ID… | --origin O | --query Q | --before DATE) …` (ENGINE-SPEC §6.1).
 
 Retracts the chosen facts (archived with the reason; the console can restore them), or with
 --hard deletes them and what derives only from them, with a content-free `purged` receipt. What is

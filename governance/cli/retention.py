@@ -1,4 +1,4 @@
-"""`tideline retention list|preview|apply|add|edit|enable|disable|remove --workspace W` (issue 13).
+"""`tideline retention list|preview|apply|add|edit|enable|disable|remove --workspace W` (ENGINE-SPEC §6.2).
 
 One positional action, like `tideline review`. `apply` without --yes shows what each policy would
 take and asks for the count (or the policy's name) to be typed; with no terminal it refuses (exit 2)
@@ -50,7 +50,7 @@ def add_arguments(parser) -> None:
     rule.add_argument("--keep-permanent", action=argparse.BooleanOptionalAction, default=None)
     rule.add_argument("--action-taken", dest="taken", choices=("archive", "purge"), help="archive (default) or purge")
     rule.add_argument("--disabled", action="store_true", help="add: create it disabled")
-    ladder = parser.add_argument_group("add --preset ladder: seed 004's TTL ladder (1 hour, 30 days, 1 year, never)")
+    ladder = parser.add_argument_group("add --preset ladder: the TTL ladder (1 hour, 30 days, 1 year, never)")
     ladder.add_argument("--preset", choices=("ladder",))
     ladder.add_argument("--by", choices=engine.LADDER_BY, default="tiers")
     ladder.add_argument("--ladder", metavar="MAP",

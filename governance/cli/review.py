@@ -1,4 +1,4 @@
-"""`tideline review list|show|decide|undo` — the review queue from the command line (issue 12).
+"""`tideline review list|show|decide|undo` — the review queue from the command line (docs/ARCHITECTURE.md §9).
 
 One positional action (not nested subparsers, which would lose the shared --json flag). The
 verdicts themselves are `governance.services.verdicts`; this module only parses and prints.

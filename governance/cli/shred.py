@@ -1,4 +1,4 @@
-"""`tideline shred --workspace W --origin O [--dry-run] [--yes]` — crypto-shred one origin (issue 13).
+"""`tideline shred --workspace W --origin O [--dry-run] [--yes]` — crypto-shred one origin (docs/ARCHITECTURE.md §8).
 
 Without `--origin` it lists the workspace's unfinished shreds (changing nothing).
 

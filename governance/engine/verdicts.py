@@ -1,4 +1,4 @@
-"""What a reviewer's verdict may be, and what it does to the facts, as plain data (issue 12).
+"""What a reviewer's verdict may be, and what it does to the facts, as plain data (docs/ARCHITECTURE.md §9).
 
 An item names the fact under review (the newer one of a contradiction, or the held write) and,
 usually, the fact it conflicts with or would replace. The verdicts:

@@ -1,4 +1,4 @@
-"""Gold sets per workspace: upload, scaffold, edit, approve (issue 14).
+"""Gold sets per workspace: upload, scaffold, edit, approve (ENGINE-SPEC §8.1).
 
 A gold set is what every proposal is judged on, so it has to be honest: a scaffold's queries start
 as a placeholder a person must rewrite (a query copied from the fact would grade recall on its own

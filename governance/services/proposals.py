@@ -1,4 +1,4 @@
-"""Self-improvement proposals: propose → evaluate → approve → apply → revert (issue 14).
+"""Self-improvement proposals: propose → evaluate → approve → apply → revert (ENGINE-SPEC §7, Decision 11).
 
 Nothing a proposal changes reaches recall before three things happened, in order: an evaluation on
 the workspace's approved gold sets cleared the proposal's bar (governance.engine.proposals), a

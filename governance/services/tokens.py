@@ -1,4 +1,4 @@
-"""API tokens: made and revoked by admins, checked on every agent call (issue 17).
+"""API tokens: made and revoked by admins, checked on every agent call (docs/SECURITY.md).
 
 Making or revoking a token is one mutation of its workspace with a `tokens_changed` event (name,
 scope, verbs, clearance, source, expiry; never the token). Authenticating is a lookup by the token's

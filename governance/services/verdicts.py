@@ -1,4 +1,4 @@
-"""A reviewer's verdict on a review item, and its undo: each one mutation with one event (issue 12).
+"""A reviewer's verdict on a review item, and its undo: each one mutation with one event (docs/ARCHITECTURE.md §9).
 
 The rules live in `governance.engine.verdicts`; the fact and link changes go through memory's
 public primitives (`memory.services.lifecycle.curation`). The item keeps what the verdict changed
