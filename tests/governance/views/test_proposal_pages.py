@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from governance.models import GoldSet, Proposal
-from memory.models import Membership, MemoryEvent
+from memory.models import MemoryEvent
 from memory.services import tuning as tuning_service
 from memory.tideline import Tideline
 
@@ -21,16 +20,10 @@ TYPOS = ["lisbton", "saxaphone", "kilimanjero", "origammi", "pistashio", "trombo
 
 
 @pytest.fixture
-def world(workspace, other_workspace):
+def world(workspace, personas):
     tl = Tideline(workspace)
     ids = {w: tl.add(f"Maya keeps a {w} in the study.", segment="knowledge").id for w in WORDS}
-    users = {}
-    for role in ("owner", "approver", "admin"):
-        users[role] = get_user_model().objects.create_user(f"{role}-prop", password="pw-12345-x")
-        Membership.objects.create(user=users[role], workspace=workspace, role=role)
-    users["outsider"] = get_user_model().objects.create_user("outsider-prop", password="pw-12345-x")
-    Membership.objects.create(user=users["outsider"], workspace=other_workspace, role="admin")
-    return workspace, users, ids
+    return workspace, personas, ids
 
 
 def _messages(response) -> str:

@@ -6,13 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from governance.models import RetentionPolicy
 from governance.services import retention
 from memory.engine.facts import records as R
-from memory.models import Fact, Membership, MemoryEvent
+from memory.models import Fact, MemoryEvent
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -23,18 +22,12 @@ FORM = {"op": "save", "name": "chat logs", "segments": ["context"], "age": "30",
 
 
 @pytest.fixture
-def world(workspace, other_workspace):
+def world(workspace, personas):
     tl = Tideline(workspace)
     tl.add("We talked about the ferry timetable on Tuesday.", segment="context", now=OLD)
     tl.add("The ferry leaves at nine from pier four.", segment="context", origin=PEER, now=OLD)
     tl.add("I prefer the ferry over the bus.", segment="preference", now=OLD)
-    users = {}
-    for role in ("owner", "approver", "admin"):
-        users[role] = get_user_model().objects.create_user(f"{role}-ret", password="pw-12345-x")
-        Membership.objects.create(user=users[role], workspace=workspace, role=role)
-    users["outsider"] = get_user_model().objects.create_user("outsider-ret", password="pw-12345-x")
-    Membership.objects.create(user=users["outsider"], workspace=other_workspace, role="admin")
-    return workspace, users
+    return workspace, personas
 
 
 def _url(workspace, query=""):
@@ -63,7 +56,7 @@ def test_an_admin_adds_a_policy_previews_it_applies_it_and_sees_the_run(client, 
     text = done.content.decode()
     assert "Applied 1 policy: 2 facts archived, 0 purged" in text and 'id="retention-runs"' in text
     assert Fact.objects.filter(lifecycle="archived").count() == 2
-    assert MemoryEvent.objects.get(kind="retention_run").actor == "user:admin-ret"
+    assert MemoryEvent.objects.get(kind="retention_run").actor == "user:ada"
     assert "<td data-label=\"Archived\">2</td>" in text
 
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 from html import escape
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from governance.models import ReviewItem
 from governance.services import shred
 from memory import sealing
 from memory.engine.facts import records as R
-from memory.models import Fact, Membership, MemoryEvent
+from memory.models import Fact, MemoryEvent
 from memory.services.errors import RequestError
 from memory.tideline import Tideline
 
@@ -21,7 +20,7 @@ PEER = R.Origin("channel", "slack", "team", "s1")
 
 
 @pytest.fixture
-def world(workspace):
+def world(workspace, personas):
     tl = Tideline(workspace)
     mine = tl.add("I live in Porto.", segment="identity")
     theirs = tl.add("The user lives in Lisbon.", segment="identity", origin=PEER)
@@ -29,11 +28,7 @@ def world(workspace):
     item = ReviewItem.objects.create(workspace=workspace, kind="contradiction", reason="two cities",
                                      fact=Fact.objects.get(memory_id=mine.id),
                                      other_fact=Fact.objects.get(memory_id=theirs.id))  # fmt: skip
-    users = {}
-    for role in ("owner", "approver", "admin"):
-        users[role] = get_user_model().objects.create_user(f"{role}-shred", password="pw-12345-x")
-        Membership.objects.create(user=users[role], workspace=workspace, role=role)
-    return workspace, users, item, theirs
+    return workspace, personas, item, theirs
 
 
 def _url(workspace):
@@ -52,7 +47,7 @@ def test_the_preview_counts_facts_links_and_open_items(world):
 def test_a_shred_closes_the_origins_open_review_items_with_a_reason(world):
     workspace, _, item, theirs = world
     expected = _open_items_of_peer(workspace)
-    report = shred.apply(workspace, PEER.key, typed="2", actor="user:admin-shred", reason="erasure #7")
+    report = shred.apply(workspace, PEER.key, typed="2", actor="user:ada", reason="erasure #7")
     assert report.review_items_closed == expected and _open_items_of_peer(workspace) == 0
     item.refresh_from_db()
     assert item.status == "closed" and item.details["closed_reason"] == f"fact {theirs.id} was shredded (erasure #7)"
@@ -103,7 +98,7 @@ def test_a_wrong_confirmation_then_the_right_one_then_a_second_shred(client, wor
     event = MemoryEvent.objects.get(kind="shredded")
     text = done.content.decode()
     assert f"Receipt: the shredded event at revision {event.revision}" in text and "erasure #7" in text
-    assert event.actor == "user:admin-shred" and not sealing.keyring.exists(workspace.pk, PEER.key)
+    assert event.actor == "user:ada" and not sealing.keyring.exists(workspace.pk, PEER.key)
     again = client.post(_url(workspace), {"origin": PEER.key, "confirm": PEER.key}, follow=True)
     assert "already shredded" in again.content.decode() and MemoryEvent.objects.filter(kind="shredded").count() == 1
     # The picker still lists the origin, greyed out as shredded (its key is a JSON array: read as text on every database).
@@ -119,7 +114,7 @@ def test_a_wrong_confirmation_then_the_right_one_then_a_second_shred(client, wor
 
 def test_actions_on_a_tombstone_never_fail(client, world):
     workspace, users, _, _ = world
-    shred.apply(workspace, PEER.key, typed="2", actor="user:admin-shred")
+    shred.apply(workspace, PEER.key, typed="2", actor="user:ada")
     memory_id = Fact.objects.filter(origin_key=PEER.key).exclude(lifecycle="held").get().memory_id  # the trams
     client.force_login(users["admin"])
     page = client.get(f"/w/{workspace.name}/facts/{memory_id}/").content.decode()
@@ -145,7 +140,7 @@ def test_an_unfinished_shred_is_shown_and_finished_from_the_page(client, world):
     done = client.post(_url(workspace), {"origin": PEER.key, "finish": "1"}, follow=True).content.decode()
     assert "Finished the unfinished shred. Shredded origin" in done and "Unfinished shreds" not in done
     receipt = MemoryEvent.objects.get(workspace=workspace, kind="shredded")
-    assert receipt.actor == "user:admin-shred" and receipt.reason == "erasure #9"
+    assert receipt.actor == "user:ada" and receipt.reason == "erasure #9"
     assert receipt.data["begun_by"] == "user:gone-admin"
     item.refresh_from_db()
     assert item.status == "closed"
