@@ -14,13 +14,16 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from governance.engine import permissions
+from governance.forms import ImportConfirmForm, parsed
 from governance.models import ImportJob
 from governance.services import import_uploads, imports
+from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from tideline_site.htmx import wants_partial
 
-ADMINS = ("admin",)
+ADMINS = permissions.roles_for("import")
 
 
 @login_required
@@ -30,7 +33,7 @@ def import_page(request: HttpRequest, workspace: str) -> HttpResponse:
     problem = ""
     if request.method == "POST":
         try:
-            job = imports.receive(ws, request.FILES.get("file"), actor=f"user:{request.user.get_username()}")
+            job = imports.receive(ws, request.FILES.get("file"), user=request.user, actor=Actor.person(request.user))
         except RequestError as error:
             problem = f"{error.message}. Nothing was imported."
         else:
@@ -54,22 +57,62 @@ def import_job(request: HttpRequest, workspace: str, job_id: int) -> HttpRespons
                                       "refused": (job.report or job.preview).get("refused", [])})  # fmt: skip
 
 
-@require_POST
-@login_required
-def import_decide(request: HttpRequest, workspace: str, job_id: int) -> HttpResponse:
+def _job(request: HttpRequest, workspace: str, job_id: int):
     ws = get_workspace_for_user(request, workspace, roles=ADMINS)
     job = ImportJob.objects.filter(workspace=ws, pk=job_id).first()
     if job is None:
         raise Http404("no such import")
+    return ws, job
+
+
+def _decision(request: HttpRequest, workspace: str, job_id: int, act) -> HttpResponse:
+    ws, job = _job(request, workspace, job_id)
     try:
-        if request.POST.get("decision") == "cancel":
-            imports.cancel(job)
-            messages.success(request, "Cancelled: nothing was imported and the upload was deleted.")
-        elif request.POST.get("decision") == "resume":
-            imports.resume(job)
-            messages.success(request, "Resumed: the lines already imported are skipped.")
-        else:
-            imports.confirm(job, gated=request.POST.get("gated") == "on")
+        said = act(job)
     except RequestError as error:
         messages.error(request, error.message)
+    else:
+        if said:
+            messages.success(request, said)
     return redirect("governance:import-job", ws.name, job.pk)
+
+
+@require_POST
+@login_required
+def import_confirm(request: HttpRequest, workspace: str, job_id: int) -> HttpResponse:
+    """Import the previewed file, through the write path's gate or not."""
+    def confirm(job) -> str:
+        imports.confirm(job, gated=parsed(ImportConfirmForm, request.POST)["gated"], user=request.user)
+        return ""  # the job page shows the progress
+
+    return _decision(request, workspace, job_id, confirm)
+
+
+@require_POST
+@login_required
+def import_cancel(request: HttpRequest, workspace: str, job_id: int) -> HttpResponse:
+    def cancel(job) -> str:
+        imports.cancel(job, user=request.user)
+        return "Cancelled: nothing was imported and the upload was deleted."
+
+    return _decision(request, workspace, job_id, cancel)
+
+
+@require_POST
+@login_required
+def import_resume(request: HttpRequest, workspace: str, job_id: int) -> HttpResponse:
+    def resume(job) -> str:
+        imports.resume(job, user=request.user)
+        return "Resumed: the lines already imported are skipped."
+
+    return _decision(request, workspace, job_id, resume)
+
+
+DECISIONS = {"cancel": import_cancel, "resume": import_resume}
+
+
+@require_POST
+@login_required
+def import_decide(request: HttpRequest, workspace: str, job_id: int) -> HttpResponse:
+    """The job page's former single form target: the button's `decision` names the verb."""
+    return DECISIONS.get(request.POST.get("decision"), import_confirm)(request, workspace, job_id)

@@ -1,10 +1,10 @@
 """Members (/w/<ws>/members/) and new workspaces (/workspaces/new/).
 
 Every member may read who else is in the workspace and with which roles (an approver needs to know
-who the owners are, and everyone who to ask for access); only admins change it. Removing a member
-asks for a confirmation first. Who may create a workspace: superusers and anyone who administers
-one already (`governance.services.members.may_create_workspace`); the creator becomes its admin and
-owner.
+who the owners are, and everyone who to ask for access); only admins change it, one view per change
+(add, create, roles, remove). Removing a member asks for a confirmation first. Who may create a
+workspace: superusers and anyone who administers one already
+(`governance.services.members.may_create_workspace`); the creator becomes its admin and owner.
 """
 
 from __future__ import annotations
@@ -14,59 +14,101 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
+from governance.engine import permissions
+from governance.forms import MemberForm, WorkspaceCreateForm, parsed
 from governance.services import members
-from memory.permissions import get_workspace_for_user, roles_in
+from governance.services.acting import Actor
+from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
-
-LIMIT = 200  # the longest value a form field takes (user names are at most 150)
 
 
 @login_required
 def members_page(request: HttpRequest, workspace: str) -> HttpResponse:
-    ws = get_workspace_for_user(request, workspace)
-    can_change = "admin" in roles_in(request.user, ws)
-    confirm_removal = ""
-    if request.method == "POST":
-        if not can_change:
-            raise PermissionDenied("admins manage members")
-        action, username = _field(request, "action"), _field(request, "username")
-        if action == "remove" and request.POST.get("confirmed") != "yes":
-            confirm_removal = username  # ask first: show the page with the confirmation
-        else:
-            try:
-                messages.success(request, _apply(request, ws, action, username))
-            except RequestError as error:
-                messages.error(request, f"{error.message}. Nothing was changed.")
-            return redirect("governance:members", ws.name)
-    context = {"workspace": ws, "members": members.list_members(ws), "roles": members.ROLES, "can_change": can_change,
+    if request.method == "POST":  # the page's former single form target: each change has its own view
+        return CHANGES.get(request.POST.get("action", ""), member_unknown)(request, workspace)
+    return _page(request, get_workspace_for_user(request, workspace))
+
+
+def _page(request: HttpRequest, ws, *, confirm_removal: str = "") -> HttpResponse:
+    context = {"workspace": ws, "members": members.list_members(ws), "roles": members.ROLES,
+               "can_change": permissions.allows(request.workspace_roles, "manage_members"),
                "confirm_removal": confirm_removal, "me": request.user.get_username()}  # fmt: skip
     return render(request, "governance/members.html", context)
 
 
-def _apply(request: HttpRequest, ws, action: str, username: str) -> str:
-    actor = f"user:{request.user.get_username()}"
-    roles = [r[:20] for r in request.POST.getlist("roles")][:5]
-    if action == "add":
-        member = members.add_member(ws, username, roles, actor=actor)
+def _change(request: HttpRequest, workspace: str, change) -> HttpResponse:
+    """Check the role, read the form, make the change; the outcome is a message on the members page."""
+    ws = get_workspace_for_user(request, workspace)
+    if not permissions.allows(request.workspace_roles, "manage_members"):
+        raise PermissionDenied("admins manage members")
+    form = parsed(MemberForm, request.POST)
+    try:
+        outcome = change(ws, form, user=request.user, actor=Actor.person(request.user))
+    except RequestError as error:
+        messages.error(request, f"{error.message}. Nothing was changed.")
+    else:
+        if isinstance(outcome, HttpResponse):
+            return outcome
+        messages.success(request, outcome)
+    return redirect("governance:members", ws.name)
+
+
+@require_POST
+@login_required
+def member_add(request: HttpRequest, workspace: str) -> HttpResponse:
+    def add(ws, form, **who) -> str:
+        member = members.add_member(ws, form["username"], form["roles"], **who)
         return f"Added {member.username} as {', '.join(member.roles)}."
-    if action == "create":
-        member = members.create_member(ws, username, request.POST.get("password", "")[:LIMIT], roles, actor=actor,
-                                       email=_field(request, "email"))  # fmt: skip
+
+    return _change(request, workspace, add)
+
+
+@require_POST
+@login_required
+def member_create(request: HttpRequest, workspace: str) -> HttpResponse:
+    def create(ws, form, **who) -> str:
+        member = members.create_member(ws, form["username"], form["password"], form["roles"], email=form["email"], **who)
         return f"Created the user {member.username} and added them as {', '.join(member.roles)}."
-    if action == "roles":
-        before, after = members.set_roles(ws, username, roles, actor=actor)
+
+    return _change(request, workspace, create)
+
+
+@require_POST
+@login_required
+def member_roles(request: HttpRequest, workspace: str) -> HttpResponse:
+    def set_roles(ws, form, **who) -> str:
+        username = form["username"]
+        before, after = members.set_roles(ws, username, form["roles"], **who)
         if before == after:
             return f"{username} keeps the same roles."
         return f"{username} is now {', '.join(after)} (was {', '.join(before)})."
-    if action == "remove":
-        before = members.remove_member(ws, username, actor=actor)
+
+    return _change(request, workspace, set_roles)
+
+
+@require_POST
+@login_required
+def member_remove(request: HttpRequest, workspace: str) -> HttpResponse:
+    def remove(ws, form, **who):
+        username = form["username"]
+        if not form["confirmed"]:  # ask first: the page with the confirmation
+            return _page(request, ws, confirm_removal=username)
+        before = members.remove_member(ws, username, **who)
         return f"Removed {username} (was {', '.join(before)}) from {ws.name}. Their user account stays."
-    raise RequestError("unknown action", kind="validation")
+
+    return _change(request, workspace, remove)
 
 
-def _field(request: HttpRequest, name: str) -> str:
-    return request.POST.get(name, "").replace("\x00", "").strip()[:LIMIT]
+def member_unknown(request: HttpRequest, workspace: str) -> HttpResponse:
+    def unknown(ws, form, **who):
+        raise RequestError("unknown action", kind="validation")
+
+    return _change(request, workspace, unknown)
+
+
+CHANGES = {"add": member_add, "create": member_create, "roles": member_roles, "remove": member_remove}
 
 
 @login_required
@@ -75,10 +117,10 @@ def workspace_create(request: HttpRequest) -> HttpResponse:
         raise PermissionDenied("superusers and workspace admins create workspaces")
     name, problem = "", ""
     if request.method == "POST":
-        name = _field(request, "name").lower()
+        name = parsed(WorkspaceCreateForm, request.POST)["name"]
         try:
             ws = members.create_workspace_for(name, request.user.get_username(),
-                                              actor=f"user:{request.user.get_username()}")  # fmt: skip
+                                              actor=str(Actor.person(request.user)))  # fmt: skip
         except RequestError as error:
             problem = f"{error.message}. Nothing was created."
         else:

@@ -18,30 +18,33 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
+from governance.engine import permissions
+from governance.forms import PURGE_FIELDS, PurgeForm, parsed
 from governance.services import purge
+from governance.services.acting import Actor
 from memory.engine.facts import records as R
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 
-ADMINS = ("admin",)
-FIELDS = ("facts", "origin", "query", "max", "after", "before", "segment", "mode")
-TEXT_MAX = 20_000  # characters of any one field (a long list of fact ids fits)
+ADMINS = permissions.roles_for("purge")
+FIELDS = PURGE_FIELDS
 
 
 @login_required
 def purge_page(request: HttpRequest, workspace: str) -> HttpResponse:
+    if request.method == "POST":  # the page's form target: the purge itself
+        return purge_apply(request, workspace)
     ws = get_workspace_for_user(request, workspace, roles=ADMINS)
-    if request.method == "POST":
-        return _apply(request, ws)
     return _page(request, ws, _form(request.GET), pages=request.GET)
 
 
 def _form(data) -> dict[str, str]:
-    form = {name: str(data.get(name, "")).replace("\x00", "").strip()[:TEXT_MAX] for name in FIELDS}
-    form["mode"] = "hard" if form["mode"] == "hard" else "retract"
-    form["facts"] = " ".join(form["facts"].replace(",", " ").split())  # one line: it travels in a hidden field
-    return form
+    form = PurgeForm(data)
+    form.is_valid()
+    return form.selection()
 
 
 def _selection(form: dict[str, str]) -> purge.Selection:
@@ -64,7 +67,7 @@ def _page(request: HttpRequest, ws, form: dict[str, str], *, pages=None, problem
                                     link_page=pages.get("link_page", 1), item_page=pages.get("item_page", 1))  # fmt: skip
         except RequestError as error:
             problem = problem or error.message
-    nav = _nav(form, preview) if preview else {}
+    nav = _nav(form, preview, reverse("governance:purge", args=[ws.name])) if preview else {}
     return render(request, "governance/purge.html", {
         "workspace": ws, "form": form, "preview": preview, "problem": problem, "reason": reason, "nav": nav,
         "origins": purge.origins(ws), "segments": R.SEGMENTS, "receipts": purge.receipts(ws),
@@ -84,8 +87,9 @@ def _command(ws, form: dict[str, str]) -> str:
     return " ".join(w if w == "…" else shlex.quote(w) for w in [*words, "--dry-run"])
 
 
-def _nav(form: dict[str, str], preview: purge.Preview) -> dict[str, dict]:
-    """Previous/next links of each list, keeping the selection and the other lists' pages."""
+def _nav(form: dict[str, str], preview: purge.Preview, page_url: str) -> dict[str, dict]:
+    """Previous/next links of each list, keeping the selection and the other lists' pages (to the page's
+    own URL: a refused purge shows the preview at the purge's)."""
     base = {k: v for k, v in form.items() if v}
     current = {"page": preview.pages["facts"]["page"], "link_page": preview.pages["links"]["page"],
                "item_page": preview.pages["items"]["page"]}  # fmt: skip
@@ -95,20 +99,23 @@ def _nav(form: dict[str, str], preview: purge.Preview) -> dict[str, dict]:
         info = preview.pages[name]
 
         def link(page, param=param, anchor=anchor):
-            return "?" + urlencode({**base, **current, param: page}) + f"#{anchor}"
+            return page_url + "?" + urlencode({**base, **current, param: page}) + f"#{anchor}"
 
         out[name] = {**info, "prev": link(info["page"] - 1) if info["page"] > 1 else "",
                      "next": link(info["page"] + 1) if info["page"] < info["pages"] else ""}  # fmt: skip
     return out
 
 
-def _apply(request: HttpRequest, ws) -> HttpResponse:
-    form = _form(request.POST)
-    reason = request.POST.get("reason", "").replace("\x00", "").strip()[:1000]
+@require_POST
+@login_required
+def purge_apply(request: HttpRequest, workspace: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace, roles=ADMINS)
+    posted = parsed(PurgeForm, request.POST)
+    form, reason = {name: posted[name] for name in FIELDS}, posted["reason"]
     hard = form["mode"] == "hard"
     try:
-        report = purge.apply(ws, _selection(form), hard=hard, typed=request.POST.get("confirm", "")[:200],
-                             actor=f"user:{request.user.get_username()}", reason=reason)  # fmt: skip
+        report = purge.apply(ws, _selection(form), hard=hard, typed=posted["confirm"], user=request.user,
+                             actor=Actor.person(request.user), reason=reason)  # fmt: skip
     except RequestError as error:  # the same preview again, the refusal on it, the reason kept
         return _page(request, ws, form, problem=error.message, reason=reason, status=400)
     if report.hard:

@@ -5,7 +5,7 @@ confirmation (the origin's key or its fact count), checked against a fresh previ
 `governance.services.shred.apply`. Owners and approvers get 403 (even for the preview: the page
 exists to destroy data, and the counts per origin are the admin's business), outsiders 404. A shred
 that was begun and stopped (its process killed before the receipt) is listed as unfinished, with a
-button that finishes it (POST finish=1: no second confirmation, it was confirmed when begun).
+button that finishes it (its own POST: no second confirmation, it was confirmed when begun).
 """
 
 from __future__ import annotations
@@ -15,23 +15,26 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
+from django.views.decorators.http import require_POST
 
+from governance.engine import permissions
+from governance.forms import ShredForm, parsed, shred_origin
 from governance.services import shred
+from governance.services.acting import Actor
 from memory.models import MemoryEvent
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 
-ADMINS = ("admin",)
+ADMINS = permissions.roles_for("shred")
 RECEIPTS = 20  # past shreds listed under the form
-MAX_ORIGIN = 900  # the longest origin key a fact can have (Fact.origin_key)
 
 
 @login_required
 def shred_page(request: HttpRequest, workspace: str) -> HttpResponse:
+    if request.method == "POST":  # the page's former single form target
+        return (shred_finish if request.POST.get("finish") else shred_apply)(request, workspace)
     ws = get_workspace_for_user(request, workspace, roles=ADMINS)
-    if request.method == "POST":
-        return _apply(request, ws)
-    return _page(request, ws, _origin(request.GET.get("origin")))
+    return _page(request, ws, shred_origin(request.GET.get("origin")))
 
 
 def _page(request: HttpRequest, ws, chosen: str, *, problem: str = "", reason: str = "") -> HttpResponse:
@@ -53,18 +56,28 @@ def _page(request: HttpRequest, ws, chosen: str, *, problem: str = "", reason: s
     })  # fmt: skip
 
 
-def _apply(request: HttpRequest, ws) -> HttpResponse:
-    origin = _origin(request.POST.get("origin"))
-    reason = request.POST.get("reason", "").replace("\x00", "").strip()[:1000]
-    actor = f"user:{request.user.get_username()}"
+@require_POST
+@login_required
+def shred_apply(request: HttpRequest, workspace: str) -> HttpResponse:
+    """Shred one origin, the typed confirmation checked against a fresh preview."""
+    return _shred(request, workspace, lambda ws, form, **who: shred.apply(
+        ws, form["origin"], typed=form["confirm"], reason=form["reason"], **who))
+
+
+@require_POST
+@login_required
+def shred_finish(request: HttpRequest, workspace: str) -> HttpResponse:
+    """Finish a shred that was begun and stopped (it was confirmed when it was begun)."""
+    return _shred(request, workspace, lambda ws, form, **who: shred.finish(ws, form["origin"], **who))
+
+
+def _shred(request: HttpRequest, workspace: str, act) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace, roles=ADMINS)
+    form = parsed(ShredForm, request.POST)
     try:
-        if request.POST.get("finish"):
-            report = shred.finish(ws, origin, actor=actor)
-        else:
-            report = shred.apply(ws, origin, typed=request.POST.get("confirm", "")[:MAX_ORIGIN + 20], actor=actor,
-                                 reason=reason)  # fmt: skip
+        report = act(ws, form, user=request.user, actor=Actor.person(request.user))
     except RequestError as error:  # the same page again, the refusal on it, the reason kept
-        return _page(request, ws, origin, problem=error.message, reason=reason)
+        return _page(request, ws, form["origin"], problem=error.message, reason=form["reason"])
     messages.success(request, (
         ("Finished the unfinished shred. " if report.finished_unfinished else "") + f"Shredded origin {report.label}: {report.facts:,} fact{pluralize(report.facts)} are now unreadable "
         f"tombstones, {report.vectors:,} vector{pluralize(report.vectors)} dropped, {report.review_items_closed} "
@@ -73,8 +86,3 @@ def _apply(request: HttpRequest, ws) -> HttpResponse:
     ))
     return redirect("governance:shred", ws.name)
 
-
-def _origin(value) -> str:
-    """The origin asked for, or "" (a key with NUL bytes or beyond the column's length names no origin)."""
-    value = (value or "").strip()
-    return "" if "\x00" in value or len(value) > MAX_ORIGIN else value
