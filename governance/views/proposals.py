@@ -13,8 +13,17 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
+from governance.engine import permissions
 from governance.engine import proposals as rules
+from governance.forms import (
+    ProposalDecisionForm,
+    RetractionProposalForm,
+    TelemetryProposalForm,
+    TuningProposalForm,
+    parsed,
+)
 from governance.models import Proposal
 from governance.services import proposal_eval, proposals
 from memory.engine import tuning as T
@@ -31,9 +40,9 @@ STATUSES = [s.value for s in Proposal.Status]
 
 @login_required
 def proposals_page(request: HttpRequest, workspace: str) -> HttpResponse:
+    if request.method == "POST":  # the page's former single form target: each source has its own view
+        return SOURCES.get(request.POST.get("action", ""), propose_unknown)(request, workspace)
     ws = get_workspace_for_user(request, workspace)
-    if request.method == "POST":
-        return _propose(request, ws)
     status = request.GET.get("status", "")
     status = status if status in STATUSES else ""
     found = Proposal.objects.filter(workspace=ws).order_by("-created_at", "-pk")
@@ -46,41 +55,83 @@ def proposals_page(request: HttpRequest, workspace: str) -> HttpResponse:
     return render(request, "governance/proposals.html", {
         "workspace": ws, "page": page, "pager": numbered_pager(request, page), "status": status, "counts": counts,
         "total": sum(counts.values()),
-        "can_propose": bool(roles & set(proposals.PROPOSE_ROLES)), "version": version,
+        "can_propose": permissions.allows(roles, "propose"), "version": version,
         "knobs": [(k, f"{getattr(in_force, k.name):g}", f"{k.low:g}–{k.high:g}") for k in T.KNOBS], "min_downvotes": rules.DEFAULT_MIN_DOWNVOTES,
         "gate": None if proposal_eval.usable_sets(ws) else proposal_eval.gate_refusal(ws), "form": request.POST,
     })  # fmt: skip
 
 
-def _propose(request: HttpRequest, ws) -> HttpResponse:
-    user, actor = request.user, request.user.get_username()
-    action = request.POST.get("action", "")
-    rationale = request.POST.get("rationale", "").replace("\x00", "")[:5000]
+def _propose(request: HttpRequest, workspace: str, make) -> HttpResponse:
+    """Check the role, make the proposal(s); a refusal is a message on the proposals page."""
+    ws = get_workspace_for_user(request, workspace)
     try:
-        if not (request.workspace_roles & set(proposals.PROPOSE_ROLES)):
+        if not permissions.allows(request.workspace_roles, "propose"):
             raise RequestError("only owners or admins make proposals", kind="forbidden")
-        if action == "telemetry":
-            made = proposals.propose_from_telemetry(ws, min_downvotes=_int(request.POST.get("min_downvotes"), 3))
-            made += [p for p in (proposals.propose_thresholds(ws),) if p is not None]
-            _said(request, made, "no fact has enough down-votes and no restored facts point at a threshold")
-        elif action == "misses":
-            made = [p for p in (proposals.propose_from_recall_misses(ws),) if p is not None]
-            _said(request, made, "no better recall settings were found (or every approved gold case finds its fact "
-                                 "already, or that proposal is open)")  # fmt: skip
-        elif action == "tuning":
-            typed = {k.name: request.POST.get(k.name, "")[:40] for k in T.KNOBS}
-            changed = tuning_service.changes_from_text(ws, typed)
-            made = [proposals.propose_tuning(ws, changed, rationale=rationale, user=user, actor=actor)]
-            return redirect("governance:proposal-detail", ws.name, made[0].pk)
-        elif action == "retract":
-            ids = request.POST.get("fact_ids", "").replace(",", " ").split()
-            made = [proposals.propose_retraction(ws, ids, rationale=rationale, user=user, actor=actor)]
-            return redirect("governance:proposal-detail", ws.name, made[0].pk)
-        else:
-            raise RequestError("choose what to propose", kind="validation")
+        response = make(ws)
     except RequestError as error:
         messages.error(request, error.message)
-    return redirect("governance:proposals", ws.name)
+        return redirect("governance:proposals", ws.name)
+    return response or redirect("governance:proposals", ws.name)
+
+
+@require_POST
+@login_required
+def propose_telemetry(request: HttpRequest, workspace: str) -> HttpResponse:
+    def make(ws):
+        min_downvotes = parsed(TelemetryProposalForm, request.POST)["min_downvotes"]
+        made = proposals.propose_from_telemetry(ws, min_downvotes=min_downvotes)
+        made += [p for p in (proposals.propose_thresholds(ws),) if p is not None]
+        _said(request, made, "no fact has enough down-votes and no restored facts point at a threshold")
+
+    return _propose(request, workspace, make)
+
+
+@require_POST
+@login_required
+def propose_misses(request: HttpRequest, workspace: str) -> HttpResponse:
+    def make(ws):
+        made = [p for p in (proposals.propose_from_recall_misses(ws),) if p is not None]
+        _said(request, made, "no better recall settings were found (or every approved gold case finds its fact "
+                             "already, or that proposal is open)")  # fmt: skip
+
+    return _propose(request, workspace, make)
+
+
+@require_POST
+@login_required
+def propose_tuning(request: HttpRequest, workspace: str) -> HttpResponse:
+    def make(ws):
+        form = TuningProposalForm(request.POST, knobs=[k.name for k in T.KNOBS])
+        form.is_valid()
+        changed = tuning_service.changes_from_text(ws, form.typed())
+        made = proposals.propose_tuning(ws, changed, rationale=form.cleaned_data["rationale"], user=request.user,
+                                        actor=request.user.get_username())  # fmt: skip
+        return redirect("governance:proposal-detail", ws.name, made.pk)
+
+    return _propose(request, workspace, make)
+
+
+@require_POST
+@login_required
+def propose_retraction(request: HttpRequest, workspace: str) -> HttpResponse:
+    def make(ws):
+        form = parsed(RetractionProposalForm, request.POST)
+        made = proposals.propose_retraction(ws, form["fact_ids"], rationale=form["rationale"], user=request.user,
+                                            actor=request.user.get_username())  # fmt: skip
+        return redirect("governance:proposal-detail", ws.name, made.pk)
+
+    return _propose(request, workspace, make)
+
+
+def propose_unknown(request: HttpRequest, workspace: str) -> HttpResponse:
+    def make(ws):
+        raise RequestError("choose what to propose", kind="validation")
+
+    return _propose(request, workspace, make)
+
+
+SOURCES = {"telemetry": propose_telemetry, "misses": propose_misses, "tuning": propose_tuning,
+           "retract": propose_retraction}  # fmt: skip
 
 
 def _said(request: HttpRequest, made: list[Proposal], none: str) -> None:
@@ -90,61 +141,101 @@ def _said(request: HttpRequest, made: list[Proposal], none: str) -> None:
         messages.info(request, f"Nothing to propose: {none}.")
 
 
-def _int(value, default: int) -> int:
-    try:
-        return max(1, min(1000, int(value)))
-    except (TypeError, ValueError):
-        return default
-
-
-@login_required
-def proposal_detail(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
+def _proposal(request: HttpRequest, workspace: str, proposal_id: int):
     ws = get_workspace_for_user(request, workspace)
     proposal = Proposal.objects.filter(workspace=ws, pk=proposal_id).first() if proposal_id < 2**31 else None
     if proposal is None:
         raise Http404("no such proposal")
-    if request.method == "POST":
-        return _act(request, ws, proposal)
+    return ws, proposal
+
+
+@login_required
+def proposal_detail(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
+    if request.method == "POST":  # the page's former single form target: each verb has its own view
+        return VERBS.get(request.POST.get("action", ""), proposal_unknown)(request, workspace, proposal_id)
+    ws, proposal = _proposal(request, workspace, proposal_id)
     if wants_partial(request):
         return render(request, "governance/proposal_detail.html#evaluation", _context(request, ws, proposal))
     return render(request, "governance/proposal_detail.html", _context(request, ws, proposal))
 
 
-def _act(request: HttpRequest, ws, proposal: Proposal) -> HttpResponse:
-    user, actor = request.user, request.user.get_username()
-    action = request.POST.get("action", "")
-    reason = request.POST.get("reason", "").replace("\x00", "").strip()[:1000]
-    confirm = None
-    try:
-        if action == "evaluate":
-            done = proposals.request_evaluation(proposal, user=user, actor=actor)
-            messages.success(request, "Evaluated: the report is below." if done.evaluation == Proposal.Evaluation.DONE
-                             else "Evaluation queued: the bar below fills as the worker scores the gold cases.")  # fmt: skip
-        elif action == "approve":
-            proposals.approve(proposal, user=user, actor=actor, reason=reason)
-            messages.success(request, f"Approved #{proposal.pk}. It changes nothing until someone applies it.")
-        elif action == "reject":
-            proposals.reject(proposal, user=user, actor=actor, reason=reason)
-            messages.success(request, f"Rejected #{proposal.pk}.")
-        elif action in ("apply", "revert"):
-            if request.POST.get("confirmed") != "yes":
-                confirm = action
-            elif action == "apply":
-                done = proposals.apply(proposal, user=user, actor=actor).applied or {}
-                messages.success(request, f"Applied #{proposal.pk}: " + (
-                    f"the settings are now version {done['to_version']}." if "to_version" in done
-                    else f"{len(done.get('retracted', []))} fact(s) retracted."))  # fmt: skip
-            else:
-                proposals.revert(proposal, user=user, actor=actor, reason=reason)
-                messages.success(request, f"Reverted #{proposal.pk}: recall is as it was before it was applied.")
-        else:
-            raise RequestError("choose an action", kind="validation")
-    except RequestError as error:
-        messages.error(request, error.message)
-    if confirm:
+def _act(request: HttpRequest, workspace: str, proposal_id: int, act, *, confirm: str | None = None) -> HttpResponse:
+    """Carry out one verb on the proposal; a refusal is a message. With `confirm`, an unconfirmed POST
+    shows the page again asking once more."""
+    ws, proposal = _proposal(request, workspace, proposal_id)
+    form = parsed(ProposalDecisionForm, request.POST)
+    if confirm and not form["confirmed"]:
         proposal.refresh_from_db()
         return render(request, "governance/proposal_detail.html", _context(request, ws, proposal, confirm=confirm))
+    try:
+        act(proposal, form, user=request.user, actor=request.user.get_username())
+    except RequestError as error:
+        messages.error(request, error.message)
     return redirect("governance:proposal-detail", ws.name, proposal.pk)
+
+
+@require_POST
+@login_required
+def proposal_evaluate(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
+    def evaluate(proposal, form, **who):
+        done = proposals.request_evaluation(proposal, **who)
+        messages.success(request, "Evaluated: the report is below." if done.evaluation == Proposal.Evaluation.DONE
+                         else "Evaluation queued: the bar below fills as the worker scores the gold cases.")  # fmt: skip
+
+    return _act(request, workspace, proposal_id, evaluate)
+
+
+@require_POST
+@login_required
+def proposal_approve(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
+    def approve(proposal, form, **who):
+        proposals.approve(proposal, reason=form["reason"], **who)
+        messages.success(request, f"Approved #{proposal.pk}. It changes nothing until someone applies it.")
+
+    return _act(request, workspace, proposal_id, approve)
+
+
+@require_POST
+@login_required
+def proposal_reject(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
+    def reject(proposal, form, **who):
+        proposals.reject(proposal, reason=form["reason"], **who)
+        messages.success(request, f"Rejected #{proposal.pk}.")
+
+    return _act(request, workspace, proposal_id, reject)
+
+
+@require_POST
+@login_required
+def proposal_apply(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
+    def apply(proposal, form, **who):
+        done = proposals.apply(proposal, **who).applied or {}
+        messages.success(request, f"Applied #{proposal.pk}: " + (
+            f"the settings are now version {done['to_version']}." if "to_version" in done
+            else f"{len(done.get('retracted', []))} fact(s) retracted."))  # fmt: skip
+
+    return _act(request, workspace, proposal_id, apply, confirm="apply")
+
+
+@require_POST
+@login_required
+def proposal_revert(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
+    def revert(proposal, form, **who):
+        proposals.revert(proposal, reason=form["reason"], **who)
+        messages.success(request, f"Reverted #{proposal.pk}: recall is as it was before it was applied.")
+
+    return _act(request, workspace, proposal_id, revert, confirm="revert")
+
+
+def proposal_unknown(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
+    def unknown(proposal, form, **who):
+        raise RequestError("choose an action", kind="validation")
+
+    return _act(request, workspace, proposal_id, unknown)
+
+
+VERBS = {"evaluate": proposal_evaluate, "approve": proposal_approve, "reject": proposal_reject,
+         "apply": proposal_apply, "revert": proposal_revert}  # fmt: skip
 
 
 def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | None = None) -> dict:
@@ -159,7 +250,7 @@ def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | Non
         "chart": delta_chart(default.get("deltas") or {}), "capabilities": _capability_rows(report),
         "metric_names": [METRIC_LABELS.get(n, n) for n in (default.get("deltas") or {})],
         "percent": _percent(proposal), "history": history[:100], "confirm": confirm,
-        "can_decide": bool(roles & set(proposals.DECIDE_ROLES)) and proposal.status == Proposal.Status.PENDING,
+        "can_decide": permissions.allows(roles, "decide_proposal") and proposal.status == Proposal.Status.PENDING,
         "blocker": proposals.approval_blocker(proposal, user, user.get_username()),
         "stale": proposals.stale_reason(proposal) if proposal.evaluation == Proposal.Evaluation.DONE else None,
         "is_author": proposals.is_author(proposal, user, user.get_username()),
