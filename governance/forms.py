@@ -283,7 +283,7 @@ class ProposalDecisionForm(ConfirmedForm):
 
 class GoldUploadForm(forms.Form):
     name = CleanText(100, strip=False)
-    file = forms.FileField(required=False)
+    file = forms.Field(required=False, widget=forms.FileInput)  # checked by the view and the service
 
 
 class GoldScaffoldForm(forms.Form):

@@ -14,8 +14,18 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from governance.engine import permissions
+from governance.forms import (
+    CleanText,
+    GoldCaseForm,
+    GoldScaffoldForm,
+    GoldUploadForm,
+    PlaygroundCaseForm,
+    parsed,
+)
 from governance.services import gold
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
@@ -25,64 +35,91 @@ from tideline_site.paging import numbered_pager
 CASES_PER_PAGE = 50
 
 
-def _clean(value: str | None, limit: int = 1000) -> str:
-    return (value or "").replace("\x00", "")[:limit]
-
-
 @login_required
 def gold_page(request: HttpRequest, workspace: str) -> HttpResponse:
+    if request.method == "POST":  # the page's former single form target: each verb has its own view
+        return MAKERS.get(request.POST.get("action"), gold_make_unknown)(request, workspace)
     ws = get_workspace_for_user(request, workspace)
-    if request.method == "POST":
-        return _make(request, ws)
     return render(request, "governance/gold_list.html", {
-        "workspace": ws, "sets": gold.sets(ws), "can_edit": bool(request.workspace_roles & set(gold.EDIT_ROLES)),
+        "workspace": ws, "sets": gold.sets(ws), "can_edit": permissions.allows(request.workspace_roles, "edit_gold"),
         "scaffold_default": gold.SCAFFOLD_DEFAULT, "max_cases": gold.MAX_CASES,
     })  # fmt: skip
 
 
-def _make(request: HttpRequest, ws) -> HttpResponse:
-    user, actor = request.user, request.user.get_username()
+def _make(request: HttpRequest, workspace: str, make) -> HttpResponse:
+    """Make a set; its page next, or the list again with the refusal."""
+    ws = get_workspace_for_user(request, workspace)
     try:
-        if request.POST.get("action") == "upload":
-            upload = request.FILES.get("file")
-            if upload is None:
-                raise RequestError("choose a gold JSON file to upload", kind="validation")
-            if upload.size > gold.MAX_UPLOAD_BYTES:
-                raise RequestError(f"{upload.name} is larger than 5 MB", kind="invalid_input")
-            made = gold.upload(ws, upload.read(), filename=_clean(upload.name, 200), name=_clean(request.POST.get("name"), 100),
-                               user=user, actor=actor)  # fmt: skip
-            messages.success(request, f"Uploaded {made.name!r}: {made.cases.count()} cases. Check the queries, then an "
-                                      "approver approves it.")  # fmt: skip
-        elif request.POST.get("action") == "scaffold":
-            try:
-                size = int(request.POST.get("size") or gold.SCAFFOLD_DEFAULT)
-            except ValueError:
-                raise RequestError("the number of cases must be a whole number", kind="validation") from None
-            made = gold.scaffold(ws, size=size, name=_clean(request.POST.get("name"), 100), user=user, actor=actor)
-            messages.success(request, f"Made {made.name!r} with {made.cases.count()} cases: rewrite each query the way a "
-                                      "person would ask for the fact.")  # fmt: skip
-        else:
-            raise RequestError("choose what to do", kind="validation")
+        made = make(ws, user=request.user, actor=request.user.get_username())
     except RequestError as error:
         messages.error(request, error.message)
         return redirect("governance:gold", ws.name)
     return redirect("governance:gold-detail", ws.name, made.pk)
 
 
+@require_POST
 @login_required
-def gold_detail(request: HttpRequest, workspace: str, gold_id: int) -> HttpResponse:
+def gold_upload(request: HttpRequest, workspace: str) -> HttpResponse:
+    def upload(ws, **who):
+        form = parsed(GoldUploadForm, request.POST, request.FILES)
+        file = form["file"]
+        if file is None:
+            raise RequestError("choose a gold JSON file to upload", kind="validation")
+        if file.size > gold.MAX_UPLOAD_BYTES:
+            raise RequestError(f"{file.name} is larger than 5 MB", kind="invalid_input")
+        made = gold.upload(ws, file.read(), filename=CleanText(200, strip=False).clean(file.name), name=form["name"], **who)
+        messages.success(request, f"Uploaded {made.name!r}: {made.cases.count()} cases. Check the queries, then an "
+                                  "approver approves it.")  # fmt: skip
+        return made
+
+    return _make(request, workspace, upload)
+
+
+@require_POST
+@login_required
+def gold_scaffold(request: HttpRequest, workspace: str) -> HttpResponse:
+    def scaffold(ws, **who):
+        form = GoldScaffoldForm(request.POST, default=gold.SCAFFOLD_DEFAULT)
+        if not form.is_valid():
+            raise RequestError(form.errors["size"][0], kind="validation")
+        made = gold.scaffold(ws, size=form.cleaned_data["size"], name=form.cleaned_data["name"], **who)
+        messages.success(request, f"Made {made.name!r} with {made.cases.count()} cases: rewrite each query the way a "
+                                  "person would ask for the fact.")  # fmt: skip
+        return made
+
+    return _make(request, workspace, scaffold)
+
+
+def gold_make_unknown(request: HttpRequest, workspace: str) -> HttpResponse:
+    def unknown(ws, **who):
+        raise RequestError("choose what to do", kind="validation")
+
+    return _make(request, workspace, unknown)
+
+
+MAKERS = {"upload": gold_upload, "scaffold": gold_scaffold}
+
+
+def _gold(request: HttpRequest, workspace: str, gold_id: int):
     ws = get_workspace_for_user(request, workspace)
     try:
-        found = gold.get(ws, gold_id)
+        return ws, gold.get(ws, gold_id)
     except RequestError:
         raise Http404("no such gold set") from None
-    confirm = None
-    if request.method == "POST":
-        outcome = _change(request, ws, found)
-        if isinstance(outcome, HttpResponse):
-            return outcome
-        confirm = outcome
+
+
+@login_required
+def gold_detail(request: HttpRequest, workspace: str, gold_id: int) -> HttpResponse:
+    if request.method == "POST":  # the page's former single form target: each verb has its own view
+        return CHANGES.get(request.POST.get("action", ""), gold_change_unknown)(request, workspace, gold_id)
+    ws, found = _gold(request, workspace, gold_id)
+    return _detail(request, ws, found)
+
+
+def _detail(request: HttpRequest, ws, found, *, confirm: str | None = None) -> HttpResponse:
     cases = found.cases.all()
+    # A confirmation answers a POST to the verb's own URL: its page links are the set page's.
+    request.path = reverse("governance:gold-detail", args=[ws.name, found.pk])
     page = Paginator(cases, CASES_PER_PAGE).get_page(request.GET.get("page"))
     for case in page.object_list:  # a query lifted from the fact grades recall on its own answer key
         case.copied = bool(case.hint) and PLACEHOLDER not in case.query and _words(case.query) <= _words(case.hint)
@@ -92,47 +129,95 @@ def gold_detail(request: HttpRequest, workspace: str, gold_id: int) -> HttpRespo
         "workspace": ws, "gold": found, "page": page, "pager": numbered_pager(request, page), "placeholder": PLACEHOLDER,
         "confirm": confirm,
         "placeholders": cases.filter(query__contains=PLACEHOLDER).count(), "total": cases.count(),
-        "can_edit": bool(roles & set(gold.EDIT_ROLES)), "can_approve": bool(roles & set(gold.APPROVE_ROLES)),
+        "can_edit": permissions.allows(roles, "edit_gold"), "can_approve": permissions.allows(roles, "approve_gold"),
         "blocker": gold.approval_blocker(found, user, user.get_username()),
     })  # fmt: skip
 
 
-def _change(request: HttpRequest, ws, found):
-    """Carry out the POST; a redirect when done, or the name of what needs confirming first."""
-    user, actor = request.user, request.user.get_username()
-    action = request.POST.get("action", "")
-    page = request.POST.get("page") or "1"
+def _change(request: HttpRequest, workspace: str, gold_id: int, change) -> HttpResponse:
+    """Carry out one change of the set; back to its page (the same page of cases), with a message."""
+    ws, found = _gold(request, workspace, gold_id)
+    form = GoldCaseForm(request.POST)
+    form.is_valid()
     try:
-        was_approved = found.approved
-        if action == "edit":
-            gold.edit_case(found, request.POST.get("case"), query=_clean(request.POST.get("query")),
-                           category=_clean(request.POST.get("category"), 100), user=user, actor=actor)  # fmt: skip
-            messages.success(request, "Saved the case." + (" The set needs approving again." if was_approved else ""))
-        elif action == "add":
-            gold.add_case(found, query=_clean(request.POST.get("query")), relevant_keys=_clean(request.POST.get("keys"), 5000),
-                          category=_clean(request.POST.get("category"), 100), user=user, actor=actor)  # fmt: skip
-            messages.success(request, "Added the case.")
-        elif action == "delete-case":
-            if request.POST.get("confirmed") != "yes":
-                return f"delete-case:{gold.get_case(found, request.POST.get('case')).pk}"
-            gone = gold.delete_case(found, request.POST.get("case"), user=user, actor=actor)
-            messages.success(request, f"Deleted case {gone}.")
-        elif action == "approve":
-            gold.approve(found, user=user, actor=actor)
-            messages.success(request, f"Approved {found.name!r}: proposals are evaluated on it from now on.")
-        elif action == "delete-set":
-            if request.POST.get("confirmed") != "yes":
-                return "delete-set"
-            name = gold.delete_set(found, user=user, actor=actor)
-            messages.success(request, f"Deleted the gold set {name!r}.")
-            return redirect("governance:gold", ws.name)
-        else:
-            raise RequestError("choose what to do", kind="validation")
+        outcome = change(ws, found, form.cleaned_data, user=request.user, actor=request.user.get_username())
     except RequestError as error:
         messages.error(request, error.message)
+    else:
+        if isinstance(outcome, str):  # what needs confirming first
+            return _detail(request, ws, found, confirm=outcome)
+        if isinstance(outcome, HttpResponse):
+            return outcome
     url = redirect("governance:gold-detail", ws.name, found.pk)
-    url["Location"] += f"?page={page}" if page.isdigit() and page != "1" else ""
+    url["Location"] += form.page_suffix()
     return url
+
+
+@require_POST
+@login_required
+def gold_case_edit(request: HttpRequest, workspace: str, gold_id: int) -> HttpResponse:
+    def edit(ws, found, form, **who):
+        was_approved = found.approved
+        gold.edit_case(found, form["case"], query=form["query"], category=form["category"], **who)
+        messages.success(request, "Saved the case." + (" The set needs approving again." if was_approved else ""))
+
+    return _change(request, workspace, gold_id, edit)
+
+
+@require_POST
+@login_required
+def gold_case_add(request: HttpRequest, workspace: str, gold_id: int) -> HttpResponse:
+    def add(ws, found, form, **who):
+        gold.add_case(found, query=form["query"], relevant_keys=form["keys"], category=form["category"], **who)
+        messages.success(request, "Added the case.")
+
+    return _change(request, workspace, gold_id, add)
+
+
+@require_POST
+@login_required
+def gold_case_delete(request: HttpRequest, workspace: str, gold_id: int) -> HttpResponse:
+    def delete(ws, found, form, **who):
+        if not form["confirmed"]:
+            return f"delete-case:{gold.get_case(found, form['case']).pk}"
+        gone = gold.delete_case(found, form["case"], **who)
+        messages.success(request, f"Deleted case {gone}.")
+
+    return _change(request, workspace, gold_id, delete)
+
+
+@require_POST
+@login_required
+def gold_approve(request: HttpRequest, workspace: str, gold_id: int) -> HttpResponse:
+    def approve(ws, found, form, **who):
+        gold.approve(found, **who)
+        messages.success(request, f"Approved {found.name!r}: proposals are evaluated on it from now on.")
+
+    return _change(request, workspace, gold_id, approve)
+
+
+@require_POST
+@login_required
+def gold_delete(request: HttpRequest, workspace: str, gold_id: int) -> HttpResponse:
+    def delete(ws, found, form, **who):
+        if not form["confirmed"]:
+            return "delete-set"
+        name = gold.delete_set(found, **who)
+        messages.success(request, f"Deleted the gold set {name!r}.")
+        return redirect("governance:gold", ws.name)
+
+    return _change(request, workspace, gold_id, delete)
+
+
+def gold_change_unknown(request: HttpRequest, workspace: str, gold_id: int) -> HttpResponse:
+    def unknown(ws, found, form, **who):
+        raise RequestError("choose what to do", kind="validation")
+
+    return _change(request, workspace, gold_id, unknown)
+
+
+CHANGES = {"edit": gold_case_edit, "add": gold_case_add, "delete-case": gold_case_delete, "approve": gold_approve,
+           "delete-set": gold_delete}  # fmt: skip
 
 
 @require_POST
@@ -140,9 +225,10 @@ def _change(request: HttpRequest, ws, found):
 def gold_from_playground(request: HttpRequest, workspace: str) -> HttpResponse:
     """The playground's "should have found" button: a case in the live set "playground"."""
     ws = get_workspace_for_user(request, workspace)
-    query = _clean(request.POST.get("query"))
+    form = parsed(PlaygroundCaseForm, request.POST)
+    query = form["query"]
     try:
-        case = gold.add_from_playground(ws, query=query, memory_id=_clean(request.POST.get("memory_id"), 100),
+        case = gold.add_from_playground(ws, query=query, memory_id=form["memory_id"],
                                         user=request.user, actor=request.user.get_username())  # fmt: skip
         messages.success(request, f"Added to the gold set “playground” as case {case.case_id}. An approver approves "
                                   "the set before proposals are judged on it.")  # fmt: skip
