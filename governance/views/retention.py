@@ -16,29 +16,35 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
+from django.views.decorators.http import require_POST
 
+from governance.engine import permissions
 from governance.engine import retention as engine
+from governance.forms import (
+    RetentionLadderForm,
+    RetentionPolicyForm,
+    RetentionPolicyRefForm,
+    parsed,
+    positive_id,
+)
 from governance.services import retention
+from governance.services.acting import Actor
 from memory.engine.facts import records as R
-from memory.permissions import get_workspace_for_user, roles_in
+from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from memory.services.keys.crypto_shred import origins_with_counts
 
 UNITS = (("h", "hours"), ("d", "days"), ("w", "weeks"), ("y", "years"), ("m", "minutes"), ("s", "seconds"))
 RUNGS = tuple(engine.LADDER)
 RUNS = 20
-TEXT_MAX = 1000
 
 
 @login_required
 def retention_page(request: HttpRequest, workspace: str) -> HttpResponse:
+    if request.method == "POST":  # the page's former single form target: each verb has its own view
+        return VERBS.get(request.POST.get("op", ""), retention_unknown)(request, workspace)
     ws = get_workspace_for_user(request, workspace)
-    can_change = "admin" in roles_in(request.user, ws)
-    if request.method == "POST":
-        if not can_change:
-            raise PermissionDenied("admins change and apply retention policies")
-        return _post(request, ws)
-    return _page(request, ws, can_change)
+    return _page(request, ws, permissions.allows(request.workspace_roles, "manage_retention"))
 
 
 def _page(request, ws, can_change, *, problem: str = "", form: dict | None = None, status: int = 200,
@@ -47,17 +53,17 @@ def _page(request, ws, can_change, *, problem: str = "", form: dict | None = Non
     counts = {p.policy: p for p in _safe_previews(ws, policies)}
     rows = [{"policy": p, "scope": engine.scope_words(p.__dict__), "rule": engine.rule_words(p.__dict__),
              "now": counts.get(p.pk)} for p in policies]  # fmt: skip
-    chosen = chosen or _int(request.GET.get("preview"))
+    chosen = chosen or positive_id(request.GET.get("preview"))
     preview = None
     if chosen is not None:
         try:
-            (preview,) = retention.preview(ws, chosen, page=_int(request.GET.get("page")) or 1)
+            (preview,) = retention.preview(ws, chosen, page=positive_id(request.GET.get("page")) or 1)
         except RequestError as error:
             problem = problem or error.message
     editing = None
-    if form is None and can_change and _int(request.GET.get("edit")) is not None:
+    if form is None and can_change and positive_id(request.GET.get("edit")) is not None:
         try:
-            editing = retention.get_policy(ws, _int(request.GET.get("edit")))
+            editing = retention.get_policy(ws, positive_id(request.GET.get("edit")))
         except RequestError as error:
             problem = problem or error.message
         else:
@@ -83,88 +89,119 @@ def _safe_previews(ws, policies):
     return out
 
 
-def _post(request, ws) -> HttpResponse:
-    op = request.POST.get("op", "")
-    actor = f"user:{request.user.get_username()}"
+def _change(request: HttpRequest, workspace: str, change, *, keeps_preview: bool = False) -> HttpResponse:
+    """Check the role, make the change: a redirect when done; otherwise the page again with the
+    refusal (an apply keeps its preview in view)."""
+    ws = get_workspace_for_user(request, workspace)
+    if not permissions.allows(request.workspace_roles, "manage_retention"):
+        raise PermissionDenied("admins change and apply retention policies")
     try:
-        if op == "save":
-            return _save(request, ws, actor)
-        if op == "ladder":
-            by = "classifications" if request.POST.get("by") == "classifications" else "tiers"
-            values = R.TIERS if by == "tiers" else R.CLASSIFICATIONS
-            mapping = {v: _text(request.POST.get(f"rung_{v}")) or "never" for v in values}
-            made = retention.create_ladder(ws, mapping, by=by, actor=actor, **_common(request.POST))
-            messages.success(request, f"Added {len(made)} polic{'y' if len(made) == 1 else 'ies'} from the TTL ladder: "
-                             + ", ".join(p.name for p in made) + ".")  # fmt: skip
-        elif op in ("enable", "disable"):
-            policy = retention.set_enabled(ws, _text(request.POST.get("policy")), op == "enable", actor=actor)
-            messages.success(request, f"Policy {policy.name!r} is {op}d (v{policy.version}).")
-        elif op == "remove":
-            gone = retention.delete(ws, _text(request.POST.get("policy")), actor=actor)
-            messages.success(request, f"Removed policy {gone['name']!r}; facts it archived stay archived.")
-        elif op == "apply":
-            return _apply(request, ws, actor)
-        else:
-            raise RequestError("unknown action; nothing was changed", kind="validation")
-    except RequestError as error:  # the refusal on the page; an apply keeps its preview in view
-        chosen = _int(request.POST.get("policy")) if op == "apply" else None
+        outcome = change(ws, user=request.user, actor=Actor.person(request.user))
+    except RequestError as error:
+        chosen = positive_id(request.POST.get("policy")) if keeps_preview else None
         return _page(request, ws, True, problem=error.message, status=400, chosen=chosen)
-    return redirect("governance:retention", ws.name)
+    return outcome or redirect("governance:retention", ws.name)
 
 
-def _save(request, ws, actor) -> HttpResponse:
-    post = request.POST
-    form = _form_from(post)
-    fields = {**_common(post), "name": form["name"], "origin_kind": form["origin_kind"], "origin_key": form["origin_key"],
-              "segments": form["segments"], "classifications": form["classifications"], "tiers": form["tiers"],
-              "trust": form["trust"], "enabled": form["enabled"]}  # fmt: skip
-    try:
-        if form["policy"]:
-            policy = retention.edit(ws, form["policy"], fields, actor=actor, every_fact=form["every_fact"])
-            messages.success(request, f"Saved policy {policy.name!r} as v{policy.version}; recall enforces it now.")
-        else:
-            policy = retention.create(ws, fields, actor=actor, every_fact=form["every_fact"])
-            messages.success(request, f"Added policy {policy.name!r} (v1); recall enforces it now.")
-    except RequestError as error:  # the same form again, the refusal on it, what was typed kept
-        return _page(request, ws, True, problem=error.message, form=form, status=400)
-    return redirect(f"{reverse('governance:retention', args=[ws.name])}?preview={policy.pk}#retention-preview")
+@require_POST
+@login_required
+def retention_save(request: HttpRequest, workspace: str) -> HttpResponse:
+    """Add a policy, or save a new version of one (`policy` names it)."""
+
+    def save(ws, **who):
+        form = RetentionPolicyForm(request.POST)
+        form.is_valid()
+        data = form.cleaned_data
+        try:
+            if data["policy"]:
+                policy = retention.edit(ws, data["policy"], form.fields_for_service(), every_fact=data["every_fact"], **who)
+                messages.success(request, f"Saved policy {policy.name!r} as v{policy.version}; recall enforces it now.")
+            else:
+                policy = retention.create(ws, form.fields_for_service(), every_fact=data["every_fact"], **who)
+                messages.success(request, f"Added policy {policy.name!r} (v1); recall enforces it now.")
+        except RequestError as error:  # the same form again, the refusal on it, what was typed kept
+            return _page(request, ws, True, problem=error.message, form=form.as_page(), status=400)
+        return redirect(f"{reverse('governance:retention', args=[ws.name])}?preview={policy.pk}#retention-preview")
+
+    return _change(request, workspace, save)
 
 
-def _apply(request, ws, actor) -> HttpResponse:
-    policy = _text(request.POST.get("policy")) or None
-    reports = retention.apply(ws, policy, actor=actor, typed=_text(request.POST.get("confirm")))
-    archived, purged = sum(r.archived for r in reports), sum(r.purged for r in reports)
-    messages.success(request, (
-        f"Applied {len(reports)} polic{'y' if len(reports) == 1 else 'ies'}: {archived:,} fact{pluralize(archived)} "
-        f"archived, {purged:,} purged. Receipt: the retention_run event"
-        f"{pluralize(len(reports))} at revision {', '.join(str(r.revision) for r in reports)}."
-    ))
-    return redirect(f"{reverse('governance:retention', args=[ws.name])}#retention-runs")
+@require_POST
+@login_required
+def retention_ladder(request: HttpRequest, workspace: str) -> HttpResponse:
+    """Policies from the TTL ladder preset."""
+
+    def ladder(ws, **who):
+        form = RetentionLadderForm(request.POST, tiers=R.TIERS, classifications=R.CLASSIFICATIONS)
+        form.is_valid()
+        made = retention.create_ladder(ws, form.mapping(), by=form.cleaned_data["by"], **who, **form.common())
+        messages.success(request, f"Added {len(made)} polic{'y' if len(made) == 1 else 'ies'} from the TTL ladder: "
+                         + ", ".join(p.name for p in made) + ".")  # fmt: skip
+
+    return _change(request, workspace, ladder)
+
+
+def _switch(request: HttpRequest, workspace: str, enabled: bool) -> HttpResponse:
+    def switch(ws, **who):
+        policy = retention.set_enabled(ws, parsed(RetentionPolicyRefForm, request.POST)["policy"], enabled, **who)
+        messages.success(request, f"Policy {policy.name!r} is {'enabled' if enabled else 'disabled'} (v{policy.version}).")
+
+    return _change(request, workspace, switch)
+
+
+@require_POST
+@login_required
+def retention_enable(request: HttpRequest, workspace: str) -> HttpResponse:
+    return _switch(request, workspace, True)
+
+
+@require_POST
+@login_required
+def retention_disable(request: HttpRequest, workspace: str) -> HttpResponse:
+    return _switch(request, workspace, False)
+
+
+@require_POST
+@login_required
+def retention_remove(request: HttpRequest, workspace: str) -> HttpResponse:
+    def remove(ws, **who):
+        gone = retention.delete(ws, parsed(RetentionPolicyRefForm, request.POST)["policy"], **who)
+        messages.success(request, f"Removed policy {gone['name']!r}; facts it archived stay archived.")
+
+    return _change(request, workspace, remove)
+
+
+@require_POST
+@login_required
+def retention_apply(request: HttpRequest, workspace: str) -> HttpResponse:
+    """Apply one policy (`policy`) or every enabled one, after the typed confirmation."""
+
+    def apply(ws, **who):
+        form = parsed(RetentionPolicyRefForm, request.POST)
+        reports = retention.apply(ws, form["policy"] or None, typed=form["confirm"], **who)
+        archived, purged = sum(r.archived for r in reports), sum(r.purged for r in reports)
+        messages.success(request, (
+            f"Applied {len(reports)} polic{'y' if len(reports) == 1 else 'ies'}: {archived:,} fact{pluralize(archived)} "
+            f"archived, {purged:,} purged. Receipt: the retention_run event"
+            f"{pluralize(len(reports))} at revision {', '.join(str(r.revision) for r in reports)}."
+        ))
+        return redirect(f"{reverse('governance:retention', args=[ws.name])}#retention-runs")
+
+    return _change(request, workspace, apply, keeps_preview=True)
+
+
+def retention_unknown(request: HttpRequest, workspace: str) -> HttpResponse:
+    def unknown(ws, **who):
+        raise RequestError("unknown action; nothing was changed", kind="validation")
+
+    return _change(request, workspace, unknown)
+
+
+VERBS = {"save": retention_save, "ladder": retention_ladder, "enable": retention_enable, "disable": retention_disable,
+         "remove": retention_remove, "apply": retention_apply}  # fmt: skip
 
 
 # ---------------------------------------------------------------- the form
-
-
-def _common(post) -> dict:
-    """Rule and action fields shared by the policy form and the ladder form."""
-    age = f"{_text(post.get('age'))}{_text(post.get('age_unit'))}" if _text(post.get("age")) else None
-    out = {"basis": _text(post.get("basis")) or "created", "keep_confirmed": post.get("keep_confirmed") == "on",
-           "keep_permanent": post.get("keep_permanent") == "on", "action": _text(post.get("action")) or "archive"}  # fmt: skip
-    if age is not None:
-        out["max_age_seconds"] = age
-    return out
-
-
-def _form_from(post) -> dict:
-    return {
-        "policy": _text(post.get("policy")), "name": _text(post.get("name")), "origin_kind": _text(post.get("origin_kind")),
-        "origin_key": _text(post.get("origin_key")), "segments": _list(post, "segments"),
-        "classifications": _list(post, "classifications"), "tiers": _list(post, "tiers"), "trust": _text(post.get("trust")),
-        "every_fact": post.get("every_fact") == "on", "age": _text(post.get("age")), "age_unit": _text(post.get("age_unit")),
-        "basis": _text(post.get("basis")), "keep_confirmed": post.get("keep_confirmed") == "on",
-        "keep_permanent": post.get("keep_permanent") == "on", "action": _text(post.get("action")),
-        "enabled": post.get("enabled") == "on",
-    }  # fmt: skip
 
 
 def _blank_form() -> dict:
@@ -182,19 +219,3 @@ def _form_of(policy) -> dict:
             break
     return {**{name: getattr(policy, name) for name in engine.FIELDS}, "policy": str(policy.pk),
             "every_fact": not engine.has_scope(policy.__dict__), "age": str(age), "age_unit": unit}  # fmt: skip
-
-
-def _text(value) -> str:
-    return (value or "").replace("\x00", "").strip()[:TEXT_MAX]
-
-
-def _list(post, name) -> list[str]:
-    return [_text(v) for v in post.getlist(name)[:20] if _text(v)]
-
-
-def _int(value) -> int | None:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        return None
-    return number if 0 < number < 2**62 else None
