@@ -1,4 +1,4 @@
-"""The proposals and gold-set pages (issue 14): the loop through the console as two people, each role's
+"""The proposals and gold-set pages (ENGINE-SPEC §7, §8.1): the loop through the console as two people, each role's
 view, and bad input answered with a message on the page (never a 500, nothing changed)."""
 
 from __future__ import annotations
