@@ -12,6 +12,10 @@ class MemoryConfig(AppConfig):
 
     def ready(self) -> None:
         from memory import checks  # noqa: F401 - registers the system checks
+        from memory.sealing import guard_with
+        from memory.services.keys import binding
+
+        guard_with(binding)  # the keyring checks the key store against the database's binding
 
 
 def app_packages(suffix: str) -> Iterator[tuple[str, ModuleType]]:

@@ -28,10 +28,12 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 
 from memory.services.errors import RequestError
 
@@ -230,13 +232,30 @@ def unwrap_key_file(master: bytes, path: Path, workspace_id: int, origin_key: st
     return AESGCM(master).decrypt(blob[:NONCE_BYTES], blob[NONCE_BYTES:], _wrapping_aad(workspace_id, origin_key))
 
 
+class KeyStoreGuard(Protocol):
+    """What the keyring asks of the database's key store binding before it makes or misses a key."""
+
+    def verify(self, *, bind: bool) -> None: ...
+
+    def forget(self) -> None: ...
+
+    def has_sealed_data(self, workspace_id: int, origin_key: str) -> bool: ...
 
 
-def _binding():
-    # Imported on first use: the binding reads models, which import this module.
-    from memory.services.keys import binding as key_binding
+_guard: KeyStoreGuard | None = None
 
-    return key_binding
+
+def guard_with(guard: KeyStoreGuard) -> None:
+    """Install the key store binding's checks (`memory.services.keys.binding`, installed by memory's
+    AppConfig.ready): the binding reads the models, which seal and unseal with this module."""
+    global _guard
+    _guard = guard
+
+
+def _binding() -> KeyStoreGuard:
+    if _guard is None:
+        raise ImproperlyConfigured("the key store binding is not installed: memory's AppConfig.ready installs it")
+    return _guard
 
 
 def _aad(workspace_id: int, origin_key: str, field: str) -> bytes:

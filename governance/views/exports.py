@@ -21,7 +21,7 @@ from memory.forms import EventFilterForm
 from memory.models import MemoryEvent
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
-from memory.services.maintenance import passes as maintenance
+from memory.services.maintenance.graph import export_graph as memory_graph
 
 ADMINS = ("admin",)
 GRAPH_MAX_NODES = 5000
@@ -108,7 +108,7 @@ def export_graph(request: HttpRequest, workspace: str) -> HttpResponse:
     fmt = request.GET.get("format", "graphml")
     if fmt not in exports.GRAPH_FORMATS:
         return _bad(request, ws, f"format must be one of {', '.join(exports.GRAPH_FORMATS)}")
-    graph = maintenance.export_graph(ws, max_nodes=GRAPH_MAX_NODES)
+    graph = memory_graph(ws, max_nodes=GRAPH_MAX_NODES)
     what = exports.GRAPH_FORMATS[fmt]
     exports.record_export(ws, actor=_actor(request), what=what, filters={"max_nodes": GRAPH_MAX_NODES},
                           count=len(graph.nodes))  # fmt: skip

@@ -58,7 +58,7 @@ def run(options: dict) -> None:
 
 def _export_graph(options: dict, workspace) -> None:
     from memory.engine.maintenance.graph_export import to_graphml, to_json
-    from memory.services.maintenance.passes import export_graph
+    from memory.services.maintenance.graph import export_graph
 
     export = export_graph(workspace, max_nodes=options.get("max_nodes"))
     text = to_graphml(export) if options["format"] == "graphml" else json.dumps(to_json(export), ensure_ascii=False)

@@ -37,6 +37,12 @@ def is_current(partition: GraphPartition, revision: int) -> bool:
     return partition.revision >= revision
 
 
+def export_graph(workspace: Workspace, *, max_nodes: int | None = None, now: datetime | None = None) -> GraphExport:
+    """The Memory Graph (ENGINE-SPEC §5.7): active facts, typed edges, Louvain communities, stats.
+    Louvain runs only when the workspace changed since its kept partition."""
+    return export(workspace, max_nodes=max_nodes, now=now)[0]
+
+
 def export(workspace: Workspace, *, max_nodes: int | None = None, now: datetime | None = None,
            recompute: bool = True) -> tuple[GraphExport, GraphPartition | None]:  # fmt: skip
     """The graph and the partition it was drawn with. `recompute`: run Louvain when the kept

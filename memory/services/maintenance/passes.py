@@ -612,14 +612,6 @@ def _remove_links(workspace: Workspace, links: Sequence[tuple[str, str, str]]) -
         Link.objects.filter(pk__in=doomed[start : start + _IN_CHUNK]).delete()
 
 
-def export_graph(workspace: Workspace, *, max_nodes: int | None = None, now: datetime | None = None):
-    """The Memory Graph (ENGINE-SPEC §5.7): active facts, typed edges, Louvain communities, stats.
-    Louvain runs only when the workspace changed since its kept partition (memory.services.maintenance.graph)."""
-    from memory.services.maintenance import graph
-
-    return graph.export(workspace, max_nodes=max_nodes, now=now)[0]
-
-
 def queue_for_each_workspace(func: str, label: str) -> list[str]:
     """Queue `func(workspace_id)` once per workspace, each with the maintenance timeout; the task ids.
 

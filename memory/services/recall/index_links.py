@@ -9,15 +9,12 @@ from __future__ import annotations
 
 from array import array
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
 from memory.engine.maintenance.link_table import LinkTable, NodeTable, TableGraph, targets_by_source
 from memory.models import Link
-
-if TYPE_CHECKING:
-    from memory.services.recall.index import ScopeIndex
 
 # Past this many changed facts in one sync, every link of the scope is re-read instead of those
 # touching the changed facts (one query without a long list of ids).
@@ -63,6 +60,19 @@ class IndexLinks:
         return state
 
 
+class LinkedScope(Protocol):
+    """What these functions read and set on a recall index (`ScopeIndex` in memory.services.recall.index,
+    which calls them): its scope, its rows with their columns and metadata, and its links."""
+
+    workspace_id: int
+    origin_key: str
+    rows: dict[str, Any]
+    meta: dict[str, Any]
+    cols: Any
+    extra: Any
+    link_state: IndexLinks
+
+
 def graph_of(links: IndexLinks) -> TableGraph:
     """The adjacency of `links.all`, built once per change (the table is replaced, never edited)."""
     cached = links.graph
@@ -71,7 +81,7 @@ def graph_of(links: IndexLinks) -> TableGraph:
     return cached[1]
 
 
-def _scope_links(index: ScopeIndex):
+def _scope_links(index: LinkedScope):
     """The stored links between two facts of the scope, in the walk's order."""
     origin = index.origin_key
     return Link.objects.filter(
@@ -79,13 +89,13 @@ def _scope_links(index: ScopeIndex):
     ).order_by("from_fact_id", "position", "pk")
 
 
-def _own(index: ScopeIndex, memory_id: str) -> str:
+def _own(index: LinkedScope, memory_id: str) -> str:
     """The index's own string for a fact's id: the database hands back a new one per row."""
     row = index.rows.get(memory_id)
     return row.memory_id if row is not None else memory_id
 
 
-def load(index: ScopeIndex) -> None:
+def load(index: LinkedScope) -> None:
     """Read every link of the scope (a new or rebuilt index, or a bulk import of links).
 
     Read by fact pks alone, without joining the facts twice to check both ends' origin: an end
@@ -126,14 +136,14 @@ def _rows_of(row_pks: np.ndarray, pks: array) -> np.ndarray:
     return np.where(row_pks[rows] == wanted, rows, -1)
 
 
-def _superseding_ids(index: ScopeIndex, among=None) -> list[str]:
+def _superseding_ids(index: LinkedScope, among=None) -> list[str]:
     """The ids (of `among`, default every row) of facts with a `supersedes` list, in pk order."""
     meta = index.meta
     ids = meta.keys() if among is None else among
     return sorted((m for m in ids if meta[m].supersedes), key=lambda m: meta[m].pk)
 
 
-def _supersedes(index: ScopeIndex, nodes: NodeTable, ids: list[str]) -> tuple[LinkTable, set[str]]:
+def _supersedes(index: LinkedScope, nodes: NodeTable, ids: list[str]) -> tuple[LinkTable, set[str]]:
     # A fact's `supersedes` list is read as edges too, after its stored links (ENGINE-SPEC §5.2),
     # fact by fact in write order; a target outside the scope's facts is no edge (yet).
     edges, dangling = [], set()
@@ -146,7 +156,7 @@ def _supersedes(index: ScopeIndex, nodes: NodeTable, ids: list[str]) -> tuple[Li
     return LinkTable.of(nodes, edges), dangling
 
 
-def update(index: ScopeIndex, touched: set[str], new_ids: set[str], before: dict[str, list],
+def update(index: LinkedScope, touched: set[str], new_ids: set[str], before: dict[str, list],
            everything: bool = False) -> None:  # fmt: skip
     """Bring the links up to date after the facts `touched` changed (`new_ids` among them are new,
     `before` holds the others' earlier `supersedes`), reading only links that touch them.
@@ -200,7 +210,7 @@ def update(index: ScopeIndex, touched: set[str], new_ids: set[str], before: dict
 
 
 def _update_supersedes(
-    index: ScopeIndex, links: IndexLinks, new_ids: set[str], before: dict[str, list]
+    index: LinkedScope, links: IndexLinks, new_ids: set[str], before: dict[str, list]
 ) -> bool:
     meta = index.meta
     if any(meta[m].supersedes != targets for m, targets in before.items() if m in meta) or (

@@ -85,7 +85,7 @@ def test_the_same_held_words_written_again_find_the_waiting_item(tl, workspace):
 
 def test_a_held_fact_is_left_out_of_the_graph_and_agent_exports_but_kept_in_a_full_export(tl, workspace):
     _, held = _held_slot_write(tl)
-    from memory.services.maintenance.passes import export_graph
+    from memory.services.maintenance.graph import export_graph
 
     graph = export_graph(workspace)
     assert held.id not in {node.id for node in graph.nodes}

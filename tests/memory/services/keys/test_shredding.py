@@ -10,7 +10,8 @@ from memory.engine.facts import records as R
 from memory.models import Fact, FactTerm, FactVector, Link, MemoryEvent, TermStat
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.keys.crypto_shred import origins_with_counts, preview_shred, shred_origin
-from memory.services.maintenance.passes import export_graph, maint_facts
+from memory.services.maintenance.graph import export_graph
+from memory.services.maintenance.passes import maint_facts
 from memory.services.recall import verbs as recall_service
 from memory.services.recall.embedding import VECTOR_FIELD, store_vectors
 from memory.services.recall.index import IndexRegistry, registry

@@ -18,7 +18,7 @@ from memory.services.lifecycle.retract_and_purge import (
     receipt_matches,
     retract_facts,
 )
-from memory.services.maintenance.passes import export_graph
+from memory.services.maintenance.graph import export_graph
 from memory.services.mutation import mutate
 from memory.services.recall import verbs as recall_service
 from memory.services.recall.embedding import store_vectors
