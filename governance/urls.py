@@ -78,4 +78,5 @@ urlpatterns = [
     path("w/<slug:workspace>/review/bulk/", review_bulk.review_bulk, name="review-bulk"),
     path("w/<slug:workspace>/review/<str:item_id>/", review.review_detail, name="review-detail"),
     path("w/<slug:workspace>/review/<str:item_id>/decide/", review_bulk.keeps_queue_filters(review.review_decide), name="review-decide"),
+    path("w/<slug:workspace>/review/<str:item_id>/undo/", review_bulk.keeps_queue_filters(review.review_undo), name="review-undo"),
 ]

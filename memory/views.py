@@ -30,8 +30,8 @@ from memory.services.recall import replay
 from memory.services.recall import verbs as recall_service
 from memory.services.writes.policy import TidelineError
 from memory.timestamps import to_ms
-from tideline_site.htmx import wants_partial
-from tideline_site.paging import numbered_pager, page_link
+from tideline_kit.htmx import wants_partial
+from tideline_kit.paging import numbered_pager, page_link
 
 
 @require_GET

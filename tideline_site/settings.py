@@ -183,6 +183,7 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "tideline_site.urls"
 WSGI_APPLICATION = "tideline_site.wsgi.application"
+ASGI_APPLICATION = "tideline_site.asgi.application"  # what `tideline serve` starts its web processes on
 
 TEMPLATES = [
     {

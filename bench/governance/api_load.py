@@ -6,7 +6,7 @@
 
 1. Seeds a fresh workspace of `--facts` synthetic facts (the benchmark corpus, bulk import) and four
    small workspaces for writes, with an owner token each; starts the web server as `tideline serve`
-   does (`tideline_site.serving.start_web`) with `--workers` processes on a free loopback port,
+   does (`tideline_kit.serving.start_web`) with `--workers` processes on a free loopback port,
    and warms every worker's recall index. Requests go through the bench's own small HTTP client
    (`http_client.py`), so the generator takes as little as it can of the cores it shares.
 2. **Recall, open loop**: `POST /api/v1/recall` at a fixed offered rate for `--seconds`, over at most
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
 
     port = _free_port()
     env = {**os.environ, "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # as tideline serve runs it
-    from tideline_site.serving import start_web
+    from tideline_kit.serving import start_web
 
     servers = start_web(port=port, workers=args.workers, env=env)
     url = f"http://127.0.0.1:{port}"

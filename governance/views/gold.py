@@ -30,7 +30,7 @@ from governance.services import gold
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from memory.services.recall.evaluation import PLACEHOLDER
-from tideline_site.paging import numbered_pager
+from tideline_kit.paging import numbered_pager
 
 CASES_PER_PAGE = 50
 

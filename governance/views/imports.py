@@ -21,7 +21,7 @@ from governance.services import import_uploads, imports
 from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
-from tideline_site.htmx import wants_partial
+from tideline_kit.htmx import wants_partial
 
 ADMINS = permissions.roles_for("import")
 

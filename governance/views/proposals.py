@@ -31,8 +31,8 @@ from memory.models import MemoryEvent
 from memory.permissions import get_workspace_for_user
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
-from tideline_site.htmx import wants_partial
-from tideline_site.paging import numbered_pager
+from tideline_kit.htmx import wants_partial
+from tideline_kit.paging import numbered_pager
 
 PAGE_SIZE = 25
 STATUSES = [s.value for s in Proposal.Status]

@@ -15,18 +15,19 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from governance import selectors
-from governance.engine.verdicts import VERDICTS_BY_KIND, may_decide
-from governance.forms import KIND_LABELS, ReviewFilterForm
+from governance.engine import permissions
+from governance.engine.verdicts import VERDICTS_BY_KIND
+from governance.forms import KIND_LABELS, ReviewFilterForm, ReviewSettingsForm, VerdictForm, parsed
 from governance.services import verdicts
+from governance.services.acting import Actor
 from governance.views import review_bulk as views_bulk
-from memory.engine.facts import jsonbody
-from memory.permissions import get_workspace_for_user, roles_in
+from memory.permissions import get_workspace_for_user
 from memory.selectors import page_number
 from memory.services.errors import RequestError
 from memory.services.lifecycle.curation import fact_states
 from memory.services.workspaces import REVIEW_SETTINGS, set_review_settings
-from tideline_site.htmx import wants_partial
-from tideline_site.paging import numbered_pager, page_link
+from tideline_kit.htmx import wants_partial
+from tideline_kit.paging import numbered_pager, page_link
 
 # Who may decide each kind, in words (the rule itself is governance.engine.verdicts.DECIDERS_BY_KIND).
 DECIDERS_LABEL = {"contradiction": "owners and admins", "quarantine": "owners and admins",
@@ -82,10 +83,10 @@ def review_detail(request: HttpRequest, workspace: str, item_id: str) -> HttpRes
     context = {"workspace": ws, "item": item, "sides": sides, "kind_label": KIND_LABELS.get(item.kind, item.kind),
                "score": item.details.get("score"), "signal": item.details.get("signal"), "details": details,
                "closed_reason": item.details.get("closed_reason"),
-               "can_decide": may_decide(roles_in(request.user, ws), item.kind),
+               "can_decide": permissions.allows(request.workspace_roles, f"decide_{item.kind}"),
                "deciders": DECIDERS_LABEL[item.kind],
                "is_author": item.kind == "promotion" and item.fact is not None
-               and item.fact.written_by == f"user:{request.user.get_username()}",
+               and item.fact.written_by == str(Actor.person(request.user)),
                "verdicts": [(v, _VERDICT_HELP[v]) for v in VERDICTS_BY_KIND.get(item.kind, ())],
                "verdict": item.details.get("verdict"), "verdict_reason": item.details.get("verdict_reason"),
                # What the reviewer saw: a verdict on facts that changed since is refused, not applied.
@@ -103,39 +104,46 @@ _VERDICT_HELP = {
 }
 
 
+def _deciding(request: HttpRequest, workspace: str, item_id: str):
+    """The workspace and item, if this user's role decides items of its kind (403 otherwise)."""
+    ws = get_workspace_for_user(request, workspace)
+    item = _item_or_404(ws, item_id)
+    if not permissions.allows(request.workspace_roles, f"decide_{item.kind}"):
+        raise PermissionDenied(f"{DECIDERS_LABEL[item.kind]} decide {KIND_LABELS[item.kind]} items")
+    return ws, item
+
+
 @require_POST
 @login_required
 def review_decide(request: HttpRequest, workspace: str, item_id: str) -> HttpResponse:
-    """One verdict (or the undo of one) from the item page; every outcome is a message, never a 500."""
-    ws = get_workspace_for_user(request, workspace)
-    item = _item_or_404(ws, item_id)
-    if not may_decide(roles_in(request.user, ws), item.kind):
-        raise PermissionDenied(f"{DECIDERS_LABEL[item.kind]} decide {KIND_LABELS[item.kind]} items")
-    actor, action = f"user:{request.user.get_username()}", request.POST.get("verdict", "")
+    """One verdict from the item page; every outcome is a message, never a 500."""
+    if request.POST.get("verdict") == "undo":  # the item page's former single form target for the undo too
+        return review_undo(request, workspace, item_id)
+    ws, item = _deciding(request, workspace, item_id)
+    form = parsed(VerdictForm, request.POST)
     try:
-        if action == "undo":
-            verdicts.undo(ws, item.pk, actor=actor)
-            messages.success(request, "Verdict undone: both facts are as they were, and the item is open again.")
-        else:
-            verdicts.decide(ws, item.pk, action, actor=actor, user=request.user,
-                            reason=request.POST.get("reason", "").strip()[:1000], expected=_seen(request))  # fmt: skip
-            messages.success(request, f"Decided: {action}.")
+        if form["seen"] is None:
+            raise RequestError("the form was incomplete; reload the item and decide again (nothing was changed)",
+                               kind="validation")  # fmt: skip
+        verdicts.decide(ws, item.pk, form["verdict"], actor=Actor.person(request.user), user=request.user,
+                        reason=form["reason"], expected=form["seen"])  # fmt: skip
+        messages.success(request, f"Decided: {form['verdict']}.")
     except RequestError as error:
         messages.error(request, error.message)
     return redirect("governance:review-detail", ws.name, item.pk)
 
 
-def _seen(request: HttpRequest) -> dict | None:
+@require_POST
+@login_required
+def review_undo(request: HttpRequest, workspace: str, item_id: str) -> HttpResponse:
+    """Undo the item's verdict: both facts as they were, the item open again."""
+    ws, item = _deciding(request, workspace, item_id)
     try:
-        seen = jsonbody.loads(request.POST.get("seen") or "null")  # too deep: a ValueError
-    except ValueError:
-        seen = None
-    if seen is not None and not (isinstance(seen, dict) and all(isinstance(v, dict) for v in seen.values())):
-        seen = None
-    if seen is None:
-        raise RequestError("the form was incomplete; reload the item and decide again (nothing was changed)",
-                           kind="validation")  # fmt: skip
-    return seen
+        verdicts.undo(ws, item.pk, user=request.user, actor=Actor.person(request.user))
+        messages.success(request, "Verdict undone: both facts are as they were, and the item is open again.")
+    except RequestError as error:
+        messages.error(request, error.message)
+    return redirect("governance:review-detail", ws.name, item.pk)
 
 
 def _item_or_404(ws, item_id: str):
@@ -150,16 +158,16 @@ def _item_or_404(ws, item_id: str):
 def review_settings(request: HttpRequest, workspace: str) -> HttpResponse:
     """What the write path holds for review in this workspace; admins change it (an event records it)."""
     ws = get_workspace_for_user(request, workspace)
-    can_change = "admin" in roles_in(request.user, ws)
+    can_change = permissions.allows(request.workspace_roles, "review_settings")
     if request.method == "POST":
         if not can_change:
             raise PermissionDenied("admins change the review settings")
-        wanted: dict = {name: request.POST.get(name) == "on" for name in REVIEW_SETTINGS if name != "review_daily_cap"}
+        form = ReviewSettingsForm(request.POST, settings=REVIEW_SETTINGS, default_cap=ws.review_daily_cap)
+        if not form.is_valid():
+            messages.error(request, form.errors["review_daily_cap"][0])
+            return redirect("governance:review-settings", ws.name)
         try:
-            wanted["review_daily_cap"] = int(request.POST.get("review_daily_cap", ws.review_daily_cap))
-            changed = set_review_settings(ws, actor=f"user:{request.user.get_username()}", **wanted)
-        except (TypeError, ValueError):
-            messages.error(request, "The daily cap is a whole number; nothing was changed.")
+            changed = set_review_settings(ws, actor=str(Actor.person(request.user)), **form.cleaned_data)
         except RequestError as error:
             messages.error(request, f"{error.message}; nothing was changed.")
         else:

@@ -18,10 +18,10 @@ from django.views.decorators.http import require_POST
 
 from governance import selectors
 from governance.engine.verdicts import VERDICTS_BY_KIND, may_decide
-from governance.forms import KIND_LABELS, ReviewFilterForm
+from governance.forms import KIND_LABELS, BulkVerdictForm, ReviewFilterForm, parsed
 from governance.models import ReviewItem
 from governance.services import verdicts
-from memory.engine.facts import jsonbody
+from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user, roles_in
 from memory.services.errors import RequestError
 from memory.services.lifecycle.curation import fact_states
@@ -116,9 +116,10 @@ def review_bulk(request: HttpRequest, workspace: str) -> HttpResponse:
                                    "contradictions and held writes, approvers and admins durable promotions).")  # fmt: skip
     _, data = filter_data(request.POST)
     back = reverse("governance:review-list", args=[ws.name]) + (f"?{filter_query(data)}" if filter_query(data) else "")
-    verdict, reason = request.POST.get("verdict", ""), request.POST.get("reason", "").strip()[:1000]
+    form = parsed(BulkVerdictForm, request.POST)
+    verdict, reason = form["verdict"], form["reason"]
     try:
-        items, cut = _selection(request, ws, data, kinds)  # first: a forged selection is a 403 whatever the verdict
+        items, cut = _selection(form, ws, data, kinds)  # first: a forged selection is a 403 whatever the verdict
     except PermissionDenied as refused:
         return _forbidden(request, str(refused))
     if verdict not in {v for kind in kinds for v in VERDICTS_BY_KIND.get(kind, ())}:
@@ -127,9 +128,9 @@ def review_bulk(request: HttpRequest, workspace: str) -> HttpResponse:
     if not items:
         messages.error(request, "Select at least one open item (or all the items of the filter); nothing was changed.")
         return redirect(back)
-    if request.POST.get("confirm") != "yes":
+    if not form["confirm"]:
         return _confirmation(request, ws, items, cut, verdict, reason, data, back)
-    return _apply(request, ws, items, verdict, reason, back)
+    return _apply(request, ws, items, verdict, reason, back, seen=form["seen"])
 
 
 def _forbidden(request: HttpRequest, message: str) -> HttpResponse:
@@ -137,12 +138,12 @@ def _forbidden(request: HttpRequest, message: str) -> HttpResponse:
     return render(request, "error.html", {"title": "Not allowed", "message": message}, status=403)
 
 
-def _selection(request: HttpRequest, ws, data: dict, kinds: list[str]) -> tuple[list[ReviewItem], int]:
+def _selection(form: dict, ws, data: dict, kinds: list[str]) -> tuple[list[ReviewItem], int]:
     """The chosen items in queue order, at most BULK_CAP, and how many more the filter matched.
 
     Named items of a kind this user may not decide make the whole request a 403: the list never
     offers them, so such a POST was forged. Unknown ids and other workspaces' are ignored."""
-    if request.POST.get("scope") == "filter":
+    if form["scope"] == "filter":
         items = _open_of_kinds(selectors.filtered_review_items(ws, data), kinds)
         if data.get("q"):
             ids, _ = selectors.search_items(items, data["q"])
@@ -151,10 +152,7 @@ def _selection(request: HttpRequest, ws, data: dict, kinds: list[str]) -> tuple[
             total, ids = items.count(), list(items.values_list("pk", flat=True)[:BULK_CAP])
         found = ReviewItem.objects.in_bulk(ids)
         return [found[pk] for pk in ids if pk in found], max(0, total - BULK_CAP)
-    wanted = []
-    for raw in request.POST.getlist("ids"):
-        if raw.isascii() and raw.isdigit() and 0 < int(raw) < 2**63 and int(raw) not in wanted:
-            wanted.append(int(raw))
+    wanted = form["ids"]
     cut = max(0, len(wanted) - BULK_CAP)
     found = ReviewItem.objects.filter(workspace=ws).in_bulk(wanted[:BULK_CAP])
     refused = sorted({found[pk].kind for pk in found} - set(kinds))
@@ -182,9 +180,8 @@ def _confirmation(request, ws, items, cut, verdict, reason, data, back) -> HttpR
     return render(request, "governance/review_bulk_confirm.html", context)
 
 
-def _apply(request, ws, items, verdict, reason, back) -> HttpResponse:
-    seen = _seen(request.POST.get("seen"))
-    actor = f"user:{request.user.get_username()}"
+def _apply(request, ws, items, verdict, reason, back, *, seen: dict) -> HttpResponse:
+    actor = Actor.person(request.user)
     decided, refusals = 0, []
     for item in items:
         if item.status != ReviewItem.Status.OPEN:
@@ -207,14 +204,3 @@ def _apply(request, ws, items, verdict, reason, back) -> HttpResponse:
     else:
         messages.success(request, f"{summary}. Each can be undone from its item's page.")
     return redirect(back)
-
-
-def _seen(raw: str | None) -> dict:
-    """The facts' states the confirmation page showed (memory id -> fields); anything else is empty."""
-    try:
-        seen = jsonbody.loads(raw or "{}")  # too deep: a ValueError, an empty selection
-    except ValueError:
-        return {}
-    if not isinstance(seen, dict):
-        return {}
-    return {k: v for k, v in seen.items() if isinstance(k, str) and isinstance(v, dict)}

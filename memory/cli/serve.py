@@ -1,7 +1,7 @@
 """`tideline serve` — the web console, agent API and MCP server, and the background worker; Ctrl-C stops both.
 
 The web side is uvicorn serving `tideline_site.asgi` in `--workers` processes (2 by default: one
-per core here), each on its own socket of the shared port (tideline_site/serving.py): a production
+per core here), each on its own socket of the shared port (tideline_kit/serving.py): a production
 ASGI server, so a slow request never holds up the rest, and the MCP
 server's streamable HTTP transport (an ASGI app) is mounted beside Django at `/mcp/`. Static files
 are served by WhiteNoise inside Django. Every worker keeps its own recall index and syncs it by the
@@ -21,8 +21,8 @@ from django.conf import settings
 from memory.services.demo import DEMO_PASSWORD, DEMO_USERS
 from memory.services.errors import RequestError
 from memory.services.keys import binding as key_binding
-from tideline_site.serving import PortInUse, start_web
-from tideline_site.worker_watch import WorkerWatch
+from tideline_kit.serving import PortInUse, start_web
+from tideline_kit.worker_watch import WorkerWatch
 
 HELP = "run the web console and the django-q2 worker together"
 

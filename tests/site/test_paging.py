@@ -1,4 +1,4 @@
-"""The list pages' pager (tideline_site/paging.py, templates/_pager.html): numbered where the count
+"""The list pages' pager (tideline_kit/paging.py, templates/_pager.html): numbered where the count
 is known, the current page marked, every link keeping the page's other filters."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from django.core.paginator import Paginator
 from django.template.loader import render_to_string
 from django.test import RequestFactory
 
-from tideline_site.paging import numbered_pager
+from tideline_kit.paging import numbered_pager
 
 
 def _pager(page_number: int, pages: int = 100, query: str = "kind=created"):

@@ -13,7 +13,7 @@ import pytest
 
 from memory.cli import serve
 from memory.services.errors import RequestError
-from tideline_site.serving import PortInUse
+from tideline_kit.serving import PortInUse
 
 ROOT = Path(__file__).resolve().parents[2]
 

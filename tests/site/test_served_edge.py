@@ -1,4 +1,4 @@
-"""The edge of a real served process (`tideline_site.serving`, two web workers, as `tideline serve`
+"""The edge of a real served process (`tideline_kit.serving`, two web workers, as `tideline serve`
 starts them): a token's rate limit holds under concurrent calls spread over both workers, and the
 login lockout counts the socket's address, whatever X-Forwarded-For claims."""
 
@@ -17,7 +17,7 @@ import httpx2
 import pytest
 from django.conf import settings
 
-from tideline_site.serving import start_web
+from tideline_kit.serving import start_web
 
 ROOT = Path(__file__).resolve().parents[2]
 PORT = 18211  # this area's test port range: 18200-18299

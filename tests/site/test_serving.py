@@ -1,4 +1,4 @@
-"""The web server's HTTP protocol turns Nagle's algorithm off (tideline_site/serving.py)."""
+"""The web server's HTTP protocol turns Nagle's algorithm off (tideline_kit/serving.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from tideline_site.serving import (
+from tideline_kit.serving import (
     SHARED_PORTS,
     NoDelayProtocol,
     PortInUse,
@@ -47,9 +47,9 @@ def test_an_accepted_connection_that_uvicorn_made_with_nagle_on_gets_it_turned_o
 def test_each_web_worker_is_a_process_on_the_shared_port_and_a_taken_port_is_refused():
     commands = web_commands(port=8000, workers=2)
     if SHARED_PORTS:
-        assert len(commands) == 2 and all("tideline_site.serving" in c for c in commands)
+        assert len(commands) == 2 and all("tideline_kit.serving" in c for c in commands)
     else:
-        assert commands[0][commands[0].index("--http") + 1] == "tideline_site.serving:NoDelayProtocol"
+        assert commands[0][commands[0].index("--http") + 1] == "tideline_kit.serving:NoDelayProtocol"
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()

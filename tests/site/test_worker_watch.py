@@ -1,4 +1,4 @@
-"""`tideline serve` says when its worker is down and starts it again (tideline_site.worker_watch).
+"""`tideline serve` says when its worker is down and starts it again (tideline_kit.worker_watch).
 
 The real cluster is covered by tests/governance/faults/test_import_worker.py (kill -9 mid-import); here a
 stand-in process and a stand-in status show the watch's decisions one by one, in a second or two."""
@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tideline_site import worker_watch
-from tideline_site.worker_watch import WorkerWatch
+from tideline_kit import worker_watch
+from tideline_kit.worker_watch import WorkerWatch
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(60)"]
 

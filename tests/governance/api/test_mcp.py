@@ -20,7 +20,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from tideline_site.serving import start_web
+from tideline_kit.serving import start_web
 
 ROOT = Path(__file__).resolve().parents[3]
 PEER = "channel:slack/general/s1"

@@ -1,6 +1,7 @@
 """How the web processes are started: `tideline serve`, the API load bench and the tests use this.
 
-Each web worker is a process of its own running uvicorn on `tideline_site.asgi`, listening on the
+Each web worker is a process of its own running uvicorn on the site's ASGI application
+(`settings.ASGI_APPLICATION`, or `--app`), listening on the
 same port through its own socket with SO_REUSEPORT, so the kernel spreads new connections over the
 workers. With uvicorn's `--workers` they shared one socket instead, and asyncio accepts every
 pending connection at once: sixteen agents connecting together all landed on whichever worker woke
@@ -10,9 +11,9 @@ The sockets also name TCP as their protocol, so asyncio turns Nagle's algorithm 
 connections they accept (uvicorn's shared socket did not, and a response's body then waited for
 the client's delayed ACK: 40 ms on every kept-alive call after the first). `NoDelayProtocol` turns
 it off in any case, for servers started some other way (`uvicorn … --http
-tideline_site.serving:NoDelayProtocol`).
+tideline_kit.serving:NoDelayProtocol`).
 
-    python -m tideline_site.serving --host 127.0.0.1 --port 8000     # one worker process
+    python -m tideline_kit.serving --app tideline_site.asgi.application --host 127.0.0.1 --port 8000  # one worker
 """
 
 from __future__ import annotations
@@ -68,36 +69,49 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def web_commands(*, host: str = "127.0.0.1", port: int, workers: int) -> list[list[str]]:
+def _uvicorn_target(application: str) -> str:
+    """`package.module.attribute` (Django's form) as uvicorn names it: `package.module:attribute`."""
+    module, _, attribute = application.rpartition(".")
+    return f"{module}:{attribute}"
+
+
+def web_commands(*, host: str = "127.0.0.1", port: int, workers: int, application: str | None = None) -> list[list[str]]:
     """The command line of each web process: one per worker where ports can be shared, else one
-    uvicorn that forks its own workers."""
+    uvicorn that forks its own workers. `application`: the ASGI application's dotted path
+    (`settings.ASGI_APPLICATION` when not given)."""
     workers = max(1, workers)
+    if application is None:
+        from django.conf import settings
+
+        application = settings.ASGI_APPLICATION
     if SHARED_PORTS:
-        return [[sys.executable, "-m", "tideline_site.serving", "--host", host, "--port", str(port)] for _ in range(workers)]
-    return [[sys.executable, "-m", "uvicorn", "tideline_site.asgi:application", "--host", host, "--port", str(port),
-             "--workers", str(workers), "--http", "tideline_site.serving:NoDelayProtocol", "--no-proxy-headers",
+        return [[sys.executable, "-m", "tideline_kit.serving", "--app", application, "--host", host, "--port", str(port)]
+                for _ in range(workers)]  # fmt: skip
+    return [[sys.executable, "-m", "uvicorn", _uvicorn_target(application), "--host", host, "--port", str(port),
+             "--workers", str(workers), "--http", "tideline_kit.serving:NoDelayProtocol", "--no-proxy-headers",
              "--log-level", "warning", "--no-access-log"]]  # fmt: skip
 
 
 def start_web(*, host: str = "127.0.0.1", port: int, workers: int, env: Mapping[str, str] | None = None,
-              cwd: Path = ROOT) -> list[subprocess.Popen]:  # fmt: skip
+              cwd: Path = ROOT, application: str | None = None) -> list[subprocess.Popen]:  # fmt: skip
     """Start the web processes (after checking the port is free); the caller stops them."""
     check_port(host, port)
     return [subprocess.Popen(command, env=dict(env) if env is not None else None, cwd=str(cwd))
-            for command in web_commands(host=host, port=port, workers=workers)]  # fmt: skip
+            for command in web_commands(host=host, port=port, workers=workers, application=application)]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
     import uvicorn
 
-    parser = argparse.ArgumentParser(prog="python -m tideline_site.serving", description="one Tideline web worker")
+    parser = argparse.ArgumentParser(prog="python -m tideline_kit.serving", description="one Tideline web worker")
+    parser.add_argument("--app", required=True, help="the ASGI application's dotted path")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     args = parser.parse_args(argv)
     # proxy_headers off: uvicorn would otherwise take the client's address from X-Forwarded-For on any
     # connection from 127.0.0.1, so a same-host forwarder let a client pick its address (and dodge the
     # login lockout). Django alone decides what a proxy may say (TIDELINE_BEHIND_PROXY, throttling.py).
-    config = uvicorn.Config("tideline_site.asgi:application", http=NoDelayProtocol, log_level="warning",
+    config = uvicorn.Config(_uvicorn_target(args.app), http=NoDelayProtocol, log_level="warning",
                             access_log=False, proxy_headers=False)  # fmt: skip
     uvicorn.Server(config).run(sockets=[listening_socket(args.host, args.port)])
 
