@@ -4,6 +4,7 @@ import threading
 from datetime import datetime
 
 import numpy as np
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -279,7 +280,7 @@ def event_list(request: HttpRequest, workspace: str) -> HttpResponse:
     events = selectors.filtered_events(ws, form.cleaned_data if form.is_valid() else {})
     if request.GET.get("format"):
         # Downloads are the admins' and audited: they live on the exports page (same filters).
-        return redirect(reverse("governance:export-events", args=[ws.name]) + "?" + request.GET.urlencode())
+        return redirect(reverse(settings.TIDELINE_DOWNLOAD_PAGES["events"], args=[ws.name]) + "?" + request.GET.urlencode())
     page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
     template = "memory/event_list.html" + ("#event-table" if wants_partial(request) else "")
     return render(request, template, {"workspace": ws, "form": form, "page": page,
@@ -295,7 +296,7 @@ def memory_graph(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
     if request.GET.get("format"):
         # Downloads are the admins' and audited: they live on the exports page.
-        return redirect(reverse("governance:export-graph", args=[ws.name]) + "?" + request.GET.urlencode())
+        return redirect(reverse(settings.TIDELINE_DOWNLOAD_PAGES["graph"], args=[ws.name]) + "?" + request.GET.urlencode())
     page = _graph_page(ws)
     kept = page.get("partition")
     # Worked out per request: the page itself is kept for minutes.

@@ -184,6 +184,8 @@ MIDDLEWARE = [
 ROOT_URLCONF = "tideline_site.urls"
 WSGI_APPLICATION = "tideline_site.wsgi.application"
 ASGI_APPLICATION = "tideline_site.asgi.application"  # what `tideline serve` starts its web processes on
+# Where a memory page's `?format=…` download goes (URL names): the exports page, which audits downloads.
+TIDELINE_DOWNLOAD_PAGES = {"events": "governance:export-events", "graph": "governance:export-graph"}
 
 TEMPLATES = [
     {
@@ -199,8 +201,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "memory.context_processors.workspaces",
-                "governance.context_processors.review_queue",
-                "governance.context_processors.workspace_creation",
+                # governance's figures, and what memory's pages show of governance (the site joins them)
+                "tideline_site.context_processors.site_pages",
             ],
         },
     }

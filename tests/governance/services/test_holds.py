@@ -1,4 +1,4 @@
-"""Held means not recallable (issue 12): a held write waits out of recall until a verdict admits it."""
+"""Held means not recallable (ENGINE-SPEC Decision 17): a held write waits out of recall until a verdict admits it."""
 
 from __future__ import annotations
 
