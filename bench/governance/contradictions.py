@@ -20,7 +20,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from governance.engine.contradiction_rules import FactRecord, find_candidates, judge
+from governance.engine.contradiction_rules import ClaimRecord, find_candidates, judge
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "governance" / "data" / "contradiction_pairs.jsonl"
 HALVES = ("development", "held_out")
@@ -86,7 +86,7 @@ def evaluate(path: Path = DATA) -> dict[str, Score]:
     return result
 
 
-def demo_records() -> list[FactRecord]:
+def demo_records() -> list[ClaimRecord]:
     """The demo workspace's active facts as detector records (needs Django settings, not a database)."""
     import os
 
@@ -102,7 +102,7 @@ def demo_records() -> list[FactRecord]:
         if record.get("lifecycle", "active") != "active":
             continue
         records.append(
-            FactRecord(
+            ClaimRecord(
                 id=record["memoryId"],
                 content=record["content"],
                 segment=record["segment"],
@@ -124,7 +124,7 @@ def time_at_scale(count: int) -> dict:
 
     facts, _, _ = synthesize(count)
     records = [
-        FactRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
+        ClaimRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
                    subject_key=f.subject_key or "", trusted=not is_untrusted_source(f.source_type),
                    created_ms=int(f.created_at))
         for f in facts

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bench.governance.contradictions import DATA, half_of, load_pairs
-from governance.engine.contradiction_rules import FactRecord, find_candidates, judge, parse
+from governance.engine.contradiction_rules import ClaimRecord, find_candidates, judge, parse
 from governance.engine.contradiction_vectors import (
     DEFAULT,
     LearnedSettings,
@@ -180,7 +180,7 @@ def time_at_scale(count: int, settings: LearnedSettings = DEFAULT) -> dict:
 
     facts, _, _ = synthesize(count)
     records = [
-        FactRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
+        ClaimRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
                    subject_key=f.subject_key or "", trusted=not is_untrusted_source(f.source_type),
                    created_ms=int(f.created_at))
         for f in facts
@@ -215,7 +215,7 @@ def mixed(raw: list[dict], embedder, count: int) -> dict:
     fillers = sorted({f.content for f in facts} - set(opening) - set(answering))
     texts = opening + fillers + answering
     records = [
-        FactRecord(id=f"t{k}", content=text, origin_key="owner", created_ms=k) for k, text in enumerate(texts)
+        ClaimRecord(id=f"t{k}", content=text, origin_key="owner", created_ms=k) for k, text in enumerate(texts)
     ]
     vectors = dict(zip([r.id for r in records], embedder.embed(texts), strict=True))
     id_of = {text: f"t{k}" for k, text in enumerate(texts)}

@@ -258,13 +258,13 @@ def _timed(work: Callable[[], Any]) -> tuple[Any, dict[str, float]]:
 
 def time_nightly(workspace, *, dream: bool, breakdown: bool = True) -> dict[str, Any]:
     """The nightly task's two passes for one workspace, each timed end to end."""
-    from governance.engine.contradiction_rules import FactRecord, find_candidates
+    from governance.engine.contradiction_rules import ClaimRecord, find_candidates
     from governance.services import contradictions
     from memory.engine.facts import records as R
     from memory.services.maintenance import passes as maintenance
 
-    def read() -> list[FactRecord]:  # as the contradiction service reads them
-        return [FactRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
+    def read() -> list[ClaimRecord]:  # as the contradiction service reads them
+        return [ClaimRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
                            subject_key=f.subject_key or "", trusted=f.source_type not in R.UNTRUSTED_SOURCE_TYPES,
                            created_ms=int(f.created_at)) for f in maintenance.maint_facts(workspace)]  # fmt: skip
 

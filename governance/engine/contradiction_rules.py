@@ -45,7 +45,7 @@ RARE_WORD_POSTINGS = 32
 
 
 @dataclass(frozen=True)
-class FactRecord:
+class ClaimRecord:
     """What the detector needs to know about one active fact.
 
     `vector` is carried for callers that hold the learned embedder's vectors; the model-free rules
@@ -493,9 +493,9 @@ def _words(parsed: _Parsed) -> str:
 # ------------------------------------------------------------------------------------------ detection
 
 
-def find_candidates(records: Iterable[FactRecord], *, limit: int | None = None) -> Detection:
+def find_candidates(records: Iterable[ClaimRecord], *, limit: int | None = None) -> Detection:
     """Contradiction candidates among active facts, best first, never across origins."""
-    by_origin: dict[str, list[FactRecord]] = defaultdict(list)
+    by_origin: dict[str, list[ClaimRecord]] = defaultdict(list)
     for record in records:
         by_origin[record.origin_key].append(record)
     found: list[Candidate] = []
@@ -525,7 +525,7 @@ PRESCREEN_WIDTH = 24
 PRESCREEN_MIN_PAIRS = 10_000
 
 
-def prescreen(pairs: np.ndarray | set[tuple[int, int]], group: Sequence[FactRecord],
+def prescreen(pairs: np.ndarray | set[tuple[int, int]], group: Sequence[ClaimRecord],
               parsed: Sequence[_Parsed]) -> list[tuple[int, int]]:  # fmt: skip
     """The pairs that may pass `_may_conflict` or share a subject key, screened with array operations.
 
@@ -581,14 +581,14 @@ def _run_length(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(same.all(axis=1), x.shape[1], same.argmin(axis=1)).astype(np.int32)
 
 
-def _candidate_pairs(group: Sequence[FactRecord], parsed: Sequence[_Parsed]) -> set[tuple[int, int]]:
+def _candidate_pairs(group: Sequence[ClaimRecord], parsed: Sequence[_Parsed]) -> set[tuple[int, int]]:
     """The candidate pairs as (lower index, higher index) tuples (see `_candidate_codes`)."""
     count = len(group)
     codes = _candidate_codes(group, parsed)
     return set(zip((codes // max(count, 1)).tolist(), (codes % max(count, 1)).tolist(), strict=True))
 
 
-def _candidate_codes(group: Sequence[FactRecord], parsed: Sequence[_Parsed]) -> np.ndarray:
+def _candidate_codes(group: Sequence[ClaimRecord], parsed: Sequence[_Parsed]) -> np.ndarray:
     """Every candidate pair once, coded `lower * len(group) + higher`, in increasing order.
 
     Pairs within a subject key (its newest MAX_SUBJECT_BLOCK facts), pairs over the Jaccard bar on
@@ -632,7 +632,7 @@ def _all_pairs(rows: np.ndarray, count: int) -> np.ndarray:
     return (rows[:, x] * count + rows[:, y]).ravel()
 
 
-def _score(x: FactRecord, y: FactRecord, px: _Parsed, py: _Parsed) -> Candidate | None:
+def _score(x: ClaimRecord, y: ClaimRecord, px: _Parsed, py: _Parsed) -> Candidate | None:
     (older, p_old), (newer, p_new) = ((x, px), (y, py)) if (x.created_ms, x.id) <= (y.created_ms, y.id) else ((y, py), (x, px))
     if older.content.strip().lower() == newer.content.strip().lower():
         return None

@@ -30,7 +30,7 @@ import numpy as np
 from governance.engine.contradiction_rules import (
     Candidate,
     Detection,
-    FactRecord,
+    ClaimRecord,
     _candidate_pairs,
     _may_conflict,
     _Parsed,
@@ -118,12 +118,12 @@ def topic_negation(a: _Parsed, b: _Parsed, cosine: float, threshold: float,
     return round(0.3 + 0.2 * cosine, 3), reason
 
 
-def find_candidates_learned(records: Iterable[FactRecord], vectors: Mapping[str, np.ndarray], *,
+def find_candidates_learned(records: Iterable[ClaimRecord], vectors: Mapping[str, np.ndarray], *,
                             settings: LearnedSettings = DEFAULT, limit: int | None = None) -> Detection:  # fmt: skip
     """`contradiction_rules.find_candidates` plus the embedder's candidates, verdicts and ranking.
 
     Facts without a vector in `vectors` take part exactly as in the model-free detector."""
-    by_origin: dict[str, list[FactRecord]] = defaultdict(list)
+    by_origin: dict[str, list[ClaimRecord]] = defaultdict(list)
     for record in records:
         by_origin[record.origin_key].append(record)
     found: list[Candidate] = []
@@ -162,7 +162,7 @@ def find_candidates_learned(records: Iterable[FactRecord], vectors: Mapping[str,
     return Detection(found if limit is None else found[:limit], scored)
 
 
-def _topic_candidate(x: FactRecord, y: FactRecord, px: _Parsed, py: _Parsed, cosine: float,
+def _topic_candidate(x: ClaimRecord, y: ClaimRecord, px: _Parsed, py: _Parsed, cosine: float,
                      threshold: float) -> Candidate | None:  # fmt: skip
     if (x.created_ms, x.id) > (y.created_ms, y.id):
         x, y, px, py = y, x, py, px

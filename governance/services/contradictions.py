@@ -10,7 +10,7 @@ stays dismissed), all in one mutation with a `reviewed` event (action `opened`) 
 
 from __future__ import annotations
 
-from governance.engine.contradiction_rules import FactRecord, find_candidates
+from governance.engine.contradiction_rules import ClaimRecord, find_candidates
 from governance.engine.contradiction_vectors import find_candidates_learned
 from governance.models import ReviewItem
 from memory.engine.facts import records as R
@@ -26,7 +26,7 @@ def find_contradictions(workspace: Workspace, *, actor: str = "contradictions", 
                         limit: int = REVIEW_LIMIT) -> RunReport:  # fmt: skip
     """Open a review item for each new contradicting pair; `dry_run` counts without writing."""
     records = [
-        FactRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
+        ClaimRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
                    subject_key=f.subject_key or "", trusted=f.source_type not in R.UNTRUSTED_SOURCE_TYPES,
                    created_ms=int(f.created_at))
         for f in maint_facts(workspace)
@@ -78,7 +78,7 @@ def find_contradictions(workspace: Workspace, *, actor: str = "contradictions", 
     return report
 
 
-def stored_vectors(workspace: Workspace, records: list[FactRecord], fingerprint: str) -> dict:
+def stored_vectors(workspace: Workspace, records: list[ClaimRecord], fingerprint: str) -> dict:
     """The stored vectors of these facts made by the embedder with this fingerprint, by memory id.
 
     Nothing is embedded here: a fact without a current vector (written before the embedder was

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from bench.governance.contradictions import load_pairs
 from governance.engine import contradiction_rules as rules
-from governance.engine.contradiction_rules import FactRecord, find_candidates
+from governance.engine.contradiction_rules import ClaimRecord, find_candidates
 
 
-def _records() -> list[FactRecord]:
+def _records() -> list[ClaimRecord]:
     """Every sentence of the labelled set as a fact of one origin, some sharing a subject key."""
     records = []
     for n, pair in enumerate(load_pairs()):
         for side in ("a", "b"):
             subject = pair.get(f"{side}_subject", "") or (f"slot_{n % 7}" if n % 5 == 0 else "")
-            records.append(FactRecord(id=f"mem_{n:04d}_{side}", content=pair[side], subject_key=subject,
+            records.append(ClaimRecord(id=f"mem_{n:04d}_{side}", content=pair[side], subject_key=subject,
                                       created_ms=len(records)))  # fmt: skip
     return records
 

@@ -3,11 +3,11 @@
 import random
 
 from bench.governance.contradictions import evaluate
-from governance.engine.contradiction_rules import FactRecord, find_candidates, judge
+from governance.engine.contradiction_rules import ClaimRecord, find_candidates, judge
 
 
 def fact(id, content, *, origin="owner", subject="", trusted=True, created=0):
-    return FactRecord(id=id, content=content, segment="knowledge", origin_key=origin, subject_key=subject,
+    return ClaimRecord(id=id, content=content, segment="knowledge", origin_key=origin, subject_key=subject,
                       trusted=trusted, created_ms=created)  # fmt: skip
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from governance.engine.contradiction_rules import FactRecord, _candidate_pairs, find_candidates, parse
+from governance.engine.contradiction_rules import ClaimRecord, _candidate_pairs, find_candidates, parse
 from governance.engine.contradiction_vectors import (
     LearnedSettings,
     find_candidates_learned,
@@ -13,7 +13,7 @@ from governance.engine.contradiction_vectors import (
 
 
 def fact(id, content, *, origin="owner", subject="", created=0, trusted=True):
-    return FactRecord(id=id, content=content, segment="knowledge", origin_key=origin, subject_key=subject,
+    return ClaimRecord(id=id, content=content, segment="knowledge", origin_key=origin, subject_key=subject,
                       trusted=trusted, created_ms=created)  # fmt: skip
 
 
@@ -150,7 +150,7 @@ def test_on_the_bench_corpus_without_vectors_the_learned_path_is_the_model_free_
 
     facts, _, _ = synthesize(1500)  # enough pairs for the detector's array prescreen to run
     records = [
-        FactRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
+        ClaimRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
                    subject_key=f.subject_key or "", created_ms=int(f.created_at))
         for f in facts
     ]  # fmt: skip

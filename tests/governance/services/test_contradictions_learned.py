@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from governance.engine.contradiction_rules import FactRecord, find_candidates
+from governance.engine.contradiction_rules import ClaimRecord, find_candidates
 from governance.engine.contradiction_vectors import DEFAULT, ranking_score
 from governance.models import ReviewItem
 from governance.services.contradictions import find_contradictions
@@ -22,7 +22,7 @@ NO_EMBEDDER = override_settings(TIDELINE_EMBEDDER="")
 
 
 def _records(workspace):
-    return [FactRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
+    return [ClaimRecord(id=f.memory_id, content=f.content, segment=f.segment, origin_key=f.origin_key,
                        subject_key=f.subject_key or "", created_ms=int(f.created_at))
             for f in maint_facts(workspace)]  # fmt: skip
 
