@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from memory.engine.facts import fields as F
 from memory.engine.facts import records as R
 from memory.models import Fact, Workspace
 from memory.services.lifecycle import retract_and_purge as purging
@@ -58,25 +59,24 @@ class FactRecord:
         return self.outcome == "reinforced"
 
     def to_dict(self) -> dict:
-        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        out["created_at"] = self.created_at.isoformat()
-        out["superseded"] = list(self.superseded)
-        out["rules"] = list(self.rules)
-        out["deduplicated"] = self.deduplicated
+        """The record as JSON (the API's Fact object): its fields in order, then `deduplicated`."""
+        out = {spec.attr("read"): spec.as_json(getattr(self, spec.attr("read"))) for spec in _READ_FIELDS}
+        out.update(outcome=self.outcome, superseded=list(self.superseded), review_item_id=self.review_item_id,
+                   rules=list(self.rules), deduplicated=self.deduplicated)  # fmt: skip
         return out
 
     @classmethod
     def from_fact(cls, fact: Fact, result: WriteResult | None = None) -> FactRecord:
+        values = F.shape_values("read", lambda name: getattr(fact, name), skip=("origin",))
         return cls(
-            id=fact.memory_id, content=fact.content, segment=fact.segment, tier=fact.tier,
-            importance=fact.importance, lifecycle=fact.lifecycle, origin=fact.origin.label(),
-            source_type=fact.source_type, subject_key=fact.subject_key, classification=fact.classification,
-            intent_scope=fact.intent_scope, status=fact.status, access_count=fact.access_count,
-            created_at=fact.created_at, outcome=result.outcome if result else "stored",
+            **values, origin=fact.origin.label(), outcome=result.outcome if result else "stored",
             superseded=tuple(result.superseded) if result else (),
             review_item_id=result.review_item_id if result else None,
             rules=tuple(result.rules) if result else (),
         )  # fmt: skip
+
+
+_READ_FIELDS = F.fields_for("read")
 
 
 class Tideline:

@@ -13,6 +13,7 @@ from django.shortcuts import render
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from memory.engine.facts.fields import fields_for
 from memory.engine.facts.records import SOURCE_TYPES
 
 STR = {"type": "string"}
@@ -35,13 +36,13 @@ ERROR = {
     "properties": {"error": {"type": "object", "required": ["kind", "message"], "properties": {
         "kind": STR, "message": STR, "rules": {"type": "array", "items": STR}, "details": {}}}},
 }  # fmt: skip
+# The facade's read record as `FactRecord.to_dict` writes it: the fact vocabulary's read fields,
+# then what the write reports about itself.
 FACT = {
-    "type": "object", "required": ["id", "content", "segment", "lifecycle", "origin", "created_at"],
+    "type": "object", "required": [spec.attr("read") for spec in fields_for("read") if spec.api_required],
     "properties": {
-        "id": STR, "content": STR, "segment": STR, "tier": STR, "importance": {"type": "number"}, "lifecycle": STR,
-        "origin": STR, "source_type": NULLABLE_STR, "subject_key": NULLABLE_STR, "classification": STR,
-        "intent_scope": NULLABLE_STR, "status": NULLABLE_STR, "access_count": {"type": "integer"},
-        "created_at": STR, "outcome": STR, "superseded": {"type": "array", "items": STR},
+        **{spec.attr("read"): spec.json_schema() for spec in fields_for("read")},
+        "outcome": STR, "superseded": {"type": "array", "items": STR},
         "review_item_id": {"type": ["integer", "null"]}, "rules": {"type": "array", "items": STR},
         "deduplicated": {"type": "boolean"},
     },

@@ -16,6 +16,7 @@ from governance.models import ReviewItem
 from governance.services.acting import Actor, member_roles
 from governance.services.verdicts import decide, undo
 from memory.cli.common import emit
+from memory.engine.facts.fields import fields_for
 from memory.models import Fact
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.workspaces import REVIEW_SETTINGS, get_workspace, set_review_settings
@@ -126,11 +127,13 @@ def _item(workspace, item_id: Any) -> ReviewItem:
 
 
 def _fact_dict(fact: Fact | None) -> dict[str, Any] | None:
+    """A fact as `review show --json` writes it: the fact vocabulary's "review" fields."""
     if fact is None:
         return None
-    return {"id": fact.memory_id, "content": fact.content, "segment": fact.segment, "origin": fact.origin_key,
-            "source_type": fact.source_type, "lifecycle": fact.lifecycle, "status": fact.status,
-            "created_at": fact.created_at.isoformat(), "valid_to": fact.valid_to.isoformat() if fact.valid_to else None}  # fmt: skip
+    return {spec.attr("review"): spec.as_json(getattr(fact, spec.name)) for spec in _REVIEW_FIELDS}
+
+
+_REVIEW_FIELDS = fields_for("review")
 
 
 def item_dict(item: ReviewItem, *, with_facts: bool = False) -> dict[str, Any]:

@@ -16,21 +16,27 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory.engine.facts import fields as F
 from memory.engine.facts import jsonbody
 from memory.engine.facts import records as R
 from memory.engine.facts import validation as V
+from memory.engine.facts.fields import REQUIRED
 from memory.engine.writes.gate import FactValidationError
 
-# The original writer's key order; keys a later mutation added come at the end in any order.
-KEY_ORDER = (
-    "memoryId", "content", "segment", "tier", "importance", "decayRate", "accessCount",
-    "lastAccessedAt", "createdAt", "sourceTurn", "supersedes", "lifecycle", "createdBy",
-    "sourceType", "links", "validFrom", "validTo", "confidence", "status", "sourcePointers",
-    "modality", "mediaPointer", "subjectKey", "metadata", "embedding",
-)  # fmt: skip
-COLUMN_KEYS = frozenset(KEY_ORDER) - {"embedding"}
+# The original writer's key order (memory.engine.facts.fields); keys a later mutation added come at
+# the end in any order, Tideline's own additions (classification, intentScope) last.
+KEY_ORDER = F.jsonl_key_order()
+_RECORD_FIELDS = F.fields_for("interchange")
+COLUMN_KEYS = frozenset(spec.jsonl for spec in _RECORD_FIELDS if spec.jsonl and not spec.jsonl_tail)
+_TAIL_KEYS = frozenset(spec.jsonl for spec in _RECORD_FIELDS if spec.jsonl_tail)
 # Keys storage always has a value for; when a line lacks one we fill it in and remember that.
-DEFAULTED_KEYS = ("segment", "tier", "importance", "decayRate", "accessCount", "lastAccessedAt", "createdAt", "lifecycle")
+DEFAULTED_KEYS = tuple(spec.jsonl for spec in _RECORD_FIELDS if spec.jsonl_filled)
+# Optional keys whose explicit null (or empty list/object) is remembered, so it comes back as written.
+_EMPTY_REMEMBERED = tuple(spec.jsonl for spec in _RECORD_FIELDS
+                          if spec.jsonl and not spec.jsonl_tail and spec.type in (list, dict))  # fmt: skip
+_NULL_REMEMBERED = tuple(spec.jsonl for spec in _RECORD_FIELDS
+                         if spec.jsonl and not spec.jsonl_tail and not spec.jsonl_filled
+                         and spec.default is not REQUIRED and spec.type not in (list, dict))  # fmt: skip
 
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
@@ -268,17 +274,12 @@ def _parse(obj: dict) -> InterchangeRecord:
         intent_scope=_string(obj, "intentScope"),
     )
     record.absent = [key for key in DEFAULTED_KEYS if obj.get(key) is None]
-    record.extra = {
-        key: value
-        for key, value in obj.items()
-        if key not in COLUMN_KEYS and key not in ("classification", "intentScope")
-    }
+    record.extra = {key: value for key, value in obj.items() if key not in COLUMN_KEYS and key not in _TAIL_KEYS}
     # Explicit nulls and empty optional lists are remembered so they come back exactly as written.
-    for key in ("supersedes", "sourcePointers", "links", "metadata"):
+    for key in _EMPTY_REMEMBERED:
         if key in obj and obj[key] in (None, [], {}):
             record.extra[key] = obj[key]
-    for key in ("sourceTurn", "sourceType", "validFrom", "validTo", "confidence", "status", "modality",
-                "mediaPointer", "subjectKey", "createdBy"):  # fmt: skip
+    for key in _NULL_REMEMBERED:
         if key in obj and obj[key] is None:
             record.extra[key] = None
     return record
@@ -286,49 +287,41 @@ def _parse(obj: dict) -> InterchangeRecord:
 
 def render_record(record: InterchangeRecord) -> dict[str, Any]:
     """The facts.jsonl dict for a record, keys in the original writer's order."""
-    out: dict[str, Any] = {
-        "memoryId": record.memory_id,
-        "content": record.content,
-        "segment": record.segment,
-        "tier": record.tier,
-        "importance": record.importance,
-        "decayRate": record.decay_rate,
-        "accessCount": record.access_count,
-        "lastAccessedAt": record.last_accessed_at,
-        "createdAt": record.created_at,
-    }
-    optional: list[tuple[str, Any]] = [
-        ("sourceTurn", record.source_turn),
-        ("supersedes", record.supersedes or None),
-        ("lifecycle", record.lifecycle),
-        ("createdBy", record.origin.as_created_by() if record.origin_recorded else None),
-        ("sourceType", record.source_type),
-        ("links", [_render_link(link) for link in record.links] or None),
-        ("validFrom", record.valid_from),
-        ("validTo", record.valid_to),
-        ("confidence", record.confidence),
-        ("status", record.status),
-        ("sourcePointers", record.source_pointers or None),
-        ("modality", record.modality),
-        ("mediaPointer", record.media_pointer),
-        ("subjectKey", record.subject_key),
-        ("metadata", record.metadata or None),
-    ]
-    for key, value in optional:
-        if value is not None:
-            out[key] = value
+    out: dict[str, Any] = {}
+    for spec in _RECORD_FIELDS:
+        if spec.jsonl and not spec.jsonl_tail:
+            value = _RENDER.get(spec.name, _as_is)(record, getattr(record, spec.name))
+            if value is not None:
+                out[spec.jsonl] = value
     for key in record.absent:
         out.pop(key, None)
     for key, value in record.extra.items():
         if key in out and key != "embedding":
             continue  # a live column wins over a remembered empty or null
         out[key] = value
-    if record.classification != R.DEFAULT_CLASSIFICATION:
-        out["classification"] = record.classification
-    if record.intent_scope:
-        out["intentScope"] = record.intent_scope
+    for spec in _RECORD_FIELDS:  # Tideline's additions: only when not the default
+        if spec.jsonl_tail and getattr(record, spec.name) and getattr(record, spec.name) != spec.default:
+            out[spec.jsonl] = getattr(record, spec.name)
     order = {key: index for index, key in enumerate(KEY_ORDER)}
     return dict(sorted(out.items(), key=lambda item: order.get(item[0], len(order))))
+
+
+def _as_is(record: InterchangeRecord, value: Any) -> Any:
+    return value
+
+
+def _or_none(record: InterchangeRecord, value: Any) -> Any:
+    return value or None  # an empty list or object is left out
+
+
+# How a field's value is written where it is not written as is.
+_RENDER: dict[str, Any] = {
+    "supersedes": _or_none,
+    "source_pointers": _or_none,
+    "metadata": _or_none,
+    "origin": lambda record, origin: origin.as_created_by() if record.origin_recorded else None,
+    "links": lambda record, links: [_render_link(link) for link in links] or None,
+}
 
 
 def _render_link(link: InterchangeLink) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from django.utils.dateparse import parse_datetime
 
 from memory import sealing
 from memory.engine.facts import records as R
+from memory.engine.facts.fields import fields_for
 from memory.models import Fact, Link, Workspace
 from memory.services.errors import RequestError
 from memory.services.mutation import Mutation, mutate
@@ -131,14 +132,15 @@ def successor_of(fact: Fact) -> Fact | None:
 # the change, its events and the review item's new status commit together. States travel as
 # plain JSON (ISO timestamps) so an event can carry them and an undo can put them back exactly.
 
-REVIEW_STATE_FIELDS = ("lifecycle", "status", "valid_to", "archived_at", "admitted_at")
-_TIME_FIELDS = ("valid_to", "archived_at", "admitted_at")
+_REVIEW_STATE = fields_for("review_state")
+REVIEW_STATE_FIELDS = tuple(spec.name for spec in _REVIEW_STATE)
+_TIME_FIELDS = tuple(spec.name for spec in _REVIEW_STATE if spec.is_time)
 
 
 def fact_states(workspace: Workspace, memory_ids: Sequence[str]) -> dict[str, dict]:
     """The reviewable state of each fact (lifecycle, status, valid_to, archived_at, admitted_at), JSON-ready."""
     rows = Fact.objects.filter(workspace=workspace, memory_id__in=list(memory_ids)).values("memory_id", *REVIEW_STATE_FIELDS)
-    return {row.pop("memory_id"): {k: _iso(v) for k, v in row.items()} for row in rows}
+    return {row["memory_id"]: {spec.name: spec.as_json(row[spec.name]) for spec in _REVIEW_STATE} for row in rows}
 
 
 def set_fact_states(m: Mutation, states: dict[str, dict], *, reason: str) -> None:

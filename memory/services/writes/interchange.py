@@ -6,11 +6,13 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from django.db import DataError, IntegrityError, connection, transaction
 from django.db.models import Count, Q
 
 from memory import sealing, signals
+from memory.engine.facts import fields as F
 from memory.engine.facts import interchange as X
 from memory.engine.facts import records as R
 from memory.engine.facts import validation as V
@@ -237,16 +239,19 @@ def new_fact_from_record(record: X.InterchangeRecord):
     """A write request carrying an interchange record's identity, provenance and claims."""
     from memory.services.writes.write_path import NewFact
 
-    return NewFact(
-        content=record.content, segment=record.segment, origin=record.origin, source_type=record.source_type,
-        subject_key=record.subject_key, supersedes=tuple(record.supersedes), importance=record.importance,
-        tier=record.tier, classification=record.classification, intent_scope=record.intent_scope,
-        metadata=record.metadata, links=tuple((link.kind, link.target, link.reason or "") for link in record.links),
-        source_turn=record.source_turn, valid_from=from_ms(record.valid_from), valid_to=from_ms(record.valid_to),
-        confidence=record.confidence, status=record.status, source_pointers=tuple(record.source_pointers),
-        modality=record.modality, media_pointer=record.media_pointer, memory_id=record.memory_id,
-        created_at=from_ms(record.created_at),
-    )  # fmt: skip
+    return NewFact(**{spec.attr("write"): _to_write(spec, getattr(record, spec.name)) for spec in _RECORD_TO_WRITE})
+
+
+# The fields a write request takes over from an interchange record (the vocabulary's shared ones).
+_RECORD_TO_WRITE = tuple(spec for spec in F.fields_for("write") if "interchange" in spec.shapes)
+
+
+def _to_write(spec: F.FieldSpec, value: Any) -> Any:
+    if spec.name == "links":
+        return tuple((link.kind, link.target, link.reason or "") for link in value)
+    if spec.is_time:
+        return from_ms(value)
+    return tuple(value) if spec.is_sequence else value
 
 
 def _existing_facts(workspace: Workspace, memory_ids: list[str]) -> dict[str, Fact]:
@@ -280,39 +285,24 @@ def _import_batch(workspace, batch, actor, source_name, report) -> None:
 
 def fact_from_record(workspace: Workspace, record: X.InterchangeRecord, actor: str) -> Fact:
     """An unsaved Fact for an interchange record (links are created separately)."""
+    stored = {name: getattr(record, name) for name in _PLAIN}
+    for name in _TIMES:
+        stored[name] = from_ms(stored[name])
     return Fact(
         workspace=workspace,
-        memory_id=record.memory_id,
-        origin=record.origin,
-        origin_recorded=record.origin_recorded,
-        content=record.content,
-        metadata=record.metadata,
+        **stored,
         extra={**record.extra, **({"__absent__": record.absent} if record.absent else {})},
-        segment=record.segment,
-        tier=record.tier,
-        importance=record.importance,
-        decay_rate=record.decay_rate,
-        access_count=record.access_count,
-        last_accessed_at=from_ms(record.last_accessed_at),
-        created_at=from_ms(record.created_at),
-        lifecycle=record.lifecycle,
         # A backup of a held write restores it held: out of recall, waiting for a verdict again.
         held_at=from_ms(record.created_at) if record.lifecycle == "held" else None,
-        source_type=record.source_type,
-        source_turn=record.source_turn,
         written_by=actor,
-        subject_key=record.subject_key,
-        supersedes=record.supersedes,
-        source_pointers=record.source_pointers,
-        valid_from=from_ms(record.valid_from),
-        valid_to=from_ms(record.valid_to),
-        confidence=record.confidence,
-        status=record.status,
-        modality=record.modality,
-        media_pointer=record.media_pointer,
-        classification=record.classification,
-        intent_scope=record.intent_scope,
     )
+
+
+# The interchange record's fields stored on the Fact itself (links have their own table).
+_RECORD_STORED = tuple(spec for spec in F.fields_for("interchange") if spec.stored_in)
+_PLAIN = tuple(spec.name for spec in _RECORD_STORED)
+_TIMES = tuple(spec.name for spec in _RECORD_STORED if spec.is_time)  # datetimes stored, epoch ms in the record
+_SEQUENCES = tuple(spec.name for spec in _RECORD_STORED if spec.is_sequence)
 
 
 def _import_links(workspace: Workspace, imported: list[X.InterchangeRecord], present: list[X.InterchangeRecord],
@@ -446,37 +436,13 @@ def _pks(workspace: Workspace, memory_ids: set[str]) -> dict[str, int]:
 def record_from_fact(fact: Fact, links: list[X.InterchangeLink]) -> X.InterchangeRecord:
     extra = dict(fact.extra)
     absent = extra.pop("__absent__", [])
-    return X.InterchangeRecord(
-        memory_id=fact.memory_id,
-        content=fact.content,
-        segment=fact.segment,
-        tier=fact.tier,
-        importance=fact.importance,
-        decay_rate=fact.decay_rate,
-        access_count=fact.access_count,
-        last_accessed_at=to_ms(fact.last_accessed_at),
-        created_at=to_ms(fact.created_at),
-        lifecycle=fact.lifecycle,
-        origin=fact.origin,
-        origin_recorded=fact.origin_recorded,
-        source_turn=fact.source_turn,
-        supersedes=list(fact.supersedes or []),
-        source_type=fact.source_type,
-        links=links,
-        valid_from=to_ms(fact.valid_from),
-        valid_to=to_ms(fact.valid_to),
-        confidence=fact.confidence,
-        status=fact.status,
-        source_pointers=list(fact.source_pointers or []),
-        modality=fact.modality,
-        media_pointer=fact.media_pointer,
-        subject_key=fact.subject_key,
-        metadata=fact.metadata or None,
-        extra=extra,
-        absent=absent,
-        classification=fact.classification,
-        intent_scope=fact.intent_scope,
-    )
+    stored = {name: getattr(fact, name) for name in _PLAIN}
+    for name in _TIMES:
+        stored[name] = to_ms(stored[name])
+    for name in _SEQUENCES:
+        stored[name] = list(stored[name] or [])
+    stored["metadata"] = stored["metadata"] or None
+    return X.InterchangeRecord(**stored, links=links, extra=extra, absent=absent)
 
 
 def export_facts(*, workspace: Workspace, origin: R.Origin | None = None, chunk_size: int = 2000,

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from memory import sealing, signals
+from memory.engine.facts import fields as F
 from memory.engine.facts import records as R
 from memory.engine.facts import validation as V
 from memory.engine.recall.tokenize import jaccard, token_set
@@ -308,12 +309,13 @@ def _reinforce(m: Mutation, existing: Fact, new: NewFact, decision, *, promote: 
 
 def _build(m: Mutation, new: NewFact, content: str, decision, subject_key: str | None) -> Fact:
     created = new.created_at or m.now
+    written = {spec.name: list(getattr(new, spec.name)) if spec.is_sequence else getattr(new, spec.name)
+               for spec in _AS_WRITTEN}  # fmt: skip
     return Fact(
         workspace=m.workspace,
+        **written,
         memory_id=new.memory_id or R.make_memory_id(),
-        origin=new.origin,
         content=content,
-        metadata=new.metadata,
         segment=decision.segment,
         tier=decision.tier,
         importance=decision.importance,
@@ -322,21 +324,18 @@ def _build(m: Mutation, new: NewFact, content: str, decision, subject_key: str |
         last_accessed_at=created,
         created_at=created,
         lifecycle="active",
-        source_type=new.source_type,
-        source_turn=new.source_turn,
         written_by=m.actor,
         subject_key=subject_key,
-        supersedes=list(new.supersedes),
-        source_pointers=list(new.source_pointers),
-        valid_from=new.valid_from,
-        valid_to=new.valid_to,
-        confidence=new.confidence,
         status=decision.status,
-        modality=new.modality,
-        media_pointer=new.media_pointer,
         classification=new.classification or R.DEFAULT_CLASSIFICATION,
-        intent_scope=new.intent_scope,
     )
+
+
+# What the write path decides itself (from the gate's decision, or a default); every other field of
+# the request that the Fact stores is stored as written (the vocabulary's "write" fields).
+_DECIDED = frozenset({"memory_id", "content", "segment", "tier", "importance", "status", "subject_key", "created_at",
+                      "classification"})  # fmt: skip
+_AS_WRITTEN = tuple(spec for spec in F.fields_for("write") if spec.stored_in and spec.name not in _DECIDED)
 
 
 def _archive(m: Mutation, facts: list[Fact]) -> None:
