@@ -1,8 +1,8 @@
 """Forms of governance's console pages: only validated values reach the selectors and services.
 
-Every POST of the console is read through one of these. Typed text goes through `CleanText`: NUL
-characters removed (a database refuses them), spaces stripped, cut at the field's limit (a longer
-value is cut, never refused: the services say what is wrong with what is left).
+Every POST of the console is read through one of these. Typed text goes through `CleanText`
+(memory.forms): NUL characters removed (a database refuses them), spaces stripped, cut at the
+field's limit (a longer value is cut, never refused: the services say what is wrong with what is left).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from django import forms
 
 from governance.models import ReviewItem
 from memory.engine.facts import jsonbody
+from memory.forms import CleanText
 
 # The model's labels ("held write" for the quarantine kind, the issue's name for it).
 KIND_LABELS = dict(ReviewItem.Kind.choices)
@@ -31,24 +32,6 @@ class ReviewFilterForm(forms.Form):
 
 
 # ---------------------------------------------------------------- fields
-
-
-class CleanText(forms.Field):
-    """Optional text: NUL characters removed (`nul=False` keeps them, for the service to refuse),
-    spaces stripped (`strip=False` keeps them), cut at `limit` characters."""
-
-    def __init__(self, limit: int = 1000, *, strip: bool = True, nul: bool = True, **kwargs):
-        self.limit, self.strip_spaces, self.drop_nul = limit, strip, nul
-        kwargs.setdefault("required", False)
-        super().__init__(**kwargs)
-
-    def to_python(self, value) -> str:
-        value = "" if value in self.empty_values else str(value)
-        if self.drop_nul:
-            value = value.replace("\x00", "")
-        if self.strip_spaces:
-            value = value.strip()
-        return value[: self.limit]
 
 
 class CleanList(forms.Field):

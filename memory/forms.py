@@ -12,6 +12,57 @@ def _choices(values, blank="any"):
     return [("", blank)] + [(v, v.replace("_", " ")) for v in values]
 
 
+class CleanText(forms.Field):
+    """Optional text: NUL characters removed (`nul=False` keeps them, for the service to refuse),
+    spaces stripped (`strip=False` keeps them), cut at `limit` characters."""
+
+    def __init__(self, limit: int = 1000, *, strip: bool = True, nul: bool = True, **kwargs):
+        self.limit, self.strip_spaces, self.drop_nul = limit, strip, nul
+        kwargs.setdefault("required", False)
+        super().__init__(**kwargs)
+
+    def to_python(self, value) -> str:
+        value = "" if value in self.empty_values else str(value)
+        if self.drop_nul:
+            value = value.replace("\x00", "")
+        if self.strip_spaces:
+            value = value.strip()
+        return value[: self.limit]
+
+
+class FactQueryForm(forms.Form):
+    """The fact page's "why would recall return this?" query."""
+
+    q = CleanText(500)
+
+
+class FactCorrectionForm(forms.Form):
+    content = CleanText(10**7, nul=False)
+
+
+BULK_ACTIONS = {"archive": "Archive", "restore": "Restore", "up": "Up-vote", "down": "Down-vote"}
+
+
+class FactBulkForm(forms.Form):
+    """The facts list's bulk action: the chosen facts (ids without NUL, at most 128 characters, the
+    first 500 distinct), the action, and whether this is the confirmed second step."""
+
+    action = CleanText(10**6, strip=False, nul=False)
+    ids = forms.Field(required=False, widget=forms.MultipleHiddenInput)
+    return_query = CleanText(10**7, strip=False, nul=False)
+    confirm = forms.Field(required=False)
+
+    def clean_ids(self) -> list[str]:
+        given = self.cleaned_data["ids"] or []
+        return [i for i in dict.fromkeys(given) if "\x00" not in i and len(i) <= 128][:500]
+
+    def clean_action(self) -> str:
+        return self.cleaned_data["action"] if self.cleaned_data["action"] in BULK_ACTIONS else ""
+
+    def clean_confirm(self) -> bool:
+        return self.cleaned_data["confirm"] == "yes"
+
+
 class FactFilterForm(forms.Form):
     q = forms.CharField(required=False, max_length=500, label="Search")
     segment = forms.ChoiceField(required=False, choices=_choices(R.SEGMENTS))

@@ -20,7 +20,15 @@ from memory import selectors
 from memory.engine.facts import records as R
 from memory.engine.maintenance.decay import effective_score
 from memory.engine.recall import visibility
-from memory.forms import EventFilterForm, FactFilterForm, PlaygroundForm
+from memory.forms import (
+    BULK_ACTIONS,
+    EventFilterForm,
+    FactBulkForm,
+    FactCorrectionForm,
+    FactFilterForm,
+    FactQueryForm,
+    PlaygroundForm,
+)
 from memory.models import Fact, Link, Workspace
 from memory.permissions import get_workspace_for_user, roles_in
 from memory.services.errors import RequestError
@@ -151,7 +159,8 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
     outbound = fact.outbound_links.select_related("to_fact").order_by("position", "pk")
     inbound = fact.inbound_links.select_related("from_fact").order_by("pk")
     events = selectors.filtered_events(ws, {"fact": memory_id})[:200]
-    query = request.GET.get("q", "").replace("\x00", "").strip()[:500]
+    form = FactQueryForm(request.GET)
+    query = form.cleaned_data["q"] if form.is_valid() else ""
     explanation = None
     if query:
         # Floor 0: explain this fact even when the workspace's relevance floor would hold it back.
@@ -392,7 +401,8 @@ def fact_action(request: HttpRequest, workspace: str, memory_id: str, action: st
             curation.set_lifecycle(workspace=ws, memory_ids=[fact.memory_id], lifecycle=lifecycle, actor=actor)
             messages.success(request, f"Fact {'archived' if action == 'archive' else 'restored'}.")
         elif action == "correct":
-            text = request.POST.get("content", "").strip()
+            form = FactCorrectionForm(request.POST)
+            text = form.cleaned_data["content"] if form.is_valid() else ""
             result = curation.correct_fact(workspace=ws, memory_id=fact.memory_id, content=text, actor=actor)
             if result.outcome == "unchanged":  # the same correction again (a double click, a re-sent form)
                 messages.info(request, "This correction was already stored; nothing changed.")
@@ -406,23 +416,21 @@ def fact_action(request: HttpRequest, workspace: str, memory_id: str, action: st
     return redirect("memory:fact-detail", ws.name, fact.memory_id)
 
 
-BULK_ACTIONS = {"archive": "Archive", "restore": "Restore", "up": "Up-vote", "down": "Down-vote"}
-
-
 @require_POST
 @login_required
 def fact_bulk(request: HttpRequest, workspace: str) -> HttpResponse:
     """Two steps: the selection is shown back for confirmation; only a confirmed POST changes facts."""
     ws = get_workspace_for_user(request, workspace, roles=CURATORS)
-    action = request.POST.get("action", "")
-    ids = [i for i in dict.fromkeys(request.POST.getlist("ids")) if "\x00" not in i and len(i) <= 128][:500]
-    return_query = _filters_only(request.POST.get("return_query", ""))
+    form = FactBulkForm(request.POST)
+    form.is_valid()  # every field parses whatever it is given
+    action, ids = form.cleaned_data["action"], form.cleaned_data["ids"]
+    return_query = _filters_only(form.cleaned_data["return_query"])
     back = reverse("memory:fact-list", args=[ws.name]) + (f"?{return_query}" if return_query else "")
-    if action not in BULK_ACTIONS or not ids:
+    if not action or not ids:
         messages.error(request, "Choose at least one fact and an action.")
         return redirect(back)
     facts = list(Fact.objects.filter(workspace=ws, memory_id__in=ids))
-    if request.POST.get("confirm") != "yes":
+    if not form.cleaned_data["confirm"]:
         return render(request, "memory/fact_bulk_confirm.html",
                       {"workspace": ws, "facts": facts, "action": action, "label": BULK_ACTIONS[action],
                        "return_query": return_query, "back": back})  # fmt: skip

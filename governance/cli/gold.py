@@ -13,13 +13,14 @@ from pathlib import Path
 
 from governance.cli.proposals import member_user
 from governance.services import gold
+from governance.services.acting import Actor
 from memory.cli.common import emit
 from memory.services.errors import RequestError
 from memory.services.recall.evaluation import PLACEHOLDER
 from memory.services.workspaces import get_workspace
 
 HELP = "gold sets: list and show them, upload a gold JSON, make a scaffold from this workspace, approve one"
-ACTOR = "cli:gold"
+ACTOR = Actor.cli("gold")
 
 
 def add_arguments(parser) -> None:

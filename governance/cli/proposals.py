@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 
 from governance.models import Proposal
 from governance.services import proposals
-from governance.services.acting import member_roles
+from governance.services.acting import Actor, member_roles
 from memory.cli.common import emit, progress_bar
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
@@ -23,7 +23,7 @@ from memory.services.workspaces import get_workspace
 
 HELP = ("self-improvement proposals: list and show them, propose (from telemetry, recall misses, or by hand), "
         "evaluate on the approved gold sets, approve or reject (a second person), apply, revert")  # fmt: skip
-ACTOR = "cli:proposals"
+ACTOR = Actor.cli("proposals")
 ACTIONS = ("list", "show", "propose", "evaluate", "approve", "reject", "apply", "revert")
 
 
@@ -88,7 +88,7 @@ def member_user(workspace, username: str | None):
     found = get_user_model().objects.filter(username=username).first()
     if found is None or not member_roles(workspace, username):
         raise RequestError(f"{username!r} is not a member of workspace {workspace.name!r}", kind="forbidden")
-    return found, username
+    return found, Actor("user", username)
 
 
 def _list(options: dict, workspace) -> None:
@@ -157,7 +157,7 @@ def _propose(options: dict, workspace) -> None:
     emit(options, {"workspace": workspace.name, "proposed": [proposals.to_dict(p) for p in made]}, "\n".join(lines))
 
 
-def _evaluate(options: dict, proposal: Proposal, user, actor: str) -> None:
+def _evaluate(options: dict, proposal: Proposal, user, actor: Actor) -> None:
     if options.get("queue"):
         done = proposals.request_evaluation(proposal, user=user, actor=actor)
         return emit(options, proposals.to_dict(done), f"evaluation of #{done.pk} queued for the worker")

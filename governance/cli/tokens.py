@@ -15,12 +15,13 @@ from django.utils import timezone
 
 from governance.engine import tokens as rules
 from governance.services import tokens
+from governance.services.acting import Actor
 from memory.cli.common import emit
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
 
 HELP = "create, list or revoke the API tokens agents use (HTTP API and MCP), each bound to an origin and verbs"
-ACTOR = "cli:tokens"
+ACTOR = Actor.cli("tokens")
 
 
 def add_arguments(parser) -> None:

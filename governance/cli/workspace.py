@@ -11,11 +11,12 @@ from django.db import transaction
 
 from governance.cli.members import read_password
 from governance.services import members
+from governance.services.acting import Actor
 from memory.cli.common import emit
 from memory.services.errors import RequestError
 
 HELP = "create a workspace with its admin (--admin USER), or list the workspaces and their members"
-ACTOR = "cli:workspace"
+ACTOR = Actor.cli("workspace")
 
 
 def add_arguments(parser) -> None:

@@ -18,7 +18,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Min
 
-from governance.services.acting import actor_text, require_role
+from governance.services.acting import Actor, actor_text, require_role
 from memory.models import Membership, Workspace
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.mutation import mutate
@@ -139,8 +139,9 @@ def may_create_workspace(user) -> bool:
     return bool(user.is_authenticated and (user.is_superuser or Membership.objects.filter(user=user, role="admin").exists()))
 
 
-def create_workspace_for(name: str, username: str, *, actor: str) -> Workspace:
+def create_workspace_for(name: str, username: str, *, actor: Actor | str) -> Workspace:
     """A new workspace administered (and owned) by `username`, so it is never invisible in the console."""
+    actor = actor_text(actor)
     user = _user(username)
     if Workspace.objects.filter(name=name).exists():
         raise RequestError(f"a workspace named {name!r} exists already", kind="conflict")

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from governance.engine import tokens as rules
 from governance.models import ApiToken
-from governance.services.acting import actor_text, require_role
+from governance.services.acting import Actor, actor_text, require_role
 from memory.models import Workspace
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.mutation import mutate
@@ -50,7 +50,7 @@ class Grant:
     @property
     def actor(self) -> str:
         """Who the event log names for what this token changes."""
-        return f"token:{self.token.name}"
+        return str(Actor("token", self.token.name))
 
     def to_dict(self) -> dict:
         return {"workspace": self.workspace.name, "name": self.token.name, "origin": self.scope.label,

@@ -14,7 +14,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from governance.engine import permissions
 from governance.services import exports
+from governance.services.acting import Actor
 from memory.engine.facts import records as R
 from memory.engine.maintenance.graph_export import to_graphml, to_json
 from memory.forms import EventFilterForm
@@ -23,7 +25,7 @@ from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from memory.services.maintenance.graph import export_graph as memory_graph
 
-ADMINS = ("admin",)
+ADMINS = permissions.roles_for("export")
 GRAPH_MAX_NODES = 5000
 RECENT = 20
 
@@ -38,7 +40,7 @@ class FactFilterForm(forms.Form):
     created_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="Written to")
 
     def clean_origin(self):
-        value = self.cleaned_data["origin"].replace("\x00", "").strip()
+        value = self.cleaned_data["origin"].strip()  # (a NUL was refused by the field already)
         if value:
             try:
                 R.parse_origin(value)
@@ -74,7 +76,7 @@ def export_facts(request: HttpRequest, workspace: str) -> HttpResponse:
     filters = exports.FactFilters(**form.cleaned_data)
     count = exports.count_facts(ws, filters)
     what = exports.FACT_FORMATS[fmt]
-    exports.record_export(ws, actor=_actor(request), what=what, filters=filters.to_dict(), count=count)
+    exports.record_export(ws, user=request.user, actor=Actor.person(request.user), what=what, filters=filters.to_dict(), count=count)
     rows = exports.fact_lines(ws, filters) if fmt == "jsonl" else exports.fact_document(ws, filters)
     content_type = "application/x-ndjson" if fmt == "jsonl" else "application/json"
     return _attachment(StreamingHttpResponse(rows, content_type=content_type), f"{ws.name}-{what}")
@@ -93,7 +95,7 @@ def export_events(request: HttpRequest, workspace: str) -> HttpResponse:
     what = exports.EVENT_FORMATS[fmt]
     # Counted before the export's own event, so the figure is what the file holds.
     count = events.count()
-    revision = exports.record_export(ws, actor=_actor(request), what=what,
+    revision = exports.record_export(ws, user=request.user, actor=Actor.person(request.user), what=what,
                                      filters={k: str(v) for k, v in filters.items()}, count=count)  # fmt: skip
     events = events.filter(revision__lt=revision)  # not the export's own event
     content_type = "application/x-ndjson" if fmt == "jsonl" else "text/csv; charset=utf-8"
@@ -110,17 +112,13 @@ def export_graph(request: HttpRequest, workspace: str) -> HttpResponse:
         return _bad(request, ws, f"format must be one of {', '.join(exports.GRAPH_FORMATS)}")
     graph = memory_graph(ws, max_nodes=GRAPH_MAX_NODES)
     what = exports.GRAPH_FORMATS[fmt]
-    exports.record_export(ws, actor=_actor(request), what=what, filters={"max_nodes": GRAPH_MAX_NODES},
+    exports.record_export(ws, user=request.user, actor=Actor.person(request.user), what=what, filters={"max_nodes": GRAPH_MAX_NODES},
                           count=len(graph.nodes))  # fmt: skip
     if fmt == "graphml":
         response = HttpResponse(to_graphml(graph), content_type="application/graphml+xml")
     else:
         response = JsonResponse(to_json(graph))
     return _attachment(response, f"{ws.name}-memory-{what}")
-
-
-def _actor(request: HttpRequest) -> str:
-    return f"user:{request.user.get_username()}"
 
 
 def _attachment(response, filename: str):

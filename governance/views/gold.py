@@ -27,6 +27,7 @@ from governance.forms import (
     parsed,
 )
 from governance.services import gold
+from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from memory.services.recall.evaluation import PLACEHOLDER
@@ -50,7 +51,7 @@ def _make(request: HttpRequest, workspace: str, make) -> HttpResponse:
     """Make a set; its page next, or the list again with the refusal."""
     ws = get_workspace_for_user(request, workspace)
     try:
-        made = make(ws, user=request.user, actor=request.user.get_username())
+        made = make(ws, user=request.user, actor=Actor.person(request.user))
     except RequestError as error:
         messages.error(request, error.message)
         return redirect("governance:gold", ws.name)
@@ -140,7 +141,7 @@ def _change(request: HttpRequest, workspace: str, gold_id: int, change) -> HttpR
     form = GoldCaseForm(request.POST)
     form.is_valid()
     try:
-        outcome = change(ws, found, form.cleaned_data, user=request.user, actor=request.user.get_username())
+        outcome = change(ws, found, form.cleaned_data, user=request.user, actor=Actor.person(request.user))
     except RequestError as error:
         messages.error(request, error.message)
     else:
@@ -229,7 +230,7 @@ def gold_from_playground(request: HttpRequest, workspace: str) -> HttpResponse:
     query = form["query"]
     try:
         case = gold.add_from_playground(ws, query=query, memory_id=form["memory_id"],
-                                        user=request.user, actor=request.user.get_username())  # fmt: skip
+                                        user=request.user, actor=Actor.person(request.user))  # fmt: skip
         messages.success(request, f"Added to the gold set “playground” as case {case.case_id}. An approver approves "
                                   "the set before proposals are judged on it.")  # fmt: skip
     except RequestError as error:

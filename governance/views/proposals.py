@@ -26,6 +26,7 @@ from governance.forms import (
 )
 from governance.models import Proposal
 from governance.services import proposal_eval, proposals
+from governance.services.acting import Actor
 from memory.engine import tuning as T
 from memory.models import MemoryEvent
 from memory.permissions import get_workspace_for_user
@@ -105,7 +106,7 @@ def propose_tuning(request: HttpRequest, workspace: str) -> HttpResponse:
         form.is_valid()
         changed = tuning_service.changes_from_text(ws, form.typed())
         made = proposals.propose_tuning(ws, changed, rationale=form.cleaned_data["rationale"], user=request.user,
-                                        actor=request.user.get_username())  # fmt: skip
+                                        actor=Actor.person(request.user))  # fmt: skip
         return redirect("governance:proposal-detail", ws.name, made.pk)
 
     return _propose(request, workspace, make)
@@ -117,7 +118,7 @@ def propose_retraction(request: HttpRequest, workspace: str) -> HttpResponse:
     def make(ws):
         form = parsed(RetractionProposalForm, request.POST)
         made = proposals.propose_retraction(ws, form["fact_ids"], rationale=form["rationale"], user=request.user,
-                                            actor=request.user.get_username())  # fmt: skip
+                                            actor=Actor.person(request.user))  # fmt: skip
         return redirect("governance:proposal-detail", ws.name, made.pk)
 
     return _propose(request, workspace, make)
@@ -168,7 +169,7 @@ def _act(request: HttpRequest, workspace: str, proposal_id: int, act, *, confirm
         proposal.refresh_from_db()
         return render(request, "governance/proposal_detail.html", _context(request, ws, proposal, confirm=confirm))
     try:
-        act(proposal, form, user=request.user, actor=request.user.get_username())
+        act(proposal, form, user=request.user, actor=Actor.person(request.user))
     except RequestError as error:
         messages.error(request, error.message)
     return redirect("governance:proposal-detail", ws.name, proposal.pk)

@@ -56,6 +56,15 @@ READS = {
     "password_reset_confirm": [], "password_reset_complete": [],
     "proposals": ["status", "page"], "proposal-detail": [], "gold": [], "gold-detail": ["page"],
     "gold-from-playground": [], "tokens": [],
+    # One view per verb: POST only (a GET is a 405 whatever it carries).
+    "shred-apply": [], "shred-finish": [], "purge-apply": [], "member-add": [], "member-create": [],
+    "member-roles": [], "member-remove": [], "token-create": [], "token-revoke": [], "import-confirm": [],
+    "import-cancel": [], "import-resume": [], "propose-telemetry": [], "propose-misses": [], "propose-tuning": [],
+    "propose-retraction": [], "proposal-evaluate": [], "proposal-approve": [], "proposal-reject": [],
+    "proposal-apply": [], "proposal-revert": [], "gold-upload": [], "gold-scaffold": [], "gold-case-edit": [],
+    "gold-case-add": [], "gold-case-delete": [], "gold-approve": [], "gold-delete": [], "retention-save": [],
+    "retention-ladder": [], "retention-enable": [], "retention-disable": [], "retention-remove": [],
+    "retention-apply": [], "review-undo": ["kind", "status", "origin", "age", "q", "sort"],
     # The agent API (its own tests fuzz it with a token; here every value meets a 401, never a 500).
     "whoami": [], "memories": ["origin", "lifecycle", "segment", "cursor"], "memory": ["reason"], "recall": [],
     "search": [], "context": [], "explain": [], "feedback": [], "auto-recall": [], "manage": [], "openapi": [],
