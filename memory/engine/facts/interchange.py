@@ -83,7 +83,7 @@ class InterchangeRecord:
     metadata: dict | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     absent: list[str] = field(default_factory=list)
-    # Tideline's own additions (seed 004); written back under these keys only when not default.
+    # Tideline's own additions (ENGINE-SPEC §1.7, Decision 21); written back under these keys only when not default.
     classification: str = R.DEFAULT_CLASSIFICATION
     intent_scope: str | None = None
 
