@@ -54,13 +54,6 @@ class CleanList(forms.Field):
         return [v for v in values if v in self.choices] if self.choices is not None else values
 
 
-class OptionalId(forms.Field):
-    """A row id (a positive whole number below 2**62), or None for anything else: never an error."""
-
-    def to_python(self, value) -> int | None:
-        return positive_id(value)
-
-
 class Flag(forms.BooleanField):
     """A checkbox or a hidden field: on only when it says `on_value` ("on" for a checkbox)."""
 

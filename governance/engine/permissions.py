@@ -48,11 +48,6 @@ def allows(roles, verb: str) -> bool:
     return bool(set(roles) & set(VERB_ROLES[verb]))
 
 
-def allowed_verbs(roles) -> frozenset[str]:
-    """Every verb a member holding `roles` may do (what the console shows them)."""
-    return frozenset(verb for verb in VERB_ROLES if allows(roles, verb))
-
-
 def refusal(verb: str, doing: str) -> str:
     """The refusal's words: "only owners or admins may propose changes"."""
     return f"only {' or '.join(role + 's' for role in VERB_ROLES[verb])} may {doing}"
