@@ -7,11 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from governance.models import GoldSet, Proposal
-from memory.models import Membership
 from memory.services import tuning as tuning_service
 from memory.tideline import Tideline
 
@@ -22,12 +20,10 @@ TYPOS = ["lisbton", "saxaphone", "kilimanjero", "origammi", "pistashio", "trombo
 
 
 @pytest.fixture
-def world(workspace):
+def world(workspace, personas):
+    # The commands act --as olga (the owner) and abe (the approver).
     tl = Tideline(workspace)
     ids = {w: tl.add(f"Maya keeps a {w} in the study.", segment="knowledge").id for w in WORDS}
-    for name, role in (("olga", "owner"), ("abe", "approver")):
-        Membership.objects.create(user=get_user_model().objects.create_user(name, password="pw-12345-x"),
-                                  workspace=workspace, role=role)
     return workspace, tl, ids
 
 

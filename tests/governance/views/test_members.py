@@ -12,6 +12,7 @@ from django.core.management import call_command
 from governance.services import members
 from memory.models import Membership, MemoryEvent, Workspace
 from memory.services.errors import NotFoundError, RequestError
+from tests.personas import make_user
 
 pytestmark = pytest.mark.django_db
 GOOD_PASSWORD = "harbour-ferry-4471"
@@ -19,12 +20,10 @@ GOOD_PASSWORD = "harbour-ferry-4471"
 
 @pytest.fixture
 def people(workspace):
-    User = get_user_model()
-    ada = User.objects.create_user("ada", password="pw-ada-12345")
-    bo = User.objects.create_user("bo", password="pw-bo-12345")
-    User.objects.create_user("cy", password="pw-cy-12345")
-    Membership.objects.create(user=ada, workspace=workspace, role="admin")
-    Membership.objects.create(user=bo, workspace=workspace, role="owner")
+    # Its own small cast, named in the assertions: ada the only admin, bo an owner, cy in no workspace.
+    make_user("ada", "admin", workspace=workspace)
+    make_user("bo", "owner", workspace=workspace)
+    make_user("cy")
     return workspace
 
 
