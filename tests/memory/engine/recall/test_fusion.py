@@ -8,7 +8,7 @@ import pytest
 
 from memory.engine.facts.records import Origin
 from memory.engine.recall.core import FactColumns, FactRow, explain, recall, recall_hybrid
-from memory.engine.recall.fusion import FusionSettings, blend, recall_fused, unit_max
+from memory.engine.recall.fusion import FusionSettings, blend, unit_max
 
 NOW = 1_750_000_000_000
 OWNER = Origin.owner()
@@ -56,10 +56,6 @@ def test_settings_must_leave_the_lexical_lane_a_share(weights):
 # ---------------------------------------------------------------- the three ideas
 
 
-def test_the_default_recall_is_the_fused_lane():
-    assert recall is recall_fused
-
-
 def test_stemming_finds_other_inflections_that_exact_words_miss():
     cols = columns(fact("a", "Maria volunteered at the shelter."), fact("b", "John likes basketball."))
     assert ids(recall_hybrid(cols, "volunteering", NOW, OWNER, min_sim=2.0)) == []
@@ -97,6 +93,14 @@ def test_the_ngram_lane_finds_misspelt_queries_that_share_no_stem(query, expecte
     cols = columns(*TYPO_MEMORY)
     assert ids(recall(cols, query, NOW, OWNER)) == [expected]
     assert recall(cols, query, NOW, OWNER, settings=FusionSettings(ngram_weight=0.0)) == []
+
+
+def test_the_default_recall_is_the_fused_lane_not_the_original_hybrid():
+    """A misspelt query: the default recall finds the fact through the fused n-gram lane; the original
+    hybrid lane (exact words only) finds nothing."""
+    cols = columns(*TYPO_MEMORY)
+    assert ids(recall(cols, "sourdogh recipie", NOW, OWNER)) == ["bread"]
+    assert recall_hybrid(cols, "sourdogh recipie", NOW, OWNER) == []
 
 
 def test_the_ngram_lane_ranks_a_related_form_above_an_unrelated_fact_with_the_same_lexical_match():

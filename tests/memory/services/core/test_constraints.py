@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 
 from memory.engine.facts import records as R
-from memory.models import Fact, Link, MemoryEvent, Workspace
+from memory.models import Fact, Link, Membership, MemoryEvent, Workspace
 from tests.factories import make_fact, make_link
 
 pytestmark = pytest.mark.django_db
@@ -140,8 +140,11 @@ def test_event_revisions_start_at_one(workspace):
     _refused(lambda: MemoryEvent.objects.create(workspace=workspace, revision=0, at=workspace.created_at, kind="created"))
 
 
-def test_the_database_enforces_checks_on_this_backend():
-    assert connection.vendor in ("postgresql", "sqlite")
+def test_a_workspace_revision_below_zero_and_a_role_the_model_does_not_name_are_refused(workspace, owner):
+    _refused(lambda: Workspace.objects.filter(pk=workspace.pk).update(revision=-1))
+    _refused(lambda: Membership.objects.create(user=owner, workspace=workspace, role="viewer"))
+    assert Workspace.objects.get(pk=workspace.pk).revision >= 0
+    assert list(Membership.objects.filter(user=owner).values_list("role", flat=True)) == ["owner"]
 
 
 def test_an_event_of_a_kind_the_model_does_not_name_is_refused(workspace):
