@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections import defaultdict
+from collections import defaultdict, namedtuple
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -26,6 +26,7 @@ from django.db.models.expressions import RawSQL
 from django.utils import timezone
 
 from memory import sealing
+from memory.engine.facts import fields as F
 from memory.engine.maintenance.plans import FactChange, MaintFact
 from memory.engine.recall.heap import release_free_memory
 from memory.models import Fact, FactTerm, Link, TermStat, Workspace
@@ -64,12 +65,11 @@ class RunReport:
         return {**out, "planned": self.planned} if self.dry_run else out
 
 
-_MAINT_COLUMNS = (
-    "memory_id", "segment", "tier", "importance", "decay_rate", "access_count", "last_accessed_at", "created_at",
-    "lifecycle", "status", "confidence", "subject_key", "source_type", "origin_key", "valid_to", "source_turn",
-    "valid_from", "sealed_content",
-)  # fmt: skip
-_MAINT_TIMES = ("last_accessed_at", "created_at", "valid_to", "valid_from")
+# The columns a `MaintFact` is read from (the fact vocabulary's "maint" fields), read as rows named
+# by this one list; the timestamps among them, which PostgreSQL hands over as epoch microseconds.
+_MAINT_COLUMNS = F.columns_for("maint")
+_MAINT_TIMES = tuple(spec.name for spec in F.fields_for("maint") if spec.is_time)
+_MaintColumns = namedtuple("_MaintColumns", _MAINT_COLUMNS)
 
 
 def maint_facts(workspace: Workspace, *, lifecycles: Sequence[str] | None = ("active",)) -> list[MaintFact]:
@@ -106,9 +106,8 @@ def maint_facts(workspace: Workspace, *, lifecycles: Sequence[str] | None = ("ac
         return numbers.setdefault(value, value)
 
     out = []
-    for (memory_id, segment, tier, importance, decay_rate, access_count, last_accessed_at, created_at, lifecycle,
-         status, confidence, subject_key, source_type, origin_key, valid_to, source_turn, valid_from,
-         sealed) in facts.order_by("pk").values_list(*columns).iterator(chunk_size=5000):  # fmt: skip
+    for row in map(_MaintColumns._make, facts.order_by("pk").values_list(*columns).iterator(chunk_size=5000)):
+        origin_key = row.origin_key
         if origin_key not in openers:
             try:
                 openers[origin_key] = sealing.unsealer(workspace.pk, origin_key, "content")
@@ -118,11 +117,13 @@ def maint_facts(workspace: Workspace, *, lifecycles: Sequence[str] | None = ("ac
         if opener is None:
             continue  # the origin was shredded: its facts can no longer be read
         out.append(MaintFact(
-            memory_id=memory_id, content=opener(sealed).decode("utf-8"), segment=one(segment), tier=one(tier),
-            importance=number(importance), decay_rate=number(decay_rate), access_count=access_count,
-            last_accessed_at=int(as_ms(last_accessed_at)), created_at=int(as_ms(created_at)), lifecycle=one(lifecycle),
-            status=one(status), confidence=number(confidence), subject_key=subject_key, source_type=one(source_type),
-            origin_key=one(origin_key), valid_to=as_ms(valid_to), source_turn=source_turn, valid_from=as_ms(valid_from),
+            memory_id=row.memory_id, content=opener(row.sealed_content).decode("utf-8"), segment=one(row.segment),
+            tier=one(row.tier), importance=number(row.importance), decay_rate=number(row.decay_rate),
+            access_count=row.access_count, last_accessed_at=int(as_ms(row.last_accessed_at)),
+            created_at=int(as_ms(row.created_at)), lifecycle=one(row.lifecycle), status=one(row.status),
+            confidence=number(row.confidence), subject_key=row.subject_key, source_type=one(row.source_type),
+            origin_key=one(origin_key), valid_to=as_ms(row.valid_to), source_turn=row.source_turn,
+            valid_from=as_ms(row.valid_from),
         ))  # fmt: skip
     return out
 

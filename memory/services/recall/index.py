@@ -28,7 +28,7 @@ import gc
 import logging
 import operator
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from dataclasses import fields as dataclass_fields
@@ -40,6 +40,7 @@ from django.db import DatabaseError, connection
 
 from memory import sealing
 from memory.engine import tuning
+from memory.engine.facts import fields as F
 from memory.engine.facts import records as R
 from memory.engine.lifecycle import expiry
 from memory.engine.maintenance.link_table import LinkTable
@@ -73,13 +74,10 @@ class RecallIndexUnavailable(RequestError):
 
 
 CLEARANCE = {"PUBLIC": 0, "INTERNAL": 1, "PII": 2}
-_FIELDS = (
-    "pk", "memory_id", "sealed_content", "content_length", "origin_key", "workspace_id", "segment", "tier",
-    "importance", "decay_rate", "access_count", "last_accessed_at", "created_at", "lifecycle", "valid_to",
-    "confidence", "status", "source_type", "classification", "intent_scope", "archived_at", "pruned_at",
-    "modality", "media_pointer", "subject_key", "supersedes", "origin_kind", "channel_id", "conversation_id",
-    "session_key", "account_id", "held_at", "admitted_at",
-)  # fmt: skip
+# The columns a fact's `FactRow` and `RowMeta` are read from: the fact vocabulary's "recall" and
+# "recall_meta" fields (memory.engine.facts.fields), read as rows named by this one list.
+_COLUMNS = F.columns_for("recall", "recall_meta")
+_Columns = namedtuple("_Columns", _COLUMNS)
 
 
 @dataclass(slots=True)
@@ -224,9 +222,6 @@ def _analyzer(text: str) -> list[str]:
     return tokens
 
 
-_FIELD_AT = {name: i for i, name in enumerate(_FIELDS)}
-
-
 def _label(value):
     """One shared object per distinct label (segment, tier, lifecycle…): the database hands back a
     new string per row, and a million facts held seven copies each of a few words (0.4 GB)."""
@@ -247,22 +242,29 @@ _labels: dict[str, str] = {}
 _NO_TARGETS: list = []
 
 
-def _row_of(values: tuple, content: str, embedding) -> FactRow:
-    (_, memory_id, _, _, _, _, segment, tier, importance, decay_rate, access_count, last_accessed_at, created_at,
-     lifecycle, valid_to, confidence, status, source_type, _, _, _, _, _, _, _, _, origin_kind, channel_id,
-     conversation_id, session_key, account_id, _, _) = values  # the order of _FIELDS
-    segment, tier, lifecycle, status, source_type = map(_label, (segment, tier, lifecycle, status, source_type))
-    parts = (origin_kind, channel_id, conversation_id, session_key, account_id)
+def _row_of(row: _Columns, content: str, embedding) -> FactRow:
+    parts = (row.origin_kind, row.channel_id, row.conversation_id, row.session_key, row.account_id)
     origin = _origins.get(parts)
     if origin is None:  # one object per origin, not per fact (an index holds a single origin)
         if len(_origins) >= 10_000:
             _origins.clear()
         origin = _origins[parts] = R.Origin(*parts)
     return FactRow(
-        memory_id=memory_id, content=content, segment=segment, created_at=to_ms(created_at), importance=importance,
-        tier=tier, decay_rate=decay_rate, access_count=access_count, last_accessed_at=to_ms(last_accessed_at),
-        lifecycle=lifecycle, valid_to=to_ms(valid_to), confidence=confidence, status=status,
-        source_type=source_type, embedding=embedding, origin=origin,
+        memory_id=row.memory_id, content=content, segment=_label(row.segment), created_at=to_ms(row.created_at),
+        importance=row.importance, tier=_label(row.tier), decay_rate=row.decay_rate, access_count=row.access_count,
+        last_accessed_at=to_ms(row.last_accessed_at), lifecycle=_label(row.lifecycle), valid_to=to_ms(row.valid_to),
+        confidence=row.confidence, status=_label(row.status), source_type=_label(row.source_type),
+        embedding=embedding, origin=origin,
+    )  # fmt: skip
+
+
+def _meta_of(row: _Columns) -> RowMeta:
+    return RowMeta(
+        pk=row.id, clearance=CLEARANCE.get(row.classification, 1), intent_scope=_label(row.intent_scope or ""),
+        archived_at=to_ms(row.archived_at), pruned_at=to_ms(row.pruned_at), modality=_label(row.modality),
+        visible_from=_visible_from(row.held_at, row.admitted_at), media_pointer=row.media_pointer,
+        supersedes=row.supersedes or _NO_TARGETS, tier=_label(row.tier or ""),
+        classification=_label(row.classification or ""),
     )  # fmt: skip
 
 
@@ -491,31 +493,24 @@ class IndexRegistry:
             # in the clear (read before the shred, perhaps by another process's) goes too.
             _drop_and_release(index)
             return new_ids
-        at = _FIELD_AT
-        # Tuples, not dicts: at 100,000 facts the per-row overhead of `.values()` is seconds.
+        # Named tuples, not dicts: at 100,000 facts the per-row overhead of `.values()` is seconds.
         # Write order (pk) matters: equal scores and equal timestamps fall back to row order, which
         # must be the order facts were written in, on every database and after every rebuild.
         # Streamed a few thousand rows at a time: a million rows read at once held 1.5 GB of
         # tuples and datetimes until the loop ended, and left the heap too fragmented to shrink.
-        for values in facts.order_by("pk").values_list(*_FIELDS).iterator(chunk_size=LOAD_CHUNK):
-            memory_id = values[at["memory_id"]]
+        rows = facts.order_by("pk").values_list(*_COLUMNS).iterator(chunk_size=LOAD_CHUNK)
+        for row in map(_Columns._make, rows):
+            memory_id = row.memory_id
             if found is not None:
                 found.add(memory_id)
             old = index.rows.get(memory_id)
             if old is None:
-                content, embedding = unseal(values[at["sealed_content"]]).decode("utf-8"), None
+                content, embedding = unseal(row.sealed_content).decode("utf-8"), None
                 new_ids.add(memory_id)
             else:
                 content, embedding = old.content, old.embedding
-            index.rows[memory_id] = _row_of(values, content, embedding)
-            index.meta[memory_id] = RowMeta(
-                pk=values[at["pk"]], clearance=CLEARANCE.get(values[at["classification"]], 1),
-                intent_scope=_label(values[at["intent_scope"]] or ""), archived_at=to_ms(values[at["archived_at"]]),
-                pruned_at=to_ms(values[at["pruned_at"]]), modality=_label(values[at["modality"]]),
-                visible_from=_visible_from(values[at["held_at"]], values[at["admitted_at"]]),
-                media_pointer=values[at["media_pointer"]], supersedes=values[at["supersedes"]] or _NO_TARGETS,
-                tier=_label(values[at["tier"]] or ""), classification=_label(values[at["classification"]] or ""),
-            )  # fmt: skip
+            index.rows[memory_id] = _row_of(row, content, embedding)
+            index.meta[memory_id] = _meta_of(row)
         return new_ids
 
     def _load_vectors(self, index: ScopeIndex, memory_ids) -> set[str]:
