@@ -29,8 +29,8 @@ import numpy as np
 
 from governance.engine.contradiction_rules import (
     Candidate,
-    Detection,
     ClaimRecord,
+    Detection,
     _candidate_pairs,
     _may_conflict,
     _Parsed,

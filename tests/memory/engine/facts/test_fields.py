@@ -70,7 +70,7 @@ def test_the_review_cli_json_has_the_review_fields():
 def test_review_state_fields_are_declared():
     from memory.services.lifecycle.curation import REVIEW_STATE_FIELDS
 
-    assert REVIEW_STATE_FIELDS == tuple(spec.name for spec in F.fields_for("review_state"))
+    assert tuple(spec.name for spec in F.fields_for("review_state")) == REVIEW_STATE_FIELDS
 
 
 def test_facts_jsonl_key_order_is_the_original_writers():
