@@ -59,6 +59,9 @@ class Personas:
     outsider: object
     stranger: object
 
+    def __contains__(self, persona: str) -> bool:
+        return persona in NAMES
+
     def __getitem__(self, persona: str):
         if persona not in NAMES:
             raise KeyError(persona)

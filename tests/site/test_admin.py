@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 
 from memory.models import Fact, Link, MemoryEvent
 from memory.tideline import Tideline
+from tests.personas import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -18,7 +19,7 @@ def superuser(db):
 
 @pytest.fixture
 def staff(db):
-    return get_user_model().objects.create_user("staffer", password="pw-staff-123", is_staff=True)
+    return make_user("staffer", password="pw-staff-123", is_staff=True)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from django.urls import reverse
 from memory.models import Membership
 from memory.services.recall.index import registry
 from memory.tideline import Tideline
+from tests.personas import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -16,19 +17,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def owner(workspace):
     registry.clear()
-    user = get_user_model().objects.create_user("olga", password="pw-olga-123")
-    Membership.objects.create(user=user, workspace=workspace, role="owner")
+    user = make_user("olga", "owner", workspace=workspace)
     tl = Tideline(workspace)
     tl.add("I keep a strict vegetarian diet.", segment="preference")
     tl.add("The weather API reported rain in Porto.", segment="knowledge", source_type="tool_output")
     tl.add("This peer prefers short replies.", segment="preference", origin="channel:wa/c1/s1")
-    return user
-
-
-@pytest.fixture
-def outsider(other_workspace):
-    user = get_user_model().objects.create_user("otto", password="pw-otto-123")
-    Membership.objects.create(user=user, workspace=other_workspace, role="owner")
     return user
 
 
@@ -96,19 +89,13 @@ def test_a_playground_link_with_only_a_query_uses_the_defaults(client, owner, wo
 
 
 @pytest.mark.parametrize("name,args", [("fact-list", ()), ("recall-playground", ()), ("fact-detail", ("mem_x",))])
-def test_outsiders_get_404_and_anonymous_visitors_the_login_page(client, outsider, workspace, name, args):
+def test_outsiders_get_404_and_anonymous_visitors_the_login_page(client, personas, workspace, name, args):
     assert client.get(_url(name, workspace, *args)).status_code == 302
-    client.force_login(outsider)
+    client.force_login(personas.outsider)
     assert client.get(_url(name, workspace, *args)).status_code == 404
 
 
-def _admin(workspace):
-    user = get_user_model().objects.create_user("ada-admin", password="pw-ada-12345")
-    Membership.objects.create(user=user, workspace=workspace, role="admin")
-    return user
-
-
-def test_the_event_log_filters_paginates_and_downloads(client, owner, workspace):
+def test_the_event_log_filters_paginates_and_downloads(client, owner, workspace, personas):
     client.force_login(owner)
     body = client.get(_url("event-list", workspace), {"kind": "created"}).content.decode()
     assert "created" in body and "workspace_created" not in body.split("<tbody>")[1]
@@ -116,7 +103,7 @@ def test_the_event_log_filters_paginates_and_downloads(client, owner, workspace)
     moved = client.get(_url("event-list", workspace), {"format": "jsonl", "kind": "created"})
     assert moved.status_code == 302 and moved["Location"] == f"/w/{workspace.name}/exports/events/?format=jsonl&kind=created"
     assert client.get(moved["Location"]).status_code == 403
-    client.force_login(_admin(workspace))
+    client.force_login(personas.admin)
     listed = client.get(_url("event-list", workspace), {"kind": "created"}).content.decode()
     assert f'/w/{workspace.name}/exports/events/?kind=created&amp;format=jsonl' in listed  # the filter on screen
     jsonl = b"".join(client.get(_url("event-list", workspace), {"format": "jsonl"}, follow=True).streaming_content).decode()
@@ -131,7 +118,7 @@ def test_the_event_log_filters_paginates_and_downloads(client, owner, workspace)
     assert fact_id[0] in by_fact
 
 
-def test_the_memory_graph_page_and_its_downloads(client, owner, workspace):
+def test_the_memory_graph_page_and_its_downloads(client, owner, workspace, personas):
     from memory.models import Fact
 
     diet = Fact.objects.get(workspace=workspace, segment="preference", origin_key="owner").memory_id
@@ -140,7 +127,7 @@ def test_the_memory_graph_page_and_its_downloads(client, owner, workspace):
     page = client.get(_url("memory-graph", workspace)).content.decode()
     assert 'id="graph-data"' in page and "communities" in page and "GraphML" not in page
     assert client.get(_url("memory-graph", workspace), {"format": "graphml"}, follow=True).status_code == 403
-    client.force_login(_admin(workspace))
+    client.force_login(personas.admin)
     assert "GraphML" in client.get(_url("memory-graph", workspace)).content.decode()
     graphml = client.get(_url("memory-graph", workspace), {"format": "graphml"}, follow=True)
     assert graphml["Content-Type"].startswith("application/graphml") and b"<graphml" in graphml.content
@@ -172,18 +159,14 @@ def test_curators_vote_archive_restore_and_correct_from_the_inspector(client, ow
     assert f"it was superseded by {new.memory_id}" in page and f"by {owner.username}" in page
 
 
-def test_a_refused_correction_is_explained_and_an_approver_cannot_curate(client, owner, workspace):
-    from django.contrib.auth import get_user_model
-
+def test_a_refused_correction_is_explained_and_an_approver_cannot_curate(client, owner, personas, workspace):
     from memory.models import Fact
 
     client.force_login(owner)
     fact = Fact.objects.get(workspace=workspace, origin_key="owner", segment="preference")
     response = client.post(f"/w/{workspace.name}/facts/{fact.memory_id}/correct/", {"content": "   "}, follow=True)
     assert "content is empty" in response.content.decode()
-    approver = get_user_model().objects.create_user("appro", password="pw-appro-123")
-    Membership.objects.create(user=approver, workspace=workspace, role="approver")
-    client.force_login(approver)
+    client.force_login(personas.approver)
     assert client.post(f"/w/{workspace.name}/facts/{fact.memory_id}/archive/").status_code == 403
     assert client.get(f"/w/{workspace.name}/facts/{fact.memory_id}/archive/").status_code == 405
 
@@ -270,12 +253,10 @@ def test_a_sort_chosen_while_searching_orders_the_best_matches(client, owner, wo
     assert "the best matches, sorted oldest first" in body
 
 
-def test_approvers_see_no_bulk_controls_and_bulk_actions_keep_the_filters(client, owner, workspace):
+def test_approvers_see_no_bulk_controls_and_bulk_actions_keep_the_filters(client, owner, personas, workspace):
     from memory.models import Fact
 
-    approver = get_user_model().objects.create_user("apu", password="pw-apu-123")
-    Membership.objects.create(user=approver, workspace=workspace, role="approver")
-    client.force_login(approver)
+    client.force_login(personas.approver)
     page = client.get(_url("fact-list", workspace)).content.decode()
     assert "vegetarian" in page and 'id="bulk-form"' not in page and 'name="ids"' not in page
     client.force_login(owner)

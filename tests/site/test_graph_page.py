@@ -7,21 +7,19 @@ import json
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from memory import views
-from memory.models import Membership
 from memory.sealing import keyring
 from memory.tideline import Tideline
+from tests.personas import make_user
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def owner(workspace):
-    user = get_user_model().objects.create_user("olga", password="pw-olga-123")
-    Membership.objects.create(user=user, workspace=workspace, role="owner")
+    user = make_user("olga", "owner", workspace=workspace)
     tl = Tideline(workspace)
     first = tl.add("I keep a strict vegetarian diet.", segment="preference")
     tl.add("I cook lentil soup on Sundays.", segment="preference", links=[("relates_to", first.id)])
@@ -85,8 +83,7 @@ def test_a_shredded_origin_leaves_the_kept_page_at_once(client, owner, workspace
 
 
 def test_an_empty_workspace_draws_nothing(client, other_workspace):
-    user = get_user_model().objects.create_user("gus", password="pw-gus-12345")
-    Membership.objects.create(user=user, workspace=other_workspace, role="owner")
+    user = make_user("gus", "owner", workspace=other_workspace)
     client.force_login(user)
     data, body = _graph(client, other_workspace)
     assert data is None and "No active facts to draw yet" in body

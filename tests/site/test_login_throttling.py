@@ -6,6 +6,8 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
+from tests.personas import make_user
+
 pytestmark = pytest.mark.django_db
 
 LIMIT = settings.AXES_FAILURE_LIMIT
@@ -13,8 +15,7 @@ LIMIT = settings.AXES_FAILURE_LIMIT
 
 @pytest.fixture
 def users(db):
-    make = get_user_model().objects.create_user
-    return make("olga", password="pw-olga-123"), make("otto", password="pw-otto-123")
+    return make_user("olga"), make_user("otto")  # passwords pw-olga-123, pw-otto-123
 
 
 def _login(client, username, password, address="192.0.2.10"):
@@ -25,8 +26,14 @@ def _guess_wrong(client, username, times, address="192.0.2.10"):
     return [_login(client, username, f"guess-{n}", address) for n in range(times)]
 
 
-def test_the_limit_is_a_handful_of_failures():
-    assert 3 <= LIMIT <= 10
+def test_two_failures_never_lock_a_user_out_and_ten_always_do(client, users):
+    """The limit is a handful: a typo or two is forgiven, a guessing run is not."""
+    _guess_wrong(client, "olga", 2)
+    assert _login(client, "olga", "pw-olga-123").status_code == 302
+    client.logout()
+    assert _guess_wrong(client, "otto", 10)[-1].status_code == 429
+    response = _login(client, "otto", "pw-otto-123")
+    assert response.status_code == 429 and "Too many failed logins" in response.content.decode()
 
 
 def test_after_the_limit_even_the_right_password_is_refused_with_a_lockout_page(client, users):

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from memory.models import Membership
 from tests.factories import make_fact
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def outsider(other_workspace):
-    user = get_user_model().objects.create_user("otto", password="pw-otto-123")
-    Membership.objects.create(user=user, workspace=other_workspace, role="owner")
-    return user
 
 
 def test_anonymous_visitors_are_sent_to_the_login_page(client, workspace):
@@ -49,8 +40,8 @@ def test_untrusted_content_is_escaped(client, owner, workspace):
     assert "<img src=x" not in page and "&lt;img src=x" in page
 
 
-def test_a_member_of_another_workspace_gets_a_friendly_404(client, outsider, workspace):
-    client.force_login(outsider)
+def test_a_member_of_another_workspace_gets_a_friendly_404(client, personas, workspace):
+    client.force_login(personas.outsider)
     response = client.get(reverse("memory:workspace-overview", args=[workspace.name]))
     assert response.status_code == 404
     assert "Not found" in response.content.decode() and "Traceback" not in response.content.decode()

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.auth import get_user_model
+
+from tests.personas import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +18,7 @@ OLD, NEW = "pw-olga-old-4821", "tide-chart-moon-7731"
 
 @pytest.fixture
 def olga(db):
-    return get_user_model().objects.create_user("olga", email="olga@example.com", password=OLD)
+    return make_user("olga", email="olga@example.com", password=OLD)
 
 
 @pytest.fixture

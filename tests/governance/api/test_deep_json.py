@@ -12,7 +12,7 @@ from governance.models import ReviewItem
 from governance.services import tokens
 from governance.services.contradictions import find_contradictions
 from memory.engine.facts import jsonbody
-from memory.models import Fact, Membership
+from memory.models import Fact
 from memory.tideline import Tideline
 
 DEEP = "[" * 50_000 + "]" * 50_000
@@ -50,16 +50,12 @@ def test_a_deeply_nested_api_body_is_a_422(workspace, path):
 
 
 @pytest.mark.django_db
-def test_a_deeply_nested_seen_field_on_the_review_page_is_a_message_not_a_500(client, workspace):
+def test_a_deeply_nested_seen_field_on_the_review_page_is_a_message_not_a_500(client, workspace, owner):
     tl = Tideline(workspace)
     tl.add("I live in Hyderabad", segment="identity")
     tl.add("I live in Bangalore now", segment="identity")
     find_contradictions(workspace)
     item = ReviewItem.objects.get(workspace=workspace, kind="contradiction")
-    from django.contrib.auth import get_user_model
-
-    owner = get_user_model().objects.create_user("olga", password="pw-olga-12345")
-    Membership.objects.create(user=owner, workspace=workspace, role="owner")
     client.force_login(owner)
     decide = client.post(f"/w/{workspace.name}/review/{item.pk}/decide/", {"verdict": "supersede", "seen": DEEP},
                          follow=True)  # fmt: skip

@@ -18,7 +18,7 @@ from governance.engine import tokens as rules
 from governance.models import ApiToken
 from governance.services import tokens
 from memory.engine.facts import records as R
-from memory.models import Fact, Membership, MemoryEvent
+from memory.models import Fact, MemoryEvent
 
 PEER = "channel:slack/general/s1"
 TRUSTED = [s for s in R.SOURCE_TYPES if not R.is_untrusted_source(s)]
@@ -129,12 +129,8 @@ def test_the_cli_makes_lists_and_refuses_sources(workspace, capsys):
 
 
 @pytest.mark.django_db
-def test_the_tokens_page_chooses_and_shows_the_source(client, workspace):
-    from django.contrib.auth import get_user_model
-
-    admin = get_user_model().objects.create_user("ada", password="pw-ada-12345")
-    Membership.objects.create(user=admin, workspace=workspace, role="admin")
-    client.force_login(admin)
+def test_the_tokens_page_chooses_and_shows_the_source(client, workspace, personas):
+    client.force_login(personas.admin)
     page = client.get(f"/w/{workspace.name}/tokens/").content.decode()
     assert '<option value="tool_output" selected>' in page and "Writes as" in page
     made = client.post(f"/w/{workspace.name}/tokens/", {"action": "create", "name": "relay", "origin": "channel:slack/*",

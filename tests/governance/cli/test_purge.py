@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 
 from memory.engine.facts import records as R
 from memory.management.commands.tideline import subcommands
-from memory.models import Fact, Membership, MemoryEvent, Workspace
+from memory.models import Fact, MemoryEvent, Workspace
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -136,11 +135,8 @@ def test_bad_input_is_a_clear_refusal_that_changes_nothing(facts, workspace, cap
     assert _revision() == revision and len(_left(workspace)) == 4
 
 
-def test_as_a_member_who_is_not_an_admin_is_refused(facts, workspace, capsys):
-    owner = get_user_model().objects.create_user("olga", password="pw-12345-x")
-    Membership.objects.create(user=owner, workspace=workspace, role="owner")
-    admin = get_user_model().objects.create_user("ada", password="pw-12345-x")
-    Membership.objects.create(user=admin, workspace=workspace, role="admin")
+def test_as_a_member_who_is_not_an_admin_is_refused(facts, workspace, personas, capsys):
+    # olga owns acme, ada is its admin
     args = ("--workspace", "acme", "--fact", facts["tea"], "--hard", "--yes")
     assert _refused(capsys, *args, "--as", "olga", "--json")["kind"] == "forbidden"
     _run(capsys, *args, "--as", "ada")

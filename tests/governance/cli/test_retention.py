@@ -8,14 +8,13 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.utils import timezone
 
 from governance.models import RetentionPolicy
 from memory.engine.facts import records as R
 from memory.management.commands.tideline import subcommands
-from memory.models import Fact, Membership, MemoryEvent
+from memory.models import Fact, MemoryEvent
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -128,10 +127,8 @@ def test_apply_asks_for_the_typed_count(old_facts, capsys, monkeypatch):
     assert "would archive 2 fact(s) now" in out and "2 archived" in out
 
 
-def test_changes_and_runs_as_a_member_need_an_admin(old_facts, capsys):
-    for name, role in (("olga", "owner"), ("ada", "admin")):
-        user = get_user_model().objects.create_user(name, password="pw-12345-x")
-        Membership.objects.create(user=user, workspace=old_facts, role=role)
+def test_changes_and_runs_as_a_member_need_an_admin(old_facts, personas, capsys):
+    # olga owns acme, ada is its admin
     assert _refused(capsys, "add", "--workspace", "acme", "--name", "c", "--tiers", "short", "--older-than", "1d",
                     "--as", "olga")["kind"] == "forbidden"  # fmt: skip
     _add_chat(capsys, "--as", "ada")

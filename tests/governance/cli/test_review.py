@@ -12,6 +12,7 @@ from governance.services.contradictions import find_contradictions
 from memory.management.commands.tideline import subcommands
 from memory.models import Fact, MemoryEvent
 from memory.tideline import Tideline
+from tests.personas import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -104,13 +105,7 @@ def _promotion(workspace, author="user:pat"):
 
 
 def _user(workspace, name, role):
-    from django.contrib.auth import get_user_model
-
-    from memory.models import Membership
-
-    user = get_user_model().objects.create_user(name, password="pw-12345-x")
-    Membership.objects.create(user=user, workspace=workspace, role=role)
-    return user
+    return make_user(name, role, workspace=workspace)
 
 
 def test_a_durable_promotion_is_decided_by_a_named_approver_who_did_not_write_it(capsys, workspace):

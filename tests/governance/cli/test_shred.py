@@ -11,14 +11,13 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection
 
 from memory import sealing
 from memory.engine.facts import records as R
 from memory.management.commands.tideline import subcommands
-from memory.models import Fact, Membership, MemoryEvent
+from memory.models import Fact, MemoryEvent
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -109,11 +108,8 @@ def test_unknown_origin_and_workspace_are_clear_refusals(peer_facts, capsys):
     assert not _shredded(peer_facts)
 
 
-def test_as_a_member_who_is_not_an_admin_is_refused(peer_facts, capsys):
-    owner = get_user_model().objects.create_user("olga", password="pw-12345-x")
-    Membership.objects.create(user=owner, workspace=peer_facts, role="owner")
-    admin = get_user_model().objects.create_user("ada", password="pw-12345-x")
-    Membership.objects.create(user=admin, workspace=peer_facts, role="admin")
+def test_as_a_member_who_is_not_an_admin_is_refused(peer_facts, personas, capsys):
+    # olga owns acme, ada is its admin
     assert _refused(capsys, "--workspace", "acme", "--origin", PEER.key, "--yes", "--as", "olga", "--json")["kind"] == "forbidden"
     assert not _shredded(peer_facts)
     _run(capsys, "--workspace", "acme", "--origin", PEER.key, "--yes", "--as", "ada")

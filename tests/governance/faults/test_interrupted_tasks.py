@@ -9,7 +9,6 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.utils import timezone
@@ -19,7 +18,7 @@ from django_q.signals import post_spawn
 
 from governance.models import ImportJob, Proposal
 from governance.services import imports, run_locks
-from memory.models import Fact, Membership
+from memory.models import Fact
 
 pytestmark = pytest.mark.django_db(transaction=True)
 LINES = b"".join(b'{"memoryId": "mem_%d", "content": "Fact %d.", "segment": "knowledge", "createdAt": 1750000000000}\n'
@@ -95,14 +94,12 @@ def test_a_queued_import_handed_to_a_dead_cluster_is_queued_again(workspace, mon
     assert lost.status == "done" and waiting.status == "queued"  # that one a live pusher takes
 
 
-def test_an_import_interrupted_too_often_is_failed_and_resumed_from_its_page(client, workspace):
+def test_an_import_interrupted_too_often_is_failed_and_resumed_from_its_page(client, workspace, personas):
     job = _interrupted_job(workspace, starts=imports.MAX_STARTS)
     assert imports.resume_interrupted() == []
     job.refresh_from_db()
     assert job.status == "failed" and "the worker stopped during this import 3 times" in job.error
-    admin = get_user_model().objects.create_user("ada", password="pw-12345-x")
-    Membership.objects.create(user=admin, workspace=workspace, role="admin")
-    client.force_login(admin)
+    client.force_login(personas.admin)
     page = client.get(f"/w/{workspace.name}/exports/import/{job.pk}/").content.decode()
     assert "The import stopped" in page and 'value="resume"' in page
     done = client.post(f"/w/{workspace.name}/exports/import/{job.pk}/decide/", {"decision": "resume"}, follow=True)

@@ -14,7 +14,7 @@ from django.test import Client
 
 from governance.services import tokens
 from memory.engine.facts import records as R
-from memory.models import Fact, Membership
+from memory.models import Fact
 from memory.services.writes.interchange import import_facts
 
 pytestmark = pytest.mark.django_db
@@ -62,11 +62,7 @@ def test_an_import_line_with_an_ambiguous_origin_is_refused_with_its_line(worksp
     assert Fact.objects.get(memory_id="mem_fine").origin.label() == "channel:slack/general/s1@evil"
 
 
-def test_the_consoles_origin_fields_say_what_is_wrong(client, workspace):
-    from django.contrib.auth import get_user_model
-
-    owner = get_user_model().objects.create_user("olga", password="pw-olga-12345")
-    Membership.objects.create(user=owner, workspace=workspace, role="owner")
+def test_the_consoles_origin_fields_say_what_is_wrong(client, workspace, owner):
     client.force_login(owner)
     for url in (f"/w/{workspace.name}/recall/?q=office&origin=channel:slack/gen@x/s1",
                 f"/w/{workspace.name}/facts/?origin=channel:slack/gen@x/s1"):

@@ -8,13 +8,12 @@ import re
 from html import unescape
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils.http import urlencode
 
 from governance.models import ReviewItem
 from governance.views import review_bulk as views_bulk
-from memory.models import Fact, Membership
+from memory.models import Fact
 from memory.services.lifecycle import curation
 from memory.tideline import Tideline
 
@@ -32,12 +31,6 @@ def _items(workspace, n, kind="contradiction", origin="owner"):
                                               fact=Fact.objects.get(memory_id=a), other_fact=Fact.objects.get(memory_id=b),
                                               details={"score": 0.5}))  # fmt: skip
     return made
-
-
-def _member(workspace, role):
-    user = get_user_model().objects.create_user(f"{role}-bulk", password="pw-12345-x")
-    Membership.objects.create(user=user, workspace=workspace, role=role)
-    return user
 
 
 def _bulk_url(workspace):
@@ -115,8 +108,8 @@ def test_stale_and_changed_items_are_reported_not_applied(client, owner, workspa
     assert Fact.objects.get(memory_id=items[1].fact_memory_id).lifecycle == "active"
 
 
-def test_a_verdict_that_does_not_fit_a_kind_is_left_out_on_the_confirmation(client, workspace):
-    admin = _member(workspace, "admin")
+def test_a_verdict_that_does_not_fit_a_kind_is_left_out_on_the_confirmation(client, workspace, personas):
+    admin = personas.admin
     contradiction = _items(workspace, 1)[0]
     promotion = _items(workspace, 1, kind="promotion")[0]
     client.force_login(admin)
@@ -125,9 +118,9 @@ def test_a_verdict_that_does_not_fit_a_kind_is_left_out_on_the_confirmation(clie
     assert f"#{contradiction.pk} <span class=\"muted\">— approve does not apply to contradiction items" in page
 
 
-def test_readers_see_no_checkboxes_and_a_forged_post_is_a_clear_403(client, workspace):
+def test_readers_see_no_checkboxes_and_a_forged_post_is_a_clear_403(client, workspace, personas):
     items = _items(workspace, 2)
-    client.force_login(_member(workspace, "approver"))  # approvers decide promotions, not contradictions
+    client.force_login(personas.approver)  # approvers decide promotions, not contradictions
     listing = client.get(reverse("governance:review-list", args=[workspace.name])).content.decode()
     assert 'name="ids"' not in listing and "review-bulk" not in listing
     for data in ({"ids": [items[0].pk], "verdict": "dismiss"}, {"ids": [items[0].pk], "verdict": "dismiss", "confirm": "yes",

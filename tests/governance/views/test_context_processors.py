@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from governance.context_processors import review_queue
 from governance.models import ReviewItem
-from memory.models import Membership
 from tests.factories import make_fact
+from tests.personas import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -52,8 +51,7 @@ def _request(rf, user, **kwargs):
 
 def test_outsiders_and_pages_outside_a_workspace_get_no_figure(rf, owner, workspace, other_workspace):
     _items(other_workspace, ["open"])
-    stranger = get_user_model().objects.create_user("sam", password="pw-sam-12345")
-    Membership.objects.create(user=stranger, workspace=workspace, role="owner")
+    stranger = make_user("sam", "owner", workspace=workspace)  # an owner here, nothing in the other workspace
     assert review_queue(_request(rf, stranger, workspace=other_workspace.name))["open_review_count"]() == 0
     assert review_queue(_request(rf, owner)) == {}
 

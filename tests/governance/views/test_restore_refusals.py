@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from governance.models import ReviewItem
 from governance.services.verdicts import decide, undo
-from memory.models import Fact, Membership
+from memory.models import Fact
 from memory.services.keys.crypto_shred import resolve_origin, shred_origin
 from memory.tideline import Tideline
+from tests.personas import make_user
 
 pytestmark = pytest.mark.django_db
 PEER = "channel:slack/general/s1"
@@ -76,9 +76,7 @@ def test_a_blocked_contradiction_comes_back_only_by_undoing_its_verdict(client, 
 
 
 def test_tombstones_answer_every_console_action_without_an_error(client, workspace, tl):
-    admin = get_user_model().objects.create_user("ada", password="pw-ada-123")
-    Membership.objects.create(user=admin, workspace=workspace, role="admin")
-    Membership.objects.create(user=admin, workspace=workspace, role="owner")
+    admin = make_user("ada", "admin", "owner", workspace=workspace)
     gone = tl.add("Priya prefers tea to coffee.", segment="knowledge", origin=PEER, source_type="channel_message")
     kept = tl.add("The deploy window is Thursday afternoon.", segment="project")
     client.force_login(admin)

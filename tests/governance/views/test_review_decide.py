@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from governance.models import ReviewItem
 from governance.services.contradictions import find_contradictions
-from memory.models import Fact, Membership
+from memory.models import Fact
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -23,12 +22,6 @@ def item(workspace):
     tl.add("I live in Bangalore now", segment="identity")
     find_contradictions(workspace)
     return ReviewItem.objects.get(workspace=workspace, kind="contradiction")
-
-
-def _member(workspace, role):
-    user = get_user_model().objects.create_user(f"{role}-person", password="pw-12345-x")
-    Membership.objects.create(user=user, workspace=workspace, role=role)
-    return user
 
 
 def _page(client, workspace, item) -> str:
@@ -61,8 +54,8 @@ def test_an_owner_supersedes_from_the_page_and_undoes_it(client, owner, workspac
     assert item.status == "open" and Fact.objects.get(pk=item.other_fact_id).lifecycle == "active"
 
 
-def test_an_approver_reads_the_item_but_cannot_decide_it(client, workspace, item):
-    client.force_login(_member(workspace, "approver"))
+def test_an_approver_reads_the_item_but_cannot_decide_it(client, workspace, item, personas):
+    client.force_login(personas.approver)
     page = _page(client, workspace, item)
     assert "Owners and admins decide" in page and 'name="verdict"' not in page
     url = reverse("governance:review-decide", args=[workspace.name, item.pk])

@@ -4,24 +4,15 @@ after a confirmation; nobody else may."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from governance.models import ApiToken
 from governance.services import tokens
-from memory.models import Membership
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin(workspace):
-    user = get_user_model().objects.create_user("ada", password="pw-12345-x")
-    Membership.objects.create(user=user, workspace=workspace, role="admin")
-    return user
-
-
-def test_an_admin_makes_a_token_that_is_shown_once_and_works(client, admin, workspace):
-    client.force_login(admin)
+def test_an_admin_makes_a_token_that_is_shown_once_and_works(client, personas, workspace):
+    client.force_login(personas.admin)
     page = client.post(f"/w/{workspace.name}/tokens/", {"action": "create", "name": "bot", "origin": "channel:slack/*",
                                                         "verbs": ["read", "write"], "clearance": "INTERNAL", "expires": "30"})  # fmt: skip
     body = page.content.decode()
@@ -33,16 +24,16 @@ def test_an_admin_makes_a_token_that_is_shown_once_and_works(client, admin, work
     assert page["Cache-Control"].startswith("max-age=0")
 
 
-def test_a_bad_token_form_says_why_and_makes_nothing(client, admin, workspace):
-    client.force_login(admin)
+def test_a_bad_token_form_says_why_and_makes_nothing(client, personas, workspace):
+    client.force_login(personas.admin)
     body = client.post(f"/w/{workspace.name}/tokens/", {"action": "create", "name": "bot", "origin": "slack",
                                                         "verbs": ["read"]}, follow=True).content.decode()  # fmt: skip
     assert "No token was made" in body and "channel:C/V/S" in body and not ApiToken.objects.exists()
 
 
-def test_revoking_asks_first(client, admin, workspace):
+def test_revoking_asks_first(client, personas, workspace):
     tokens.create_token(workspace, name="bot", origin="owner", verbs="read", actor="t")
-    client.force_login(admin)
+    client.force_login(personas.admin)
     asked = client.post(f"/w/{workspace.name}/tokens/", {"action": "revoke", "name": "bot"}).content.decode()
     assert 'id="confirm-revoke"' in asked and ApiToken.objects.get().revoked_at is None
     client.post(f"/w/{workspace.name}/tokens/", {"action": "revoke", "name": "bot", "confirmed": "yes"})
@@ -50,10 +41,8 @@ def test_revoking_asks_first(client, admin, workspace):
 
 
 @pytest.mark.parametrize("role", ["owner", "approver"])
-def test_only_admins_may(client, workspace, role):
-    user = get_user_model().objects.create_user(role, password="pw-12345-x")
-    Membership.objects.create(user=user, workspace=workspace, role=role)
-    client.force_login(user)
+def test_only_admins_may(client, personas, workspace, role):
+    client.force_login(personas[role])
     assert client.post(f"/w/{workspace.name}/tokens/", {"action": "create", "name": "x", "origin": "owner",
                                                         "verbs": ["read"]}).status_code == 403  # fmt: skip
     assert not ApiToken.objects.exists()

@@ -5,13 +5,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils import timezone
 
 from governance.models import ReviewItem
 from memory.engine.facts import records as R
-from memory.models import Link, Membership
+from memory.models import Link
 from tests.factories import make_fact
 
 pytestmark = pytest.mark.django_db
@@ -148,12 +147,10 @@ def test_unknown_and_other_workspaces_items_are_404(client, owner, workspace, ot
         assert client.get(f"/w/{workspace.name}/review/{item_id}/").status_code == 404
 
 
-def test_every_role_reads_the_queue(client, workspace):
+def test_every_role_reads_the_queue(client, workspace, personas):
     item = _item(workspace, "I live in Lisbon.")
     for role in ("owner", "approver", "admin"):
-        user = get_user_model().objects.create_user(f"{role}-reader", password="pw-12345-x")
-        Membership.objects.create(user=user, workspace=workspace, role=role)
-        client.force_login(user)
+        client.force_login(personas[role])
         assert _list(client, workspace).status_code == 200
         assert client.get(reverse("governance:review-detail", args=[workspace.name, item.pk])).status_code == 200
 

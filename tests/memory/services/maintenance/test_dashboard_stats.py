@@ -39,14 +39,8 @@ def test_figures_follow_the_revision_and_are_never_older_than_the_bound(workspac
     assert dashboard_stats.current(workspace)["total"] == 3
 
 
-def test_the_page_says_when_its_figures_are_from_an_earlier_revision(client, workspace, monkeypatch):
-    from django.contrib.auth import get_user_model
-
-    from memory.models import Membership
-
-    user = get_user_model().objects.create_user("olive", password="pw-pw-pw-pw")
-    Membership.objects.create(user=user, workspace=workspace, role="owner")
-    client.force_login(user)
+def test_the_page_says_when_its_figures_are_from_an_earlier_revision(client, workspace, owner, monkeypatch):
+    client.force_login(owner)
     tl = Tideline(workspace)
     tl.add("I live in Porto.", segment="identity")
     assert "as of revision" not in client.get(f"/w/{workspace.name}/").content.decode()

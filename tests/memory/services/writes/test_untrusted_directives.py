@@ -55,13 +55,7 @@ def test_a_fact_stored_before_the_rule_is_blocked_at_recall_and_in_context(works
     assert "[BLOCKED]" in block and "4491" not in block
 
 
-def test_the_review_page_shows_why_a_directive_was_held(workspace, client):
-    from django.contrib.auth import get_user_model
-
-    from memory.models import Membership
-
-    owner = get_user_model().objects.create_user("olga-dir", password="pw-12345-x")
-    Membership.objects.create(user=owner, workspace=workspace, role="owner")
+def test_the_review_page_shows_why_a_directive_was_held(workspace, owner, client):
     record = Tideline(workspace).add(ORDER, segment="knowledge", source_type="tool_output")
     client.force_login(owner)
     page = client.get(f"/w/{workspace.name}/review/{record.review_item_id}/").content.decode()
