@@ -17,7 +17,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from governance.engine import permissions
-from governance.forms import MemberForm, WorkspaceCreateForm, parsed
+from governance.forms import NAME_LIMIT, CleanText, MemberForm, WorkspaceCreateForm, parsed
 from governance.services import members
 from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user
@@ -27,7 +27,7 @@ from memory.services.errors import RequestError
 @login_required
 def members_page(request: HttpRequest, workspace: str) -> HttpResponse:
     if request.method == "POST":  # the page's former single form target: each change has its own view
-        return CHANGES.get(request.POST.get("action", ""), member_unknown)(request, workspace)
+        return CHANGES.get(CleanText(NAME_LIMIT).clean(request.POST.get("action")), member_unknown)(request, workspace)
     return _page(request, get_workspace_for_user(request, workspace))
 
 
