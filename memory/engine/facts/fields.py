@@ -35,9 +35,9 @@ SHAPES = {
     "maint": "memory.engine.maintenance.plans.MaintFact: a fact as the maintenance passes see it",
     "recall": "memory.engine.recall.candidates.FactRow: a fact as the recall core scores it",
     "recall_meta": "memory.services.recall.index.RowMeta: what recall filters on beyond the FactRow",
-    "review": "governance.cli.review: a fact in `tideline review show --json`",
+    "review": "a fact in the review CLI's JSON (`tideline review show --json`)",
     "review_state": "memory.services.lifecycle.curation.fact_states: what a review verdict records and undoes",
-    "claim": "governance.engine.contradiction_rules.ClaimRecord: a fact as the contradiction detector reads it",
+    "claim": "ClaimRecord: a fact as the contradiction detector reads it",
 }
 # Shapes whose times are epoch milliseconds; the others carry datetimes.
 MS_SHAPES = frozenset({"interchange", "maint", "recall", "recall_meta", "claim"})
