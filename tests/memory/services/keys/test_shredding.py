@@ -122,7 +122,7 @@ def test_a_key_destroyed_without_an_event_empties_a_warm_index_on_its_next_use(w
     assert index.rows == {} and index.cols is None
 
 
-def test_a_restored_dump_from_before_the_shred_reads_nothing_of_that_origin(world, workspace, client):
+def test_a_restored_dump_from_before_the_shred_reads_nothing_of_that_origin(world, workspace, client, personas):
     """Every sealed value of the origin as it was before the shred (a database dump), put back after
     it, with the key store as the shred left it: nothing opens, the console says shredded."""
     tl, secret, other, mine = world
@@ -152,8 +152,7 @@ def test_a_restored_dump_from_before_the_shred_reads_nothing_of_that_origin(worl
     assert _hits(PEER) == []
     assert {f["memoryId"] for f in tl.export()} == {mine.id}
     assert all(r.content is not None for r in maint_facts(workspace))  # no crash, tombstones skipped
-    user = _admin(workspace)
-    client.force_login(user)
+    client.force_login(personas.admin)
     page = client.get(f"/w/{workspace.name}/facts/{secret.id}/")
     assert page.status_code == 200 and b"shredded" in page.content and b"vault combination" not in page.content
     listing = client.get(f"/w/{workspace.name}/facts/")
@@ -169,13 +168,3 @@ def test_exports_and_the_graph_skip_a_shredded_origin(world, workspace):
     graph = export_graph(workspace)
     assert {node.id for node in graph.nodes} == {mine.id}
     assert all(mine.id in (edge.source, edge.target) for edge in graph.edges)
-
-
-def _admin(workspace):
-    from django.contrib.auth import get_user_model
-
-    from memory.models import Membership
-
-    user = get_user_model().objects.create_user("shred-admin", password="pw-12345-x")
-    Membership.objects.create(user=user, workspace=workspace, role="admin")
-    return user
