@@ -11,11 +11,10 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from governance.models import ReviewItem
-from memory.models import Fact, Membership
+from memory.models import Fact
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
@@ -118,7 +117,7 @@ def fill(route: str, values: dict[str, str]) -> str:
 
 
 @pytest.fixture
-def world(workspace):
+def world(workspace, personas):
     memory = Tideline(workspace)
     fact = memory.add("I live in Porto and walk by the river.", segment="identity")
     memory.add("Lisbon trains leave every hour.", segment="knowledge",
@@ -127,12 +126,7 @@ def world(workspace):
     other = memory.add("I live in Lisbon.", segment="identity")
     ReviewItem.objects.create(workspace=workspace, kind="contradiction", fact=Fact.objects.get(memory_id=fact.id),
                               other_fact=Fact.objects.get(memory_id=other.id), reason="two cities", details={"score": 0.8})
-    users = {}
-    for role in ("owner", "approver", "admin"):
-        user = get_user_model().objects.create_user(f"{role}-sweeper", password="pw-12345-x")
-        Membership.objects.create(user=user, workspace=workspace, role=role)
-        users[role] = user
-    return workspace, fact, users
+    return workspace, fact, personas
 
 
 def urls_for(workspace, fact) -> list[tuple[str, str, bool]]:

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from governance.models import GoldSet, Proposal, ReviewItem
 from governance.services import gold, proposals
-from memory.models import Fact, Membership
+from memory.models import Fact
 from memory.services.lifecycle.curation import fact_states
 from memory.tideline import Tideline
 
@@ -24,33 +23,26 @@ URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{f
         "/w/{ws}/exports/graph/?format=graphml", "/w/{ws}/exports/import/", "/w/{ws}/proposals/",
         "/w/{ws}/proposals/?status=pending", "/w/{ws}/proposals/{proposal}/", "/w/{ws}/gold/", "/w/{ws}/gold/{gold}/",
         "/w/{ws}/tokens/"]  # fmt: skip
-PERSONAS = {"anonymous": None, "outsider": "owner@other", "owner": "owner", "approver": "approver", "admin": "admin"}
+# The outsider holds every role, but in another workspace (tests/personas.py).
+PERSONAS = ["anonymous", "outsider", "owner", "approver", "admin"]
 EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
 # Admin-only pages: owners and approvers are refused (403), even the preview (docs/SECURITY.md).
 ADMIN_ONLY = ("/w/{ws}/shred/", "/w/{ws}/purge/", "/w/{ws}/exports/", "/w/{ws}/tokens/")
 
 
 @pytest.fixture
-def world(workspace, other_workspace):
+def world(workspace, personas):
     memory = Tideline(workspace)
     fact = memory.add("I live in Porto.", segment="identity")
     other = memory.add("I live in Lisbon.", segment="identity")
     item = ReviewItem.objects.create(workspace=workspace, kind="contradiction", reason="two cities",
                                      fact=Fact.objects.get(memory_id=fact.id), other_fact=Fact.objects.get(memory_id=other.id))
-    users = {}
-    for persona, role in PERSONAS.items():
-        if role is None:
-            continue
-        user = get_user_model().objects.create_user(f"{persona}-user", password="pw-12345-x")
-        target, role = (other_workspace, "owner") if role == "owner@other" else (workspace, role)
-        Membership.objects.create(user=user, workspace=target, role=role)
-        users[persona] = user
     gold.scaffold(workspace, size=2, actor="setup")
     proposals.propose_tuning(workspace, {"ngram_floor": 0.5}, rationale="a test", actor="setup")
-    return workspace, fact, users, item
+    return workspace, fact, personas, item
 
 
-@pytest.mark.parametrize("persona", list(PERSONAS))
+@pytest.mark.parametrize("persona", PERSONAS)
 @pytest.mark.parametrize("url", URLS)
 def test_permission_matrix(client, world, persona, url):
     workspace, fact, users, item = world
@@ -87,7 +79,7 @@ def test_only_admins_change_review_settings(client, world, persona):
     assert workspace.hold_durable_promotions is (not allowed)
 
 
-@pytest.mark.parametrize("persona", list(PERSONAS))
+@pytest.mark.parametrize("persona", PERSONAS)
 def test_bulk_verdicts_by_persona(client, world, persona):
     """A confirmed bulk verdict on the contradiction: deciders 302 back to the list with it decided;
     an approver 403; another workspace's member 404; anonymous to the login page; nothing changes but
