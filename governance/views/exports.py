@@ -30,7 +30,7 @@ GRAPH_MAX_NODES = 5000
 RECENT = 20
 
 
-class FactFilterForm(forms.Form):
+class FactExportForm(forms.Form):
     origin = forms.CharField(required=False, max_length=900,
                              widget=forms.TextInput(attrs={"placeholder": "any, owner or channel:C/T/S"}))
     classification = forms.ChoiceField(required=False, choices=[("", "any")] + [(c, c) for c in R.CLASSIFICATIONS])
@@ -53,7 +53,7 @@ class FactFilterForm(forms.Form):
 @login_required
 def exports_page(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace, roles=ADMINS)
-    facts_form = FactFilterForm(request.GET)  # bound even when empty: the page shows how many facts go
+    facts_form = FactExportForm(request.GET)  # bound even when empty: the page shows how many facts go
     events_form = EventFilterForm(request.GET)
     count = None
     if facts_form.is_valid():
@@ -70,7 +70,7 @@ def exports_page(request: HttpRequest, workspace: str) -> HttpResponse:
 def export_facts(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace, roles=ADMINS)
     fmt = request.GET.get("format", "jsonl")
-    form = FactFilterForm(request.GET)
+    form = FactExportForm(request.GET)
     if fmt not in exports.FACT_FORMATS or not form.is_valid():
         return _bad(request, ws, form.errors.as_text() or f"format must be one of {', '.join(exports.FACT_FORMATS)}")
     filters = exports.FactFilters(**form.cleaned_data)
@@ -131,6 +131,6 @@ def _bad(request: HttpRequest, ws, message: str) -> HttpResponse:
     """A download that cannot be made: the exports page again with the reason (400), nothing recorded."""
     recent = MemoryEvent.objects.filter(workspace=ws, kind=MemoryEvent.Kind.EXPORTED).order_by("-revision")[:RECENT]
     return render(request, "governance/exports.html", {
-        "workspace": ws, "facts_form": FactFilterForm(), "events_form": EventFilterForm(), "count": None,
+        "workspace": ws, "facts_form": FactExportForm(), "events_form": EventFilterForm(), "count": None,
         "recent": recent, "problem": str(RequestError(message).message), "query": "",
     }, status=400)  # fmt: skip
