@@ -73,7 +73,7 @@ def test_a_command_writes_its_uses_before_it_exits(transactional_db, tl):
         pytest.skip("an in-memory SQLite test database is not visible to another process")
     script = (
         "import django, os; os.environ['DJANGO_SETTINGS_MODULE'] = 'tideline_site.settings'; django.setup()\n"
-        "from memory.services import reinforcement\n"
+        "from memory.services.recall import reinforcement\n"
         "from memory.models import Fact\n"
         "from django.utils import timezone\n"
         "pk = Fact.objects.get(memory_id='{id}').pk\n"
