@@ -2,6 +2,11 @@
 
 Relevance is binary. A case with no relevant ids is an abstention case: it is left out of every
 accuracy mean, and returning anything for it counts as a violation.
+
+Beside how well the answer ranks, the report says how much comes back with it: precision (of all the
+hits returned within the first k, the share that are relevant, pooled over the scored cases) and hits
+per question (how many hits a scored case gets, at most k). Recall may return fewer than k hits, so
+these two are what tell a quiet, exact recall from a noisy one with the same MRR.
 """
 
 from __future__ import annotations
@@ -59,6 +64,23 @@ def ndcg_at_k(ranking: Sequence[str], relevant: Iterable[str], k: int) -> float:
     return dcg / ideal if ideal > 0 else 0.0
 
 
+def returned_within_k(ranking: Sequence[str], relevant: Iterable[str], k: int) -> tuple[int, int]:
+    """(hits returned, relevant hits among them) over the first k distinct ids: a repeated id is one hit."""
+    gold = set(relevant)
+    top = _distinct(ranking)[:k]
+    return len(top), sum(memory_id in gold for memory_id in top)
+
+
+def pooled_precision(results: Iterable[CaseResult]) -> float:
+    """Micro-averaged precision: relevant hits returned / hits returned, summed over the cases given.
+    0 when none of them returned anything (their hits per question, 0, says so)."""
+    returned = relevant = 0
+    for result in results:
+        returned += result.returned
+        relevant += result.relevant_returned
+    return relevant / returned if returned else 0.0
+
+
 def mean_ignoring_nan(values: Iterable[float]) -> float:
     """Mean of the finite values; 0 when there are none (the report's `n_scored` tells the two apart)."""
     kept = [v for v in values if math.isfinite(v)]
@@ -76,7 +98,8 @@ def percentile(values: Sequence[float], p: float) -> float:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """One case's outcome. Accuracy fields are NaN for an abstention case."""
+    """One case's outcome. Accuracy fields are NaN for an abstention case. `returned` counts the hits
+    within the first k (distinct ids), `relevant_returned` the relevant ones among them."""
 
     case_id: str
     category: str
@@ -87,17 +110,22 @@ class CaseResult:
     ndcg_at_k: float
     hit_at_k: float
     ranking: tuple[str, ...]
+    returned: int = 0
+    relevant_returned: int = 0
 
 
 @dataclass(frozen=True)
 class EvalReport:
-    """Means over scored (non-abstention) cases, plus abstention counts and per-category means."""
+    """Means over scored (non-abstention) cases, plus abstention counts and per-category means.
+    `precision` is pooled over the scored cases' first-k hits; `hits_per_question` is their mean count."""
 
     k: int
     recall_at_k: float
     mrr: float
     ndcg_at_k: float
     hit_rate: float
+    precision: float
+    hits_per_question: float
     n: int
     n_scored: int
     n_abstention: int
@@ -112,6 +140,7 @@ def score_case(
     """Score one ranking against its relevant ids (an empty list makes it an abstention case)."""
     gold = _distinct(relevant)
     ranking = tuple(ranking)
+    returned, relevant_returned = returned_within_k(ranking, gold, k)
     return CaseResult(
         case_id=case_id,
         category=category or "uncategorized",
@@ -122,13 +151,16 @@ def score_case(
         ndcg_at_k=ndcg_at_k(ranking, gold, k),
         hit_at_k=hit_at_k(ranking, gold, k),
         ranking=ranking,
+        returned=returned,
+        relevant_returned=relevant_returned,
     )
 
 
 def evaluate(cases: Sequence[Mapping], rankings: Mapping[str, Sequence[str]], k: int = 10) -> EvalReport:
     """Aggregate per-case metrics. `cases` are `{id, relevant_ids, category?}`; `rankings[id]` the ids
     a capability returned, best first. Abstention cases are excluded from the means and from
-    `by_category`; each one that returned anything adds one violation."""
+    `by_category`; each one that returned anything adds one violation. Precision and hits per question,
+    overall and per category, count each scored case's first k hits."""
     results = tuple(
         score_case(c["id"], c.get("category"), c["relevant_ids"], rankings.get(c["id"], ()), k) for c in cases
     )
@@ -141,6 +173,8 @@ def evaluate(cases: Sequence[Mapping], rankings: Mapping[str, Sequence[str]], k:
             "recall_at_k": mean_ignoring_nan(r.recall_at_k for r in group),
             "mrr": mean_ignoring_nan(r.reciprocal_rank for r in group),
             "ndcg_at_k": mean_ignoring_nan(r.ndcg_at_k for r in group),
+            "precision": pooled_precision(group),
+            "hits_per_question": sum(r.returned for r in group) / len(group),
         }
     return EvalReport(
         k=k,
@@ -148,6 +182,8 @@ def evaluate(cases: Sequence[Mapping], rankings: Mapping[str, Sequence[str]], k:
         mrr=mean_ignoring_nan(r.reciprocal_rank for r in scored),
         ndcg_at_k=mean_ignoring_nan(r.ndcg_at_k for r in scored),
         hit_rate=mean_ignoring_nan(r.hit_at_k for r in scored),
+        precision=pooled_precision(scored),
+        hits_per_question=sum(r.returned for r in scored) / len(scored) if scored else 0.0,
         n=len(results),
         n_scored=len(scored),
         n_abstention=len(results) - len(scored),

@@ -108,7 +108,45 @@ def test_a_run_of_only_abstentions_reports_zero_scored_cases():
 
 def test_an_uncategorised_case_is_grouped_under_uncategorized():
     report = evaluate([{"id": "a", "relevant_ids": ["g"]}], {"a": ["g"]}, k=3)
-    assert report.by_category == {"uncategorized": {"n": 1, "recall_at_k": 1.0, "mrr": 1.0, "ndcg_at_k": 1.0}}
+    assert report.by_category == {"uncategorized": {"n": 1, "recall_at_k": 1.0, "mrr": 1.0, "ndcg_at_k": 1.0,
+                                                    "precision": 1.0, "hits_per_question": 1.0}}
+
+
+def test_precision_and_hits_per_question_count_what_came_back_within_k():
+    """Precision pools the scored cases' first k hits (3 relevant of 7 returned, not the mean of the
+    per-case shares); hits per question is their mean count; abstention cases stay out of both."""
+    cases = [
+        {"id": "c1", "relevant_ids": ["g1", "g2"], "category": "multi-session"},
+        {"id": "c2", "relevant_ids": ["g3"], "category": "single-session"},
+        {"id": "c3", "relevant_ids": ["g4"], "category": "single-session"},
+        {"id": "quiet", "relevant_ids": [], "category": "abstention"},
+    ]
+    rankings = {
+        "c1": ["g1", "x", "g2", "y", "g9"],  # k = 3: g1, x, g2 (the rest is beyond k)
+        "c2": ["g3"],  # recall returned one hit, the right one
+        "c3": ["x", "x", "y", "z", "g4"],  # a repeated id is one hit: x, y, z; g4 is beyond k
+        "quiet": ["x", "y", "z"],
+    }
+    report = evaluate(cases, rankings, k=3)
+    assert [(r.returned, r.relevant_returned) for r in report.per_case] == [(3, 2), (1, 1), (3, 0), (3, 0)]
+    assert report.precision == 3 / 7
+    assert report.hits_per_question == 7 / 3
+    assert report.by_category["single-session"]["precision"] == 1 / 4
+    assert report.by_category["single-session"]["hits_per_question"] == 2.0
+    assert report.by_category["multi-session"]["precision"] == 2 / 3
+
+
+def test_a_case_given_nothing_back_lowers_hits_per_question_but_not_precision():
+    cases = [{"id": "a", "relevant_ids": ["g"]}, {"id": "b", "relevant_ids": ["h"]}]
+    report = evaluate(cases, {"a": ["g"], "b": []}, k=5)
+    assert report.precision == 1.0 and report.hits_per_question == 0.5
+    silent = evaluate(cases, {}, k=5)
+    assert silent.precision == 0.0 and silent.hits_per_question == 0.0
+
+
+def test_a_run_of_only_abstentions_has_no_precision_to_report():
+    report = evaluate([{"id": "a", "relevant_ids": []}], {"a": ["x", "y"]}, k=3)
+    assert report.precision == 0.0 and report.hits_per_question == 0.0 and report.abstention_violations == 1
 
 
 def test_mulberry32_matches_the_reference_generator():
