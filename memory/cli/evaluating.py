@@ -12,7 +12,8 @@ from memory.services.recall.capabilities import CAPABILITIES, LEARNED_CAPABILITI
 from memory.services.recall.evaluation import export_scaffold, load_gold, run_eval
 from memory.services.workspaces import get_workspace
 
-HELP = "score recall on gold sets (recall@k, MRR, nDCG@k, with bootstrap CIs), or export a scaffold"
+HELP = ("score recall on gold sets (recall@k, MRR, nDCG@k, hit@k with bootstrap CIs; precision and hits per "
+        "question), or export a scaffold")
 
 
 def add_arguments(parser) -> None:
@@ -57,12 +58,14 @@ def _capabilities(text: str, n_files: int = 1) -> list[str]:
 def _row(label: str, m: dict, k: int) -> str:
     lo, hi = m["ci95"]["mrr"]
     return (f"{label:<34} {m['recall_at_k']:>6.3f} {m['mrr']:>6.3f} [{lo:.3f}, {hi:.3f}] {m['ndcg_at_k']:>6.3f} "
-            f"{m['hit_at_k']:>6.3f} {m['abstention_violations']:>3}/{m['abstention']:<3} {m['scored']:>5}")  # fmt: skip
+            f"{m['hit_at_k']:>6.3f} {m['precision']:>6.3f} {m['hits_per_question']:>6.2f} "
+            f"{m['abstention_violations']:>3}/{m['abstention']:<3} {m['scored']:>5}")  # fmt: skip
 
 
 def _table(report: dict) -> str:
     k = report["k"]
-    head = f"{'set / capability':<34} {'R@' + str(k):>6} {'MRR':>6} {'MRR 95% CI':<16} {'nDCG':>6} {'hit':>6} {'viol':>7} {'cases':>5}"
+    head = (f"{'set / capability':<34} {'R@' + str(k):>6} {'MRR':>6} {'MRR 95% CI':<16} {'nDCG':>6} {'hit':>6} "
+            f"{'prec':>6} {'hits/q':>6} {'viol':>7} {'cases':>5}")  # fmt: skip
     lines = [head, "-" * len(head)]
     for result in report["sets"]:
         note = f"  ({result['merged']} merged as duplicates" + (f", {len(result['refused'])} refused" if result["refused"] else "") + ")"
@@ -77,7 +80,10 @@ def _table(report: dict) -> str:
         lines.append(_row(f"  {capability}", metrics, k))
         for category, values in metrics["by_category"].items():
             lines.append(f"      {category:<28} n={values['n']:<4} R@{k} {values['recall_at_k']:.3f}  MRR {values['mrr']:.3f}"
-                         f"  nDCG {values['ndcg_at_k']:.3f}")  # fmt: skip
+                         f"  nDCG {values['ndcg_at_k']:.3f}  precision {values['precision']:.3f}"
+                         f"  hits/q {values['hits_per_question']:.2f}")  # fmt: skip
+    lines.append(f"precision: the share of relevant hits among those returned within the first {k}; hits/q: how "
+                 f"many hits a question gets (at most {k}); both over the cases that have relevant facts")
     for capability, comparison in report.get("comparisons", {}).items():
         mrr, hit = comparison["mrr_delta"], comparison["hit_at_k_delta"]
         lines.append(f"{capability} vs {report['compared_with']}: MRR {mrr['mean']:+.3f} [{mrr['ci95'][0]:+.3f}, "

@@ -328,6 +328,8 @@ def _summary(report: EvalReport) -> dict[str, Any]:
         "n": report.n, "scored": report.n_scored, "abstention": report.n_abstention,
         "abstention_violations": report.abstention_violations,
         "recall_at_k": report.recall_at_k, "mrr": report.mrr, "ndcg_at_k": report.ndcg_at_k, "hit_at_k": report.hit_rate,
+        # Of the first k hits only, though each capability is asked for max(k, 20).
+        "precision": report.precision, "hits_per_question": report.hits_per_question,
         "ci95": {name: [c.lo, c.hi] for name, c in ci.items()},
         "by_category": report.by_category,
     }  # fmt: skip

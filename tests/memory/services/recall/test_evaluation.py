@@ -101,3 +101,47 @@ def test_the_eval_command_refuses_an_unknown_capability(capsys):
     with pytest.raises(SystemExit):
         call_command("tideline", "eval", str(GOLD / "synthetic.json"), "--capability", "magic", "--json")
     assert json.loads(capsys.readouterr().out)["error"]["kind"] == "validation"
+
+
+NOISY = {"name": "noisy",
+         "facts": [{"key": "veg", "content": "I keep a strict vegetarian diet.", "segment": "preference"},
+                   {"key": "gluten", "content": "My diet avoids gluten on weekdays.", "segment": "preference"},
+                   {"key": "home", "content": "I live in Lisbon near the river.", "segment": "knowledge"}],
+         "cases": [{"id": "c1", "query": "vegetarian diet", "relevantKeys": ["veg"], "category": "preference"},
+                   {"id": "c2", "query": "where do I live, Lisbon", "relevantKeys": ["home"], "category": "knowledge"},
+                   {"id": "none", "query": "favourite football club", "relevantKeys": [], "category": "abstention"}]}  # fmt: skip
+
+
+def test_the_report_says_how_many_hits_come_back_and_how_many_are_relevant(tmp_path, capsys):
+    path = tmp_path / "noisy.json"
+    path.write_text(json.dumps(NOISY))
+    call_command("tideline", "eval", str(path), "--k", "5", "--capability", "bm25", "--json")
+    report = json.loads(capsys.readouterr().out)
+    [result] = report["sets"]
+    for figures in (result["capabilities"]["bm25"], report["overall"]["bm25"]):
+        # "vegetarian diet" brings the gluten fact along too: 2 relevant among 3 hits, 1.5 hits a question.
+        assert figures["precision"] == 2 / 3 and figures["hits_per_question"] == 1.5
+    by_category = report["overall"]["bm25"]["by_category"]
+    assert by_category["preference"]["precision"] == 0.5 and by_category["preference"]["hits_per_question"] == 2.0
+    assert by_category["knowledge"]["precision"] == 1.0 and by_category["knowledge"]["hits_per_question"] == 1.0
+
+
+def test_precision_and_hits_per_question_count_only_the_first_k_hits(tmp_path):
+    path = tmp_path / "noisy.json"
+    path.write_text(json.dumps(NOISY))
+    report = run_eval([load_gold(path)], k=1, capabilities=["bm25"])  # each capability is still asked for 20
+    figures = report["overall"]["bm25"]
+    assert figures["hits_per_question"] == 1.0 and figures["precision"] == 1.0 and figures["mrr"] == 1.0
+
+
+def test_the_eval_command_prints_precision_and_hits_per_question(tmp_path, capsys):
+    path = tmp_path / "noisy.json"
+    path.write_text(json.dumps(NOISY))
+    call_command("tideline", "eval", str(path), "--k", "5", "--capability", "bm25")
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[0].split()
+    assert header[header.index("hit") + 1: header.index("hit") + 3] == ["prec", "hits/q"]
+    overall = lines[lines.index("overall") + 1].split()
+    assert overall[0] == "bm25" and overall[7:9] == ["0.667", "1.50"]
+    [preference] = [line for line in lines if line.strip().startswith("preference")]
+    assert "precision 0.500" in preference and "hits/q 2.00" in preference
