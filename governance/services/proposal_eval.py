@@ -334,7 +334,8 @@ def _default(workspace, query: str, trial: Trial, now, *, keep: frozenset[str] =
 
 def _summary(report) -> dict[str, Any]:
     return {"mrr": report.mrr, "recall_at_k": report.recall_at_k, "ndcg_at_k": report.ndcg_at_k,
-            "hit_at_k": report.hit_rate, "scored": report.n_scored, "abstention_violations": report.abstention_violations}  # fmt: skip
+            "hit_at_k": report.hit_rate, "precision": report.precision, "hits_per_question": report.hits_per_question,
+            "scored": report.n_scored, "abstention_violations": report.abstention_violations}  # fmt: skip
 
 
 def _report(scored: _Scored, bar: str, proposal: Proposal, sets, version: int) -> dict[str, Any]:

@@ -249,7 +249,8 @@ def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | Non
         "workspace": ws, "proposal": proposal, "diff": [{k: _num(v) for k, v in c.items()} for c in proposals.describe_change(proposal)],
         "report": report,
         "chart": delta_chart(default.get("deltas") or {}), "capabilities": _capability_rows(report),
-        "metric_names": [METRIC_LABELS.get(n, n) for n in (default.get("deltas") or {})],
+        "metric_names": [METRIC_LABELS.get(n, n) for n in (default.get("deltas") or {})]
+                        + [label for name, label in NOISE_LABELS.items() if name in (default.get("baseline") or {})],
         "percent": _percent(proposal), "history": history[:100], "confirm": confirm,
         "can_decide": permissions.allows(roles, "decide_proposal") and proposal.status == Proposal.Status.PENDING,
         "blocker": proposals.approval_blocker(proposal, user, user.get_username()),
@@ -270,14 +271,21 @@ def _percent(proposal: Proposal) -> int:
 
 
 METRIC_LABELS = {"mrr": "MRR", "recall_at_k": "recall@k", "ndcg_at_k": "nDCG@k", "hit_at_k": "hit@k"}
+# How much comes back with the answer (an evaluation made before these were measured has none): pooled
+# over the cases, so there is no per-case interval, only the change.
+NOISE_LABELS = {"precision": "precision", "hits_per_question": "hits/question"}
 
 
 def _capability_rows(report: dict) -> list[dict]:
-    """One row per capability, one cell per metric: in force → proposed, and the delta with its CI."""
+    """One row per capability, one cell per metric: in force → proposed, and the delta with its CI;
+    then precision and hits per question, in force → proposed, and their change."""
     rows = []
     for cap, found in (report.get("capabilities") or {}).items():
         cells = [{"baseline": d["baseline"], "candidate": d["candidate"], "mean": d["mean"], "lo": d["ci95"][0],
                   "hi": d["ci95"][1]} for d in (found.get("deltas") or {}).values()]  # fmt: skip
+        base, cand = found.get("baseline") or {}, found.get("candidate") or {}
+        cells += [{"baseline": base[name], "candidate": cand[name], "mean": cand[name] - base[name], "lo": None,
+                   "hi": None, "metric": name} for name in NOISE_LABELS if name in base and name in cand]  # fmt: skip
         rows.append({"capability": cap, "cells": cells})
     return rows
 

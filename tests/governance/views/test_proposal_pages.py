@@ -56,6 +56,7 @@ def test_the_whole_loop_through_the_console_as_two_people(client, world):
     assert proposal.evaluation == "done" and proposal.clears_bar, proposal.bar_reason
     page = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/").content.decode()
     assert "Clears the bar" in page and "<svg" in page
+    assert "<th>precision</th><th>hits/question</th>" in page and 'class="eval-precision"' in page
     assert "You wrote this proposal: a second person" in page
     response = client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "approve", "reason": "mine"}, follow=True)
     assert "cannot be approved" in _messages(response)
@@ -153,6 +154,56 @@ def test_a_running_evaluation_polls_its_progress_as_a_fragment(client, world):
     Proposal.objects.filter(pk=proposal.pk).update(evaluation="failed", eval_error="the evaluation failed: boom")
     fragment = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/", HTTP_HX_REQUEST="true").content.decode()
     assert "hx-trigger" not in fragment and "the evaluation failed: boom" in fragment
+
+
+def _figures(precision: float | None, per_question: float | None, mrr: float) -> dict:
+    out = {"mrr": mrr, "recall_at_k": 1.0, "ndcg_at_k": mrr, "hit_at_k": 1.0, "scored": 4, "abstention_violations": 0}
+    if precision is not None:
+        out |= {"precision": precision, "hits_per_question": per_question}
+    return out
+
+
+def _evaluated(ws, *, noise: bool) -> Proposal:
+    """A proposal whose evaluation is done, with the report an evaluation stores (made before precision and
+    hits per question were measured when `noise` is False)."""
+    deltas = {name: {"metric": name, "baseline": 0.5, "candidate": 0.75, "mean": 0.25, "ci95": [0.1, 0.4], "pairs": 4}
+              for name in ("mrr", "recall_at_k", "ndcg_at_k", "hit_at_k")}  # fmt: skip
+    capability = {"baseline": _figures(0.25 if noise else None, 4.0, 0.5),
+                  "candidate": _figures(0.8 if noise else None, 1.25, 0.75), "deltas": deltas}  # fmt: skip
+    report = {"k": 10, "bar": "beat", "settings_version": 1, "sets": [{"id": 1, "name": "mine", "kind": "live", "cases": 4}],
+              "cases": 4, "capabilities": {"default": capability}, "seconds": 1.0, "needed_facts_taken": [],
+              "by_category": {"preference": {"baseline": {"n": 4, "mrr": 0.5} | ({"precision": 0.2, "hits_per_question": 5.0} if noise else {}),
+                                             "candidate": {"n": 4, "mrr": 0.75} | ({"precision": 0.5, "hits_per_question": 2.0} if noise else {})}},
+              "verdict": {"clears": True, "reason": "MRR improves"}}  # fmt: skip
+    return Proposal.objects.create(workspace=ws, change="tuning", source="manual", title="t", rationale="r",
+                                   tuning={"ngram_floor": 0.5}, author_name="x", evaluation="done", report=report,
+                                   clears_bar=True, bar_reason="MRR improves")  # fmt: skip
+
+
+def test_an_evaluation_shows_precision_and_hits_per_question_beside_mrr(client, world):
+    ws, users, _ = world
+    proposal = _evaluated(ws, noise=True)
+    client.force_login(users["approver"])
+    page = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/").content.decode()
+    header = page.split('<table class="eval-table">', 1)[1].split("</thead>", 1)[0]
+    assert header.index("hit@k") < header.index("<th>precision</th>") < header.index("<th>hits/question</th>")
+    precision = page.split('class="eval-precision">', 1)[1].split("</td>", 1)[0]
+    assert "0.250 → 0.800" in precision and "Δ 0.550" in precision and "[" not in precision
+    per_question = page.split('class="eval-hits_per_question">', 1)[1].split("</td>", 1)[0]
+    assert "4.00 → 1.25" in per_question and "Δ -2.75" in per_question
+    assert 'id="noise-note"' in page
+    by_category = page.split('<table class="eval-by-category">', 1)[1].split("</table>", 1)[0]
+    assert "<th>precision</th><th>hits/question</th>" in by_category
+    assert "<td>preference</td><td>0.500</td><td>0.750</td><td>0.200 → 0.500</td><td>5.00 → 2.00</td>" in by_category
+
+
+def test_an_evaluation_made_before_precision_was_measured_still_shows_its_figures(client, world):
+    ws, users, _ = world
+    proposal = _evaluated(ws, noise=False)
+    client.force_login(users["approver"])
+    page = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/").content.decode()
+    assert "0.500 → 0.750" in page and "hits/question" not in page and 'id="noise-note"' not in page
+    assert "<td>preference</td><td>0.500</td><td>0.750</td></tr>" in page
 
 
 def test_the_navigation_counts_pending_proposals(client, world):
