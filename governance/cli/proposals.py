@@ -115,9 +115,15 @@ def _show(p: Proposal) -> str:
             lines.append(f"  {change['name']}: {change['before']} → {change['after']}")
     if p.evaluation == "done":
         lines.append(f"  evaluation: {'clears' if p.clears_bar else 'misses'} the bar — {p.bar_reason}")
-        for name, d in ((p.report or {}).get("capabilities", {}).get("default", {}).get("deltas") or {}).items():
+        default = (p.report or {}).get("capabilities", {}).get("default", {})
+        for name, d in (default.get("deltas") or {}).items():
             lines.append(f"    {name:<12} {d['baseline']:.3f} → {d['candidate']:.3f}  Δ {d['mean']:+.3f} "
                          f"[{d['ci95'][0]:+.3f}, {d['ci95'][1]:+.3f}]")  # fmt: skip
+        base, cand = default.get("baseline") or {}, default.get("candidate") or {}
+        for name, label, places in (("precision", "precision", 3), ("hits_per_question", "hits/q", 2)):
+            if name in base and name in cand:  # pooled over the cases: a change, no per-case interval
+                lines.append(f"    {label:<12} {base[name]:.{places}f} → {cand[name]:.{places}f}  "
+                             f"Δ {cand[name] - base[name]:+.{places}f}")  # fmt: skip
     else:
         lines.append(f"  evaluation: {p.evaluation}{' — ' + p.eval_error if p.eval_error else ''}")
     if p.decided_by_name:

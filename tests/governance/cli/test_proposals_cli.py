@@ -57,6 +57,10 @@ def test_the_loop_from_the_command_line(world, capsys):
     assert code == 0 and out["approved"]
     code, out = tideline(capsys, "proposals", "evaluate", pid, "--workspace", ws.name)
     assert code == 0 and out["clears_bar"] is True and out["report"]["cases"] == 6
+    default = out["report"]["capabilities"]["default"]
+    # The typos found nothing at the old floor and find their fact at the new one (how much else comes back too).
+    assert default["baseline"]["hits_per_question"] < default["candidate"]["hits_per_question"] <= 10
+    assert 0 < default["candidate"]["precision"] <= 1
     code, out = tideline(capsys, "proposals", "apply", pid, "--workspace", ws.name)
     assert code == 2 and "only an approved proposal" in out["error"]["message"]
     code, out = tideline(capsys, "proposals", "approve", pid, "--workspace", ws.name, "--reason", "ok")
@@ -102,3 +106,19 @@ def test_telemetry_proposals_and_bad_input(world, capsys):
         assert Proposal.objects.count() == count
     code, out = tideline(capsys, "gold", "upload", str(GOLD), "--workspace", ws.name)
     assert code == 0 and out["kind"] == "standalone" and not out["approved"]
+
+
+def test_showing_an_evaluated_proposal_prints_precision_and_hits_per_question(world, capsys):
+    ws, _, _ = world
+    figures = {"mrr": 0.5, "recall_at_k": 1.0, "ndcg_at_k": 0.6, "hit_at_k": 1.0, "scored": 4, "abstention_violations": 0}
+    report = {"k": 10, "cases": 4, "capabilities": {"default": {
+        "baseline": figures | {"precision": 0.25, "hits_per_question": 4.0},
+        "candidate": figures | {"precision": 0.8, "hits_per_question": 1.25},
+        "deltas": {"mrr": {"baseline": 0.5, "candidate": 0.75, "mean": 0.25, "ci95": [0.1, 0.4], "pairs": 4}}}}}  # fmt: skip
+    proposal = Proposal.objects.create(workspace=ws, change="tuning", source="manual", title="t", rationale="r",
+                                       tuning={"ngram_floor": 0.5}, author_name="x", evaluation="done", report=report,
+                                       clears_bar=True, bar_reason="MRR improves")  # fmt: skip
+    call_command("tideline", "proposals", "show", str(proposal.pk), "--workspace", ws.name)
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    assert ["precision", "0.250", "→", "0.800", "Δ", "+0.550"] in lines
+    assert ["hits/q", "4.00", "→", "1.25", "Δ", "-2.75"] in lines
