@@ -262,20 +262,23 @@ def recall_playground(request: HttpRequest, workspace: str) -> HttpResponse:
     # A shared link may carry only the query (`?q=…`), and a cleared field means "the default".
     asked = {**defaults, **{key: value for key, value in request.GET.items() if value.strip()}} if request.GET else None
     form = PlaygroundForm(asked, initial=defaults)
-    hits, block, recall_error = None, None, None
+    hits, left_out, block, recall_error = None, None, None, None
     if request.GET and form.is_valid():
         data = form.cleaned_data
         filters = recall_service.RecallFilters(clearance=data["clearance"], as_of=data.get("as_of"))
         try:
-            hits = recall_service.explain(workspace=ws, query=data["q"], origin=data["origin"], k=data["k"],
-                                          filters=filters)  # fmt: skip
+            found = recall_service.explain_selection(workspace=ws, query=data["q"], origin=data["origin"], k=data["k"],
+                                                     filters=filters)  # fmt: skip
+            hits, left_out = found.hits, {"next": found.left_out[:1], "counts": found.counts,
+                                          "total": sum(found.counts.values())}  # fmt: skip
             if data.get("as_of") is None:
                 block = recall_service.context(workspace=ws, query=data["q"], origin=data["origin"], k=data["k"],
                                                max_chars=data["max_chars"], filters=filters)  # fmt: skip
         except (TidelineError, RequestError) as error:  # e.g. an index that failed to build: say so, never "nothing"
-            hits, block, recall_error = None, None, error.message
-    context = {"workspace": ws, "form": form, "hits": hits, "context_block": block, "origins": selectors.origins_of(ws),
-               "recall_error": recall_error, "relevance_floor": recall_service.relevance_floor(ws)}  # fmt: skip
+            hits, left_out, block, recall_error = None, None, None, error.message
+    context = {"workspace": ws, "form": form, "hits": hits, "left_out": left_out, "context_block": block,
+               "origins": selectors.origins_of(ws), "recall_error": recall_error,
+               "relevance_floor": recall_service.relevance_floor(ws), "relevance_cut": recall_service.relevance_cut(ws)}  # fmt: skip
     template = "memory/recall_playground.html" + ("#recall-results" if wants_partial(request) else "")
     return render(request, template, context)
 

@@ -14,7 +14,7 @@ from typing import Any
 from memory.engine.maintenance.decay_gc import ARCHIVE_BELOW, PRUNE_BELOW
 from memory.engine.maintenance.dream import CONSOLIDATE_THRESHOLD, EVICT_BELOW_SCORE
 from memory.engine.recall.fusion import DEFAULT_SETTINGS, FusionSettings
-from memory.engine.recall.relevance import DEFAULT_FLOOR
+from memory.engine.recall.relevance import DEFAULT_CUT, DEFAULT_FLOOR
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("hop_decay", "weight lost per link hop", 0.05, 0.95),
     Knob("learned_weight", "learned lane weight (with an embedder)", 0.0, 0.7),
     Knob("relevance_floor", "relevance a hit needs to be returned", 0.0, 0.9),
+    Knob("relevance_cut", "share of the best hit's relevance a hit needs", 0.0, 1.0),
     Knob("gc_archive_below", "decay GC archives below", 0.0, 0.5, group="maintenance"),
     Knob("gc_prune_below", "decay GC prunes below", 0.0, 0.5, group="maintenance"),
     Knob("dream_merge_similarity", "dream merges near-duplicates from", 0.8, 1.0, group="maintenance"),
@@ -61,6 +62,7 @@ class Tuning:
     hop_decay: float = 0.5
     learned_weight: float = 0.4
     relevance_floor: float = DEFAULT_FLOOR
+    relevance_cut: float = DEFAULT_CUT
     gc_archive_below: float = ARCHIVE_BELOW
     gc_prune_below: float = PRUNE_BELOW
     dream_merge_similarity: float = CONSOLIDATE_THRESHOLD

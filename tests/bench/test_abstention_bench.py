@@ -37,41 +37,53 @@ def test_each_conversation_is_asked_its_own_and_the_others_questions():
     assert abstention.evaluate(paths, floor=1.01).figures.out_of_domain_no_hit == 1.0
 
 
-def test_the_vectorised_figures_match_a_question_by_question_count():
+def test_the_figures_match_a_question_by_question_count():
     specs = [load_conversation(path) for path in sorted(GOLD.glob("*.json"))]
     questions = abstention.collect(specs)
-    for floor in (0.0, 0.05, 0.3):
-        figures = abstention.score(questions, floor, abstention.ENGINE)
-        inside, outside, hits = [], [], []
+    for floor, cut in ((0.0, 0.0), (0.05, 0.0), (0.3, 0.0), (0.05, 0.7)):
+        figures = abstention.score(questions, floor, abstention.ENGINE, cut)
+        inside, outside, hits, returned, good, empty = [], [], [], 0, 0, 0
         for q in questions:
             rel = abstention.relevances(q, abstention.ENGINE)
-            kept = rel >= floor
-            top = float(rel[kept].max()) if kept.any() else 0.0
+            ranked = sorted(range(rel.size), key=lambda i: -rel[i])  # stable: ties keep the fused order
+            kept = [i for i in ranked if rel[i] >= floor]
+            kept = [i for i in kept if rel[i] >= cut * rel[kept[0]]][:10] if kept else []
+            top = float(rel[kept[0]]) if kept else 0.0
             (inside if q.inside else outside).append(top)
+            empty += not q.inside and not kept
             if q.inside:
-                hits.append(bool(q.relevant[kept][:10].any()))
-        assert figures.out_of_domain_no_hit == pytest.approx(sum(t == 0 for t in outside) / len(outside), abs=1e-4)
+                hits.append(bool(q.relevant[kept].any()))
+                returned += len(kept)
+                good += int(q.relevant[kept].sum())
+        assert figures.out_of_domain_no_hit == pytest.approx(empty / len(outside), abs=1e-4)
         assert figures.in_domain_hit_at_10 == pytest.approx(sum(hits) / len(hits), abs=1e-4)
-        assert figures.auroc_top_relevance == pytest.approx(abstention.auroc(inside, outside), abs=1e-4)
+        assert figures.precision == pytest.approx(good / returned, abs=1e-4)
+        assert figures.hits_per_question == pytest.approx(returned / len(hits), abs=1e-3)
+        if floor > 0:  # the pooled AUROC compares relevance relative to the floor: same order
+            assert figures.auroc_top_relevance == pytest.approx(abstention.auroc(inside, outside), abs=1e-4)
 
 
-def test_the_chosen_floor_is_the_lowest_that_leaves_half_the_foreign_questions_empty():
+def test_the_chosen_floor_and_cut_are_the_lowest_that_reach_the_bars():
     specs = [load_conversation(path) for path in sorted(GOLD.glob("*.json"))]
     questions = abstention.collect(specs)
-    knobs, floor, figures = abstention.choose(questions, grid=[abstention.ENGINE])
+    knobs, floor, cut, figures = abstention.choose(questions, grid=[abstention.ENGINE])
     assert figures.out_of_domain_no_hit >= abstention.TARGET_NO_HIT
-    lower = abstention.score(questions, floor * 0.999999 - 1e-12, knobs)
+    lower = abstention.score(questions, floor * 0.999999 - 1e-12, knobs, cut)
     assert floor == 0.0 or lower.out_of_domain_no_hit < abstention.TARGET_NO_HIT
+    if figures.precision >= abstention.TARGET_PRECISION:
+        for smaller in [c for c in abstention.CUT_GRID if c < cut]:
+            assert abstention.score(questions, floor, knobs, smaller).precision < abstention.TARGET_PRECISION
 
 
 def test_cross_validation_scores_each_conversation_with_constants_chosen_without_it():
     paths = sorted(GOLD.glob("*.json"))
     specs = [load_conversation(path) for path in paths]
-    report = abstention.cross_validate(specs, grid=[abstention.DEFAULT_SETTINGS])
+    report = abstention.cross_validate(specs, grid=[abstention.DEFAULT_SETTINGS], knob_grid=[abstention.ENGINE])
     assert [fold["held_out"] for fold in report.folds] == [spec["name"] for spec in specs]
     assert report.figures.in_domain == sum(1 for spec in specs for case in spec["cases"] if case["relevant_keys"])
     for fold in report.folds:
         assert fold["held_out_figures"]["in_domain"] > 0 and fold["floor"] >= 0.0
+        assert fold["cut"] in abstention.CUT_GRID
 
 
 def test_the_command_wants_two_conversations(capsys):

@@ -13,7 +13,7 @@ ENGINE-SPEC §3.11 with Decisions 6 and 9. Each hit becomes one unit, in rank or
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from memory.engine.facts.records import is_untrusted_source
@@ -71,6 +71,7 @@ def pack_context(
     max_chars: int = DEFAULT_MAX_CHARS,
     threat_scan: ThreatScan | None = None,
     untrusted_scan: ThreatScan | None = None,
+    left_out: Mapping[str, int] | None = None,
 ) -> str | None:
     """Render hits in rank order and pack them greedily into `max_chars`; None when there are no hits.
 
@@ -78,11 +79,15 @@ def pack_context(
     and later, shorter units are still tried (Decision 9; the original stopped at the first overflow).
     The first unit is always kept in full, even when it alone is longer than the budget, so a caller
     never gets an empty context while recall found something.
+
+    `left_out` (recall's count of the candidates it did not return, per reason: `floor`, `cut`,
+    `limit`) adds a last line saying how many facts were left out and why, with the facts the budget
+    skipped; the note does not count against the budget.
     """
     if not hits:
         return None
     units: list[str] = []
-    used = 0
+    used = skipped = 0
     for hit in hits:
         content = cols.contents[hit.row]
         # An untrusted fact gets the whole untrusted-content judgement when one is given (it also
@@ -93,10 +98,31 @@ def pack_context(
         unit = render_unit(cols.segments[hit.row], content, cols.source_types[hit.row], threats)
         cost = len(unit) + 1
         if units and used + cost > max_chars:
+            skipped += 1
             continue
         units.append(unit)
         used += cost
+    if left_out is not None:
+        note = left_out_note(left_out, skipped, max_chars)
+        if note:
+            units.append(note)
     return "\n".join(units)
+
+
+def left_out_note(left_out: Mapping[str, int], skipped: int, max_chars: int) -> str:
+    """`(N more facts left out: …)`, or "" when recall left nothing out."""
+    reasons = []
+    weaker = left_out.get("floor", 0) + left_out.get("cut", 0)
+    if weaker:
+        reasons.append(f"{weaker} much less relevant than these")
+    if left_out.get("limit", 0):
+        reasons.append(f"{left_out['limit']} past the number of facts asked for")
+    if skipped:
+        reasons.append(f"{skipped} over the {max_chars}-character budget")
+    total = weaker + left_out.get("limit", 0) + skipped
+    if not total:
+        return ""
+    return f"({total} more fact{'s' if total != 1 else ''} left out: {'; '.join(reasons)})"
 
 
 def context(

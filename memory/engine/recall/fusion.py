@@ -38,6 +38,8 @@ whose relevance falls below it (0 keeps every hit, as the eval lanes want).
 
 from __future__ import annotations
 
+import bisect
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,6 +59,7 @@ from memory.engine.recall.lanes import (
     resolve_limit,
     vector_lane,
 )
+from memory.engine.recall.selection import select
 
 FUSED_FORMULA = "blend * modulator * trust"
 BLEND_FORMULA = (
@@ -202,17 +205,31 @@ def recall_fused(
     min_sim: float | None = None,
     mmr_lambda: float = 1.0,
     floor: float = 0.0,
+    cut: float = 0.0,
 ) -> list[Hit]:
-    """The default recall (see the module docstring for every rule); hits best first, at most `limit`,
-    each reaching relevance `floor`.
+    """The default recall (see the module docstring for every rule): at most `limit` hits, most
+    relevant first, each reaching relevance `floor` and `cut` × the best hit's relevance.
 
     Same candidates as every lane (active, valid at `now`, visible to `scope`). `embedder`,
     `query_vector` and `min_sim` matter only with `settings.vector_weight` > 0; `mmr_lambda` < 1
     diversifies the cut as in the hybrid.
     """
+    fused = prepare(cols, query, now, scope, settings=settings, embedder=embedder, query_vector=query_vector,
+                    min_sim=min_sim)  # fmt: skip
+    if fused is None:
+        return []
+    return fused.rank(limit, floor=floor, cut=cut, mmr_lambda=mmr_lambda)
+
+
+def prepare(cols: FactColumns, query: str, now: int, scope: Any, *, settings: FusionSettings = DEFAULT_SETTINGS,
+            embedder: Any = None, query_vector: Sequence[float] | None = None,
+            min_sim: float | None = None) -> FusedQuery | None:  # fmt: skip
+    """Score every lane for `query` once; None when the caller sees no fact or none shares anything
+    with the query. The result ranks (`rank`) and judges any other candidate row (`judge`: a fact the
+    link walk reached) by the same rules."""
     mask = candidate_mask(cols, now, scope)
     if not mask.any():
-        return []
+        return None
     lanes = _lanes(cols, query, mask, settings, embedder, query_vector, min_sim)
     expansion, expansion_terms = _expansion(cols, lanes, mask, settings)
     # a floor of 0 still needs a shared piece
@@ -221,39 +238,81 @@ def recall_fused(
     eligible[lanes.vector_rows] = True
     rows = np.flatnonzero(mask & eligible)
     if rows.size == 0:
-        return []
-
-    # Every lane is 0 outside the eligible rows, so blending them there alone gives the same values.
-    bm25_max, ngram_max, cosine_max = lanes.maxima
-    expansion_max = float(expansion.max())
-    lexical = scaled(lanes.bm25[rows], bm25_max) + settings.expansion_weight * scaled(expansion[rows], expansion_max)
-    lexical_max = float(lexical.max())
-    blended = blend_at(lexical, lanes.ngram[rows], lanes.cosine[rows], (lexical_max, ngram_max, cosine_max), settings)
-
-    kept = _scored(cols, rows, blended, now, resolve_limit(limit), mmr_lambda)
-    order = rank_order(kept.rows, kept.score, cols.created_at[kept.rows])
-    rows, score, trust, lexical, blended = (
-        kept.rows[order], kept.score[order], kept.trust[order], lexical[kept.at][order], blended[kept.at][order]
-    )
-    effective, modulator, weight, conf = (
-        kept.effective[order], kept.modulator[order], kept.weight[order], kept.conf[order]
-    )
-
-    maxima = {
-        "bm25_max": bm25_max,
-        "expansion_max": expansion_max,
-        "lexical_max": lexical_max,
-        "ngram_max": ngram_max,
-        "cosine_max": cosine_max,
-    }
-    vec_rank = np.zeros(len(cols), dtype=np.int64)
-    vec_rank[lanes.vector_rows] = np.arange(1, lanes.vector_rows.size + 1)
+        return None
     words = relevance_rules.weigh_query(query, lanes.idf, relevance_rules.unknown_idf(lanes.n_candidates),
-                                        spell=lambda stem: _spelled(cols.text.stems, stem, mask))
-    hits = []
-    picked = _picked(cols, rows, score, words, lanes, settings, limit, mmr_lambda, floor)
-    lex_ranks = _ranks_of(lanes.bm25, [row for _, row, _, _ in picked])
-    for (i, row, present, match), lex_rank in zip(picked, lex_ranks, strict=True):
+                                        spell=lambda stem: _spelled(cols.text.stems, stem, mask))  # fmt: skip
+    return FusedQuery(cols, now, mask, settings, lanes, expansion, expansion_terms, rows, words)
+
+
+# How many of the best-scoring rows recall judges for relevance before ordering them by it: twice
+# the hits asked for, and at least this many.
+JUDGED_AT_LEAST = 20
+
+
+class FusedQuery:
+    """One query's lanes over one set of candidates (see `prepare`)."""
+
+    def __init__(self, cols, now, mask, settings, lanes, expansion, expansion_terms, rows, words) -> None:
+        self.cols, self.now, self.mask, self.settings = cols, now, mask, settings
+        self.lanes, self.expansion, self.expansion_terms, self.words = lanes, expansion, expansion_terms, words
+        self.rows = rows  # the eligible rows
+        bm25_max, ngram_max, cosine_max = lanes.maxima
+        self.expansion_max = float(expansion.max())
+        self.lexical_max = float(self._lexical(rows).max())
+        self.maxima = {"bm25_max": bm25_max, "expansion_max": self.expansion_max, "lexical_max": self.lexical_max,
+                       "ngram_max": ngram_max, "cosine_max": cosine_max}  # fmt: skip
+
+    def _lexical(self, rows: np.ndarray) -> np.ndarray:
+        lanes, weight = self.lanes, self.settings.expansion_weight
+        return scaled(lanes.bm25[rows], lanes.maxima[0]) + weight * scaled(self.expansion[rows], self.expansion_max)
+
+    def _blended(self, rows: np.ndarray, lexical: np.ndarray) -> np.ndarray:
+        lanes = self.lanes
+        maxima = (self.lexical_max, lanes.maxima[1], lanes.maxima[2])
+        return blend_at(lexical, lanes.ngram[rows], lanes.cosine[rows], maxima, self.settings)
+
+    def rank(self, limit: int | None, *, floor: float = 0.0, cut: float = 0.0, mmr_lambda: float = 1.0) -> list[Hit]:
+        """At most `limit` hits reaching `floor`, most relevant first (ties: best score, newest,
+        column order), each at least `cut` × the best relevance (`selection.select`)."""
+        if mmr_lambda < 1.0:
+            hits = [hit for hit in self.candidates(limit, mmr_lambda) if hit.components["relevance"] >= floor]
+            picked = mmr_pick(self.cols, np.array([h.row for h in hits], dtype=np.int64),
+                              np.array([h.score for h in hits]), resolve_limit(limit), mmr_lambda)  # fmt: skip
+            return [hits[i] for i in picked]
+        return select(self.candidates(limit), floor=floor, cut=cut, limit=resolve_limit(limit)).hits
+
+    def candidates(self, limit: int | None, mmr_lambda: float = 1.0) -> list[Hit]:
+        """The best-scoring facts, judged: best score first (ties: newest, then column order), twice
+        `limit` and at least `JUDGED_AT_LEAST` of them (every one with no limit), so a query costs
+        relevance for a few rows, never for every candidate."""
+        cols, rows = self.cols, self.rows
+        lexical = self._lexical(rows)
+        blended = self._blended(rows, lexical)
+        cut_at = resolve_limit(limit)
+        kept = _scored(cols, rows, blended, self.now, cut_at, mmr_lambda)
+        order = rank_order(kept.rows, kept.score, cols.created_at[kept.rows])
+        judged = order.size if cut_at is None or mmr_lambda < 1.0 else max(2 * cut_at, JUDGED_AT_LEAST)
+        return [self._hit(int(kept.rows[i]), float(lexical[kept.at[i]]), float(blended[kept.at[i]]), kept, int(i))
+                for i in order[:judged]]  # fmt: skip
+
+    def judge(self, rows: Sequence[int]) -> list[Hit]:
+        """Hits for any candidate rows (a fact the link walk reached), with the score and relevance
+        the same rules give them; rows the caller may not see are left out."""
+        wanted = np.asarray([r for r in rows if self.mask[r]], dtype=np.int64)
+        if wanted.size == 0:
+            return []
+        lexical = self._lexical(wanted)
+        blended = self._blended(wanted, lexical)
+        scored = _Scored.of(self.cols, np.arange(wanted.size), wanted, blended, self.now)
+        return [self._hit(int(row), float(lexical[i]), float(blended[i]), scored, i) for i, row in enumerate(wanted)]
+
+    def _hit(self, row: int, lexical: float, blended: float, scored: _Scored, i: int) -> Hit:
+        lanes, settings = self.lanes, self.settings
+        present = _row_terms(self.cols.text.stems, row)
+        spelling = relevance_rules.past_floor(float(lanes.ngram[row]), settings.ngram_floor)
+        similarity = relevance_rules.past_floor(float(lanes.cosine[row]), lanes.min_sim)
+        match = relevance_rules.match(self.words, present, spelling, similarity)
+        trust = float(scored.trust[i])
         components = {
             "lane": "fused",
             "formula": FUSED_FORMULA,
@@ -261,64 +320,40 @@ def recall_fused(
             "lexical_formula": LEXICAL_FORMULA,
             "bm25": float(lanes.bm25[row]),
             "matched_terms": [t for t in lanes.terms if t in present],
-            "expansion": float(expansion[row]),
-            "expansion_terms": [t for t in expansion_terms if t in present],
+            "expansion": float(self.expansion[row]),
+            "expansion_terms": [t for t in self.expansion_terms if t in present],
             "expansion_weight": settings.expansion_weight,
-            "lexical": float(lexical[i]),
+            "lexical": lexical,
             "ngram": float(lanes.ngram[row]),
             "ngram_weight": settings.ngram_weight,
             "cosine": float(lanes.cosine[row]) if settings.vector_weight > 0 else None,
             "vector_weight": settings.vector_weight,
-            **maxima,
-            "blend": float(blended[i]),
-            "effective": float(effective[i]),
-            "modulator": float(modulator[i]),
-            "source_weight": float(weight[i]),
-            "confidence_factor": float(conf[i]),
-            "trust": float(trust[i]),
-            "lex_rank": lex_rank,
-            "vec_rank": int(vec_rank[row]) or None,
-            "score": float(score[i]),
-            **match.as_components(),
+            **self.maxima,
+            "blend": blended,
+            "effective": float(scored.effective[i]),
+            "modulator": float(scored.modulator[i]),
+            "source_weight": float(scored.weight[i]),
+            "confidence_factor": float(scored.conf[i]),
+            "trust": float(scored.trust[i]),
+            "lex_rank": _ranks_of(lanes.bm25, [row])[0],
+            "vec_rank": self._vec_rank(row),
+            "score": float(scored.score[i]),
+            **match.as_components(trust),
         }
-        hits.append(Hit(cols.memory_ids[row], float(score[i]), components, row))
-    return hits
+        return Hit(self.cols.memory_ids[row], float(scored.score[i]), components, row)
 
-
-def _picked(cols, rows, score, words, lanes: _Lanes, settings: FusionSettings, limit, mmr_lambda, floor):
-    """(position, row, its stems, its match) of the hits to return, best first, all reaching `floor`.
-
-    Rows come ranked. Without diversification the walk stops once `limit` hits reach the floor, so
-    a query costs relevance for the hits it returns plus those it skips, never for every candidate."""
-    stems, cut = cols.text.stems, resolve_limit(limit)
-
-    def judged(i: int):
-        row = int(rows[i])
-        present = _row_terms(stems, row)
-        spelling = relevance_rules.past_floor(float(lanes.ngram[row]), settings.ngram_floor)
-        similarity = relevance_rules.past_floor(float(lanes.cosine[row]), lanes.min_sim)
-        return i, row, present, relevance_rules.match(words, present, spelling, similarity)
-
-    if mmr_lambda >= 1.0:
-        out = []
-        for i in range(rows.size):
-            item = judged(i)
-            if item[3].relevance >= floor:
-                out.append(item)
-                if cut is not None and len(out) >= cut:
-                    break
-        return out
-    items = [judged(i) for i in range(rows.size)]
-    kept = [item for item in items if item[3].relevance >= floor]
-    positions = np.array([item[0] for item in kept], dtype=np.int64)
-    order = mmr_pick(cols, rows[positions], score[positions], cut, mmr_lambda)
-    return [kept[j] for j in order]
+    def _vec_rank(self, row: int) -> int | None:
+        found = np.flatnonzero(self.lanes.vector_rows == row)
+        return int(found[0]) + 1 if found.size else None
 
 
 def _spelled(stems, unknown: str, mask) -> tuple[str, float] | None:
-    """The known stem one edit from `unknown` that most candidates hold, and its IDF; None if none."""
+    """The known stem one edit from `unknown` (a typo), else of its word family ("allergy" where the
+    memory says "allergic"), that most candidates hold, and its IDF; None if none."""
     vocabulary = stems.vocabulary
     columns = sorted({vocabulary[w] for w in relevance_rules.one_edit(unknown) if w in vocabulary})
+    if not columns:
+        columns = sorted(vocabulary[w] for w in _family(stems, unknown))
     if not columns:
         return None
     df = stems.document_frequency(np.asarray(columns, dtype=np.int64), mask)
@@ -327,6 +362,26 @@ def _spelled(stems, unknown: str, mask) -> tuple[str, float] | None:
         return None
     idf = stems.idf(np.asarray([columns[best]], dtype=np.int64), mask)
     return stems.term_names()[columns[best]], float(idf[0])
+
+
+_SORTED_TERMS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # index → (vocabulary size, sorted terms)
+
+
+def _family(stems, word: str) -> list[str]:
+    """The index's stems of `word`'s family (`relevance.same_family`). Every member starts with the
+    same first `FAMILY_MIN` letters, so one range of the sorted vocabulary holds them all."""
+    if len(word) < relevance_rules.FAMILY_MIN:
+        return []
+    cached = _SORTED_TERMS.get(stems)
+    if cached is None or cached[0] != len(stems.vocabulary):
+        cached = _SORTED_TERMS[stems] = (len(stems.vocabulary), sorted(stems.vocabulary))
+    terms, prefix = cached[1], word[: relevance_rules.FAMILY_MIN]
+    found, at = [], bisect.bisect_left(terms, prefix)
+    while at < len(terms) and terms[at].startswith(prefix):
+        if relevance_rules.same_family(word, terms[at]):
+            found.append(terms[at])
+        at += 1
+    return found
 
 
 def _row_terms(stems, row: int) -> set[str]:

@@ -27,8 +27,14 @@ With a learned embedder, its cosine rescaled so the embedder's own floor is 0 an
 share of the query's weight that is not a name the memory has never heard of (the embedder reads
 meaning, so a word worded differently does not count against it; an unknown person still does).
 
-A fact reached only through links (the graph lane) borrows the best seed's relevance, halved per
-hop by the workspace's `hop_decay`, when that is higher than its own.
+A fact reached only through links (the graph lane) is judged by its own words like any other: the
+walk proposes candidates, it never lends them relevance.
+
+Generic attribute nouns (`GENERIC_WORDS`: "name", "status", "items") weigh nothing, like function
+words: "What is my dog's name?" is about a dog, and a memory that holds names but no dog holds nothing
+for it. A query word the fact holds only in another form of the same family ("allergic" against
+"allergy", which stemming keeps apart) counts `FAMILY_CREDIT` of its weight, in the fact and in
+what the memory knows.
 
 Recall returns only hits whose relevance reaches the workspace's floor (`DEFAULT_FLOOR` unless a
 person or an approved proposal changed it), so a question about something the memory does not hold
@@ -46,7 +52,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from memory.engine.recall.lanes import Hit
 from memory.engine.recall.stem import stem
 from memory.engine.recall.tokenize import index_tokens, strip_clitics
 
@@ -54,6 +59,7 @@ UNKNOWN_POWER = 6.0
 UNKNOWN_WORD_WEIGHT = 0.1
 MIN_SPELLING_LENGTH = 5  # shorter words are too often a real word one edit from another
 DEFAULT_FLOOR = 0.0086
+DEFAULT_CUT = 0.7  # a hit needs this share of the best hit's relevance
 
 # Words that shape a question but never say what it is about. Recall still matches on them; only
 # relevance ignores them. Surface forms, as a person types them (compared before stemming).
@@ -68,6 +74,19 @@ FUNCTION_WORDS = frozenset(
     anything something everything nothing tell know remember recall say said ever also
     kind type sort thing things likely""".split()  # noqa: SIM905 - a word list reads best as words
 )
+# Nouns that name an attribute of whatever the question is about ("my dog's *name*", "the *status* of
+# the order"), not the thing itself. A fact holding only such a word holds nothing the question asks
+# about; they weigh nothing unless the question has no other word ("what is my name?").
+GENERIC_WORDS = frozenset(
+    """name names named called item items stuff topic topics status way ways lot lots many much often
+    example examples detail details info information part parts""".split()  # noqa: SIM905
+)
+# Two stems are one word family ("allergic"/"allergy": allerg/allergi) when the shorter has at least
+# FAMILY_MIN letters and the longer is the shorter plus at most FAMILY_MAX_EXTRA letters.
+# A family match counts FAMILY_CREDIT of the word's weight: a derived word is close, not the same.
+FAMILY_MIN = 5
+FAMILY_MAX_EXTRA = 2
+FAMILY_CREDIT = 0.8
 # Calendar words and numbers: a question's date is answered by a fact's time, not its words.
 _DATE_WORD = re.compile(
     r"^(?:\d+(?:st|nd|rd|th|s)?|jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|jun(?:e)?|jul(?:y)?"
@@ -125,10 +144,16 @@ class Match:
     names_missed: tuple[str, ...] = ()  # of missed and unknown, those that look like names
     via_link: bool = False
 
-    def as_components(self) -> dict:
+    def as_components(self, trust: float = 1.0) -> dict:
+        """The match as hit components. `relevance` is the words' evidence × the fact's `trust`
+        (source weight × confidence factor): an untrusted page that words a claim like the owner's
+        fact answers the question less surely than the owner's fact does."""
         return {
-            "relevance": self.relevance,
-            "relevance_formula": "max(max(coverage, spelling) * known_share ** p, similarity * name_share ** p)",
+            "relevance": _clean(self.relevance * trust),
+            "evidence": self.relevance,
+            "relevance_trust": trust,
+            "relevance_formula": "evidence * trust; evidence = max(max(coverage, spelling) * known_share ** p, "
+                                 "similarity * name_share ** p)",
             "spelling": self.spelling,
             "coverage": self.coverage,
             "similarity": self.similarity,
@@ -219,7 +244,22 @@ def weigh_query(query: str, idf: dict[str, float], unknown_idf: float,
 
 
 def _ignored(surface: str) -> bool:
-    return surface in FUNCTION_WORDS or bool(_DATE_WORD.match(surface))
+    return surface in FUNCTION_WORDS or surface in GENERIC_WORDS or bool(_DATE_WORD.match(surface))
+
+
+def same_family(a: str, b: str) -> bool:
+    """Whether two different stems are forms of one word (see `FAMILY_MIN`)."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    if short == long or len(short) < FAMILY_MIN or len(long) - len(short) > FAMILY_MAX_EXTRA:
+        return False
+    return long.startswith(short)
+
+
+def family_of(word: str, stems: Iterable[str]) -> str | None:
+    """The first of `stems` in `word`'s family, or None."""
+    if len(word) < FAMILY_MIN:
+        return None
+    return next((s for s in stems if s != word and same_family(word, s)), None)
 
 
 def match(query: QueryWords, fact_stems: Iterable[str] | set[str], spelling: float = 0.0,
@@ -230,30 +270,22 @@ def match(query: QueryWords, fact_stems: Iterable[str] | set[str], spelling: flo
     important = query.important
     known_weight = sum(w.weight for w in important if w.known)
     held = [w for w in important if w.known and w.stem in present]
-    coverage = sum(w.weight for w in held) / known_weight if known_weight > 0 else 0.0
+    kin = [w for w in important if w.known and w.stem not in present and family_of(w.stem, present) is not None]
+    held_weight = sum(w.weight for w in held) + FAMILY_CREDIT * sum(w.weight for w in kin)
+    coverage = held_weight / known_weight if known_weight > 0 else 0.0
     spelling = max(0.0, min(1.0, float(spelling)))
     similarity = max(0.0, min(1.0, float(similarity)))
     share = query.known_share
     weights = (query.known_weight, query.unknown_name_weight, query.unknown_word_weight)
     relevance = float(combine(max(coverage, spelling), similarity, weights))
-    missed = [w for w in important if w.known and w.stem not in present]
+    missed = [w for w in important if w.known and w.stem not in present and w not in kin]
     unknown = [w for w in important if not w.known]
     return Match(
         relevance=_clean(relevance), coverage=_clean(coverage), spelling=spelling, known_share=share, similarity=similarity,
         weights=weights,
-        matched=tuple(w.surface for w in held), missed=tuple(w.surface for w in missed),
+        matched=tuple(w.surface for w in held + kin), missed=tuple(w.surface for w in missed),
         unknown=tuple(w.surface for w in unknown), names_missed=tuple(w.surface for w in missed + unknown if w.name),
     )  # fmt: skip
-
-
-def through_link(own: Match | None, best_seed: float, hop: int, hop_decay: float) -> Match:
-    """A fact the walk reached: its own match, or the best seed's relevance × hop_decay^hop if higher."""
-    borrowed = _clean(best_seed * hop_decay**hop)
-    if own is not None and own.relevance >= borrowed:
-        return own
-    base = own or Match(0.0, 0.0, 0.0, 0.0)
-    return Match(borrowed, base.coverage, base.spelling, base.known_share, base.similarity, base.weights, base.matched,
-                 base.missed, base.unknown, base.names_missed, via_link=True)  # fmt: skip
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -291,24 +323,7 @@ def _clean(value: float) -> float:
     return round(min(1.0, max(0.0, float(value))), 6)
 
 
-def carry_through_graph(hits: Sequence[Hit], seeds: Sequence[Hit], hop_decay: float) -> list[Hit]:
-    """The graph lane's hits with their relevance: a seed keeps the match the fused lane gave it; a
-    fact reached only through links borrows the best seed's relevance × hop_decay^hop."""
-    by_id = {seed.memory_id: seed.components for seed in seeds}
-    best = max((c.get("relevance", 0.0) for c in by_id.values()), default=0.0)
-    out = []
-    for hit in hits:
-        seed = by_id.get(hit.memory_id)
-        if seed is not None:
-            extra = {k: seed[k] for k in RELEVANCE_KEYS if k in seed}
-        else:
-            borrowed = through_link(None, best, int(hit.components.get("hop") or 1), hop_decay)
-            extra = borrowed.as_components()
-        out.append(Hit(hit.memory_id, hit.score, {**hit.components, **extra}, hit.row))
-    return out
-
-
-RELEVANCE_KEYS = ("relevance", "relevance_formula", "coverage", "spelling", "similarity", "known_share", "unknown_power",
+RELEVANCE_KEYS = ("relevance", "evidence", "relevance_trust", "relevance_formula", "coverage", "spelling", "similarity", "known_share", "unknown_power",
                   "unknown_word_weight", "query_weights",
                   "matched_words", "missed_words", "unknown_words", "names_missed", "relevance_via_link")  # fmt: skip
 
@@ -325,11 +340,11 @@ def describe(components: dict) -> str:
     total = len(matched) + len(missed) + len(unknown)
     parts = []
     if components.get("relevance_via_link"):
-        parts.append(f"reached through a link (hop {components.get('hop') or 1}) from a fact that matches")
+        parts.append(f"proposed through a link (hop {components.get('hop') or 1}) and judged by its own words")
     if total:
         parts.append(f"matched {len(matched)} of {total} important word{'s' if total != 1 else ''}"
                      + (f" ({', '.join(_quote(matched))})" if matched else ""))  # fmt: skip
-    elif not components.get("relevance_via_link"):
+    else:
         parts.append("the query has no word that says what it is about")
     missed_names = [w for w in missed if w in names]
     missed_plain = [w for w in missed if w not in names]
@@ -340,12 +355,14 @@ def describe(components: dict) -> str:
     if unknown:
         label = "no fact in this memory mentions"
         parts.append(f"{label} {', '.join(_quote(unknown))}")
+    trust = components.get("relevance_trust")
+    if trust is not None and trust < 0.995:
+        parts.append(f"its source is trusted at {trust:.2f}, so it counts {trust:.0%} of its evidence")
     coverage = components.get("coverage") or 0
-    if not components.get("relevance_via_link"):
-        if (components.get("similarity") or 0) > max(coverage, components.get("spelling") or 0):
-            parts.append("close in meaning (learned embedder)")
-        elif (components.get("spelling") or 0) > coverage:
-            parts.append("spelled alike (character match)")
+    if (components.get("similarity") or 0) > max(coverage, components.get("spelling") or 0):
+        parts.append("close in meaning (learned embedder)")
+    elif (components.get("spelling") or 0) > coverage:
+        parts.append("spelled alike (character match)")
     sentence = "; ".join(parts)
     return f"Relevance {relevance:.2f}: {sentence}." if sentence else f"Relevance {relevance:.2f}."
 

@@ -24,8 +24,10 @@ from memory.engine.maintenance.decay import apply_feedback
 from memory.engine.recall import relevance as relevance_rules
 from memory.engine.recall.context import pack_context
 from memory.engine.recall.core import explain as engine_explain
-from memory.engine.recall.core import recall as default_lane
+from memory.engine.recall.fusion import prepare as prepare_fused
 from memory.engine.recall.graph_recall import recall_with_graph
+from memory.engine.recall.lanes import Hit
+from memory.engine.recall.selection import Selection, select, why_kept, why_left_out
 from memory.engine.safety.scan import scan_for_threats
 from memory.models import Fact, Workspace
 from memory.services.mutation import mutate
@@ -179,18 +181,24 @@ CONFIGURED = embedding.CONFIGURED
 
 
 def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: int, embedder: Any = None,
-          tuning: tuning_rules.Tuning | None = None, floor: float | None = None):  # fmt: skip
+          tuning: tuning_rules.Tuning | None = None, floor: float | None = None,
+          cut: float | None = None) -> Selection:  # fmt: skip
     """Tideline's default ranking: the fused lane (stemmed BM25 + expansion + n-grams, × decay × trust,
-    plus a learned embedder's cosine when one is configured and the scope has its vectors), extended
-    along typed links when the query or its top seeds call for it (ENGINE-SPEC §3.7).
+    plus a learned embedder's cosine when one is configured and the scope has its vectors), whose
+    best facts may propose more along typed links when the query or its top seeds call for it
+    (ENGINE-SPEC §3.7); then the facts that earn a place (`selection.select`).
 
     With the workspace's tuning in force, or `tuning` (an evaluation trying a proposal's values);
     each hit's components name the settings version that ranked it ("proposed" for a trial).
 
-    Only hits whose relevance reaches the tuning's `relevance_floor` come back: `k` is a maximum,
-    and a query the memory holds nothing for gets none. `floor` overrides it (0 to see every hit)."""
+    Every candidate, the walk's included, is judged by its own words: only hits reaching the tuning's
+    `relevance_floor`, and its `relevance_cut` × the best hit's relevance, come back, most relevant
+    first. `k` is a maximum, and a query the memory holds nothing for gets none. `floor` and `cut`
+    override the tuning's (0 and 0 to see every candidate)."""
     version: int | str = "proposed" if tuning is not None else index.tuning_version
     tuning = tuning or index.tuning or tuning_rules.DEFAULT
+    floor = tuning.relevance_floor if floor is None else floor
+    cut = tuning.relevance_cut if cut is None else cut
     lane_args: dict[str, Any] = {"settings": tuning.fusion()}
     if embedder is not None:
         learned = registry.with_learned(index, view, embedder.fingerprint)
@@ -198,18 +206,40 @@ def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: 
             view = learned
             lane_args = {"settings": tuning.fusion(learned=True), "embedder": embedder,
                          "query_vector": embedder.embed_one(query)}  # fmt: skip
-    floor = tuning.relevance_floor if floor is None else floor
-    seeds = default_lane(view, query, now_ms, scope, limit=max(k, 2 * SEED_COUNT), floor=floor, **lane_args)
-    if not seeds:
-        return []
+    fused = prepare_fused(view, query, now_ms, scope, **lane_args)
+    if fused is None:
+        return Selection([], floor=floor, cut=cut, limit=k)
+    judged = fused.candidates(max(k, 2 * SEED_COUNT))
+    seeds = select(judged, floor=floor, cut=0.0, limit=max(k, 2 * SEED_COUNT)).hits
     walked = recall_with_graph(view, index.links, query, now_ms, scope, limit=len(seeds) + k, seed_count=SEED_COUNT,
                                seed_hits=seeds, graph=registry.link_graph(index), hop_decay=tuning.hop_decay,
-                               graph_weight=tuning.graph_weight)  # fmt: skip
-    judged = relevance_rules.carry_through_graph(walked, seeds, tuning.hop_decay)
-    hits = [hit for hit in judged if hit.components["relevance"] >= floor][:k]
-    for hit in hits:
+                               graph_weight=tuning.graph_weight) if seeds else []  # fmt: skip
+    by_id = {hit.memory_id: hit for hit in judged}
+    reached = [hit.row for hit in walked if hit.memory_id not in by_id]
+    by_id.update({hit.memory_id: hit for hit in fused.judge(reached)})
+    # The walk's order (fused ranks and link proximity) breaks ties in relevance; it lends none.
+    candidates = [_walked(by_id[hit.memory_id], hit) for hit in walked if hit.memory_id in by_id]
+    shown = {hit.memory_id for hit in candidates}
+    candidates += [hit for hit in judged if hit.memory_id not in shown]
+    chosen = select(candidates, floor=floor, cut=cut, limit=k)
+    for hit in chosen.hits:
         hit.components["settings_version"] = version
-    return hits
+        hit.components["kept_because"] = why_kept(chosen, hit)
+    for item in chosen.left_out:
+        item.hit.components["left_out_because"] = why_left_out(chosen, item)
+    return chosen
+
+
+def _walked(judged: Hit, walked: Hit) -> Hit:
+    """A candidate as judged by its own words, with what the walk says about how it was reached."""
+    route = {key: walked.components[key] for key in WALK_KEYS if key in walked.components}
+    if route.get("via_graph"):
+        route["relevance_via_link"] = True
+    return Hit(judged.memory_id, walked.score, {**judged.components, **route}, judged.row)
+
+
+WALK_KEYS = ("route", "rrf_k", "graph_rank", "hop", "graph_weight", "via_graph", "rrf_lexical", "rrf_vector",
+             "rrf_graph")  # fmt: skip
 
 
 def _now_ms(filters: RecallFilters, now: datetime | None) -> int:
@@ -220,16 +250,36 @@ def _now_ms(filters: RecallFilters, now: datetime | None) -> int:
 def recall(
     *, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K, filters: RecallFilters = RecallFilters(),
     reinforce: bool = True, now: datetime | None = None, embedder: Any = CONFIGURED,
-    tuning: tuning_rules.Tuning | None = None, floor: float | None = None,
+    tuning: tuning_rules.Tuning | None = None, floor: float | None = None, cut: float | None = None,
 ) -> list[RecallHit]:
     """Hybrid + graph recall for `query`, best first; reinforces the returned facts unless told not to.
 
     `embedder`: the learned embedder whose vectors join the fused lane (default: the configured one;
     None for model-free recall whatever the settings say). `tuning`: rank with these values instead
-    of the workspace's (an evaluation's trial; never reinforces)."""
+    of the workspace's (an evaluation's trial; never reinforces). `floor` and `cut` override the
+    tuning's relevance floor and cut (`cut=0` returns every hit reaching the floor, up to `k`)."""
+    return recall_selection(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=reinforce,
+                            now=now, embedder=embedder, tuning=tuning, floor=floor, cut=cut).hits
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """What recall returned, and the candidates it left out (most relevant first), each saying why."""
+
+    hits: list[RecallHit]
+    left_out: list[RecallHit] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # left out per reason: floor, cut, limit
+
+
+def recall_selection(
+    *, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K, filters: RecallFilters = RecallFilters(),
+    reinforce: bool = True, now: datetime | None = None, embedder: Any = CONFIGURED,
+    tuning: tuning_rules.Tuning | None = None, floor: float | None = None, cut: float | None = None,
+) -> Recalled:
+    """`recall`, with the candidates it left out and why (for `explain` and the console)."""
     scope = _scope(origin)
     if scope is None:
-        return []
+        return Recalled([])
     embedder = embedding.resolve(embedder)
     index = registry.get(workspace, scope)
     now_ms = _now_ms(filters, now)
@@ -238,15 +288,17 @@ def recall(
     with index.lock:
         view = _view(index, now_ms, filters)
         if view is None:
-            return []
-        hits = _hits(index, _rank(index, view, query, now_ms, scope, k, embedder, tuning, floor))
+            return Recalled([])
+        chosen = _rank(index, view, query, now_ms, scope, k, embedder, tuning, floor, cut)
+        hits = _hits(index, chosen.hits)
+        left_out = _hits(index, [item.hit for item in chosen.left_out])
         if reinforce and hits and filters.as_of is None and filters.lifecycles is None and tuning is None:
             reinforced = _reinforce_in_index(index, [h.id for h in hits], moment)
     if reinforced:
         # After the lock: a request holding a database connection must never wait for an index lock
         # that another request holds while it waits for a connection (the pool would deadlock).
         reinforcement.record(index.workspace_id, reinforced, moment)
-    return hits
+    return Recalled(hits, left_out, chosen.counts())
 
 
 SEARCH_ORIGINS_LIMIT = 100  # origins one console search reads; each has its own index to build
@@ -270,7 +322,8 @@ def search(*, workspace: Workspace, query: str, origins: Sequence[R.Origin], lif
     merged: dict[str, RecallHit] = {}
     chosen = list(origins)[:SEARCH_ORIGINS_LIMIT]
     for origin in chosen:
-        for hit in recall(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=False):
+        # A person searching wants every match that reaches the floor, not only the best few.
+        for hit in recall(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=False, cut=0.0):
             merged.setdefault(hit.id, hit)
     hits = sorted(merged.values(), key=lambda h: -h.score)[:k]
     return Search(hits, len(chosen), len(origins))
@@ -278,29 +331,37 @@ def search(*, workspace: Workspace, query: str, origins: Sequence[R.Origin], lif
 
 def explain(*, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K,
             filters: RecallFilters = RecallFilters(), now: datetime | None = None,
-            embedder: Any = CONFIGURED, floor: float | None = None) -> list[RecallHit]:  # fmt: skip
-    """Recall's ranking with every score component of every hit; never reinforces. `floor=0` also
-    explains the hits the workspace's relevance floor would hold back."""
-    hits = recall(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=False, now=now,
-                  embedder=embedder, floor=floor)  # fmt: skip
+            embedder: Any = CONFIGURED, floor: float | None = None, cut: float | None = None) -> list[RecallHit]:  # fmt: skip
+    """Recall's ranking with every score component of every hit; never reinforces. `floor=0` (and
+    `cut=0`) also explain the hits the workspace's relevance floor (and cut) would hold back."""
+    return explain_selection(workspace=workspace, query=query, origin=origin, k=k, filters=filters, now=now,
+                             embedder=embedder, floor=floor, cut=cut).hits  # fmt: skip
+
+
+def explain_selection(*, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K,
+                      filters: RecallFilters = RecallFilters(), now: datetime | None = None,
+                      embedder: Any = CONFIGURED, floor: float | None = None, cut: float | None = None) -> Recalled:  # fmt: skip
+    """`explain`, with the candidates recall left out and why (each hit says why it was kept)."""
+    found = recall_selection(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=False,
+                             now=now, embedder=embedder, floor=floor, cut=cut)  # fmt: skip
     scope = _scope(origin)
-    if not hits or scope is None:
-        return hits
+    if not found.hits or scope is None:
+        return found
     index = registry.get(workspace, scope)
     now_ms = _now_ms(filters, now)
     with index.lock:
         view = _view(index, now_ms, filters)
         detail = {h.memory_id: h.components for h in engine_explain(view, query, now_ms, scope, limit=None, mode="default")}
-    return [
-        RecallHit(**{**h.__dict__, "components": {**h.components, "lexical_detail": detail.get(h.id, {})}})
-        for h in hits
-    ]
+    hits = [RecallHit(**{**h.__dict__, "components": {**h.components, "lexical_detail": detail.get(h.id, {})}})
+            for h in found.hits]  # fmt: skip
+    return Recalled(hits, found.left_out, found.counts)
 
 
 def context(*, workspace: Workspace, query: str, origin: Any, max_chars: int = 1200, k: int = DEFAULT_K,
             filters: RecallFilters = RecallFilters(), now: datetime | None = None,
             embedder: Any = CONFIGURED) -> str | None:  # fmt: skip
-    """Recall packed greedily into at most `max_chars`, untrusted facts fenced; passive (no reinforcement)."""
+    """What recall returns, in its order, packed greedily into at most `max_chars`, untrusted facts
+    fenced, with a last line saying how many facts were left out and why; passive (no reinforcement)."""
     scope = _scope(origin)
     if scope is None:
         return None
@@ -311,10 +372,10 @@ def context(*, workspace: Workspace, query: str, origin: Any, max_chars: int = 1
         view = _view(index, now_ms, filters)
         if view is None:
             return None
-        raw = _rank(index, view, query, now_ms, scope, k, embedder)
+        chosen = _rank(index, view, query, now_ms, scope, k, embedder)
         # Context goes straight into a prompt, so every line is rescanned, the owner's included.
-        return pack_context(view, raw, max_chars=max_chars, threat_scan=lambda text: list(scan_for_threats(text).rules),
-                            untrusted_scan=_untrusted_rules)  # fmt: skip
+        return pack_context(view, chosen.hits, max_chars=max_chars, threat_scan=lambda text: list(scan_for_threats(text).rules),
+                            untrusted_scan=_untrusted_rules, left_out=chosen.counts())  # fmt: skip
 
 
 def relevance_floor(workspace: Workspace) -> float:
@@ -322,6 +383,13 @@ def relevance_floor(workspace: Workspace) -> float:
     from memory.services.tuning import current
 
     return current(workspace)[1].relevance_floor
+
+
+def relevance_cut(workspace: Workspace) -> float:
+    """The share of the best hit's relevance a hit needs in this workspace (`relevance_cut`)."""
+    from memory.services.tuning import current
+
+    return current(workspace)[1].relevance_cut
 
 
 def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now: datetime | None = None) -> Fact | None:

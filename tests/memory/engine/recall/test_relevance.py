@@ -3,6 +3,7 @@ and the floor that lets recall say "nothing relevant". Pure: no database."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -76,12 +77,25 @@ def test_the_sentence_says_what_matched_and_what_was_missed():
     assert "no fact in this memory mentions" in sentence
 
 
-def test_a_fact_reached_through_links_borrows_its_seed_relevance_halved_per_hop():
-    own = rel.Match(0.1, 0.1, 0.0, 1.0)
-    assert rel.through_link(own, 0.8, 1, 0.5).relevance == 0.4
-    assert rel.through_link(own, 0.8, 2, 0.5).relevance == 0.2
-    assert rel.through_link(own, 0.8, 4, 0.5).relevance == 0.1  # its own match is higher than 0.05
-    assert rel.through_link(None, 0.8, 1, 0.5).via_link
+def test_a_generic_word_alone_holds_nothing_the_question_asks_about():
+    """"What is my dog's name?": a memory that holds names but no dog holds nothing for it."""
+    words = rel.weigh_query("What is my dog's name?", {"name": 2.0}, 5.0)
+    assert [w.surface for w in words.important] == ["dog"]
+    assert rel.match(words, {"name", "maya", "okafor"}).relevance == 0.0
+    # With no other word, a generic word is what the question is about.
+    alone = rel.weigh_query("What is my name?", {"name": 2.0}, 5.0)
+    assert rel.match(alone, {"name", "maya"}).relevance == 1.0
+
+
+def test_a_word_of_the_same_family_counts_nearly_in_full():
+    words = rel.weigh_query("What am I allergic to?", {"allerg": 2.0, "allergi": 2.2}, 5.0)
+    exact = rel.match(words, {"allerg", "peanut"})
+    family = rel.match(words, {"allergi", "peanut", "mild"})
+    assert exact.relevance == 1.0 and family.relevance == pytest.approx(rel.FAMILY_CREDIT)
+    assert family.matched == ("allergic",) and not family.missed
+    # Words that merely begin alike are not one family.
+    assert not rel.same_family("cat", "catalog") and not rel.same_family("parent", "parenthes")
+    assert rel.same_family("allerg", "allergi") and rel.same_family("photograph", "photographi")
 
 
 @given(st.text(max_size=80), st.sets(st.sampled_from(["allerg", "peanut", "work", "caroline", "lisbon"])),

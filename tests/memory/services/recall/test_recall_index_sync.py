@@ -128,7 +128,7 @@ def _ranked(registry_: IndexRegistry, index: ScopeIndex, scope: R.Origin, now) -
                 continue
             for embedder in (None, *EMBEDDERS):
                 hits = recall_service._hits(
-                    index, recall_service._rank(index, view, query, at, scope, 8, embedder)
+                    index, recall_service._rank(index, view, query, at, scope, 8, embedder).hits
                 )
                 out.append([h.to_dict() for h in hits])
         cols = registry_.with_vectors(index)

@@ -1,0 +1,100 @@
+"""Which recalled facts earn a place in the answer, and why the others did not (ENGINE-SPEC §3.6).
+
+Recall gathers candidates (the fused lane's best-scoring facts, and the facts the link walk reached
+from them), each with its own relevance on the fixed 0–1 scale of `relevance.py`. It then returns:
+
+* most relevant first; equal relevance keeps the order the candidates came in (the fused score, or
+  the link walk's fused rank when it ran), so the list is ordered by the number it shows;
+* only facts whose relevance reaches the workspace's `floor` (a question the memory knows nothing
+  about gets nothing);
+* only facts whose relevance reaches `cut` × the best hit's: a question with one clear answer gets
+  that answer and the facts nearly as good, a vague one gets more;
+* at most `limit` facts: `k` is a maximum, never a quota.
+
+Every candidate left out says why (`LeftOut.reason`), so `explain` and the console can show why a
+hit was kept and why the next one was cut. Pure: no Django.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memory.engine.recall.lanes import Hit
+
+BELOW_FLOOR = "floor"
+BELOW_CUT = "cut"
+PAST_LIMIT = "limit"
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    hit: Hit
+    reason: str  # BELOW_FLOOR, BELOW_CUT or PAST_LIMIT
+
+
+@dataclass(frozen=True)
+class Selection:
+    hits: list[Hit]
+    left_out: list[LeftOut] = field(default_factory=list)  # most relevant first
+    floor: float = 0.0
+    cut: float = 0.0
+    best: float = 0.0  # the best relevance among the candidates that reach the floor
+    limit: int | None = None
+
+    @property
+    def bar(self) -> float:
+        """The relevance a hit needs: the floor, or the cut's share of the best if higher."""
+        return max(self.floor, self.cut * self.best)
+
+    def counts(self) -> dict[str, int]:
+        """How many candidates were left out, per reason."""
+        out = {BELOW_FLOOR: 0, BELOW_CUT: 0, PAST_LIMIT: 0}
+        for item in self.left_out:
+            out[item.reason] += 1
+        return out
+
+
+def relevance_of(hit: Hit) -> float:
+    return float(hit.components.get("relevance", 0.0))
+
+
+def select(candidates: Sequence[Hit], *, floor: float, cut: float, limit: int | None) -> Selection:
+    """The hits to return and the candidates left out, each with its reason (module docstring)."""
+    ordered = sorted(candidates, key=lambda hit: -relevance_of(hit))
+    reaching = [hit for hit in ordered if relevance_of(hit) >= floor]
+    best = relevance_of(reaching[0]) if reaching else 0.0
+    bar = cut * best
+    kept: list[Hit] = []
+    left_out: list[LeftOut] = []
+    for hit in ordered:
+        relevance = relevance_of(hit)
+        if relevance < floor:
+            left_out.append(LeftOut(hit, BELOW_FLOOR))
+        elif relevance < bar:
+            left_out.append(LeftOut(hit, BELOW_CUT))
+        elif limit is not None and len(kept) >= limit:
+            left_out.append(LeftOut(hit, PAST_LIMIT))
+        else:
+            kept.append(hit)
+    return Selection(kept, left_out, floor, cut, best, limit)
+
+
+def why_kept(selection: Selection, hit: Hit) -> str:
+    """One sentence: why this returned hit earned its place."""
+    relevance = relevance_of(hit)
+    if selection.cut > 0 and selection.cut * selection.best > selection.floor:
+        return (f"Kept: relevance {relevance:.2f} reaches the cut {selection.bar:.2f} "
+                f"({selection.cut:.0%} of the best hit's {selection.best:.2f}).")  # fmt: skip
+    return f"Kept: relevance {relevance:.2f} reaches the floor {selection.floor:.2f}."
+
+
+def why_left_out(selection: Selection, item: LeftOut) -> str:
+    """One sentence: why this candidate was not returned."""
+    relevance = relevance_of(item.hit)
+    if item.reason == BELOW_FLOOR:
+        return f"Left out: relevance {relevance:.2f} is below the floor {selection.floor:.2f}."
+    if item.reason == BELOW_CUT:
+        return (f"Left out: relevance {relevance:.2f} is below the cut {selection.bar:.2f} "
+                f"({selection.cut:.0%} of the best hit's {selection.best:.2f}).")  # fmt: skip
+    return f"Left out: {selection.limit} facts were asked for and {selection.limit} more relevant ones came first."
