@@ -1,31 +1,36 @@
-"""Does recall know when it knows nothing? In-domain against out-of-domain questions (docs/BENCHMARKS.md).
+"""Does recall know when it knows nothing, and does it return only what answers? (docs/BENCHMARKS.md)
 
-    python -m bench.memory.abstention FILE FILE... [--floor F] [--cv] [--learned] [--json]
+    python -m bench.memory.abstention FILE FILE... [--floor F] [--cut C] [--cv [--search-knobs]
+                                                   [--settings-grid]] [--learned] [--json]
 
 Each file is one conversation in the gold-set format (`shared/data/locomo-dev/`, or the gold sets).
 Every conversation is seeded as one memory (`bench.memory.locomo.seed_conversation`) and asked its
 own questions (in-domain: the answer is there) and every other conversation's questions
-(out-of-domain: it is not). Reported, over all conversations:
+(out-of-domain: it is not). Reported, over all conversations, for what recall returns:
 
 * AUROC of the top hit's relevance (`memory.engine.recall.relevance`): the chance that an in-domain
   question's best relevance beats an out-of-domain question's (0.5 is a coin toss; a question with
   no hit scores 0);
 * the share of out-of-domain questions that get no hit at all (a conversation's own questions with
   no relevant fact, such as the gold sets' abstention cases, count as out-of-domain);
-* in-domain hit@10 and MRR@10, as `bench.memory.locomo` scores them.
+* in-domain hit@10 and MRR@10, as `bench.memory.locomo` scores them, over the hits returned;
+* precision (of the hits returned to in-domain questions, the share that are evidence) and hits
+  per question; and the same per question category.
 
-By default hits below the engine's `DEFAULT_FLOOR` are dropped, as recall drops them; `--floor F`
-tries another floor. `--cv` chooses the constants by leave-one-conversation-out cross-validation:
-for each conversation, the fused lane's settings, the relevance's knobs (`UNKNOWN_POWER`,
-`UNKNOWN_WORD_WEIGHT`) and the floor are
-chosen on the other conversations alone (the rule: the floor is the lowest that leaves at least
-`TARGET_NO_HIT` of their out-of-domain questions without a hit; then the settings and power with
-the best in-domain hit@10 at their floor), and the held-out conversation is scored with them. The
-report pools the held-out scores: those are the numbers to quote.
+By default recall keeps what the engine keeps (`DEFAULT_FLOOR`, `DEFAULT_CUT`: `selection.py`);
+`--floor` and `--cut` try others. `--cv` chooses the constants by leave-one-conversation-out
+cross-validation: for each conversation, the floor and cut are chosen on the other conversations
+alone (the floor: the lowest that leaves at least `TARGET_NO_HIT` of their out-of-domain questions
+without a hit; the cut: the lowest of `CUT_GRID` that makes at least `TARGET_PRECISION` of what is
+returned evidence), and the held-out conversation is scored with them. `--search-knobs` also
+chooses relevance's knobs (`UNKNOWN_POWER`, `UNKNOWN_WORD_WEIGHT`) per fold from `KNOB_GRID`, and
+`--settings-grid` the fused lane's settings (the best in-domain hit@10 wins). The report pools
+the held-out scores: those are the numbers to quote.
 
-Recall runs once per (settings, conversation, question) with no floor and k = 10; every floor and
-power is then scored from each hit's recorded evidence (coverage, spelling, learned similarity, the query's known and unknown weights), so the
-search is exact and cheap. Pure: no Django, no database.
+Recall judges each question's candidates once per setting (`FusedQuery.candidates`, k = 10);
+every floor, cut and knob is then scored from each candidate's recorded evidence (coverage,
+spelling, learned similarity, trust, the query's known and unknown weights) in the engine's order,
+so the search is exact and cheap. Pure: no Django, no database.
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ Knobs = tuple[float, float]  # (unknown_power, unknown_word_weight)
 ENGINE: Knobs = (relevance_rules.UNKNOWN_POWER, relevance_rules.UNKNOWN_WORD_WEIGHT)
 TARGET_NO_HIT = 0.6  # the bar: at least 60% of out-of-domain questions get nothing
 TARGET_PRECISION = 0.25  # the bar: a quarter of what recall returns for a question it can answer is evidence
-CUT_GRID = (0.0, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9)
+CUT_GRID = (0.0, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.725, 0.75, 0.775, 0.8, 0.825, 0.85, 0.9)
 KNOB_GRID = tuple(product((1.0, 2.0, 4.0, 6.0, 8.0, 12.0), (0.0, 0.1, 0.25, 0.5, 1.0)))
 # A small grid around the shipped fusion settings: the cross-validation picks per fold.
 SETTINGS_GRID = tuple(
@@ -223,7 +228,7 @@ def choose(questions: Sequence[Question], grid=KNOB_GRID, cuts=CUT_GRID) -> tupl
 
 
 def cross_validate(specs: Sequence[dict], grid: Sequence[FusionSettings] = (DEFAULT_SETTINGS,),
-                   learned: Any = None, knob_grid=KNOB_GRID) -> AbstentionReport:  # fmt: skip
+                   learned: Any = None, knob_grid=(ENGINE,)) -> AbstentionReport:  # fmt: skip
     """Leave one conversation out: choose settings, knobs, floor and cut on the rest, score the one left."""
     by_settings = [collect(specs, settings, learned=learned) for settings in grid]
     held: list[tuple[Question, np.ndarray, float, float]] = []
@@ -269,11 +274,12 @@ def _without(questions: Sequence[Question], fold: int) -> list[Question]:
 
 
 def evaluate(paths: Sequence[str | Path], floor: float | None = None, cv: bool = False,
-             learned: Any = None, cut: float | None = None, settings_grid: bool = False) -> AbstentionReport:  # fmt: skip
+             learned: Any = None, cut: float | None = None, settings_grid: bool = False,
+             search_knobs: bool = False) -> AbstentionReport:  # fmt: skip
     specs = [load_conversation(path) for path in paths]
     if cv:  # with the embedder each setting costs a minute of encoding: only the shipped settings then
         grid = SETTINGS_GRID if settings_grid and learned is None else (DEFAULT_SETTINGS,)
-        return cross_validate(specs, grid=grid, learned=learned)
+        return cross_validate(specs, grid=grid, learned=learned, knob_grid=KNOB_GRID if search_knobs else (ENGINE,))
     questions = collect(specs, learned=learned)
     floor = relevance_rules.DEFAULT_FLOOR if floor is None else floor
     cut = relevance_rules.DEFAULT_CUT if cut is None else cut
@@ -328,6 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--floor", type=float, default=None, help="drop hits whose relevance is below this")
     parser.add_argument("--cut", type=float, default=None, help="drop hits under this share of the best relevance")
     parser.add_argument("--settings-grid", action="store_true", help="with --cv, also choose the fused lane's settings")
+    parser.add_argument("--search-knobs", action="store_true", help="with --cv, also choose relevance's knobs")
     parser.add_argument("--cv", action="store_true", help="leave-one-conversation-out cross-validation")
     parser.add_argument("--learned", action="store_true",
                         help="give the facts all-MiniLM-L6-v2 vectors and fuse its cosine, as default+learned does")
@@ -343,7 +350,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from memory.engine.recall.minilm import MiniLmEmbedder
 
         learned = MiniLmEmbedder.from_package()
-    report = evaluate(args.paths, args.floor, args.cv, learned, cut=args.cut, settings_grid=args.settings_grid)
+    report = evaluate(args.paths, args.floor, args.cv, learned, cut=args.cut, settings_grid=args.settings_grid,
+                      search_knobs=args.search_knobs)
     print(json.dumps(asdict(report), indent=2) if args.json else format_report(report))
     return 0
 

@@ -38,8 +38,12 @@ what the memory knows.
 
 Recall returns only hits whose relevance reaches the workspace's floor (`DEFAULT_FLOOR` unless a
 person or an approved proposal changed it), so a question about something the memory does not hold
-gets nothing. `UNKNOWN_POWER`, `UNKNOWN_WORD_WEIGHT` and `DEFAULT_FLOOR` were chosen by leave-one-conversation-out
-cross-validation on LoCoMo's development conversations (`python -m bench.memory.abstention --cv`,
+gets nothing, and only those reaching `DEFAULT_CUT` × the best hit's (`selection.py`).
+`DEFAULT_FLOOR` and `DEFAULT_CUT` were chosen by leave-one-conversation-out cross-validation on
+LoCoMo's development conversations (`python -m bench.memory.abstention --cv`: the lowest floor that
+leaves 60% of foreign questions with nothing, the lowest cut that makes a quarter of what is
+returned evidence); `UNKNOWN_POWER` and `UNKNOWN_WORD_WEIGHT` likewise (searching them again per
+fold, `--search-knobs`, scores worse on the held-out folds, so they stay) (figures in
 docs/BENCHMARKS.md). Pure: no Django.
 """
 
@@ -58,8 +62,8 @@ from memory.engine.recall.tokenize import index_tokens, strip_clitics
 UNKNOWN_POWER = 6.0
 UNKNOWN_WORD_WEIGHT = 0.1
 MIN_SPELLING_LENGTH = 5  # shorter words are too often a real word one edit from another
-DEFAULT_FLOOR = 0.0086
-DEFAULT_CUT = 0.7  # a hit needs this share of the best hit's relevance
+DEFAULT_FLOOR = 0.0152
+DEFAULT_CUT = 0.725  # a hit needs this share of the best hit's relevance (selection.py)
 
 # Words that shape a question but never say what it is about. Recall still matches on them; only
 # relevance ignores them. Surface forms, as a person types them (compared before stemming).
