@@ -161,17 +161,20 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
     events = selectors.filtered_events(ws, {"fact": memory_id})[:200]
     form = FactQueryForm(request.GET)
     query = form.cleaned_data["q"] if form.is_valid() else ""
-    explanation = None
+    explanation, best, cut_bar = None, 0.0, 0.0
     if query:
-        # Floor 0: explain this fact even when the workspace's relevance floor would hold it back.
-        hits = recall_service.explain(workspace=ws, query=query, origin=fact.origin, k=50, floor=0.0)
+        # Floor and cut 0: explain this fact even when the relevance floor or cut would hold it back.
+        hits = recall_service.explain(workspace=ws, query=query, origin=fact.origin, k=50, floor=0.0, cut=0.0)
         explanation = next((h for h in hits if h.id == memory_id), False)
+        best = hits[0].relevance if hits else 0.0
+        cut_bar = recall_service.relevance_cut(ws) * best
     curve = decay_curve(fact)
     visible = _visible_at(fact, request.GET.get("at", ""), request.GET.get("caller", "")[:900],
                           request.GET.get("clearance", ""))  # fmt: skip
     context = {"workspace": ws, "fact": fact, "outbound": outbound, "inbound": inbound, "events": list(events),
                "query": query, "explanation": explanation, "curve": curve, "visible": visible,
                "relevance_floor": recall_service.relevance_floor(ws) if query else None,
+               "best_relevance": best, "cut_bar": cut_bar,
                "can_curate": bool(roles_in(request.user, ws) & set(CURATORS)),
                "expired": expired_by(fact) if fact.lifecycle == "active" else None}  # fmt: skip
     return render(request, "memory/fact_detail.html", context)

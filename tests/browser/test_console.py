@@ -67,6 +67,35 @@ def test_the_playground_says_nothing_relevant_and_why_each_hit_ranks(live_server
         screenshot(page, f"recall-relevance-{width}")
 
 
+def test_the_playground_returns_the_answer_says_why_the_next_fact_was_cut_and_abstains_on_a_dog(live_server, page):
+    registry.clear()
+    load_demo()
+    _login(page, live_server)
+    for width in (1366, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(live_server.url + "/w/demo/recall/")
+        page.fill("input[name=q]", "When is Tomas Reis's birthday?")
+        page.click("form.filters button[type=submit]")
+        page.wait_for_selector("#recall-results table.facts")
+        rows = page.locator("#recall-results table.facts tbody tr")
+        contents = rows.locator("td.content a").all_inner_texts()
+        assert contents[0] == "Tomas Reis's birthday is in June."
+        assert not any("Kafka" in c or "staging database" in c for c in contents)
+        shown = [float(v) for v in rows.locator("td:nth-child(3)").all_inner_texts()]
+        assert shown == sorted(shown, reverse=True)  # ordered by the relevance it shows
+        assert "Kept: relevance" in rows.first.inner_text()
+        left_out = page.locator("#left-out").inner_text()
+        assert "Next candidate, left out" in left_out and "Left out: relevance" in left_out
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
+        context = page.locator("pre.context").inner_text()
+        assert context.splitlines()[-1].startswith("(") and "left out" in context
+        screenshot(page, f"recall-cut-{width}")
+        page.goto(live_server.url + "/w/demo/recall/?q=What+is+my+dog%27s+name%3F")
+        assert page.locator("#nothing-relevant").is_visible()
+        assert page.locator("#recall-results table.facts").count() == 0
+        screenshot(page, f"recall-dog-{width}")
+
+
 def test_the_inspector_explains_a_fact_below_the_floor_in_words(live_server, page):
     registry.clear()
     load_demo()

@@ -80,21 +80,28 @@ def select(candidates: Sequence[Hit], *, floor: float, cut: float, limit: int | 
     return Selection(kept, left_out, floor, cut, best, limit)
 
 
+def _number(value: float) -> str:
+    """0.725 → "0.725", 0.7 → "0.7", 1 → "1": as few digits as say it (at most four decimals)."""
+    return f"{value:.4f}".rstrip("0").rstrip(".") or "0"
+
+
+def _share(selection: Selection) -> str:
+    return f"{_number(selection.cut * 100)}% of the best hit's {selection.best:.2f}"
+
+
 def why_kept(selection: Selection, hit: Hit) -> str:
     """One sentence: why this returned hit earned its place."""
     relevance = relevance_of(hit)
     if selection.cut > 0 and selection.cut * selection.best > selection.floor:
-        return (f"Kept: relevance {relevance:.2f} reaches the cut {selection.bar:.2f} "
-                f"({selection.cut:.0%} of the best hit's {selection.best:.2f}).")  # fmt: skip
-    return f"Kept: relevance {relevance:.2f} reaches the floor {selection.floor:.2f}."
+        return f"Kept: relevance {relevance:.2f} reaches the cut {_number(selection.bar)} ({_share(selection)})."
+    return f"Kept: relevance {relevance:.2f} reaches the floor {_number(selection.floor)}."
 
 
 def why_left_out(selection: Selection, item: LeftOut) -> str:
     """One sentence: why this candidate was not returned."""
     relevance = relevance_of(item.hit)
     if item.reason == BELOW_FLOOR:
-        return f"Left out: relevance {relevance:.2f} is below the floor {selection.floor:.2f}."
+        return f"Left out: relevance {relevance:.2f} is below the floor {_number(selection.floor)}."
     if item.reason == BELOW_CUT:
-        return (f"Left out: relevance {relevance:.2f} is below the cut {selection.bar:.2f} "
-                f"({selection.cut:.0%} of the best hit's {selection.best:.2f}).")  # fmt: skip
+        return f"Left out: relevance {relevance:.2f} is below the cut {_number(selection.bar)} ({_share(selection)})."
     return f"Left out: {selection.limit} facts were asked for and {selection.limit} more relevant ones came first."
