@@ -162,6 +162,15 @@ class Tideline:
         return recall_service.explain(workspace=self.workspace, query=query, origin=origin, k=k, filters=filters,
                                       embedder=self.embedder)  # fmt: skip
 
+    def explain_selection(self, query: str, *, origin: R.Origin | str | None = "owner", k: int = 8,
+                          as_of: datetime | None = None, clearance: str = "PII",
+                          intent: str | None = None) -> recall_service.Recalled:  # fmt: skip
+        """`explain`, with the candidates recall left out (most relevant first), each saying why in
+        `components["left_out_because"]`, and how many per reason (floor, cut, limit)."""
+        filters = RecallFilters(clearance=clearance, intent=intent, as_of=as_of)
+        return recall_service.explain_selection(workspace=self.workspace, query=query, origin=origin, k=k,
+                                                filters=filters, embedder=self.embedder)  # fmt: skip
+
     def context(self, query: str, *, origin: R.Origin | str | None = "owner", max_chars: int = 1200, k: int = 8,
                 clearance: str = "PII", intent: str | None = None) -> str | None:  # fmt: skip
         """Recall packed into a prompt-ready block of at most `max_chars`; passive. None when nothing

@@ -63,8 +63,10 @@ def run(options: dict) -> None:
         emit(options, {"context": block, "max_chars": options["max_chars"]}, block or _nothing(memory))
         return
     as_of = _as_of(options["as_of"])
+    left_out = None
     if verb == "explain":
-        hits = memory.explain(options["query"], k=options["k"], as_of=as_of, **common)
+        found = memory.explain_selection(options["query"], k=options["k"], as_of=as_of, **common)
+        hits, left_out = found.hits, found
         if options.get("fact"):
             _emit_replay(options, memory, hits, origin, as_of)
             return
@@ -78,6 +80,15 @@ def run(options: dict) -> None:
 
         payload["settings_version"] = current(memory.workspace)[0]
         lines.insert(0, f"recall settings version {payload['settings_version']}")
+        payload["left_out"] = [{"id": h.id, "relevance": h.relevance, "content": h.content,
+                                "because": h.components.get("left_out_because", "")} for h in left_out.left_out]
+        payload["left_out_counts"] = left_out.counts
+        if left_out.left_out:
+            nxt = left_out.left_out[0]
+            lines.append(f"next, left out: relevance {nxt.relevance:.2f}  [{nxt.segment}] {nxt.content}  ({nxt.id})\n"
+                         f"      {nxt.components.get('left_out_because', '')}\n"
+                         f"      {len(left_out.left_out)} candidate(s) left out: {left_out.counts.get('cut', 0)} under the "
+                         f"cut, {left_out.counts.get('floor', 0)} under the floor, {left_out.counts.get('limit', 0)} past k")  # fmt: skip
     if not hits:
         lines.append(_nothing(memory))
     emit(options, payload, "\n".join(lines))
@@ -89,7 +100,8 @@ def _line(i: int, hit, explain: bool) -> str:
         return head
     c = hit.components
     numbers = ", ".join(f"{name} {c[name]:.3g}" for name in EXPLAINED if isinstance(c.get(name), (int, float)))
-    return f"{head}\n      {hit.why}\n      rank score {hit.score:.4g} ({numbers})"
+    kept = c.get("kept_because")
+    return f"{head}\n      {hit.why}" + (f"\n      {kept}" if kept else "") + f"\n      rank score {hit.score:.4g} ({numbers})"
 
 
 # The components a person can act on, in the order the score is built (all of them are in --json).

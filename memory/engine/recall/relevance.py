@@ -147,6 +147,7 @@ class Match:
     unknown: tuple[str, ...] = ()  # important words no fact in the memory holds
     names_missed: tuple[str, ...] = ()  # of missed and unknown, those that look like names
     via_link: bool = False
+    related: tuple[str, ...] = ()  # of matched, those the fact holds only in another form ("allergy")
 
     def as_components(self, trust: float = 1.0) -> dict:
         """The match as hit components. `relevance` is the words' evidence × the fact's `trust`
@@ -169,6 +170,7 @@ class Match:
             "missed_words": list(self.missed),
             "unknown_words": list(self.unknown),
             "names_missed": list(self.names_missed),
+            "related_words": list(self.related),
             "relevance_via_link": self.via_link,
         }
 
@@ -289,6 +291,7 @@ def match(query: QueryWords, fact_stems: Iterable[str] | set[str], spelling: flo
         weights=weights,
         matched=tuple(w.surface for w in held + kin), missed=tuple(w.surface for w in missed),
         unknown=tuple(w.surface for w in unknown), names_missed=tuple(w.surface for w in missed + unknown if w.name),
+        related=tuple(w.surface for w in kin),
     )  # fmt: skip
 
 
@@ -329,7 +332,7 @@ def _clean(value: float) -> float:
 
 RELEVANCE_KEYS = ("relevance", "evidence", "relevance_trust", "relevance_formula", "coverage", "spelling", "similarity", "known_share", "unknown_power",
                   "unknown_word_weight", "query_weights",
-                  "matched_words", "missed_words", "unknown_words", "names_missed", "relevance_via_link")  # fmt: skip
+                  "matched_words", "missed_words", "unknown_words", "names_missed", "related_words", "relevance_via_link")  # fmt: skip
 
 
 def describe(components: dict) -> str:
@@ -345,9 +348,11 @@ def describe(components: dict) -> str:
     parts = []
     if components.get("relevance_via_link"):
         parts.append(f"proposed through a link (hop {components.get('hop') or 1}) and judged by its own words")
+    related = set(components.get("related_words") or [])
     if total:
+        shown = [f"‘{w}’ in another form" if w in related else f"‘{w}’" for w in matched]
         parts.append(f"matched {len(matched)} of {total} important word{'s' if total != 1 else ''}"
-                     + (f" ({', '.join(_quote(matched))})" if matched else ""))  # fmt: skip
+                     + (f" ({', '.join(shown)})" if matched else ""))  # fmt: skip
     else:
         parts.append("the query has no word that says what it is about")
     missed_names = [w for w in missed if w in names]

@@ -95,3 +95,19 @@ def test_the_cut_keeps_the_hits_nearly_as_good_as_the_best_and_says_why_the_next
     left = found.left_out[0]
     assert left.relevance < 0.9 * best and "below the cut" in left.components["left_out_because"]
     assert found.counts["cut"] >= len(every) - len(found.hits)
+
+
+def test_the_explain_command_says_why_each_hit_was_kept_and_why_the_next_was_left_out(memory, workspace, capsys):
+    import json
+
+    from django.core.management import call_command
+
+    call_command("tideline", "explain", "staff engineer coffee billing", "--workspace", workspace.name)
+    out = capsys.readouterr().out
+    assert "Kept: relevance" in out and "next, left out: relevance" in out and "candidate(s) left out:" in out
+    call_command("tideline", "explain", "staff engineer coffee billing", "--workspace", workspace.name, "--json")
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["left_out"] and all(item["because"].startswith("Left out: relevance") for item in payload["left_out"])
+    assert sum(payload["left_out_counts"].values()) == len(payload["left_out"])
+    kept = [h["relevance"] for h in payload["hits"]]
+    assert kept == sorted(kept, reverse=True) and all(item["relevance"] <= kept[-1] for item in payload["left_out"])
