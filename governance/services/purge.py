@@ -156,7 +156,9 @@ def select(workspace: Workspace, selection: Selection) -> list[str]:
 
 
 def _ranked(workspace: Workspace, selection: Selection, origin_key: str) -> list[str]:
-    """Recall's best hits for the query, across the origins in play, merged by score (never reinforced)."""
+    """Recall's best hits for the query, across the origins in play, merged by score (never reinforced).
+    Every hit reaching the relevance floor counts, up to the limit: a purge by query is not cut to the
+    few facts nearly as relevant as the best, as an agent's recall is."""
     fields = ("origin_key", *_ORIGIN_FIELDS)
     scopes = Fact.objects.filter(workspace=workspace).values_list(*fields).distinct()
     if origin_key:
@@ -165,7 +167,7 @@ def _ranked(workspace: Workspace, selection: Selection, origin_key: str) -> list
     for row in {r[0]: r for r in scopes}.values():
         origin = R.Origin(*row[1:])
         hits += recall_service.recall(workspace=workspace, query=selection.query, origin=origin, k=selection.limit,
-                                      reinforce=False)  # fmt: skip
+                                      reinforce=False, cut=0.0)  # fmt: skip
     hits.sort(key=lambda h: -float(h.score))
     return list(dict.fromkeys(h.id for h in hits))[: selection.limit]
 
