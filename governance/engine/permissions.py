@@ -29,6 +29,8 @@ VERB_ROLES: dict[str, tuple[str, ...]] = {
     # Gold sets: owners make and edit them, approvers approve them (never their own).
     "edit_gold": ("owner", "admin"),
     "approve_gold": ("approver", "admin"),
+    # Scoring a set against the memory now (read-only): every member.
+    "score_gold": MEMBERS,
     # Proposals: owners propose, approvers decide (never their own), any member carries them out.
     "propose": ("owner", "admin"),
     "decide_proposal": ("approver", "admin"),

@@ -6,6 +6,9 @@ pass with the proposed thresholds would archive). Live gold sets are ranked agai
 itself, read-only (nothing is reinforced); a standalone set is seeded into a throwaway workspace
 inside a transaction that is rolled back. Every capability is compared, the bar is judged on
 `default` (what recall serves), and the report is plain JSON for the page and the CLI.
+
+`score_live_set` uses the same ranking and metrics to show, in the console, what recall returns on
+one live set now and how well.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from django.utils import timezone
 
 from governance.engine import proposals as rules
 from governance.models import GoldSet, Proposal
+from governance.services.acting import require_role
+from memory import sealing
 from memory.engine import tuning as T
-from memory.engine.recall.metrics import evaluate
+from memory.engine.recall.metrics import evaluate, mean_ignoring_nan
 from memory.models import Fact, Workspace
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
@@ -323,11 +328,17 @@ def _rank_cases(workspace, cases, base: Trial, cand: Trial, now, scored: _Scored
             sides["candidate"][case["id"]] = cand_ids
 
 
+def _recalled(workspace, query: str, trial: Trial, now, k: int) -> list:
+    """What the default recall returns to the owner under the trial's settings: read-only (nothing is
+    reinforced), best first, at most k hits."""
+    return recall_service.recall(workspace=workspace, query=query, origin="owner", k=k, reinforce=False, now=now,
+                                 tuning=trial.tuning)  # fmt: skip
+
+
 def _default(workspace, query: str, trial: Trial, now, *, keep: frozenset[str] = frozenset()) -> list[str]:
     """The default recall's ranking under the trial's settings, its removed facts left out (those in
     `keep` are kept, for a caller that filters each side itself)."""
-    hits = recall_service.recall(workspace=workspace, query=query, origin="owner", k=POOL + len(trial.removed),
-                                 reinforce=False, now=now, tuning=trial.tuning)  # fmt: skip
+    hits = _recalled(workspace, query, trial, now, POOL + len(trial.removed))
     left_out = trial.removed - keep
     return [h.id for h in hits if h.id not in left_out][: POOL + len(keep)]
 
@@ -370,3 +381,74 @@ def _report(scored: _Scored, bar: str, proposal: Proposal, sets, version: int) -
     out["needed_facts_taken"] = scored.needed_taken
     out["verdict"] = {"clears": verdict.clears, "reason": verdict.reason}
     return out
+
+
+# ---------------------------------------------------------------- one live set, scored now
+
+MAX_SCORED_CASES = 200  # a console score runs in the request: one recall per case
+
+
+def score_live_set(gold: GoldSet, *, k: int, max_cases: int = MAX_SCORED_CASES, user=None) -> dict[str, Any]:
+    """What recall returns on one live gold set now, and how well: the workspace's facts and its
+    settings in force, the default capability as an owner's agent asks it, read-only (nothing is
+    reinforced). The evaluation's own ranking and metrics, at `k`. Cases still holding the
+    placeholder query are left out; past `max_cases` written cases, the rest are left out too.
+
+    A standalone set carries its own facts, so it cannot be scored against this memory (a proposal's
+    evaluation seeds them into a throwaway workspace)."""
+    require_role(user, gold.workspace, "score_gold", "score gold sets")
+    if gold.kind != GoldSet.Kind.LIVE:
+        raise RequestError(f"gold set {gold.name!r} carries its own facts (an uploaded set), so it is not scored "
+                           "against this memory; proposals' evaluations score it", kind="validation")  # fmt: skip
+    started = time.perf_counter()
+    workspace = gold.workspace
+    version, in_force = tuning_service.current(workspace)
+    now = timezone.now()
+    all_cases = list(gold.cases.all())
+    written = [c for c in all_cases if harness.PLACEHOLDER not in c.query]
+    kept = {f"{gold.pk}:{c.case_id}" for c in written[:max_cases]}
+    rankings: dict[str, list[str]] = {}
+    returned: dict[str, list] = {}
+    with _ranked_in(gold, workspace, now) as (where, cases, _):
+        cases = [c for c in cases if c["id"] in kept]
+        for case in cases:
+            hits = _recalled(where, case["query"], Trial(in_force), now, k)
+            rankings[case["id"]] = [h.id for h in hits]
+            returned[case["id"]] = hits
+    report = evaluate([{"id": c["id"], "relevant_ids": c["relevant_ids"], "category": c["category"]} for c in cases],
+                      rankings, k)  # fmt: skip
+    wanted = {rid for c in cases for rid in c["relevant_ids"]}
+    facts = {f.memory_id: f for f in Fact.objects.filter(workspace=workspace, memory_id__in=list(wanted))}
+
+    def words(memory_id: str) -> str:
+        fact = facts.get(memory_id)
+        if fact is None:
+            return ""
+        try:
+            return fact.content
+        except sealing.KeyDestroyedError:
+            return ""
+
+    rows = []
+    for number, (case, result) in enumerate(zip(cases, report.per_case, strict=True), 1):
+        hits = returned[case["id"]][:k]
+        relevant = set(case["relevant_ids"])
+        ranks = {h.id: position for position, h in enumerate(hits, 1)}
+        rows.append({
+            "n": number, "case": case["id"].split(":", 1)[1], "query": case["query"], "category": case["category"],
+            "abstention": result.abstention, "violation": result.abstention_violation,
+            "reciprocal_rank": result.reciprocal_rank, "hit": result.hit_at_k == 1.0,
+            "first": min((ranks[rid] for rid in relevant if rid in ranks), default=None),
+            "relevant": [{"id": rid, "state": facts[rid].lifecycle if rid in facts else "gone", "rank": ranks.get(rid),
+                          "content": "" if rid in ranks else words(rid)} for rid in case["relevant_ids"]],
+            "returned": [{"rank": position, "id": h.id, "content": h.content, "relevance": h.relevance,
+                          "relevant": h.id in relevant} for position, h in enumerate(hits, 1)],
+        })  # fmt: skip
+    by_category = {}
+    for name, figures in report.by_category.items():
+        group = [r for r in report.per_case if not r.abstention and r.category == name]
+        by_category[name] = {**figures, "hit_at_k": mean_ignoring_nan(r.hit_at_k for r in group)}
+    return {"gold_set": gold.pk, "name": gold.name, "k": k, "settings_version": version, "summary": _summary(report),
+            "by_category": by_category, "cases": rows, "total": len(all_cases), "abstentions": report.n_abstention,
+            "placeholders": len(all_cases) - len(written), "left_out": max(0, len(written) - max_cases),
+            "max_cases": max_cases, "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip

@@ -22,7 +22,7 @@ def test_owners_propose_and_make_gold_approvers_decide_and_approve_every_member_
     assert permissions.allows({"approver"}, "decide_proposal") and not permissions.allows({"owner"}, "decide_proposal")
     assert permissions.allows({"owner"}, "edit_gold") and not permissions.allows({"approver"}, "edit_gold")
     assert permissions.allows({"approver"}, "approve_gold") and not permissions.allows({"owner"}, "approve_gold")
-    for verb in ("evaluate_proposal", "apply_proposal", "revert_proposal"):
+    for verb in ("evaluate_proposal", "apply_proposal", "revert_proposal", "score_gold"):
         assert all(permissions.allows({role}, verb) for role in ("owner", "approver", "admin"))
 
 
