@@ -294,6 +294,13 @@ class PlaygroundCaseForm(forms.Form):
     memory_id = CleanText(100, strip=False)
 
 
+class GoldScoreForm(forms.Form):
+    """Which gold set to score, and at which k (the recall playground's range)."""
+
+    set = CleanText(20)
+    k = forms.IntegerField(required=False, min_value=1, max_value=50)
+
+
 # ---------------------------------------------------------------- retention
 
 RETENTION_TEXT_MAX = 1000

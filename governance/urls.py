@@ -65,6 +65,7 @@ urlpatterns = [
     path("w/<slug:workspace>/gold/<int:gold_id>/approve/", gold.gold_approve, name="gold-approve"),
     path("w/<slug:workspace>/gold/<int:gold_id>/delete/", gold.gold_delete, name="gold-delete"),
     path("w/<slug:workspace>/gold/from-playground/", gold.gold_from_playground, name="gold-from-playground"),
+    path("w/<slug:workspace>/gold/score/", gold.gold_score, name="gold-score"),
     path("w/<slug:workspace>/purge/", purge.purge_page, name="purge"),
     path("w/<slug:workspace>/purge/apply/", purge.purge_apply, name="purge-apply"),
     path("w/<slug:workspace>/retention/", retention.retention_page, name="retention"),

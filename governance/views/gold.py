@@ -15,22 +15,26 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_GET, require_POST
 
 from governance.engine import permissions
 from governance.forms import (
     CleanText,
     GoldCaseForm,
     GoldScaffoldForm,
+    GoldScoreForm,
     GoldUploadForm,
     PlaygroundCaseForm,
     parsed,
+    positive_id,
 )
-from governance.services import gold
+from governance.models import GoldSet
+from governance.services import gold, proposal_eval
 from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from memory.services.recall.evaluation import PLACEHOLDER
+from memory.services.writes.policy import TidelineError
 from tideline_kit.paging import numbered_pager
 
 CASES_PER_PAGE = 50
@@ -246,3 +250,44 @@ def _words(text: str) -> set[str]:
 
 def _query_string(query: str) -> str:
     return urlencode({"q": query})
+
+
+SCORE_K = 8  # the recall playground's k when none is given
+
+
+@require_GET
+@login_required
+def gold_score(request: HttpRequest, workspace: str) -> HttpResponse:
+    """What recall returns on one of the workspace's live gold sets now, and how well (the recall
+    playground's "Score"): figures overall and per category, then each case's hits, relevant ones marked."""
+    ws = get_workspace_for_user(request, workspace, roles=permissions.roles_for("score_gold"))
+    form = GoldScoreForm(request.GET or None)
+    choices = list(gold.sets(ws))
+    live = [s for s in choices if s.kind == GoldSet.Kind.LIVE]
+    for s in live:
+        s.written = s.case_count - s.placeholder_count
+    scorable = [s for s in live if s.written]
+    chosen, result, error, k = None, None, None, SCORE_K
+    if form.is_bound:
+        if not form.is_valid():
+            error = "k is a whole number from 1 to 50"
+        else:
+            k = form.cleaned_data["k"] or SCORE_K
+            set_id = positive_id(form.cleaned_data["set"])
+            chosen = next((s for s in choices if s.pk == set_id), None)
+            if chosen is None:
+                error = "choose a gold set of this workspace" if not form.cleaned_data["set"] else "no such gold set here"
+            else:
+                try:
+                    result = proposal_eval.score_live_set(chosen, k=k, max_cases=proposal_eval.MAX_SCORED_CASES,
+                                                          user=request.user)  # fmt: skip
+                except (TidelineError, RequestError) as problem:  # an index that failed to build: say so
+                    error = problem.message
+    result_cases = result["cases"] if result else []
+    misses = [c for c in result_cases if not c["abstention"] and not c["hit"]]
+    only_missed = request.GET.get("only") == "missed" and bool(misses)
+    return render(request, "governance/gold_score.html", {
+        "workspace": ws, "live_sets": live, "scorable": scorable, "uploaded": len(choices) - len(live), "chosen": chosen,
+        "k": k, "result": result, "error": error, "misses": misses, "only_missed": only_missed,
+        "shown_cases": misses if only_missed else result_cases, "max_cases": proposal_eval.MAX_SCORED_CASES,
+    })  # fmt: skip

@@ -65,7 +65,7 @@ READS = {
     "password_change": [], "password_change_done": [], "password_reset": [], "password_reset_done": [],
     "password_reset_confirm": [], "password_reset_complete": [],
     "proposals": ["status", "page"], "proposal-detail": [], "gold": [], "gold-detail": ["page"],
-    "gold-from-playground": [], "tokens": [],
+    "gold-from-playground": [], "gold-score": ["set", "k", "only"], "tokens": [],
     # One view per verb: POST only, so a GET is a 405 whatever it carries (swept lightly below).
     **{name: [] for name in POST_ONLY},
     # The agent API (its own tests fuzz it with a token; here every value meets a 401, never a 500).
