@@ -1,5 +1,5 @@
-"""Template context: how many review items and pending proposals wait in the current workspace, and whether the signed-in
-user may create workspaces (the home page's link)."""
+"""Template context: how many review items and pending proposals wait in the current workspace, which of its gold
+sets the recall playground can score, and whether the signed-in user may create workspaces (the home page's link)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from functools import cache
 
 from django.http import HttpRequest
 
-from governance.models import Proposal
+from governance.models import GoldSet, Proposal
 from governance.selectors import open_review_count
+from governance.services import gold
 from governance.services.members import may_create_workspace
 from memory.models import Workspace
 
@@ -45,3 +46,23 @@ def workspace_creation(request: HttpRequest) -> dict:
     if user is None or not user.is_authenticated:
         return {}
     return {"can_create_workspace": cache(lambda: may_create_workspace(user))}
+
+
+def gold_scoring(request: HttpRequest) -> dict:
+    """`gold_sets_to_score` on pages under /w/<workspace>/ for a member of it: a callable giving the
+    workspace's live gold sets (those scored against its facts), each with its id, name and the number
+    of cases whose query is written; a query only when a page shows them."""
+    user = getattr(request, "user", None)
+    name = getattr(getattr(request, "resolver_match", None), "kwargs", {}).get("workspace")
+    if user is None or not user.is_authenticated or not name:
+        return {}
+
+    @cache
+    def live_sets() -> list[dict]:
+        found = Workspace.objects.filter(name=name, memberships__user=user).distinct().first()
+        if found is None:
+            return []
+        return [{"id": s.pk, "name": s.name, "cases": s.case_count - s.placeholder_count}
+                for s in gold.sets(found).filter(kind=GoldSet.Kind.LIVE)]  # fmt: skip
+
+    return {"gold_sets_to_score": live_sets}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.http import HttpRequest
 from django.urls import reverse
 
-from governance.context_processors import review_queue, workspace_creation
+from governance.context_processors import gold_scoring, review_queue, workspace_creation
 
 # A memory page's name for another app's page → that page's URL name (each takes the workspace).
 WORKSPACE_PAGES = {
@@ -20,12 +20,15 @@ WORKSPACE_PAGES = {
     "events_download": "governance:export-events",
     "graph_download": "governance:export-graph",
     "gold_from_playground": "governance:gold-from-playground",
+    "gold_page": "governance:gold",
+    "gold_score": "governance:gold-score",
 }
 
 
 class SitePages:
     """`site_pages.<name>` in a template: a URL of WORKSPACE_PAGES for the request's workspace,
-    `new_workspace` (the URL where the user may create workspaces, else ""), or `open_review_count`.
+    `new_workspace` (the URL where the user may create workspaces, else ""), `open_review_count`, or
+    `gold_sets_to_score` (the workspace's live gold sets: id, name, written cases).
     Each is worked out when a template first reads it, so pages that show none cost nothing."""
 
     def __init__(self, request: HttpRequest, governance: dict) -> None:
@@ -47,10 +50,13 @@ class SitePages:
         if name == "open_review_count":
             count = self._governance.get("open_review_count")
             return count() if count is not None else ""
+        if name == "gold_sets_to_score":
+            found = self._governance.get("gold_sets_to_score")
+            return found() if found is not None else []
         raise KeyError(name)
 
 
 def site_pages(request: HttpRequest) -> dict:
     """Governance's context (for its own templates and the navigation) and `site_pages` over it."""
-    governance = {**review_queue(request), **workspace_creation(request)}
+    governance = {**review_queue(request), **workspace_creation(request), **gold_scoring(request)}
     return {**governance, "site_pages": SitePages(request, governance)}

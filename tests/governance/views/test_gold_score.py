@@ -182,3 +182,26 @@ def test_a_set_with_no_written_query_yet_asks_for_the_queries(personas, workspac
     page = _score(personas.client_for(personas.owner), workspace).content.decode()
     assert "No case of this workspace's gold sets has a written query yet" in page
     assert f'href="{reverse("governance:gold-detail", args=[workspace.name, scaffold.pk])}"' in page
+
+
+# ---------------------------------------------------------------- the playground's way in
+
+
+def _playground(client, workspace, **params):
+    return client.get(reverse("memory:recall-playground", args=[workspace.name]), params).content.decode()
+
+
+def test_the_playground_offers_the_workspaces_live_sets_to_score_at_its_k(personas, workspace, gold):
+    uploaded = _set(workspace, [("q", ["k1"], "x")], name="uploaded", kind="standalone")
+    page = _playground(personas.client_for(personas.approver), workspace, q="saxophone", k="5")
+    form = page.split('id="gold-score-form"', 1)[1].split("</form>", 1)[0]
+    assert f'action="{reverse("governance:gold-score", args=[workspace.name])}"' in page.split('id="gold-score-form"')[0][-200:]
+    assert f'<option value="{gold.pk}">playground — 4 cases</option>' in form
+    assert f'value="{uploaded.pk}"' not in form
+    assert '<input type="hidden" name="k" value="5">' in form and "Score at k = 5" in form
+
+
+def test_the_playground_says_when_there_is_no_gold_set_to_score(personas, workspace):
+    page = _playground(personas.client_for(personas.owner), workspace)
+    assert 'id="gold-score-none"' in page and "Right answer" in page
+    assert f'href="{reverse("governance:gold", args=[workspace.name])}">Gold sets</a>' in page
