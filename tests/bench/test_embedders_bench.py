@@ -64,7 +64,7 @@ def _write(tmp_path, spec):
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    """One run of the command on MiniLM and on a candidate whose package is not installed."""
+    """One run on one thread, of MiniLM and of a candidate whose package is not installed."""
     folder = tmp_path_factory.mktemp("embedders")
     absent = Candidate("absent", "a model", "absent-model-package", "nothing", ("no_such_module_for_tideline",),
                        lambda: None)  # fmt: skip
@@ -72,7 +72,7 @@ def report(tmp_path_factory):
     calibration = [_write(folder, GOLD_A), _write(folder, GOLD_B)]
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(CANDIDATES, "absent", absent)
-        return embedders.run(paths, calibration, ["absent", "minilm"])
+        return embedders.run(paths, calibration, ["absent", "minilm"], threads=1)
 
 
 def test_an_absent_package_is_reported_as_skipped_and_minilm_is_measured_with_its_shipped_floor(report):
@@ -80,7 +80,9 @@ def test_an_absent_package_is_reported_as_skipped_and_minilm_is_measured_with_it
     (minilm,) = report["candidates"]
     assert minilm["name"] == "minilm" and minilm["floor"] == 0.4
     assert minilm["licence"] == "MIT" and minilm["package_mb"] > 50  # the weights travel in the package
-    assert minilm["facts_per_s"] > 0 and minilm["query_ms"] > 0 and minilm["peak_mb"] > 0
+    assert minilm["facts_per_s"] > 0 and minilm["facts_per_cpu_s"] > 0 and minilm["query_ms"] > 0
+    assert minilm["peak_mb"] > 0
+    assert minilm["threads"] == 1  # the cap reaches the process that runs the model
 
 
 def test_questions_sharing_no_word_with_their_answer_are_found_by_meaning(report):
