@@ -42,6 +42,7 @@ import bisect
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -154,7 +155,7 @@ class _Lanes:
     n_candidates: int
     min_sim: float = 1.0  # the learned lane's cosine floor (1: no learned lane)
 
-    @property
+    @cached_property
     def maxima(self) -> tuple[float, float, float]:
         """The best BM25, n-gram and cosine over every candidate (0 where a lane found nothing)."""
         return _best(self.bm25), _best(self.ngram), _best(self.cosine)
@@ -258,7 +259,8 @@ class FusedQuery:
         self.rows = rows  # the eligible rows
         bm25_max, ngram_max, cosine_max = lanes.maxima
         self.expansion_max = float(expansion.max())
-        self.lexical_max = float(self._lexical(rows).max())
+        self.lexical = self._lexical(rows)  # at the eligible rows
+        self.lexical_max = float(self.lexical.max())
         self.maxima = {"bm25_max": bm25_max, "expansion_max": self.expansion_max, "lexical_max": self.lexical_max,
                        "ngram_max": ngram_max, "cosine_max": cosine_max}  # fmt: skip
 
@@ -285,15 +287,15 @@ class FusedQuery:
         """The best-scoring facts, judged: best score first (ties: newest, then column order), twice
         `limit` and at least `JUDGED_AT_LEAST` of them (every one with no limit), so a query costs
         relevance for a few rows, never for every candidate."""
-        cols, rows = self.cols, self.rows
-        lexical = self._lexical(rows)
+        cols, rows, lexical = self.cols, self.rows, self.lexical
         blended = self._blended(rows, lexical)
         cut_at = resolve_limit(limit)
         kept = _scored(cols, rows, blended, self.now, cut_at, mmr_lambda)
         order = rank_order(kept.rows, kept.score, cols.created_at[kept.rows])
-        judged = order.size if cut_at is None or mmr_lambda < 1.0 else max(2 * cut_at, JUDGED_AT_LEAST)
-        return [self._hit(int(kept.rows[i]), float(lexical[kept.at[i]]), float(blended[kept.at[i]]), kept, int(i))
-                for i in order[:judged]]  # fmt: skip
+        judged = order[: order.size if cut_at is None or mmr_lambda < 1.0 else max(2 * cut_at, JUDGED_AT_LEAST)]
+        lex_ranks = _ranks_of(self.lanes.bm25, [int(kept.rows[i]) for i in judged])  # one pass for all of them
+        return [self._hit(int(kept.rows[i]), float(lexical[kept.at[i]]), float(blended[kept.at[i]]), kept, int(i), rank)
+                for i, rank in zip(judged, lex_ranks, strict=True)]  # fmt: skip
 
     def judge(self, rows: Sequence[int]) -> list[Hit]:
         """Hits for any candidate rows (a fact the link walk reached), with the score and relevance
@@ -304,9 +306,11 @@ class FusedQuery:
         lexical = self._lexical(wanted)
         blended = self._blended(wanted, lexical)
         scored = _Scored.of(self.cols, np.arange(wanted.size), wanted, blended, self.now)
-        return [self._hit(int(row), float(lexical[i]), float(blended[i]), scored, i) for i, row in enumerate(wanted)]
+        lex_ranks = _ranks_of(self.lanes.bm25, [int(row) for row in wanted])
+        return [self._hit(int(row), float(lexical[i]), float(blended[i]), scored, i, lex_ranks[i])
+                for i, row in enumerate(wanted)]  # fmt: skip
 
-    def _hit(self, row: int, lexical: float, blended: float, scored: _Scored, i: int) -> Hit:
+    def _hit(self, row: int, lexical: float, blended: float, scored: _Scored, i: int, lex_rank: int | None) -> Hit:
         lanes, settings = self.lanes, self.settings
         present = _row_terms(self.cols.text.stems, row)
         spelling = relevance_rules.past_floor(float(lanes.ngram[row]), settings.ngram_floor)
@@ -335,7 +339,7 @@ class FusedQuery:
             "source_weight": float(scored.weight[i]),
             "confidence_factor": float(scored.conf[i]),
             "trust": float(scored.trust[i]),
-            "lex_rank": _ranks_of(lanes.bm25, [row])[0],
+            "lex_rank": lex_rank,
             "vec_rank": self._vec_rank(row),
             "score": float(scored.score[i]),
             **match.as_components(trust),

@@ -259,7 +259,7 @@ def recall(
     of the workspace's (an evaluation's trial; never reinforces). `floor` and `cut` override the
     tuning's relevance floor and cut (`cut=0` returns every hit reaching the floor, up to `k`)."""
     return recall_selection(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=reinforce,
-                            now=now, embedder=embedder, tuning=tuning, floor=floor, cut=cut).hits
+                            now=now, embedder=embedder, tuning=tuning, floor=floor, cut=cut, left_out=False).hits
 
 
 @dataclass(frozen=True)
@@ -275,8 +275,10 @@ def recall_selection(
     *, workspace: Workspace, query: str, origin: Any, k: int = DEFAULT_K, filters: RecallFilters = RecallFilters(),
     reinforce: bool = True, now: datetime | None = None, embedder: Any = CONFIGURED,
     tuning: tuning_rules.Tuning | None = None, floor: float | None = None, cut: float | None = None,
+    left_out: bool = True,
 ) -> Recalled:
-    """`recall`, with the candidates it left out and why (for `explain` and the console)."""
+    """`recall`, with the candidates it left out and why (for `explain` and the console); with
+    `left_out=False` only their count per reason (an agent's recall needs no more)."""
     scope = _scope(origin)
     if scope is None:
         return Recalled([])
@@ -291,14 +293,14 @@ def recall_selection(
             return Recalled([])
         chosen = _rank(index, view, query, now_ms, scope, k, embedder, tuning, floor, cut)
         hits = _hits(index, chosen.hits)
-        left_out = _hits(index, [item.hit for item in chosen.left_out])
+        dropped = _hits(index, [item.hit for item in chosen.left_out]) if left_out else []
         if reinforce and hits and filters.as_of is None and filters.lifecycles is None and tuning is None:
             reinforced = _reinforce_in_index(index, [h.id for h in hits], moment)
     if reinforced:
         # After the lock: a request holding a database connection must never wait for an index lock
         # that another request holds while it waits for a connection (the pool would deadlock).
         reinforcement.record(index.workspace_id, reinforced, moment)
-    return Recalled(hits, left_out, chosen.counts())
+    return Recalled(hits, dropped, chosen.counts())
 
 
 SEARCH_ORIGINS_LIMIT = 100  # origins one console search reads; each has its own index to build
