@@ -261,6 +261,7 @@ class FusedQuery:
         self.expansion_max = float(expansion.max())
         self.lexical = self._lexical(rows)  # at the eligible rows
         self.lexical_max = float(self.lexical.max())
+        self._pending: dict[str, tuple] = {}  # per judged fact: what `detail` needs
         self.maxima = {"bm25_max": bm25_max, "expansion_max": self.expansion_max, "lexical_max": self.lexical_max,
                        "ngram_max": ngram_max, "cosine_max": cosine_max}  # fmt: skip
 
@@ -280,22 +281,22 @@ class FusedQuery:
             hits = [hit for hit in self.candidates(limit, mmr_lambda) if hit.components["relevance"] >= floor]
             picked = mmr_pick(self.cols, np.array([h.row for h in hits], dtype=np.int64),
                               np.array([h.score for h in hits]), resolve_limit(limit), mmr_lambda)  # fmt: skip
-            return [hits[i] for i in picked]
-        return select(self.candidates(limit), floor=floor, cut=cut, limit=resolve_limit(limit)).hits
+            return self.detail([hits[i] for i in picked])
+        return self.detail(select(self.candidates(limit), floor=floor, cut=cut, limit=resolve_limit(limit)).hits)
 
     def candidates(self, limit: int | None, mmr_lambda: float = 1.0) -> list[Hit]:
         """The best-scoring facts, judged: best score first (ties: newest, then column order), twice
         `limit` and at least `JUDGED_AT_LEAST` of them (every one with no limit), so a query costs
-        relevance for a few rows, never for every candidate."""
+        relevance for a few rows, never for every candidate. Each hit's components hold its
+        relevance and score; `detail` adds every lane's numbers to the hits a caller shows."""
         cols, rows, lexical = self.cols, self.rows, self.lexical
         blended = self._blended(rows, lexical)
         cut_at = resolve_limit(limit)
         kept = _scored(cols, rows, blended, self.now, cut_at, mmr_lambda)
         order = rank_order(kept.rows, kept.score, cols.created_at[kept.rows])
         judged = order[: order.size if cut_at is None or mmr_lambda < 1.0 else max(2 * cut_at, JUDGED_AT_LEAST)]
-        lex_ranks = _ranks_of(self.lanes.bm25, [int(kept.rows[i]) for i in judged])  # one pass for all of them
-        return [self._hit(int(kept.rows[i]), float(lexical[kept.at[i]]), float(blended[kept.at[i]]), kept, int(i), rank)
-                for i, rank in zip(judged, lex_ranks, strict=True)]  # fmt: skip
+        return [self._hit(int(kept.rows[i]), float(lexical[kept.at[i]]), float(blended[kept.at[i]]), kept, int(i))
+                for i in judged]  # fmt: skip
 
     def judge(self, rows: Sequence[int]) -> list[Hit]:
         """Hits for any candidate rows (a fact the link walk reached), with the score and relevance
@@ -306,49 +307,62 @@ class FusedQuery:
         lexical = self._lexical(wanted)
         blended = self._blended(wanted, lexical)
         scored = _Scored.of(self.cols, np.arange(wanted.size), wanted, blended, self.now)
-        lex_ranks = _ranks_of(self.lanes.bm25, [int(row) for row in wanted])
-        return [self._hit(int(row), float(lexical[i]), float(blended[i]), scored, i, lex_ranks[i])
-                for i, row in enumerate(wanted)]  # fmt: skip
+        return [self._hit(int(row), float(lexical[i]), float(blended[i]), scored, i) for i, row in enumerate(wanted)]
 
-    def _hit(self, row: int, lexical: float, blended: float, scored: _Scored, i: int, lex_rank: int | None) -> Hit:
+    def _hit(self, row: int, lexical: float, blended: float, scored: _Scored, i: int) -> Hit:
         lanes, settings = self.lanes, self.settings
         present = _row_terms(self.cols.text.stems, row)
         spelling = relevance_rules.past_floor(float(lanes.ngram[row]), settings.ngram_floor)
         similarity = relevance_rules.past_floor(float(lanes.cosine[row]), lanes.min_sim)
         match = relevance_rules.match(self.words, present, spelling, similarity)
-        trust = float(scored.trust[i])
-        components = {
-            "lane": "fused",
-            "formula": FUSED_FORMULA,
-            "blend_formula": BLEND_FORMULA,
-            "lexical_formula": LEXICAL_FORMULA,
-            "bm25": float(lanes.bm25[row]),
-            "matched_terms": [t for t in lanes.terms if t in present],
-            "expansion": float(self.expansion[row]),
-            "expansion_terms": [t for t in self.expansion_terms if t in present],
-            "expansion_weight": settings.expansion_weight,
-            "lexical": lexical,
-            "ngram": float(lanes.ngram[row]),
-            "ngram_weight": settings.ngram_weight,
-            "cosine": float(lanes.cosine[row]) if settings.vector_weight > 0 else None,
-            "vector_weight": settings.vector_weight,
-            **self.maxima,
-            "blend": blended,
-            "effective": float(scored.effective[i]),
-            "modulator": float(scored.modulator[i]),
-            "source_weight": float(scored.weight[i]),
-            "confidence_factor": float(scored.conf[i]),
-            "trust": float(scored.trust[i]),
-            "lex_rank": lex_rank,
-            "vec_rank": self._vec_rank(row),
-            "score": float(scored.score[i]),
-            **match.as_components(trust),
-        }
-        return Hit(self.cols.memory_ids[row], float(scored.score[i]), components, row)
+        score = float(scored.score[i])
+        components = {**match.as_components(float(scored.trust[i])), "score": score}
+        self._pending[self.cols.memory_ids[row]] = (
+            row, present, lexical, blended, float(scored.effective[i]), float(scored.modulator[i]),
+            float(scored.weight[i]), float(scored.conf[i]), float(scored.trust[i]),
+        )  # fmt: skip
+        return Hit(self.cols.memory_ids[row], score, components, row)
 
-    def _vec_rank(self, row: int) -> int | None:
-        found = np.flatnonzero(self.lanes.vector_rows == row)
-        return int(found[0]) + 1 if found.size else None
+    def detail(self, hits: Sequence[Hit]) -> list[Hit]:
+        """Add every lane's numbers to these hits' components, in place (what `explain` shows; the
+        ranking needs only relevance and score, so a recall details only the hits it returns)."""
+        todo = [hit for hit in hits if hit.memory_id in self._pending and "lane" not in hit.components]
+        if not todo:
+            return list(hits)
+        lanes, settings = self.lanes, self.settings
+        lex_ranks = _ranks_of(lanes.bm25, [self._pending[hit.memory_id][0] for hit in todo])  # one pass for all
+        vec_rank = {int(row): position + 1 for position, row in enumerate(lanes.vector_rows)}
+        for hit, lex_rank in zip(todo, lex_ranks, strict=True):
+            row, present, lexical, blended, effective, modulator, weight, conf, trust = self._pending[hit.memory_id]
+            lane_numbers = {
+                "lane": "fused",
+                "formula": FUSED_FORMULA,
+                "blend_formula": BLEND_FORMULA,
+                "lexical_formula": LEXICAL_FORMULA,
+                "bm25": float(lanes.bm25[row]),
+                "matched_terms": [t for t in lanes.terms if t in present],
+                "expansion": float(self.expansion[row]),
+                "expansion_terms": [t for t in self.expansion_terms if t in present],
+                "expansion_weight": settings.expansion_weight,
+                "lexical": lexical,
+                "ngram": float(lanes.ngram[row]),
+                "ngram_weight": settings.ngram_weight,
+                "cosine": float(lanes.cosine[row]) if settings.vector_weight > 0 else None,
+                "vector_weight": settings.vector_weight,
+                **self.maxima,
+                "blend": blended,
+                "effective": effective,
+                "modulator": modulator,
+                "source_weight": weight,
+                "confidence_factor": conf,
+                "trust": trust,
+                "lex_rank": lex_rank,
+                "vec_rank": vec_rank.get(row),
+            }
+            rest = dict(hit.components)
+            hit.components.clear()
+            hit.components.update({**lane_numbers, **rest})
+        return list(hits)
 
 
 def _spelled(stems, unknown: str, mask) -> tuple[str, float] | None:

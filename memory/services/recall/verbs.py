@@ -182,7 +182,7 @@ CONFIGURED = embedding.CONFIGURED
 
 def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: int, embedder: Any = None,
           tuning: tuning_rules.Tuning | None = None, floor: float | None = None,
-          cut: float | None = None) -> Selection:  # fmt: skip
+          cut: float | None = None, detail_left_out: bool = True) -> Selection:  # fmt: skip
     """Tideline's default ranking: the fused lane (stemmed BM25 + expansion + n-grams, × decay × trust,
     plus a learned embedder's cosine when one is configured and the scope has its vectors), whose
     best facts may propose more along typed links when the query or its top seeds call for it
@@ -222,6 +222,7 @@ def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: 
     shown = {hit.memory_id for hit in candidates}
     candidates += [hit for hit in judged if hit.memory_id not in shown]
     chosen = select(candidates, floor=floor, cut=cut, limit=k)
+    fused.detail(chosen.hits + ([item.hit for item in chosen.left_out] if detail_left_out else []))
     for hit in chosen.hits:
         hit.components["settings_version"] = version
         hit.components["kept_because"] = why_kept(chosen, hit)
@@ -291,7 +292,7 @@ def recall_selection(
         view = _view(index, now_ms, filters)
         if view is None:
             return Recalled([])
-        chosen = _rank(index, view, query, now_ms, scope, k, embedder, tuning, floor, cut)
+        chosen = _rank(index, view, query, now_ms, scope, k, embedder, tuning, floor, cut, detail_left_out=left_out)
         hits = _hits(index, chosen.hits)
         dropped = _hits(index, [item.hit for item in chosen.left_out]) if left_out else []
         if reinforce and hits and filters.as_of is None and filters.lifecycles is None and tuning is None:
@@ -374,7 +375,7 @@ def context(*, workspace: Workspace, query: str, origin: Any, max_chars: int = 1
         view = _view(index, now_ms, filters)
         if view is None:
             return None
-        chosen = _rank(index, view, query, now_ms, scope, k, embedder)
+        chosen = _rank(index, view, query, now_ms, scope, k, embedder, detail_left_out=False)
         # Context goes straight into a prompt, so every line is rescanned, the owner's included.
         return pack_context(view, chosen.hits, max_chars=max_chars, threat_scan=lambda text: list(scan_for_threats(text).rules),
                             untrusted_scan=_untrusted_rules, left_out=chosen.counts())  # fmt: skip
