@@ -31,6 +31,7 @@ from governance.forms import (
 from governance.models import GoldSet
 from governance.services import gold, proposal_eval
 from governance.services.acting import Actor
+from memory.models import Fact
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from memory.services.recall.evaluation import PLACEHOLDER
@@ -277,6 +278,9 @@ def gold_score(request: HttpRequest, workspace: str) -> HttpResponse:
             chosen = next((s for s in choices if s.pk == set_id), None)
             if chosen is None:
                 error = "choose a gold set of this workspace" if not form.cleaned_data["set"] else "no such gold set here"
+            elif chosen.kind == GoldSet.Kind.LIVE and chosen.case_count == chosen.placeholder_count:
+                error = (f"every case of {chosen.name!r} still has the placeholder query: write its queries first"
+                         if chosen.case_count else f"{chosen.name!r} has no cases yet")  # fmt: skip
             else:
                 try:
                     result = proposal_eval.score_live_set(chosen, k=k, max_cases=proposal_eval.MAX_SCORED_CASES,
@@ -289,5 +293,6 @@ def gold_score(request: HttpRequest, workspace: str) -> HttpResponse:
     return render(request, "governance/gold_score.html", {
         "workspace": ws, "live_sets": live, "scorable": scorable, "uploaded": len(choices) - len(live), "chosen": chosen,
         "k": k, "result": result, "error": error, "misses": misses, "only_missed": only_missed,
+        "has_facts": bool(live) or Fact.objects.filter(workspace=ws, lifecycle="active").exists(),
         "shown_cases": misses if only_missed else result_cases, "max_cases": proposal_eval.MAX_SCORED_CASES,
     })  # fmt: skip

@@ -22,6 +22,7 @@ URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{f
         "/w/{ws}/exports/facts/?format=jsonl", "/w/{ws}/exports/facts/?format=json&segment=identity",
         "/w/{ws}/exports/graph/?format=graphml", "/w/{ws}/exports/import/", "/w/{ws}/proposals/",
         "/w/{ws}/proposals/?status=pending", "/w/{ws}/proposals/{proposal}/", "/w/{ws}/gold/", "/w/{ws}/gold/{gold}/",
+        "/w/{ws}/gold/score/?set={gold}&k=8",
         "/w/{ws}/tokens/"]  # fmt: skip
 # The outsider holds every role, but in another workspace (tests/personas.py).
 PERSONAS = ["anonymous", "outsider", "owner", "approver", "admin"]

@@ -103,6 +103,12 @@ def test_the_cases_can_be_narrowed_to_the_missed_ones(personas, workspace, gold,
     assert _cells(page, 'id="score-overall">')[1:3] == ["3", "0.667"]  # the figures still cover every case
 
 
+def test_a_live_sets_page_links_to_its_score(personas, workspace, gold):
+    page = personas.client_for(personas.approver).get(reverse("governance:gold-detail", args=[workspace.name, gold.pk]))
+    url = reverse("governance:gold-score", args=[workspace.name])
+    assert f'<a href="{url}?set={gold.pk}" id="score-this-set">Score recall on it now</a>' in page.content.decode()
+
+
 def test_scoring_changes_nothing_in_the_memory(personas, workspace, gold, facts):
     """The score asks recall passively: no fact is reinforced and no event is written."""
     before = dict(Fact.objects.filter(workspace=workspace).values_list("memory_id", "access_count"))
@@ -171,10 +177,17 @@ def test_a_long_set_is_cut_at_the_cap_and_says_so(personas, workspace, gold, mon
     assert "Only the first 2 cases are scored here; 2 more are left out." in page
 
 
-def test_a_workspace_without_gold_sets_says_how_to_make_one(personas, workspace):
+def test_a_workspace_without_gold_sets_says_how_to_make_one(personas, workspace, facts):
     page = _score(personas.client_for(personas.owner), workspace).content.decode()
     assert 'id="no-gold-set"' in page and "This workspace has no gold set to score yet." in page
     assert f'href="{reverse("governance:gold", args=[workspace.name])}"' in page
+    assert 'id="score-set"' not in page
+
+
+def test_an_empty_workspace_says_there_is_nothing_to_score_yet(personas, workspace):
+    page = _score(personas.client_for(personas.owner), workspace, set="1", k="8").content.decode()
+    assert "This workspace has no facts yet, so there is nothing for recall to find and no gold set to score." in page
+    assert 'id="score-overall"' not in page
 
 
 def test_a_set_with_no_written_query_yet_asks_for_the_queries(personas, workspace, facts):
@@ -182,6 +195,9 @@ def test_a_set_with_no_written_query_yet_asks_for_the_queries(personas, workspac
     page = _score(personas.client_for(personas.owner), workspace).content.decode()
     assert "No case of this workspace's gold sets has a written query yet" in page
     assert f'href="{reverse("governance:gold-detail", args=[workspace.name, scaffold.pk])}"' in page
+    page = _score(personas.client_for(personas.owner), workspace, set=scaffold.pk, k=8).content.decode()
+    assert "every case of &#x27;scaffold&#x27; still has the placeholder query: write its queries first" in page
+    assert 'id="gold-score"' not in page
 
 
 # ---------------------------------------------------------------- the playground's way in
