@@ -21,7 +21,8 @@ fresh process, so its memory figures are its own. Measured, per candidate:
   does; each the best of three passes, by the wall clock and by the process's CPU time (other work
   on the machine slows the first, hardly the second; with `--threads 1` the two agree when the
   machine is quiet);
-* memory: resident megabytes the loaded model adds to the process, and the peak while embedding;
+* the time to load the model and embed a first question, and the resident megabytes that adds to
+  the process (some models read their weights on first use); the peak while embedding;
 * the package: its installed size and its declared licence.
 
 The cosine floor (`min_sim`) decides which facts the learned lane may add to the fused one. MiniLM
@@ -312,6 +313,7 @@ def measure(name: str, paths: Sequence[str], calibration: Sequence[str], z: floa
     baseline_mb = resident_mb()
     started = time.perf_counter()
     model = candidate.load()
+    model.embed_query(["Is the model ready?"])  # some load their weights on first use
     load_s = time.perf_counter() - started
     loaded_mb = resident_mb() - baseline_mb
 
@@ -457,7 +459,7 @@ def _ci(value: dict | None) -> str:
 def format_report(report: dict) -> str:
     """Markdown tables: the models, their quality overall, then per conversation."""
     runs = report["candidates"]
-    lines = ["| embedder | model | package (licence) | runs on | package MB | load s | resident MB | peak MB "
+    lines = ["| embedder | model | package (licence) | runs on | package MB | ready s | resident MB | peak MB "
              "| threads | facts/s | facts per CPU s | one query ms | one query CPU ms | cosine floor |",
              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in runs:
