@@ -26,7 +26,9 @@ def test_a_workspace_page_gets_governance_pages_of_its_workspace(rf, owner, work
     assert pages["review_queue"] == reverse("governance:review-list", args=[workspace.name])
     assert pages["graph_download"] == reverse("governance:export-graph", args=[workspace.name])
     assert pages["open_review_count"] == 0
-    assert set(context) == {"open_review_count", "pending_proposal_count", "can_create_workspace", "site_pages"}
+    assert pages["gold_sets_to_score"] == []  # a workspace with no live gold set offers none to score
+    assert set(context) == {"open_review_count", "pending_proposal_count", "can_create_workspace", "gold_sets_to_score",
+                            "site_pages"}  # fmt: skip
     with pytest.raises(KeyError):
         pages["no_such_page"]
 
