@@ -70,6 +70,16 @@ def test_the_inspector_shows_fields_links_events_decay_and_explain(client, owner
     assert client.get(_url("fact-detail", workspace, "mem_nope")).status_code == 404
 
 
+def test_the_inspector_says_when_a_fact_falls_under_the_cut(client, owner, workspace):
+    client.force_login(owner)
+    tl = Tideline(workspace)
+    tl.add("Tomas Reis's birthday is in June.", segment="relationship")
+    other = tl.add("Ada Okafor's birthday is in May.", segment="relationship")
+    body = client.get(_url("fact-detail", workspace, other.id), {"q": "When is Tomas Reis's birthday?"}).content.decode()
+    assert 'id="below-cut"' in body and "relevance 0.725 or more" in body and "best match's 1.00" in body
+    assert other.id not in [h.id for h in tl.recall("When is Tomas Reis's birthday?", reinforce=False)]
+
+
 def test_the_playground_breaks_scores_down_and_packs_context(client, owner, workspace):
     client.force_login(owner)
     body = client.get(_url("recall-playground", workspace), {"q": "vegetarian diet", "origin": "owner", "k": 5,
