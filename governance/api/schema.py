@@ -17,6 +17,7 @@ from memory.engine.facts.fields import fields_for
 from memory.engine.facts.records import SOURCE_TYPES
 
 STR = {"type": "string"}
+COUNT = {"type": "integer", "minimum": 0}
 NULLABLE_STR = {"type": ["string", "null"]}
 ORIGIN = {"type": "string", "maxLength": 900, "description": "owner or channel:CHANNEL/CONVERSATION/SESSION; "
           "must be one the token may act for (default: the token's own)"}  # fmt: skip
@@ -100,9 +101,12 @@ def _query(name: str, description: str, schema: dict | None = None) -> dict:
     return {"name": name, "in": "query", "required": False, "description": description, "schema": schema or STR}
 
 
+LEFT_OUT = {"type": "object", "description": "How many candidates recall left out, per reason: under the relevance "
+            "floor, under the cut (a share of the best hit's relevance), or past k",
+            "properties": {"floor": COUNT, "cut": COUNT, "limit": COUNT}}  # fmt: skip
 RECALL_RESULT = {"type": "object", "required": ["query", "hits", "nothing_relevant"],
                  "properties": {"query": STR, "hits": {"type": "array", "items": _ref("Hit")},
-                                "nothing_relevant": {"type": "boolean"}}}  # fmt: skip
+                                "nothing_relevant": {"type": "boolean"}, "left_out": LEFT_OUT}}  # fmt: skip
 CONTEXT_RESULT = {"type": "object", "required": ["context", "nothing_relevant"],
                   "properties": {"query": STR, "origin": STR, "context": STR, "nothing_relevant": {"type": "boolean"}}}  # fmt: skip
 WRITE_RESULT = {"type": "object", "required": ["id", "outcome", "fact"],

@@ -288,8 +288,9 @@ def _recall_args(grant, body) -> dict[str, Any]:
 
 def _recall(request, grant, body):
     args = _recall_args(grant, body)
-    hits = recall_service.recall(**args)
-    return 200, {"query": args["query"], "hits": [_hit(h) for h in hits], "nothing_relevant": not hits}
+    found = recall_service.recall_selection(**args, left_out=False)
+    return 200, {"query": args["query"], "hits": [_hit(h) for h in found.hits], "nothing_relevant": not found.hits,
+                 "left_out": found.counts}  # fmt: skip
 
 
 def _hit(hit) -> dict[str, Any]:
@@ -299,8 +300,9 @@ def _hit(hit) -> dict[str, Any]:
 
 def _explain(request, grant, body):
     args = _recall_args(grant, body)
-    hits = recall_service.explain(**args)
-    return 200, {"query": args["query"], "hits": [h.to_dict() for h in hits], "nothing_relevant": not hits}
+    found = recall_service.explain_selection(**args)
+    return 200, {"query": args["query"], "hits": [h.to_dict() for h in found.hits], "nothing_relevant": not found.hits,
+                 "left_out": found.counts}  # fmt: skip
 
 
 def _context(request, grant, body):

@@ -81,6 +81,23 @@ def test_an_owner_token_reads_and_writes_only_the_owner(workspace, memory):
     assert _call("POST", "memories", token, {"content": "I prefer green tea", "origin": PEER})[0] == 403
 
 
+def test_recall_and_explain_say_how_many_facts_were_left_out_and_why(workspace, memory):
+    tl = Tideline(workspace, actor="seed")
+    for text in ("I drink oat milk in my coffee", "The coffee machine is on the third floor",
+                 "I am allergic to cats as well"):  # fmt: skip
+        tl.add(text, segment="knowledge")
+    token = _token(workspace, source="owner_message")
+    status, body = _call("POST", "recall", token, {"query": "what am I allergic to, and my coffee milk", "k": 8})
+    assert status == 200 and set(body["left_out"]) == {"floor", "cut", "limit"}
+    relevances = [h["relevance"] for h in body["hits"]]
+    assert relevances == sorted(relevances, reverse=True) and len(relevances) <= 8
+    status, explained = _call("POST", "explain", token, {"query": "what am I allergic to, and my coffee milk", "k": 8})
+    assert status == 200 and explained["left_out"] == body["left_out"]
+    assert [h["id"] for h in explained["hits"]] == [h["id"] for h in body["hits"]]
+    assert all(h["components"]["kept_because"].startswith("Kept: relevance") for h in explained["hits"])
+    assert _call("POST", "recall", token, {"query": "what is my zodiac sign"})[1]["nothing_relevant"]
+
+
 def test_a_peer_token_sees_its_own_session_only_whatever_the_body_says(workspace, memory):
     token = _token(workspace, PEER, "read,write")
     assert [h["id"] for h in _call("POST", "recall", token, {"query": "standup Mondays"})[1]["hits"]] == [memory["peer"]]
