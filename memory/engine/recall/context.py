@@ -81,8 +81,8 @@ def pack_context(
     never gets an empty context while recall found something.
 
     `left_out` (recall's count of the candidates it did not return, per reason: `floor`, `cut`,
-    `limit`) adds a last line saying how many facts were left out and why, with the facts the budget
-    skipped; the note does not count against the budget.
+    `limit`) adds a last line saying how many facts that reached the relevance floor were left out
+    and why (under the cut, past k, over the budget); the note does not count against the budget.
     """
     if not hits:
         return None
@@ -112,7 +112,8 @@ def pack_context(
 def left_out_note(left_out: Mapping[str, int], skipped: int, max_chars: int) -> str:
     """`(N more facts left out: …)`, or "" when recall left nothing out."""
     reasons = []
-    weaker = left_out.get("floor", 0) + left_out.get("cut", 0)
+    # Candidates under the floor answer nothing; those under the cut answer something, less well.
+    weaker = left_out.get("cut", 0)
     if weaker:
         reasons.append(f"{weaker} much less relevant than these")
     if left_out.get("limit", 0):
