@@ -146,7 +146,6 @@ class Match:
     missed: tuple[str, ...] = ()  # important words the memory holds but this fact does not
     unknown: tuple[str, ...] = ()  # important words no fact in the memory holds
     names_missed: tuple[str, ...] = ()  # of missed and unknown, those that look like names
-    via_link: bool = False
     related: tuple[str, ...] = ()  # of matched, those the fact holds only in another form ("allergy")
 
     def as_components(self, trust: float = 1.0) -> dict:
@@ -171,7 +170,7 @@ class Match:
             "unknown_words": list(self.unknown),
             "names_missed": list(self.names_missed),
             "related_words": list(self.related),
-            "relevance_via_link": self.via_link,
+            "relevance_via_link": False,  # the service marks a fact only the link walk reached
         }
 
 
@@ -328,11 +327,6 @@ def unknown_idf(n_candidates: int) -> float:
 
 def _clean(value: float) -> float:
     return round(min(1.0, max(0.0, float(value))), 6)
-
-
-RELEVANCE_KEYS = ("relevance", "evidence", "relevance_trust", "relevance_formula", "coverage", "spelling", "similarity", "known_share", "unknown_power",
-                  "unknown_word_weight", "query_weights",
-                  "matched_words", "missed_words", "unknown_words", "names_missed", "related_words", "relevance_via_link")  # fmt: skip
 
 
 def describe(components: dict) -> str:
