@@ -1,4 +1,4 @@
-"""`tideline review list|show|decide|undo` — the review queue from the command line (docs/ARCHITECTURE.md §9).
+"""`tideline review list|show|decide|undo|settings|admitted` — the review queue from the command line (docs/ARCHITECTURE.md §9).
 
 One positional action (not nested subparsers, which would lose the shared --json flag). The
 verdicts themselves are `governance.services.verdicts`; this module only parses and prints.
@@ -6,6 +6,8 @@ verdicts themselves are `governance.services.verdicts`; this module only parses 
 
 from __future__ import annotations
 
+import json
+import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -13,6 +15,7 @@ from django.contrib.auth import get_user_model
 from governance.engine import permissions
 from governance.engine.verdicts import VERDICTS
 from governance.models import ReviewItem
+from governance.services import admitted
 from governance.services.acting import Actor, member_roles
 from governance.services.verdicts import decide, undo
 from memory.cli.common import emit
@@ -22,13 +25,13 @@ from memory.services.errors import NotFoundError, RequestError
 from memory.services.workspaces import REVIEW_SETTINGS, get_workspace, set_review_settings
 
 HELP = ("list review items, show one, or decide one (supersede, coexist, block, dismiss; approve or block a "
-        "durable promotion) or undo its verdict")
+        "durable promotion) or undo its verdict; list the held writes reviewers admitted or blocked")
 ACTOR = Actor.cli("review")
 LIST_LIMIT = 200
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("action", choices=("list", "show", "decide", "undo", "settings"))
+    parser.add_argument("action", choices=("list", "show", "decide", "undo", "settings", "admitted"))
     parser.add_argument("item", nargs="?", help="show/decide/undo: the review item's id")
     parser.add_argument("verdict", nargs="?", help=f"decide: one of {', '.join(VERDICTS)}")
     parser.add_argument("--workspace", required=True)
@@ -41,6 +44,9 @@ def add_arguments(parser) -> None:
                         help="settings: hold every untrusted write the gate confined (default off)")
     parser.add_argument("--daily-cap", type=int, metavar="N",
                         help="settings: open at most N contradiction items a day (default 50)")
+    parser.add_argument("--jsonl", action="store_true",
+                        help="admitted: one JSON object per line, labelled for the injection detector's training")
+    parser.add_argument("--since", metavar="DATE", help="admitted: only verdicts from this date (YYYY-MM-DD, UTC) or time on")
     parser.add_argument("--as", dest="as_user", metavar="USERNAME",
                         help="decide/undo as this member (checked against their roles); a durable promotion "
                              "needs an approver or admin who is not its author")  # fmt: skip
@@ -54,6 +60,9 @@ def run(options: dict) -> None:
         return
     if action == "settings":
         _settings(options, workspace)
+        return
+    if action == "admitted":
+        _admitted(options, workspace)
         return
     if not options.get("item"):
         raise RequestError(f"review {action} needs the item's id", kind="usage")
@@ -82,6 +91,35 @@ def _settings(options: dict, workspace) -> None:
     lines = [f"review settings of {workspace.name}" + (f" ({len(changed)} changed)" if wanted else "")]
     lines += [f"  {_shown(current[name])}  {name}: {words}" for name, words in REVIEW_SETTINGS.items()]
     emit(options, {"workspace": workspace.name, "settings": current, "changed": sorted(changed)}, "\n".join(lines))
+
+
+def _admitted(options: dict, workspace) -> None:
+    """Held untrusted writes a reviewer admitted (benign) or blocked (an attack), for the injection
+    detector's next training run: `--jsonl` writes one labelled text per line."""
+    decided = list(admitted.decided_held_writes(workspace, admitted.parse_since(options.get("since"))))
+    if options.get("jsonl"):
+        for one in decided:
+            sys.stdout.write(json.dumps(one.training_line(workspace), ensure_ascii=False) + "\n")
+        return
+    lines = [f"held writes reviewers decided on {workspace.name}"]
+    for kind in ("admitted", "blocked"):
+        rows = [one for one in decided if one.kind == kind]
+        lines += ["", f"{kind} ({len(rows)})"]
+        if rows:
+            lines.append(f"  {'id':>6}  {'decided':<16}  {'verdict':<9}  {'score':>5}  text")
+        for one in rows:
+            when = f"{one.item.resolved_at:%Y-%m-%d %H:%M}" if one.item.resolved_at else "—"
+            score = "—" if one.detector_score is None else f"{one.detector_score:.2f}"
+            lines.append(f"  {one.item.pk:>6}  {when:<16}  {one.item.details.get('verdict', ''):<9}  {score:>5}  "
+                         f"{_line(one.text)}")  # fmt: skip
+    emit(options, {"workspace": workspace.name, "items": [one.training_line(workspace) for one in decided]},
+         "\n".join(lines))  # fmt: skip
+
+
+def _line(text: str, width: int = 80) -> str:
+    """The text on one line, cut to `width` characters."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def _shown(value) -> str:

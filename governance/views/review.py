@@ -18,7 +18,7 @@ from governance import selectors
 from governance.engine import permissions
 from governance.engine.verdicts import VERDICTS_BY_KIND
 from governance.forms import KIND_LABELS, ReviewFilterForm, ReviewSettingsForm, VerdictForm, parsed
-from governance.services import verdicts
+from governance.services import admitted, verdicts
 from governance.services.acting import Actor
 from governance.views import review_bulk as views_bulk
 from memory.permissions import get_workspace_for_user
@@ -78,11 +78,13 @@ def review_detail(request: HttpRequest, workspace: str, item_id: str) -> HttpRes
     ws = get_workspace_for_user(request, workspace)
     item = _item_or_404(ws, item_id)
     sides = selectors.item_sides(ws, item)
-    details = selectors.detail_rows(item.details)
+    held = admitted.why_held(item)
+    shown_apart = admitted.SHOWN_DETAILS if held else ()
+    details = selectors.detail_rows({k: v for k, v in item.details.items() if k not in shown_apart})
     ids = [f.memory_id for f in (item.fact, item.other_fact) if f is not None]
     context = {"workspace": ws, "item": item, "sides": sides, "kind_label": KIND_LABELS.get(item.kind, item.kind),
                "score": item.details.get("score"), "signal": item.details.get("signal"), "details": details,
-               "closed_reason": item.details.get("closed_reason"),
+               "closed_reason": item.details.get("closed_reason"), "held": held,
                "can_decide": permissions.allows(request.workspace_roles, f"decide_{item.kind}"),
                "deciders": DECIDERS_LABEL[item.kind],
                "is_author": item.kind == "promotion" and item.fact is not None
