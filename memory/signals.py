@@ -7,7 +7,8 @@ other apps can do their first pass over it (governance opens the demo's contradi
 is held for review (`memory.engine.writes.holds`): stored with lifecycle `held`, out of recall until a
 verdict admits it. Keyword arguments: `workspace`, `fact` (the held fact), `hold_kind`
 ("quarantine" or "promotion"), `held_by` (the fact it disputes or would replace, or None),
-`replaces` (the memory ids it would replace if admitted), `rules`, `reason` (in words) and
+`replaces` (the memory ids it would replace if admitted), `rules`, `reason` (in words),
+`detector_score` (the injection detector's 0–1 score for an untrusted write, or None) and
 `mutation` (its `actor`, `now` and `record()`). A receiver that opens a review item returns that
 item's id; the write reports the first id returned. A receiver that raises rolls the write back, so
 a hold is never stored without whatever its receivers keep about it.

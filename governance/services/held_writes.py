@@ -11,13 +11,15 @@ from memory.models import Fact, Workspace
 
 
 def open_held_write_review(sender, *, workspace: Workspace, fact: Fact, held_by: Fact | None, reason: str,
-                           hold_kind: str = "quarantine", replaces=(), rules=(), **kwargs) -> int:  # fmt: skip
+                           hold_kind: str = "quarantine", replaces=(), rules=(), detector_score: float | None = None,
+                           **kwargs) -> int:  # fmt: skip
     """One open item per held fact (and what it disputes); the same write held again finds it."""
     item, _ = ReviewItem.objects.get_or_create(
         workspace=workspace, kind=hold_kind, fact=fact, other_fact=held_by, status="open",
         defaults={"reason": reason[:1000], "details": {
             "subject_key": fact.subject_key, "source_type": fact.source_type, "rules": list(rules),
             "replaces": list(replaces), "author": fact.written_by,
+            **({"detector_score": detector_score} if detector_score is not None else {}),
         }},
     )  # fmt: skip
     return item.pk

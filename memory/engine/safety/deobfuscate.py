@@ -370,6 +370,9 @@ def views(text: str, *, depth: int = 2, worth=None) -> Views:
             if into is out:
                 hidden.append(disguised)
 
+    respelt = respell(base)  # a misspelt trigger word is read as what it spells (a slip, not a disguise)
+    if respelt != base:
+        add(respelt, disguised=False)
     if not text.isascii() and _OTHER_SCRIPT.search(text):
         plain = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).lower()  # other scripts as written
         add(_around(plain, [m.span() for m in _OTHER_SCRIPT_RUN.finditer(plain)]), disguised=False)
@@ -429,3 +432,48 @@ def compact(folded: str) -> str:
     """Every letter of an already folded text, un-leeted and run together ("dis re gard" →
     "disregard"), for rules that look for whole phrases written without their spaces."""
     return _NOT_LETTER.sub("", _unleet(folded))
+
+
+# Words an order is made of, read as they are spelt when one letter is added, dropped, changed or two
+# swapped ("iunstructions", "ignroe", "previuos"): a public injection template's one misspelt word
+# is enough to pass a reader that looks for the word as written.
+TRIGGER_WORDS = frozenset({
+    "instructions", "instruction", "previous", "ignore", "disregard", "forget", "override", "system", "prompt",
+    "prompts", "guidelines", "directives", "directive", "developer", "assistant", "administrator", "confidential",
+    "password", "passwords", "secret", "reveal", "jailbreak", "unrestricted", "restrictions", "pretend", "roleplay",
+    "initial", "verbatim", "response", "immediately", "everything", "preceding", "forward", "credentials", "message",
+    "messages", "command", "commands",
+})
+# Real words one edit from a trigger word (found in a 30,000-word English vocabulary): never respelt.
+_REAL_NEIGHBOURS = frozenset({
+    "precious", "forgot", "forge", "forged", "developed", "repeal", "massage", "commando", "commandos", "respond",
+    "responses", "systemd",
+})
+_DELETES: dict[str, list[tuple[str, int]]] = {}
+for _word in TRIGGER_WORDS:
+    for _i in range(len(_word)):
+        _DELETES.setdefault(_word[:_i] + _word[_i + 1 :], []).append((_word, _i))
+_ALPHA_WORD = re.compile(r"[a-z]{5,16}")
+_SHORTEST, _LONGEST = min(map(len, TRIGGER_WORDS)) - 1, max(map(len, TRIGGER_WORDS)) + 1
+
+
+def _spelt(word: str) -> str | None:
+    """The trigger word `word` is one slip away from (None: none, or `word` is a real word)."""
+    if word in TRIGGER_WORDS or word in _REAL_NEIGHBOURS or not _SHORTEST <= len(word) <= _LONGEST:
+        return None
+    for target, _ in _DELETES.get(word, ()):  # a letter dropped
+        if not (target.startswith(word) and len(target) == len(word) + 1 and target[-1] == "s"):
+            return target
+    for i in range(len(word)):
+        shorter = word[:i] + word[i + 1 :]
+        if shorter in TRIGGER_WORDS and i < len(word) - 1:  # a letter added (not an inflection's last letter)
+            return shorter
+        for target, j in _DELETES.get(shorter, ()):  # a letter changed (same place) or two swapped
+            if len(target) == len(word) and (i == j or (abs(i - j) == 1 and word[i] == target[j] and word[j] == target[i])):
+                return target
+    return None
+
+
+def respell(folded: str) -> str:
+    """A folded text with every word one slip away from a trigger word spelt as that word."""
+    return _ALPHA_WORD.sub(lambda m: _spelt(m.group()) or m.group(), folded)

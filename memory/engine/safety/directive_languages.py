@@ -186,7 +186,9 @@ _ML_CONCEAL = with_folded(_ML_CONCEAL)
 _ML_CONCEAL = _ML_CONCEAL[:-1] + "|" + _ML_CONCEAL_MORE[3:]
 _ENGLISH_TOO = {"ignore", "instructions", "password", "adres"}  # the same word in English: not a sign of another language
 _ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alternation in (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_APPROVE, _ML_CONCEAL)
-                              for word in literals(alternation) if word not in _ENGLISH_TOO)
+                              for word in literals(alternation)
+                              # a word of two or three Latin letters ("no", "ne") is a word of many other languages too
+                              if word not in _ENGLISH_TOO and not (word.isascii() and len(word.strip()) < 4))
              + r"|https?://|@[\w-]{1,63}\.)")
 ANCHORS["ai_addressed_ml"] = tuple(f" {word}" if word.isascii() and len(word) <= 3 else word
                                    for word in literals(_ML_AI.replace("\\b", "")))

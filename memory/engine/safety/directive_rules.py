@@ -617,6 +617,89 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
     )
 )
 
+# ---- orders about the reader's own reply, requests for its instructions, and roles to play
+# An untrusted page or tool result has no business telling the agent what its answer says, asking what
+# the agent was told, or handing it a character to play: each is held for a person to decide (a
+# harmless "pretend to be a tour guide" is admitted in one click; a refusal would lose it).
+_REPLY = r"(?:(?:final|next|every|each|first|last|own)\s+)?(?:response|reply|replies|answer|output|summary|completion|message)s?"
+_YOUR_REPLY = r"(?:your|every|each|all\s+(?:of\s+)?your|the\s+(?:assistant's|ai's|model's|bot's))\s+" + _REPLY
+_LEAK_OBJECT = (
+    r"(?:your|the\s+(?:system|initial|original|hidden|secret|internal|confidential|developer|pre-?set|first|full|exact)|"
+    r"(?:all\s+)?(?:the\s+)?(?:previous|preceding|above|prior|earlier|initial|original|hidden|secret|internal)|"
+    r"(?:all\s+)?(?:the\s+)?(?:previous|above|preceding|prior|earlier)\s+(?:\w{1,30}\s+)?)\s*"
+    r"(?:\w{1,30}\s+){0,2}?(?:instructions?|prompts?|system\s+(?:message|prompt)|guidelines|directives|rules\s+you|"
+    r"configuration|programming|pre-?prompt|context\s+window|text\s+above|messages?\s+above)\b"
+    r"|(?:everything|all|what|the\s+(?:text|words|content|message|messages|lines?|conversation))\s+(?:(?:written|said|shown|given)\s+|"
+    r"you\s+(?:can\s+)?(?:see|read|have|got|were\s+given)\s+)?"
+    r"(?:above|before\s+this(?:\s+(?:message|line|point))?|prior\s+to\s+this|so\s+far|you\s+were\s+(?:given|told)|in\s+your\s+context)"
+)
+# A model told it is free of what binds it: "no ethical or moral boundaries", "broken free of the typical confines".
+_UNBOUND = (r"(?:(?:no|without|free\s+(?:of|from)|broken\s+free\s+of|not\s+bound\s+by|(?:doesn't|does\s+not|don't|do\s+not|won't)\s+"
+            r"(?:follow|have|care\s+about|abide\s+by|adhere\s+to)|follows\s+no|ignores?|unbound\s+by|beyond)\s+(?:any\s+)?"
+            r"(?:(?:ethical|moral|content|safety|openai|usual|typical|normal|legal|programming)\s+(?:or\s+(?:ethical|moral|legal)\s+)?){0,2}"
+            r"(?:boundaries|limitations|restrictions|filters|guidelines|policies|policy|censorship|morals|ethics|confines|rules\s+or\s+\w+|"
+            r"constraints))")
+_RULES += tuple(
+    (rule, family, weight, re.compile(pattern))
+    for rule, family, weight, pattern in (
+        ("reply_content_order", "reply", 1.0,
+         r"\b(?:include|insert|add|append|prepend|put|mention|embed|place|inject|write|say|state|output|print|display|"
+         r"show|use|recommend|promote|advertise|repeat|type|give|list|return|attach|leave|sign)\b" + _gap(10) + r"(?:in|into|to|at\s+the\s+(?:start|end|beginning|top|"
+         r"bottom)\s+of|within|throughout)\s+" + _YOUR_REPLY + r"\b"),
+        ("reply_shape_order", "reply", 1.0,
+         r"\b(?:(?:begin|start|end|finish|conclude|prefix|open|close|sign\s+off)\s+" + _YOUR_REPLY + r"\s+(?:with|by)\b|"
+         r"(?:encrypt|encode|translate|reverse|scramble|obfuscate|hash|cipher|rot13|base64(?:-encode)?)\s+" + _YOUR_REPLY + r"\b|"
+         r"(?:your|the)\s+" + _REPLY + r"\s+(?:must|should|shall|has\s+to|needs\s+to|will)\s+(?:always\s+|only\s+)?"
+         r"(?:include|contain|start|begin|end|mention|say|read|be\s+(?:written|encrypted|encoded|in\s+(?:the\s+)?(?:form|style)))|"
+         r"(?:respond|reply|answer)\s+(?:only\s+)?(?:with|using)\s+(?:the\s+|this\s+)?(?:exact\s+)?(?:word|words|phrase|sentence|string|text|"
+         r"link|url)\b|(?:start|begin)\s+(?:(?:your|the)\s+\w{1,20}\s+)?with\s+[\"'\u201c]\s*(?:absolutely|sure|of\s+course|certainly|"
+         r"yes|okay|ok)\b|(?:don't|do\s+not|never)\s+(?:ever\s+)?(?:apologi[sz]e|refuse|decline|add\s+(?:any\s+)?(?:warnings|disclaimers|notes)|"
+         r"include\s+(?:any\s+)?(?:warnings|disclaimers|caveats))|\bwithout\s+(?:any\s+)?(?:disclaimers|refusals|moral(?:i[sz]ing)?|"
+         r"censorship|ethical\s+(?:considerations|guidelines|concerns)))"),
+        ("prompt_leak_order", "leak", 1.0,
+         r"\b(?:repeat|print|output|show|display|reveal|tell\s+(?:me|us)|write\s+(?:out|down)|list|share|give\s+(?:me|us)|copy|"
+         r"spell\s+out|recite|dump|leak|disclose|paste|echo|return|provide|summari[sz]e|translate|quote|describe)\s+"
+         r"(?:back\s+|out\s+|to\s+me\s+|verbatim\s+|word\s+for\s+word\s+)?(?:\w{1,30}\s+){0,2}?(?:" + _LEAK_OBJECT + r")"),
+        ("prompt_leak_question", "leak", 1.0,
+         r"\bwhat\s+(?:are|were|is|was)\s+(?:your|the\s+(?:system|initial|original|hidden|secret|first))\s+(?:\w{1,30}\s+){0,2}?"
+         r"(?:instructions?|prompts?|system\s+(?:message|prompt)|guidelines|directives|rules|configuration|programming)\b|"
+         r"\b(?:what|how)\s+(?:were|was|have|had)\s+you\s+(?:been\s+)?(?:told|instructed|programmed|configured|prompted|set\s+up)\b|"
+         r"\bwhat\s+(?:(?:was|is)\s+)?(?:written|said|stated)\s+(?:above|before\s+this)|\b(?:the\s+)?(?:first|previous|above)\s+"
+         r"(?:line|sentence|words?)\s+of\s+your\s+(?:prompt|instructions|system\s+(?:message|prompt))"),
+        ("role_assignment", "role", 1.0,
+         r"(?:^|[.!?:;]\s+|\n)\s*(?:please\s+|now\s+|from\s+now\s+on,?\s+)?(?:i\s+(?:want|need|would\s+like)\s+you\s+to\s+"
+         r"(?:act|be|pretend|play|roleplay|role-play|become|respond|behave|simulate)|(?:act|behave)\s+as\s+(?:if\s+you\s+(?:were|are)\s+)?(?:an?\s+|the\s+|my\s+)?\w|(?:respond|answer|reply|speak|talk|write)\s+"
+         r"(?:like|as)\s+(?:if\s+you\s+(?:were|are)\s+)?(?:an?\s+|the\s+|my\s+)\w|pretend\s+(?:to\s+be|you\s+are|you're|that\s+you)|"
+         r"role-?play\s+as|imagine\s+(?:you\s+are|you're|that\s+you\s+are)|(?:play|take\s+on|assume|adopt)\s+the\s+(?:role|persona|"
+         r"character|identity)\s+of|you\s+(?:are|will\s+be|shall\s+be|'re)\s+(?:now\s+)?(?:going\s+to\s+)?(?:act|pretend|play|roleplay|"
+         r"simulate|become)|you\s+are\s+(?:now\s+)?(?:an?|the)\s+(?:\w{1,30}\s+){0,3}?(?:ai|assistant|bot|chatbot|model|character|"
+         r"persona|simulator|terminal|console|shell|interpreter|machine|program))\b"),
+        ("override_regardless", "override", 1.0,
+         r"\b(?:regardless\s+of|irrespective\s+of|notwithstanding|in\s+spite\s+of|despite)\s+(?:any\s+|all\s+|the\s+|your\s+)?"
+         r"(?:(?:pre-?existing|previous|prior|earlier|original|existing|current|usual|own|safety|content|ethical|moral)\s+){1,2}"
+         r"(?:instructions|guidelines|rules|restrictions|policies|directives|programming|filters|safeguards|constraints)\b"),
+        ("task_heading", "override", 1.0,
+         r"(?:^|\n)\s{0,3}[*#>\[(_=-]{0,4}\s{0,2}(?:urgent|priority|important|updated|real|actual|secret|hidden|additional|"
+         r"override|emergency|critical)\s+(?:new\s+)?(?:task|instructions?|directive|assignment|order|objective)s?\s*(?::|\*\*|!|\]|\)|-{2})"),
+        ("jailbreak_persona", "role", 1.0,
+         r"\b(?:chat-?gpt|gpt-?\d|openai|ai\s+models?|language\s+models?|llms?|chatbots?|dan|do\s+anything\s+now|jailbr[eo]ak\w{0,6}|"
+         r"developer\s+mode|evil\s+(?:ai|bot|assistant|confidant))\b[\s\S]{0,600}?" + _UNBOUND + r"|" + _UNBOUND
+         + r"[\s\S]{0,600}?\b(?:chat-?gpt|gpt-?\d|openai|ai\s+models?|language\s+models?|llms?|chatbots?|dan|do\s+anything\s+now|"
+         r"jailbr[eo]ak\w{0,6}|developer\s+mode)\b"),
+        ("dual_answer", "role", 1.0,
+         r"\b(?:answer|respond\s+to|reply\s+to)\s+(?:my|every|each|all\s+my|the)\s+(?:prompts?|questions?|messages?)\s+in\s+"
+         r"(?:two|2|both|three|3)\s+(?:\w{1,20}\s+){0,2}?ways|\bimmerse\s+(?:yourself|itself)\s+(?:in|into)\s+the\s+role|"
+         r"\b(?:i\s+(?:want|need)\s+you\s+to|you\s+(?:will|must|shall)|please)\s+simulate\s+(?:an?\s+|the\s+)?(?:\w{1,30}\s+){0,3}?"
+         r"(?:ai|model|chatbot|bot|assistant|persona|character|mode|version)\b"),
+        ("fake_system_line", "role_marker", 1.0,
+         r"(?:^|\n)\s{0,3}(?:#{1,6}\s*)?[\[(<{]\s*(?:system|developer|admin|administrator|assistant|instructions?)(?:[\s_-]*(?:message|"
+         r"prompt|note|instructions?|override|mode|update))?\s*[\])>}]|(?:^|\n)\s{0,3}#{1,6}\s*(?:system|developer|admin)[\s_-]*"
+         r"(?:message|prompt|note|instructions?)?\s*:?\s*$|(?:^|\n|[.!?]\s+)\s{0,3}(?:system|developer|admin(?:istrator)?)\s*"
+         r"(?:message|note|notice|prompt)?\s*[:>]\s*(?:this|the|you|your|all|it|note|ignore|new|any|please|from|as|there|no|do|don't)\b"
+         r"[^\n]{10,}"),
+    )
+)
+
 # Whole phrases written without spaces ("dis re gard pre vious in struc tions"), read on `compact(folded)`.
 COMPACT = re.compile(
     r"(?:ignore|disregard|forget|bypass|override)(?:all|any|the|your|my)?(?:previous|prior|earlier|above|preceding|"
@@ -801,6 +884,24 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "destructive_command": ("rm -rf", "powershell", "nc ", "chmod", "net user", "drop table", "authorized_keys",
                             "/etc/", "id_rsa", ".aws"),
     "reveal_key": ("reveal", "disclose", "dump", "leak"),
+    "reply_content_order": ("response", "reply", "replies", "answer", "output", "summary", "completion", "message"),
+    "reply_shape_order": ("response", "reply", "replies", "answer", "output", "summary", "completion", "message",
+                          "apologi", "refuse", "decline", "disclaimer", "refusal", "moraliz", "moralis", "censorship",
+                          "ethical", 'with "', "with '", "with \u201c"),
+    "prompt_leak_order": ("instruction", "prompt", "system message", "guidelines", "directives", "rules you",
+                          "configuration", "programming", "context window", "above", "before this", "prior to this",
+                          "so far", "you were", "in your context"),
+    "prompt_leak_question": ("what are", "what were", "what is", "what was", "were you", "was you", "have you", "had you",
+                             "what written", "what said", "what stated", "written above", "said above", "of your"),
+    "role_assignment": ("you to", "simulate", "act ", "behave ", "respond ", "answer ", "reply ", "speak ", "talk ", "write ",
+                        "pretend", "roleplay", "role-play", "role play", "imagine you", "imagine that", "the role", "the persona",
+                        "the character", "the identity", "you are", "you will", "you shall", "you're"),
+    "fake_system_line": ("system", "developer", "admin", "assistant", "instruction"),
+    "jailbreak_persona": ("boundaries", "limitations", "restrictions", "filters", "guidelines", "policies", "policy",
+                          "censorship", "morals", "ethics", "confines", "rules or", "constraints"),
+    "dual_answer": (" ways", "immerse", "simulate"),
+    "override_regardless": ("regardless of", "irrespective of", "notwithstanding", "in spite of", "despite"),
+    "task_heading": ("task", "instruction", "directive", "assignment", "order", "objective"),
     "reveal_secrets": ("secret", "password", "api key", "credential", "token", "hidden", "system prompt", "stored",
                        "memory", "2fa", "backup code", "recovery code", "private key"),
 }  # fmt: skip

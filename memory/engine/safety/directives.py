@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import ahocorasick
 
-from memory.engine.safety import directive_lexicon
+from memory.engine.safety import detector as injection_detector
 from memory.engine.safety.deobfuscate import compact, fold, views
 from memory.engine.safety.directive_rules import (
     ALL_ANCHORS,
@@ -139,7 +139,8 @@ _FAMILY_WORDS = {
     "authorisation": "claims authority", "role_marker": "fakes a system or chat turn", "tool_call": "calls a tool",
     "exfiltration": "sends data out", "persona_file": "edits an instruction file", "addressee": "speaks to an AI reader",
     "concealment": "hides it from the user", "payment_change": "changes where money goes",
-    "wording": "worded like an order", "disguise": "disguised", "imperative": "an order",
+    "reply": "orders what its reply says", "leak": "asks for its instructions", "role": "hands it a role to play",
+    "detector": "reads like an injected order", "disguise": "disguised", "imperative": "an order",
 }  # fmt: skip
 
 
@@ -236,9 +237,10 @@ def _opens_hidden_order(view: str, base: str, styled: bool) -> bool:
     return found is not None and (styled or found.group().strip() not in base)
 
 
-def read_directive(text: str, *, wording: bool = True) -> Directive | None:
+def read_directive(text: str, *, detector_score: float | None = None, detector_threshold: float = 1.0) -> Directive | None:
     """The directive signals in `text` (None when it reads as a statement about the world);
-    `wording`: the learned word list (`directive_lexicon`) weighs in as one more signal."""
+    `detector_score`: the injection detector's score for it (`memory.engine.safety.detector`), one
+    more signal when it reaches `detector_threshold`."""
     if not text or not text.strip():
         return None
     plain, ciphered, disguised = views(text[:MAX_CHARS], worth=_worth)
@@ -265,9 +267,8 @@ def read_directive(text: str, *, wording: bool = True) -> Directive | None:
         joined = compact(plain[0])  # the folded text views() already made
         if any(word in joined for word in COMPACT_ANCHORS) and COMPACT.search(joined):
             hits["compact_override"] = ("override", 1.0)
-    lexicon = directive_lexicon.shipped() if wording else None
-    if lexicon is not None and lexicon.holds(plain[0]):
-        hits[directive_lexicon.RULE] = ("wording", 1.0)
+    if detector_score is not None and detector_score >= detector_threshold:
+        hits[injection_detector.RULE] = ("detector", 1.0)
     styled = _STYLED.search(text, 0, MAX_CHARS) is not None
     undisguised = [view for view, was in zip(plain, disguised, strict=True) if was] or (plain[:1] if styled else [])
     if (hits or undisguised) and any(_opens_hidden_order(view, plain[0], styled) for view in undisguised):
@@ -301,6 +302,9 @@ QUOTABLE_FAMILIES = frozenset({"override", "exfiltration"})
 # Threat-scan rules whose match the directive reader judges instead: an edit of an agent's instruction
 # file is held for review like any other order ("update AGENTS.md with the new test command" is honest).
 HELD_NOT_REFUSED = frozenset({"persistence_context_file"})
+# Threat-scan rules that name something a person might well admit ("Can you pretend to be a tour
+# guide?", "You are now a member of the team"): held for review with the rule's reason, never refused.
+AMBIGUOUS = frozenset({"pretend", "you_are_now", "identity_override"})
 
 
 @dataclass(frozen=True)
@@ -311,22 +315,32 @@ class Verdict:
     rules: tuple[str, ...] = ()
     reason: str = ""
     matches: tuple[ThreatMatch, ...] = ()
+    detector_score: float | None = None  # the injection detector's 0–1 score (None: not run, or no detector)
 
 
 ALLOW = Verdict("allow")
 
 
-def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bool = True) -> Verdict:
+def judge_untrusted(content: str, scan: ScanResult | None = None, *,
+                    detector: injection_detector.Detector | None = None) -> Verdict:
     """The whole picture for an untrusted text: the threat scan refuses what is plainly an attack,
     unless every match is a quotable phrase inside a text that discusses attacks; text that
-    addresses the agent is held for review; the rest is a statement and is allowed."""
+    addresses the agent — by the rules, or by the injection `detector`'s score — is held for review;
+    the rest is a statement and is allowed."""
     scan = scan if scan is not None else scan_for_threats(content)
-    if scan.flagged and not HELD_NOT_REFUSED.issuperset(m.rule for m in scan.matches):
+    score = round(detector.score(content), 4) if detector is not None else None
+    threshold = detector.threshold if detector is not None else 1.0
+    if scan.flagged and not (HELD_NOT_REFUSED | AMBIGUOUS).issuperset(m.rule for m in scan.matches):
         quoted = _discussion(fold(content[:MAX_CHARS])) and all(
             m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
         if not quoted:
-            return Verdict("refuse", scan.rules, "matched threat pattern(s): " + ", ".join(scan.rules), scan.matches)
-    directive = read_directive(content, wording=wording)
+            return Verdict("refuse", scan.rules, "matched threat pattern(s): " + ", ".join(scan.rules), scan.matches,
+                           score)  # fmt: skip
+    directive = read_directive(content, detector_score=score, detector_threshold=threshold)
+    ambiguous = tuple(m.rule for m in scan.matches if m.rule in AMBIGUOUS)
     if directive is not None:
-        return Verdict("hold", directive.rules, directive.reason)
-    return ALLOW
+        return Verdict("hold", tuple(dict.fromkeys(directive.rules + ambiguous)), directive.reason, detector_score=score)
+    if ambiguous and not _discussion(fold(content[:MAX_CHARS])):
+        said = "; ".join(dict.fromkeys(m.reason for m in scan.matches if m.rule in AMBIGUOUS))
+        return Verdict("hold", ambiguous, f"it {said}: held for a person to decide", detector_score=score)
+    return Verdict("allow", detector_score=score)

@@ -720,9 +720,10 @@ _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 # itself and then looks at its neighbours, so the search skips straight from one to the next.
 _HIDDEN_ZERO_WIDTH = re.compile(
     # ZWJ joins emoji (man + ZWJ + woman) and letters of joining scripts; anywhere else it hides something.
-    f"\u200d(?:(?<![{_EMOJI}\ufe0f{_JOINING}]\u200d)|(?<=[{_EMOJI}\ufe0f]\u200d)(?![{_EMOJI}])"
-    f"|(?<=[{_JOINING}]\u200d)(?![{_JOINING}]))"
-    f"|\u200c(?:(?<![{_JOINING}]\u200c)|(?![{_JOINING}]))"  # ZWNJ: Persian, Arabic, Indic spelling
+    # After a letter of a joining script it may also end a word: Malayalam writes a word-final consonant
+    # as consonant + virama + ZWJ or ZWNJ ("വകുപ്പ്\u200c 20").
+    f"\u200d(?:(?<![{_EMOJI}\ufe0f{_JOINING}]\u200d)|(?<=[{_EMOJI}\ufe0f]\u200d)(?![{_EMOJI}]))"
+    f"|\u200c(?<![{_JOINING}]\u200c)"  # ZWNJ: Persian, Arabic, Indic spelling
     f"|\u200b(?:(?<![{_SPACELESS}]\u200b)|(?![{_SPACELESS}]))"  # ZWSP: word breaks in Thai, CJK...
     "|[\u2060-\u2064\u206a-\u206f\u180e\ufeff\ufff9-\ufffb]"  # never needed in running text
 )

@@ -26,6 +26,7 @@ class Hold:
     kind: str  # QUARANTINE or PROMOTION: the review item it opens
     reason: str  # in words, for the reviewer and the write's caller
     rules: tuple[str, ...]
+    detector_score: float | None = None  # the injection detector's 0–1 score, for the reviewer
 
 
 @dataclass(frozen=True)

@@ -104,5 +104,5 @@ def scan(new, content: str) -> holds.Hold | None:
         error.matches = verdict.matches  # which rule matched and why, for the caller's report
         raise error
     if verdict.action == "hold":
-        return holds.Hold(holds.QUARANTINE, verdict.reason, verdict.rules)
+        return holds.Hold(holds.QUARANTINE, verdict.reason, verdict.rules, verdict.detector_score)
     return None

@@ -373,5 +373,6 @@ def _announce_hold(m: Mutation, fact: Fact, replaces: list[Fact], hold: holds.Ho
     """Tell whoever follows held writes (governance opens a review item); its id, if one was opened."""
     responses = signals.write_held.send(sender=Fact, workspace=m.workspace, fact=fact,
                                         held_by=replaces[0] if replaces else None, replaces=[f.memory_id for f in replaces],
-                                        hold_kind=hold.kind, rules=hold.rules, reason=hold.reason, mutation=m)  # fmt: skip
+                                        hold_kind=hold.kind, rules=hold.rules, reason=hold.reason, mutation=m,
+                                        detector_score=hold.detector_score)  # fmt: skip
     return signals.first_id(responses)

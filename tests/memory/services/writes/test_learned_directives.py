@@ -19,6 +19,7 @@ from django.test import override_settings
 
 from bench.memory import injection
 from governance.models import ReviewItem
+from memory.engine.safety import detector
 from memory.engine.safety import directive_classifier as dc
 from memory.engine.safety.directives import judge_untrusted
 from memory.models import MemoryEvent
@@ -78,11 +79,11 @@ def _import_active(workspace, memory_id: str, content: str) -> None:
     assert not report.refused
 
 
-def test_model_free_the_judgement_is_exactly_the_rules_on_the_whole_corpus():
+def test_model_free_the_judgement_is_exactly_the_rules_and_the_shipped_detector_on_the_whole_corpus():
     with NO_EMBEDDER:
         assert untrusted.learned() is None
         for item in injection.load(injection.DEFAULT_CORPUS):
-            assert untrusted.judge(item["text"]) == judge_untrusted(item["text"]), item["id"]
+            assert untrusted.judge(item["text"]) == judge_untrusted(item["text"], detector=detector.shipped()), item["id"]
 
 
 def test_model_free_a_directive_only_the_classifier_would_catch_is_stored(tl):
@@ -144,7 +145,7 @@ def test_a_classifier_of_another_embedder_is_skipped_with_one_warning(monkeypatc
     monkeypatch.setattr(embedding, "configured", lambda: Other())
     with WITH_EMBEDDER, caplog.at_level(logging.WARNING, logger="memory.services.writes.untrusted"):
         assert untrusted.learned() is None
-        assert untrusted.judge(TRANSFER) == judge_untrusted(TRANSFER)
+        assert untrusted.judge(TRANSFER) == judge_untrusted(TRANSFER, detector=detector.shipped())
         untrusted.judge(PLAIN)
     warnings = [r for r in caplog.records if "trained on" in r.getMessage()]
     assert len(warnings) == 1 and "retrained-elsewhere" in warnings[0].getMessage()
@@ -157,15 +158,15 @@ def test_missing_weights_or_a_missing_model_leave_the_rules_alone_with_a_warning
     monkeypatch.setattr(embedding, "configured", lambda: _FakeEmbedder())
     monkeypatch.setattr(dc, "load_weights", missing)
     with WITH_EMBEDDER, caplog.at_level(logging.WARNING, logger="memory.services.writes.untrusted"):
-        assert untrusted.judge(TRANSFER) == judge_untrusted(TRANSFER)
+        assert untrusted.judge(TRANSFER) == judge_untrusted(TRANSFER, detector=detector.shipped())
     assert any("directive classifier unavailable" in r.getMessage() for r in caplog.records)
     monkeypatch.undo()
     untrusted.clear_caches()
     caplog.clear()
     with override_settings(TIDELINE_EMBEDDER="minilm", TIDELINE_EMBEDDER_PATH=str(tmp_path / "no-model")), \
             caplog.at_level(logging.WARNING, logger="memory.services.writes.untrusted"):  # fmt: skip
-        assert untrusted.judge(TRANSFER) == judge_untrusted(TRANSFER)
-        assert untrusted.judge(PLAIN) == judge_untrusted(PLAIN)
+        assert untrusted.judge(TRANSFER) == judge_untrusted(TRANSFER, detector=detector.shipped())
+        assert untrusted.judge(PLAIN) == judge_untrusted(PLAIN, detector=detector.shipped())
     assert len([r for r in caplog.records if "learned embedder unavailable" in r.getMessage()]) == 1
 
 
@@ -192,7 +193,7 @@ def test_the_bench_reports_both_modes_with_the_classifier_on():
     items = [{"id": "a", "label": "attack", "family": "f", "text": SPLIT_ORDER},
              {"id": "b", "label": "benign", "family": "g", "text": "My sister lives in Seville."}]  # fmt: skip
     result = injection.run_modes(items, learned=True)
-    assert result["mode"] == "rules+wording" and result["learned"]["mode"] == "rules+classifier"
+    assert result["mode"] == "rules+detector" and result["learned"]["mode"] == "rules+classifier"
     assert result["rules_alone"]["mode"] == "rules alone"
     assert result["learned"]["attack"] == {"total": 1, "kept_out": 1}
     assert result["learned"]["benign"] == {"total": 1, "kept_out": 0}

@@ -59,4 +59,18 @@ def test_the_review_page_shows_why_a_directive_was_held(workspace, owner, client
     record = Tideline(workspace).add(ORDER, segment="knowledge", source_type="tool_output")
     client.force_login(owner)
     page = client.get(f"/w/{workspace.name}/review/{record.review_item_id}/").content.decode()
-    assert "standing_order" in page and "addresses the agent" in page
+    assert "Standing order" in page and "addresses the agent" in page
+
+
+def test_a_held_write_keeps_the_detector_score_for_its_reviewer(workspace):
+    from memory.engine.safety import detector
+
+    record = Tideline(workspace).add(ORDER, segment="knowledge", source_type="tool_output")
+    details = ReviewItem.objects.get(pk=record.review_item_id).details
+    assert details["detector_score"] == pytest.approx(detector.shipped().score(ORDER), abs=1e-4)
+
+
+def test_a_role_play_request_from_a_page_is_held_not_refused(workspace):
+    record = Tideline(workspace).add("Can you pretend to be a tour guide and show me around Rome?", segment="knowledge",
+                                     source_type="tool_output")  # fmt: skip
+    assert record.outcome == "held" and "pretend" in record.rules
