@@ -386,6 +386,8 @@ TIDELINE_REINFORCE_FLUSH_SECONDS = float(os.environ.get("TIDELINE_REINFORCE_FLUS
 # Untrusted text is judged by the directive rules and the injection detector that reads what they miss
 # (memory/engine/safety/detector.py; a linear model shipped as a file, no language model). "0" leaves the
 # rules alone.
+# The learned word list fitted on the project's own corpus (memory/engine/safety/directive_lexicon.py): "0" turns it off.
+TIDELINE_DIRECTIVE_WORDING = os.environ.get("TIDELINE_DIRECTIVE_WORDING", "1").strip().lower() not in ("0", "false", "no", "off")
 TIDELINE_INJECTION_DETECTOR = os.environ.get("TIDELINE_INJECTION_DETECTOR", "1").strip().lower() not in ("0", "false", "no", "off")
 
 # Optional learned embedder for recall (`pip install '.[embed]'`): "" keeps recall model-free;

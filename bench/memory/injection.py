@@ -23,8 +23,9 @@ are in-sample for the detector; the result that says how it holds on text it nev
 leave-one-source-out table the trainer wrote into the detector's file, printed beside them.
 
 The corpus is judged as the default install judges it (the embedder switched off for the run,
-whatever the settings say): the rules and the injection detector (`memory.engine.safety.detector`);
-a second pass with the detector off reports the rules alone. `--learned` runs it a second time with `TIDELINE_EMBEDDER=minilm`, so the write path and the
+whatever the settings say): the rules, the learned word list (`memory.engine.safety.directive_lexicon`)
+and the injection detector (`memory.engine.safety.detector`); a second pass with both learned parts off
+reports the rules alone. `--learned` runs it a second time with `TIDELINE_EMBEDDER=minilm`, so the write path and the
 rescan combine the rules with the learned directive classifier (`memory.services.writes.untrusted`), and
 prints both modes side by side; it needs the `embed` extra and exits 1 when the classifier cannot run.
 """
@@ -201,7 +202,7 @@ def run_modes(items: list[dict], learned: bool) -> dict[str, Any]:
     with override_settings(TIDELINE_EMBEDDER=""):
         result = run(items)
         untrusted.clear_caches()
-        with override_settings(TIDELINE_INJECTION_DETECTOR=False):
+        with override_settings(TIDELINE_INJECTION_DETECTOR=False, TIDELINE_DIRECTIVE_WORDING=False):
             alone = run(items)
         untrusted.clear_caches()
     result["mode"] = "rules+detector"
@@ -242,7 +243,7 @@ def time_learned(items: list[dict], samples: int = 30) -> dict[str, Any]:
 
 def print_result(result: dict[str, Any], split: str) -> None:
     learned = result.get("learned")
-    print(f"{result['items']} texts ({split}) written as tool_output in {result['seconds']} s (rules and detector)"
+    print(f"{result['items']} texts ({split}) written as tool_output in {result['seconds']} s (rules, word list and detector)"
           + (f", {learned['seconds']} s (rules + classifier)" if learned else ""))  # fmt: skip
     for block in (result.get("rules_alone"), result, learned):
         if block:

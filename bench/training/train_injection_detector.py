@@ -3,7 +3,7 @@ a whole source out, choose its threshold on held-out sources, and write it.
 
     python -m bench.training.train_injection_detector [--sources bench/data/injection_sources]
         [--extra admitted.jsonl ...] [--out memory/engine/safety/data/injection_detector.npz]
-        [--max-benign-held 0.005] [--json] [--dry-run]
+        [--max-benign-held 0.005] [--l2 L2] [--augment 2] [--exclude-splits holdout] [--json] [--dry-run]
 
 Sources: the project's own labelled corpus (`tests/data/injection/corpus.jsonl`, source `tideline`,
 its `holdout` split never used), the gold sets' facts (benign, source `tideline_gold`), every
@@ -16,15 +16,18 @@ Procedure:
    A benign text's windows are all benign. An attack longer than one window is represented by its
    most order-like window under a first model fitted on the short texts (the order sits somewhere in
    it; the rest of the page is data).
-2. The model is a logistic regression over the hashed features, each source weighing the same
+2. Each short attack is also set, twice, inside a benign text of another source (an e-mail, a
+   docstring, a page in another language), so that no source's house style carries the label; in a
+   leave-one-source-out fold, only pairs of training sources are made.
+3. The model is a logistic regression over the hashed features, each source weighing the same
    (attacks and benign texts of a source each half of its weight), with an L2 strength chosen by the
-   mean held-out log loss over leave-one-source-out folds.
-3. Leave one source out: for each source, a model fitted on all the others scores it. The
+   mean held-out log loss over leave-one-source-out folds (`--l2` skips that search).
+4. Leave one source out: for each source, a model fitted on all the others scores it. The
    threshold is the lowest score at which the detector holds at most `--max-benign-held` of the
-   *other* sources' benign texts that the rules let through (scored by their own held-out models, on
+   *other* sources' benign texts that the rules and the word list let through (scored by their own held-out models, on
    average over those sources); that threshold is applied to the left-out source. These
    out-of-source figures are the result; nothing is reported in-sample.
-4. The shipped model is fitted on every source with the chosen L2 strength; its threshold is the one
+5. The shipped model is fitted on every source with the chosen L2 strength; its threshold is the one
    chosen over all held-out scores.
 """
 
@@ -51,6 +54,9 @@ GOLD = ROOT / "tests" / "data" / "tideline-gold"
 NEVER_TRAINED = ("holdout",)  # the own corpus's split kept for the bench alone
 L2_GRID = (3e-4, 1e-3, 3e-3)
 MAX_BENIGN_HELD = 0.005
+AUGMENT = 2  # copies of each short attack set inside other sources' benign texts
+AUGMENT_MAX_ATTACK = 500  # characters: longer attacks are pages of their own
+SEED = 15
 DIM = 1 << dt_.BITS
 
 
@@ -58,13 +64,13 @@ def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def load_sources(folder: Path, extra: list[Path]) -> list[dict]:
-    """Every labelled text: {"source", "label", "kind", "text"}."""
+def load_sources(folder: Path, extra: list[Path], excluded: tuple[str, ...] = NEVER_TRAINED) -> list[dict]:
+    """Every labelled text: {"source", "label", "kind", "text"} (the own corpus's `excluded` splits left out)."""
     items: list[dict] = []
     if OWN_CORPUS.exists():
         for line in OWN_CORPUS.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            if row.get("split") not in NEVER_TRAINED:
+            if row.get("split") not in excluded:
                 items.append({"source": "tideline", "label": row["label"], "kind": row["family"], "text": row["text"]})
     for path in sorted(GOLD.glob("*.json")):
         for fact in json.loads(path.read_text(encoding="utf-8")).get("facts", []):
@@ -126,15 +132,44 @@ class Corpus:
         from memory.engine.safety.directives import judge_untrusted
 
         self.rules = np.array([judge_untrusted(item["text"]).action != "allow" for item in items])
+        self.augmented: list[tuple[np.ndarray, int, int]] = []  # (row, the attack's item, the carrier's item)
         log(f"prepared {len(items)} texts from {len(self.sources)} sources in {time.perf_counter() - started:.0f} s")
 
-    def design(self, attack_window: list[int]) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray, np.ndarray]:
-        """(x, y, per-row source weight, row's item): every window of a benign text, one chosen window of an attack."""
+    def augment(self, copies: int, seed: int = SEED) -> None:
+        """`copies` more rows for each short attack: the attack set inside a benign text of another source
+        (an e-mail, a docstring, a page in another language), so that an order reads as an order whatever
+        it hides in and no source's house style carries the label."""
+        rng = np.random.default_rng(seed)
+        carriers = np.flatnonzero(self.y_item == 0)
+        prepared = {}
+        for i in np.flatnonzero(self.y_item == 1):
+            attack = dt_.prepare(self.items[i]["text"])
+            if len(attack) > AUGMENT_MAX_ATTACK:
+                continue
+            others = carriers[self.src_item[carriers] != self.src_item[i]]
+            for j in rng.choice(others, size=min(copies, len(others)), replace=False):
+                if j not in prepared:
+                    prepared[j] = dt_.prepare(self.items[j]["text"])
+                carrier = prepared[j]
+                cut = int(rng.integers(0, max(1, len(carrier))))
+                text = f"{carrier[max(0, cut - 600):cut]} {attack} {carrier[cut:cut + 400]}".strip()
+                self.augmented.append((_row(text[: dt_.WINDOW]), int(i), int(j)))
+        log(f"augmented {len(self.augmented)} attacks inside other sources' benign texts")
+
+    def design(self, attack_window: list[int], allowed: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray, np.ndarray]:
+        """(x, y, per-row weight) over the `allowed` items: every window of a benign text, one chosen window
+        of an attack, and the augmented rows whose attack and carrier are both allowed."""
         rows, owner = [], []
         for i, wins in enumerate(self.windows):
+            if not allowed[i]:
+                continue
             chosen = [wins[attack_window[i]]] if self.y_item[i] else wins
             rows += chosen
             owner += [i] * len(chosen)
+        for row, i, j in self.augmented:
+            if allowed[i] and allowed[j]:
+                rows.append(row)
+                owner.append(i)
         owner_arr = np.array(owner)
         y = self.y_item[owner_arr]
         # each (source, label) weighs the same in total; a benign text's windows share its weight
@@ -143,7 +178,7 @@ class Corpus:
         for i, share in zip(owner, per_item, strict=True):
             groups[(self.src_item[i], self.y_item[i])] += share
         weight = np.array([share / groups[(self.src_item[i], self.y_item[i])] for i, share in zip(owner, per_item, strict=True)])
-        return matrix(rows), y, weight, owner_arr
+        return matrix(rows), y, weight
 
     def item_scores(self, w: np.ndarray, b: float, which: np.ndarray) -> np.ndarray:
         """Each listed item's score: its most order-like window."""
@@ -171,9 +206,8 @@ def fit_on(corpus: Corpus, mask_items: np.ndarray, l2: float) -> tuple[np.ndarra
     """A model fitted on the items of `mask_items` (two passes: the attack windows chosen by the first)."""
     w, b = None, 0.0
     for _ in range(2):
-        x, y, weight, owner = corpus.design(corpus.best_windows(w, b))
-        keep = mask_items[owner]
-        w, b = fit(x[keep], y[keep], weight[keep], l2)
+        x, y, weight = corpus.design(corpus.best_windows(w, b), mask_items)
+        w, b = fit(x, y, weight, l2)
     return w, b
 
 
@@ -232,6 +266,22 @@ def report(corpus: Corpus, scores: np.ndarray, limit: float) -> dict:
     return out
 
 
+def never_trained(detector: dt_.Detector, splits: tuple[str, ...]) -> dict:
+    """Attacks and benign texts of the own corpus's never-trained splits kept out by the rules alone and
+    with the detector."""
+    from memory.engine.safety.directives import judge_untrusted
+
+    out: dict = {}
+    for line in OWN_CORPUS.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row.get("split") in splits:
+            counts = out.setdefault(row["split"], {"attack": [0, 0, 0], "benign": [0, 0, 0]})[row["label"]]
+            counts[0] += 1
+            counts[1] += judge_untrusted(row["text"]).action != "allow"
+            counts[2] += judge_untrusted(row["text"], detector=detector).action != "allow"
+    return out
+
+
 def _share(part: int, whole: int) -> str:
     return f"{part}/{whole} {part / whole:.0%}" if whole else "—"
 
@@ -243,12 +293,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=dt_.DEFAULT_PATH)
     parser.add_argument("--max-benign-held", type=float, default=MAX_BENIGN_HELD)
     parser.add_argument("--l2", type=float, help="skip the search over L2 strengths")
+    parser.add_argument("--augment", type=int, default=AUGMENT, help="copies of each short attack inside other sources' texts")
+    parser.add_argument("--exclude-splits", default=",".join(NEVER_TRAINED),
+                        help="splits of the own corpus never trained on (comma-separated; default holdout)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--dry-run", action="store_true", help="report, write nothing")
     args = parser.parse_args(argv)
 
-    items = load_sources(args.sources, args.extra)
+    excluded = tuple(args.exclude_splits.split(","))
+    items = load_sources(args.sources, args.extra, excluded)
     corpus = Corpus(items)
+    corpus.augment(args.augment)
     grid = (args.l2,) if args.l2 else L2_GRID
     best = None
     for l2 in grid:
@@ -264,16 +319,19 @@ def main(argv: list[str] | None = None) -> int:
     if not args.dry_run:
         w, b = fit_on(corpus, np.ones(len(items), dtype=bool), l2)
         meta = {"trained_at": dt.date.today().isoformat(), "sources": corpus.sources, "texts": len(items), "l2": l2,
+                "augmented": len(corpus.augmented),
                 "max_benign_held": args.max_benign_held,
                 "command": " ".join(["python -m bench.training.train_injection_detector", *(argv if argv is not None else sys.argv[1:])]),
                 "held_out": {r["source"]: [r["attacks_held"], r["attacks"], r["benign_held"], r["benign"]] for r in result["sources"]}}
         size = dt_.save(dt_.Detector(w, b, threshold, meta), args.out)
         log(f"wrote {args.out} ({size / 1024:.0f} KB)")
+    if not args.dry_run and OWN_CORPUS.exists():  # the own corpus's never-trained splits, read once with the detector as written
+        result["never_trained"] = never_trained(dt_.load(args.out), excluded)
     if args.json:
         print(json.dumps(result, indent=1))
     else:
         print(f"leave one source out (threshold chosen on the other sources' benign texts, ≤ {args.max_benign_held:.1%} held); l2 {l2:g}")
-        print(f"{'':24} {'detector alone':^29} {'rules alone':^29} {'rules + detector':^29}")
+        print(f"{'':24} {'detector alone':^29} {'rules + word list':^29} {'all three':^29}")
         print(f"{'source':24}" + f" {'attacks kept out':>16} {'benign':>12}" * 3 + "  threshold")
         for row in result["sources"]:
             cells = ""
@@ -281,6 +339,10 @@ def main(argv: list[str] | None = None) -> int:
                 cells += f" {_share(row[a], row['attacks']):>16} {_share(row[n], row['benign']):>12}"
             print(f"{row['source']:24}{cells}  {row['threshold']:.3f}")
         print(f"shipped threshold {threshold:.4f}")
+        for split, row in sorted(result.get("never_trained", {}).items()):
+            (a, ar, ad), (n, nr, nd) = row["attack"], row["benign"]
+            print(f"own corpus, split {split} (never trained): attacks {ar} -> {ad} of {a}, benign {nr} -> {nd} of {n} "
+                  "(rules alone -> with the detector)")
     return 0
 
 

@@ -210,7 +210,8 @@ RULES = (
     # Someone's authority claimed, or something sent to an address: weak alone (a job advert says "send
     # your CV to rh@…"), held together with anything else an order carries.
     ("authorisation_ml", "authorisation", 0.6, re.compile(_ML_AUTH)),
-    ("send_out_ml", "exfiltration", 0.6, re.compile(bounded(_ML_SEND) + r"\w{0,3}\b[^\n]{0,160}?(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,}|https?://)")),
+    # ("Sender: x@y" is an e-mail header, not an order.)
+    ("send_out_ml", "exfiltration", 0.6, re.compile(bounded(_ML_SEND) + r"\w{0,3}\b(?!\s*:)[^\n]{0,160}?(?:[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,}|https?://)")),
     ("persona_file_ml", "persona_file", 1.0,
      re.compile(_ML_EDIT + r"[^.!?\n]{0,40}?" + _PERSONA_FILE + "|" + _PERSONA_FILE + r"[^.!?\n]{0,60}?" + _ML_EDIT)),
     ("disable_filters_ml", "override", 1.0, re.compile(_ML_DISABLE)),

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import ahocorasick
 
 from memory.engine.safety import detector as injection_detector
+from memory.engine.safety import directive_lexicon
 from memory.engine.safety.deobfuscate import compact, fold, views
 from memory.engine.safety.directive_rules import (
     ALL_ANCHORS,
@@ -140,7 +141,7 @@ _FAMILY_WORDS = {
     "exfiltration": "sends data out", "persona_file": "edits an instruction file", "addressee": "speaks to an AI reader",
     "concealment": "hides it from the user", "payment_change": "changes where money goes",
     "reply": "orders what its reply says", "leak": "asks for its instructions", "role": "hands it a role to play",
-    "detector": "reads like an injected order", "disguise": "disguised", "imperative": "an order",
+    "detector": "reads like an injected order", "wording": "worded like an order", "disguise": "disguised", "imperative": "an order",
 }  # fmt: skip
 
 
@@ -237,10 +238,28 @@ def _opens_hidden_order(view: str, base: str, styled: bool) -> bool:
     return found is not None and (styled or found.group().strip() not in base)
 
 
-def read_directive(text: str, *, detector_score: float | None = None, detector_threshold: float = 1.0) -> Directive | None:
+# A line of a record: a short key, a colon or an equals sign, a short value ("alex.martin@example.com: rw",
+# "Status = paid", "Amount: 40.00 EUR").
+_RECORD_LINE = re.compile(r"[ \t\-*•|]{0,6}[^\s:=][^:=\n]{0,60}[:=][ \t]*(?:[^\s]+(?:[ \t]+[^\s]+){0,5})?[ \t]*")
+
+
+def is_record(text: str) -> bool:
+    """Whether a text is laid out as data: most of its lines are short key–value pairs (a permission list,
+    a bill's fields, a calendar entry's header). The learned signals weigh words and read such a list's
+    "owner" and "admin" as orders; the rules still read it."""
+    lines = [line for line in text[:MAX_CHARS].splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    return sum(1 for line in lines if _RECORD_LINE.fullmatch(line)) >= 0.75 * len(lines)
+
+
+def read_directive(text: str, *, wording: bool = True, detector_score: float | None = None,
+                   detector_threshold: float = 1.0) -> Directive | None:
     """The directive signals in `text` (None when it reads as a statement about the world);
-    `detector_score`: the injection detector's score for it (`memory.engine.safety.detector`), one
-    more signal when it reaches `detector_threshold`."""
+    `wording`: the learned word list (`directive_lexicon`, fitted on the project's own corpus) weighs in
+    as one more signal; `detector_score`: the injection detector's score for it
+    (`memory.engine.safety.detector`, fitted on many sources), one more signal when it reaches
+    `detector_threshold`."""
     if not text or not text.strip():
         return None
     plain, ciphered, disguised = views(text[:MAX_CHARS], worth=_worth)
@@ -267,7 +286,11 @@ def read_directive(text: str, *, detector_score: float | None = None, detector_t
         joined = compact(plain[0])  # the folded text views() already made
         if any(word in joined for word in COMPACT_ANCHORS) and COMPACT.search(joined):
             hits["compact_override"] = ("override", 1.0)
-    if detector_score is not None and detector_score >= detector_threshold:
+    record = is_record(text)
+    lexicon = directive_lexicon.shipped() if wording and not record else None
+    if lexicon is not None and lexicon.holds(plain[0]):
+        hits[directive_lexicon.RULE] = ("wording", 1.0)
+    if detector_score is not None and detector_score >= detector_threshold and not record:
         hits[injection_detector.RULE] = ("detector", 1.0)
     styled = _STYLED.search(text, 0, MAX_CHARS) is not None
     undisguised = [view for view, was in zip(plain, disguised, strict=True) if was] or (plain[:1] if styled else [])
@@ -321,7 +344,7 @@ class Verdict:
 ALLOW = Verdict("allow")
 
 
-def judge_untrusted(content: str, scan: ScanResult | None = None, *,
+def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bool = True,
                     detector: injection_detector.Detector | None = None) -> Verdict:
     """The whole picture for an untrusted text: the threat scan refuses what is plainly an attack,
     unless every match is a quotable phrase inside a text that discusses attacks; text that
@@ -336,7 +359,7 @@ def judge_untrusted(content: str, scan: ScanResult | None = None, *,
         if not quoted:
             return Verdict("refuse", scan.rules, "matched threat pattern(s): " + ", ".join(scan.rules), scan.matches,
                            score)  # fmt: skip
-    directive = read_directive(content, detector_score=score, detector_threshold=threshold)
+    directive = read_directive(content, wording=wording, detector_score=score, detector_threshold=threshold)
     ambiguous = tuple(m.rule for m in scan.matches if m.rule in AMBIGUOUS)
     if directive is not None:
         return Verdict("hold", tuple(dict.fromkeys(directive.rules + ambiguous)), directive.reason, detector_score=score)

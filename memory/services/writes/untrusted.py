@@ -1,8 +1,10 @@
 """The one judgement of untrusted text, for the write path and recall's rescan alike (ENGINE-SPEC §2.1, Decision 18).
 
-Model-free (the default install) it is exactly `judge_untrusted`: the rules, and the injection detector
-of `memory.engine.safety.detector` (a linear model over words and letter runs shipped as a file; no language
-model; `TIDELINE_INJECTION_DETECTOR = False` turns it off and leaves the rules alone). With the learned embedder
+Model-free (the default install) it is exactly `judge_untrusted`: the rules, the learned word list of
+`memory.engine.safety.directive_lexicon` (fitted on the project's own corpus; `TIDELINE_DIRECTIVE_WORDING =
+False` turns it off) and the injection detector of `memory.engine.safety.detector` (a linear model over
+words and letter runs fitted on many sources, shipped as a file; `TIDELINE_INJECTION_DETECTOR = False` turns
+it off). No language model either way. With the learned embedder
 configured and loadable (`TIDELINE_EMBEDDER=minilm`, the `embed` extra), the shipped directive
 classifier is combined with the rules (`memory.engine.safety.directive_classifier.combine`): it may add a
 hold named `learned_directive`, never remove one. A classifier that cannot be used here (weights
@@ -33,7 +35,7 @@ _lock = threading.Lock()
 
 def judge(content: str) -> Verdict:
     """What the write path does with untrusted `content`, and what recall's rescan shows for it."""
-    return _judged(content, learned(), detector_on())
+    return _judged(content, learned(), bool(getattr(settings, "TIDELINE_DIRECTIVE_WORDING", True)), detector_on())
 
 
 def detector_on() -> bool:
@@ -43,8 +45,8 @@ def detector_on() -> bool:
 # The verdict depends on the content and the classifier in use alone, and recall rejudges the same
 # facts query after query (embedding each costs milliseconds): remembered, bounded.
 @lru_cache(maxsize=CACHE_SIZE)
-def _judged(content: str, model: tuple[Any, dc.Classifier] | None, detector: bool = True) -> Verdict:
-    verdict = judge_untrusted(content, detector=injection_detector.shipped() if detector else None)
+def _judged(content: str, model: tuple[Any, dc.Classifier] | None, wording: bool = True, detector: bool = True) -> Verdict:
+    verdict = judge_untrusted(content, wording=wording, detector=injection_detector.shipped() if detector else None)
     if model is None or verdict.action != "allow":  # the rules' holds and refusals stand as they are
         return verdict
     embedder, classifier = model

@@ -79,7 +79,7 @@ def _import_active(workspace, memory_id: str, content: str) -> None:
     assert not report.refused
 
 
-def test_model_free_the_judgement_is_exactly_the_rules_and_the_shipped_detector_on_the_whole_corpus():
+def test_model_free_the_judgement_is_exactly_the_rules_the_word_list_and_the_shipped_detector_on_the_whole_corpus():
     with NO_EMBEDDER:
         assert untrusted.learned() is None
         for item in injection.load(injection.DEFAULT_CORPUS):
