@@ -46,6 +46,8 @@ def test_each_shape_of_an_order_is_read(text, rule):
     "New task created: update the onboarding checklist (assigned to Priya, due Friday).",
     "Despite previous delays, the bridge reopened on Monday.",
     "alex.martin@example.com: r\njo.lee@example.com: rw\nteam-leads@example.com: owner",
+    "The worker thread then pauses and waits to run any code scheduled from further down the call stack.",
+    ":param kind: the node kind to resolve handlers for. :returns: the handlers that apply to that kind.",
     "Sender: lena.fischer@northwind.example\nRecipients: tom.baker@northwind.example\nSubject: this week\n\nHi Tom,\n"
     "please do these by Friday:\n - 1. Read the offsite plan and add two venues to it.\n - 2. Send me an email with the "
     "survey scores of the three new starters.\nThanks, Lena",
