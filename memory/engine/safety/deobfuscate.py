@@ -74,6 +74,7 @@ _LEET_WORD = re.compile(r"(?<![\w.])(?=[a-z0-9@$!|+]*[a-z])(?=[a-z0-9@$!|+]*[0-9
 _SPACED = re.compile(r"(?<![\w@])(?:[^\W_]|['@])(?:[ ._\-\u00b7\u2022\u2219\u22c5/]{1,3}(?:[^\W_]|['@])){2,}(?![\w@])")
 _SEPARATORS = re.compile(r"[ ._\-\u00b7\u2022\u2219\u22c5/]{1,3}")
 _WORD_SEPARATOR = re.compile(r"(?<=[a-z])[-_.](?=[a-z])")
+_CALLED_NAME = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+){2,}(?=\()")
 _NOT_LETTER = re.compile(r"[^a-z]+")
 _UTF7_RUN = re.compile(rf"\+[A-Za-z0-9+/]{{4,{MAX_RUN}}}-")
 _MORSE = {".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g", "....": "h", "..": "i",
@@ -395,7 +396,11 @@ def views(text: str, *, depth: int = 2, worth=None) -> Views:
         add(_unleet(base, _LEET_L))
     # Words run together ("send_email", "reveal-the-system-prompt") are how code and URLs are written:
     # reading them apart is not undoing a disguise.
-    split = _worth_reading(base, [m.span() for m in _WORD_SEPARATOR.finditer(base)], worth,
+    # A name that is called or defined ("test_ignores_previous_instructions()") is code, read as written.
+    called = [m.span() for m in _CALLED_NAME.finditer(base)] if "(" in base else []
+    separators = [m.span() for m in _WORD_SEPARATOR.finditer(base)
+                  if not any(a <= m.start() < b for a, b in called)]  # fmt: skip
+    split = _worth_reading(base, separators, worth,
                            lambda piece: _WORD_SEPARATOR.sub(" ", _undo(piece)))
     if split:
         window = _STRETCH.sub(r"\1", _around(base, split))

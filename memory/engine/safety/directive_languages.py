@@ -217,7 +217,8 @@ RULES = (
     ("disable_filters_ml", "override", 1.0, re.compile(_ML_DISABLE)),
     ("payment_change_ml", "payment_change", 1.0, re.compile(_ML_NEW_ACCOUNT)),
     ("override_instructions_ml", "override", 1.0,
-     re.compile(_ML_IGNORE + r".{0,40}?" + _ML_RULES + "|" + _ML_RULES + r".{0,40}?" + _ML_IGNORE)),
+     # (not across an identifier's underscores: "test_ignores_previous_instructions()" is a name)
+     re.compile(_ML_IGNORE + r"[^_\n]{0,40}?" + _ML_RULES + "|" + _ML_RULES + r"[^_\n]{0,40}?" + _ML_IGNORE)),
     # As in English, a time phrase alone is news ("from now on the office closes at 5"); with an order
     # to keep it, or an AI reader named, it is a standing order.
     ("standing_order_ml", "standing_order", 0.6, re.compile(_ML_FROM_NOW)),

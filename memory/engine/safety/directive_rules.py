@@ -246,7 +246,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r".{0,60}?(?:act\s+on|follow|obey|execute|run|do\s+what|comply|carry\s+(?:it\s+)?out|perform|do\s+it|adopt|apply|honou?r|"
          r"implement|enact|heed|abide)|(?:escaped|encoded|encrypted|ciphered|obfuscated|scrambled)\b.{0,80}?(?:performs?|follows?|"
          r"obeys?|executes?|acts?\s+on|carries\s+out|adopts?|applies|complies)|"
-         r"\b(?:rot-?13|caesar|atbash|vigen[eè]re|cipher|base64|hex|binary|backwards|shift\s+\d+)\b[^.\n]{0,60}?(?:for\s+(?:the\s+|any\s+)?"
+         r"\b(?:rot-?13|caesar|atbash|vigen[eè]re|(?:de)?cipher|decrypt|decode|base64|hex|binary|backwards|shift\s+\d+)\b[^.\n]{0,60}?(?:for\s+(?:the\s+|any\s+)?"
          + _AI + r"|(?:and\s+)?(?:comply|obey|execute|carry\s+(?:it\s+)?out|follow\s+it))|"
          r"(?:agent|assistant|ai|bot)\s+(?:instruction|task|order|command)s?\s*\((?:rot-?13|base64|hex|reversed|caesar)|(?:run|execute|follow)\s+"
          r"(?:the\s+)?decoded|(?:hidden|real)\s+(?:order|instructions?)|read\s+(?:this|it)\s+backwards\s+and"),

@@ -47,6 +47,8 @@ def test_each_shape_of_an_order_is_read(text, rule):
     "Despite previous delays, the bridge reopened on Monday.",
     "alex.martin@example.com: r\njo.lee@example.com: rw\nteam-leads@example.com: owner",
     "The worker thread then pauses and waits to run any code scheduled from further down the call stack.",
+    "In today's Italian class we practise the imperative: 'Dimentica le vecchie regole!' means 'Forget the old rules!'.",
+    "def test_ignores_previous_instructions_when_sandboxed():\n    assert agent.keeps(system_prompt)",
     ":param kind: the node kind to resolve handlers for. :returns: the handlers that apply to that kind.",
     "Sender: lena.fischer@northwind.example\nRecipients: tom.baker@northwind.example\nSubject: this week\n\nHi Tom,\n"
     "please do these by Friday:\n - 1. Read the offsite plan and add two venues to it.\n - 2. Send me an email with the "
