@@ -60,7 +60,9 @@ def why_held(item: ReviewItem) -> HeldWhy | None:
     reasons = {match.rule: match.reason for match in scan_for_threats(text).matches} if text else {}
     score = _score(item.details)
     detector = injection_detector.shipped()
-    telling = detector.telling_words(text, limit=TELLING_WORDS) if detector and text and score is not None else []
+    # The words that weighed are worth reading only where the detector's score reached its bar.
+    reached = detector is not None and score is not None and score >= detector.threshold
+    telling = detector.telling_words(text, limit=TELLING_WORDS) if reached and text else []
     return HeldWhy(
         rules=[{"rule": rule, "name": rule.replace("_", " "), "words": reasons.get(rule) or RULE_WORDS.get(rule, "")}
                for rule in rules],

@@ -91,6 +91,19 @@ def windows(prepared: str) -> list[str]:
     return [prepared[start : start + WINDOW] for start in starts]
 
 
+# fmt: off
+_FUNCTION_WORDS = frozenset({
+    "a", "an", "the", "and", "or", "but", "if", "of", "to", "in", "on", "at", "by", "for", "with", "from", "as",
+    "into", "onto", "about", "than", "then", "so", "that", "this", "these", "those", "it", "its", "is", "are",
+    "was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had", "will", "would", "can",
+    "could", "may", "might", "must", "shall", "should", "i", "me", "my", "we", "our", "you", "your", "he", "him",
+    "his", "she", "her", "they", "them", "their", "there", "here", "what", "which", "who", "whom", "whose", "when",
+    "where", "why", "how", "all", "any", "each", "every", "some", "no", "not", "more", "most", "other", "such",
+    "only", "own", "same", "too", "very", "just", "also", "s", "t",
+})
+# fmt: on
+
+
 class DetectorUnavailable(ValueError):
     """The weights file is missing or not in the expected shape."""
 
@@ -118,12 +131,24 @@ class Detector:
         return self.score(text) >= self.threshold
 
     def telling_words(self, text: str, limit: int = 5) -> list[str]:
-        """The words that weigh most towards an order in the text's most order-like window (what a
-        reviewer reads beside the score)."""
+        """The words and word pairs that weigh most towards an order in the text's most order-like window
+        (what a reviewer reads beside the score); a word or pair of function words alone ("of the") says
+        nothing to a person and is left out."""
         prepared = prepare(text)
         best = max(windows(prepared), key=self.window_score, default="")
-        weighed = {w: float(self.weights[_word_index(f"w {w}")]) for w in set(_WORD.findall(best))}
-        return [w for w, weight in sorted(weighed.items(), key=lambda kv: -kv[1]) if weight > 0][:limit]
+        words = _WORD.findall(best)
+        weighed = {w: float(self.weights[_word_index(f"w {w}")]) for w in words if w not in _FUNCTION_WORDS}
+        for a, b in zip(words, words[1:], strict=False):
+            if not (a in _FUNCTION_WORDS and b in _FUNCTION_WORDS):
+                weighed[f"{a} {b}"] = float(self.weights[_word_index(f"b {a} {b}")])
+        ranked = [w for w, weight in sorted(weighed.items(), key=lambda kv: -kv[1]) if weight > 0]
+        chosen: list[str] = []
+        for phrase in ranked:  # a pair says more than either of its words: no word twice
+            if not any(set(phrase.split()) & set(other.split()) for other in chosen):
+                chosen.append(phrase)
+            if len(chosen) == limit:
+                break
+        return chosen
 
 
 def load(path: str | Path = DEFAULT_PATH) -> Detector:
@@ -143,7 +168,9 @@ def save(detector: Detector, path: str | Path) -> int:
     meta = {**detector.meta, "bias": detector.bias, "threshold": detector.threshold, "bits": BITS}
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "wb") as handle:
-        np.savez_compressed(handle, weights=detector.weights.astype(np.float16), meta=np.array(json.dumps(meta)))
+        np.savez_compressed(
+            handle, weights=detector.weights.astype(np.float16), meta=np.array(json.dumps(meta))
+        )
     return Path(path).stat().st_size
 
 

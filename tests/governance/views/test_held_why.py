@@ -106,3 +106,11 @@ def test_a_contradiction_has_no_held_part(client, owner, workspace):
                                      reason="another city", details={"rules": ["city"], "detector_score": 0.5})  # fmt: skip
     body = _body(client, owner, workspace, item)
     assert "Why it was held" not in body and "Injection detector" not in body
+
+
+def test_the_words_that_weighed_are_named_only_where_the_score_reached_the_bar(client, owner, workspace, monkeypatch):
+    item = _with_score(_held(workspace), score=0.30)
+    _shipped(monkeypatch, _Detector())
+    body = _body(client, owner, workspace, item)
+    assert "Injection detector: 0.30 (holds at 0.71 or more)" in body
+    assert "recommend" not in body.split("Fact under review")[0]

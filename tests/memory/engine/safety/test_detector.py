@@ -46,10 +46,13 @@ def test_an_order_in_the_middle_of_a_long_page_is_read_in_its_own_window(shipped
     assert shipped.score(page[:middle] + ORDER + " " + page[middle:]) > shipped.score(page)
 
 
-def test_the_telling_words_are_words_of_the_text(shipped):
-    words = shipped.telling_words(ORDER)
-    assert words and set(words) <= set(dt.prepare(ORDER).replace(":", " ").replace(".", " ").replace("'", " ").split()) | {
-        w for w in dt.prepare(ORDER).split()}
+def test_the_telling_words_are_words_and_pairs_of_the_text_never_function_words_alone(shipped):
+    phrases = shipped.telling_words(ORDER)
+    words = dt._WORD.findall(dt.prepare(ORDER))
+    pairs = {f"{a} {b}" for a, b in zip(words, words[1:], strict=False)}
+    assert phrases and all(p in words or p in pairs for p in phrases)
+    assert not any(set(p.split()) <= dt._FUNCTION_WORDS for p in phrases)
+    assert len({w for p in phrases for w in p.split()}) == sum(len(p.split()) for p in phrases)  # no word twice
 
 
 def test_judgement_reports_the_score_and_holds_only_at_the_threshold(shipped):
