@@ -288,7 +288,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"(?:make|save|store|record|keep|add|treat|log|file|mark|remember)\s+(?:this|it|that|these)\s+(?:as\s+)?(?:an?\s+)?"
          r"(?:permanent|lasting|persistent|standing|durable|long-term|core|fixed|settled)\s+(?:fact|note|memory|memories|rule|"
          r"instruction|preference|order|truth)|"
-         r"standing\s+(?:order|instruction|rule|policy)|(?:rule|instruction|note|fact|preference)\s+to\s+(?:keep|remember|apply|follow)\s+"
+         # (not "your standing order", "the standing orders": a bank's instruction to pay someone regularly)
+         r"(?<!your\s)(?<!my\s)(?<!our\s)(?<!their\s)(?<!the\s)(?<!his\s)(?<!her\s)standing\s+(?:order|instruction|rule|policy)|"
+         r"(?:rule|instruction|note|fact|preference)\s+to\s+(?:keep|remember|apply|follow)\s+"
          r"(?:across|for|in|through)\s+(?:all\s+|every\s+|future\s+)?(?:sessions|conversations|chats|future)|permanently\s+record|store\s+(?:this\s+)?as\s+a\s+standing"),
         ("memory_write_order", "standing_order", 1.0,
          r"(?:remember\s+(?:this\s+)?(?:for|in|across)\s+(?:all\s+|every\s+|any\s+)?(?:future|later|coming|subsequent)\s+\w{2,20}|"
@@ -691,6 +693,13 @@ _RULES += tuple(
          r"(?:two|2|both|three|3)\s+(?:\w{1,20}\s+){0,2}?ways|\bimmerse\s+(?:yourself|itself)\s+(?:in|into)\s+the\s+role|"
          r"\b(?:i\s+(?:want|need)\s+you\s+to|you\s+(?:will|must|shall)|please)\s+simulate\s+(?:an?\s+|the\s+)?(?:\w{1,30}\s+){0,3}?"
          r"(?:ai|model|chatbot|bot|assistant|persona|character|mode|version)\b"),
+        ("message_to_the_ai", "addressee", 1.0,
+         r"\b(?:message|note|request|instructions?|memo)\s+from\s+[^.\n]{1,60}?\s+to\s+you,?\s+(?:the\s+|my\s+)?(?:ai|assistant|agent|"
+         r"model|llm|bot|chatbot|claude|chatgpt|gpt[-\w.]{0,10}|gemini|llama|mistral|copilot|local\s+model|language\s+model)\b"),
+        ("no_confirmation", "concealment", 0.6,
+         r"\bwithout\s+(?:first\s+)?(?:asking|checking\s+with|confirming\s+with|consulting|notifying|telling|bothering)\s+"
+         r"(?:me|the\s+user|anyone|them|the\s+owner|the\s+account\s+holder)\b|\b(?:don't|do\s+not|never)\s+ask\s+(?:me\s+|the\s+user\s+)?"
+         r"(?:for\s+)?(?:confirmation|permission|approval)\b"),
         ("fake_system_line", "role_marker", 1.0,
          r"(?:^|\n)\s{0,3}(?:#{1,6}\s*)?[\[(<{]\s*(?:system|developer|admin|administrator|assistant|instructions?)(?:[\s_-]*(?:message|"
          r"prompt|note|instructions?|override|mode|update))?\s*[\])>}]|(?:^|\n)\s{0,3}#{1,6}\s*(?:system|developer|admin)[\s_-]*"
@@ -897,6 +906,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                         "pretend", "roleplay", "role-play", "role play", "imagine you", "imagine that", "the role", "the persona",
                         "the character", "the identity", "you are", "you will", "you shall", "you're"),
     "fake_system_line": ("system", "developer", "admin", "assistant", "instruction"),
+    "message_to_the_ai": ("to you",),
+    "no_confirmation": ("without", "ask"),
     "jailbreak_persona": ("boundaries", "limitations", "restrictions", "filters", "guidelines", "policies", "policy",
                           "censorship", "morals", "ethics", "confines", "rules or", "constraints"),
     "dual_answer": (" ways", "immerse", "simulate"),
