@@ -701,7 +701,7 @@ _RULES += tuple(
          r"(?:me|the\s+user|anyone|them|the\s+owner|the\s+account\s+holder)\b|\b(?:don't|do\s+not|never)\s+ask\s+(?:me\s+|the\s+user\s+)?"
          r"(?:for\s+)?(?:confirmation|permission|approval)\b"),
         ("fake_system_line", "role_marker", 1.0,
-         r"(?:^|\n)\s{0,3}(?:#{1,6}\s*)?[\[(<{]\s*(?:system|developer|admin|administrator|assistant|instructions?)(?:[\s_-]*(?:message|"
+         r"(?:(?:^|\n)\s{0,3}(?:#{1,6}\s*)?|#{2,6}\s*)[\[(<{]\s*(?:system|developer|admin|administrator|assistant|instructions?)(?:[\s_-]*(?:message|"
          r"prompt|note|instructions?|override|mode|update))?\s*[\])>}]|(?:^|\n)\s{0,3}#{1,6}\s*(?:system|developer|admin)[\s_-]*"
          r"(?:message|prompt|note|instructions?)?\s*:?\s*$|(?:^|\n|[.!?]\s+)\s{0,3}(?:system|developer|admin(?:istrator)?)\s*"
          r"(?:message|note|notice|prompt)?\s*[:>]\s*(?:this|the|you|your|all|it|note|ignore|new|any|please|from|as|there|no|do|don't)\b"

@@ -95,8 +95,8 @@ _DISCUSSION = re.compile(
 # and a document is also where an attack hides, so they frame a discussion only with an attack topic).
 _EXPLAINING = re.compile(
     r"\bresearchers?\b|\bwhat\s+is\s+an?\b|\b(?:the\s+)?docs?\s+(?:show|say|describe|list)s?\b|\bdocumentation\s+(?:shows|says|describes|lists)\b|"
-    r"\b(?:(?<![.\w])e\.g\.(?!\w)|for\s+instance|grammar|vocabulary|idioms?|(?:means|translates\s+(?:as|to))\s+[\"'\u2018\u201c]|well-known|(?:known|common|classic)\s+(?:trick|technique)|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
-    r"found\s+that|coined|compares|warned|notes\s+that|such\s+as|for\s+example|an\s+example|"
+    r"\b(?:grammar|vocabulary|idioms?|(?:means|translates\s+(?:as|to))\s+[\"'\u2018\u201c]|well-known|(?:known|common|classic)\s+(?:trick|technique)|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
+    r"found\s+that|coined|compares|warned|notes\s+that|"
     r"examples?\s+of|example\s*:|is\s+called|known\s+as|a\s+common|classic|post-?mortem|incident\s+report|training|"
     r"slide|quiz|awareness|abstract|we\s+(?:evaluate|measured|tested|found|show)|red\s+flags?|warning\s+signs?|"
     r"fraudsters|attackers|scammers|stopped\s+working|api\s+reference|"
@@ -104,6 +104,8 @@ _EXPLAINING = re.compile(
     r"the\s+attacker|an\s+attacker|explainer|red-?team\s+(?:finding|report|exercise)s?|findings?|"
     r"(?:a|the)\s+(?:sentence|phrase|string|payload|line|prompt|text)\s+(?:like|such\s+as))\b"
 )
+# Frames every kind of text uses ("for example 09:00 to 10:00"): a discussion only with the vocabulary of attacks.
+_EXAMPLE = re.compile(r"(?<![.\w])e\.g\.(?!\w)|\bfor\s+(?:instance|example)\b|\bsuch\s+as\b|\ban\s+example\b")
 _ATTACK_TOPIC = re.compile(
     r"\b(?:injections?|attacks?|attackers?|phishing|jailbreaks?|payloads?|exploits?|fraud\w*|scam\w*|malicious|red\s+flags?|"
     r"warning\s+signs?|vulnerab\w{1,40}|exfiltrat\w{1,40}|adversar\w{1,40}|red-?team\w*|security|fake|spoof\w*|ctf)\b"
@@ -151,7 +153,7 @@ def _discussion(text: str) -> bool:
     vocabulary ("the article summary" is where an attack hides too)."""
     if _EXPLAINING.search(text):
         return bool(_ATTACK_TOPIC.search(text)) or not _SECOND_PERSON.search(_QUOTED.sub(" ", text))
-    return bool(_DISCUSSION.search(text)) and bool(_ATTACK_TOPIC.search(text))
+    return bool(_DISCUSSION.search(text) or _EXAMPLE.search(text)) and bool(_ATTACK_TOPIC.search(text))
 
 
 def _gated(rule: str, view: str, opened: dict[str, list[tuple[int, int]]]) -> bool:
