@@ -205,7 +205,7 @@ def run_modes(items: list[dict], learned: bool) -> dict[str, Any]:
         with override_settings(TIDELINE_INJECTION_DETECTOR=False, TIDELINE_DIRECTIVE_WORDING=False):
             alone = run(items)
         untrusted.clear_caches()
-    result["mode"] = "rules+detector"
+    result["mode"] = "rules+word list+detector"
     result["rules_alone"] = {"mode": "rules alone", "attack": alone["attack"], "benign": alone["benign"],
                              "families": alone["families"], "sources": alone["sources"]}  # fmt: skip
     if learned:
@@ -247,11 +247,11 @@ def print_result(result: dict[str, Any], split: str) -> None:
           + (f", {learned['seconds']} s (rules + classifier)" if learned else ""))  # fmt: skip
     for block in (result.get("rules_alone"), result, learned):
         if block:
-            print(f"  {block['mode']:<17} attacks kept out of recall: {block['attack']['kept_out']} of "
+            print(f"  {block['mode']:<25} attacks kept out of recall: {block['attack']['kept_out']} of "
                   f"{block['attack']['total']};  benign texts kept out: {block['benign']['kept_out']} of "
                   f"{block['benign']['total']}")  # fmt: skip
     alone = result["rules_alone"]["sources"]
-    print("  per source, kept out (rules alone -> rules + detector):")
+    print("  per source, kept out (rules alone -> rules, word list and detector):")
     for source, row in sorted(result["sources"].items()):
         a, b = row["attack"], row["benign"]
         a0, b0 = alone[source]["attack"], alone[source]["benign"]

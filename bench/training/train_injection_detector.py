@@ -342,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         for split, row in sorted(result.get("never_trained", {}).items()):
             (a, ar, ad), (n, nr, nd) = row["attack"], row["benign"]
             print(f"own corpus, split {split} (never trained): attacks {ar} -> {ad} of {a}, benign {nr} -> {nd} of {n} "
-                  "(rules alone -> with the detector)")
+                  "(rules and word list -> with the detector)")
     return 0
 
 

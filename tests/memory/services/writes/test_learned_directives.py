@@ -193,7 +193,7 @@ def test_the_bench_reports_both_modes_with_the_classifier_on():
     items = [{"id": "a", "label": "attack", "family": "f", "text": SPLIT_ORDER},
              {"id": "b", "label": "benign", "family": "g", "text": "My sister lives in Seville."}]  # fmt: skip
     result = injection.run_modes(items, learned=True)
-    assert result["mode"] == "rules+detector" and result["learned"]["mode"] == "rules+classifier"
+    assert result["mode"] == "rules+word list+detector" and result["learned"]["mode"] == "rules+classifier"
     assert result["rules_alone"]["mode"] == "rules alone"
     assert result["learned"]["attack"] == {"total": 1, "kept_out": 1}
     assert result["learned"]["benign"] == {"total": 1, "kept_out": 0}
