@@ -12,17 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, time
+from datetime import datetime
 from typing import Any
 
-from django.utils.dateparse import parse_date, parse_datetime
-
 from governance.models import ReviewItem
-from memory.engine.facts import records as R
+from governance.services.purge import parse_moment
 from memory.engine.safety import detector as injection_detector
 from memory.engine.safety.scan import scan_for_threats
 from memory.models import Fact, Workspace
-from memory.services.errors import RequestError
 
 # Holds about where a write goes, not what it says (memory.engine.writes.holds).
 PLACE_RULES = frozenset({"slot_protection", "confined_write"})
@@ -113,20 +110,7 @@ def decided_held_writes(workspace: Workspace, since: datetime | None = None) -> 
 
 def parse_since(value: str | None) -> datetime | None:
     """A date (midnight UTC) or an ISO time (naive = UTC); RequestError when it is neither."""
-    text = str(value or "").strip()
-    if not text:
-        return None
-    try:
-        moment = parse_datetime(text)
-        day = None if moment else parse_date(text)
-    except ValueError:
-        moment = day = None
-    if day is not None:
-        moment = datetime.combine(day, time.min)
-    if moment is None:
-        raise RequestError(f"--since: {R.shown(text)} is not a date (YYYY-MM-DD) or a time (YYYY-MM-DDTHH:MM)",
-                           kind="validation")  # fmt: skip
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    return parse_moment(value, "since")
 
 
 def _outcome(item: ReviewItem) -> str | None:

@@ -69,7 +69,7 @@ class Selection:
             raise RequestError(f"--max must be a whole number, not {R.shown(limit)}", kind="validation") from None
         if not 1 <= limit <= QUERY_CAP:
             raise RequestError(f"a query selects between 1 and {QUERY_CAP} facts, not {limit}", kind="validation")
-        after, before = _moment(after, "after"), _moment(before, "before")
+        after, before = parse_moment(after, "after"), parse_moment(before, "before")
         if after and before and after >= before:
             raise RequestError("the date range is empty: 'after' must come before 'before'", kind="validation")
         made = cls(tuple(ids), origin[:900], query[:1000], limit, after, before, segment)
@@ -106,7 +106,7 @@ class Selection:
         return d
 
 
-def _moment(value, name: str) -> datetime | None:
+def parse_moment(value, name: str) -> datetime | None:
     """A date (midnight UTC) or an ISO datetime (naive = UTC); RequestError when it is neither."""
     if value in (None, ""):
         return None
