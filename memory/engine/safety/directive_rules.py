@@ -693,6 +693,11 @@ _RULES += tuple(
          r"(?:two|2|both|three|3)\s+(?:\w{1,20}\s+){0,2}?ways|\bimmerse\s+(?:yourself|itself)\s+(?:in|into)\s+the\s+role|"
          r"\b(?:i\s+(?:want|need)\s+you\s+to|you\s+(?:will|must|shall)|please)\s+simulate\s+(?:an?\s+|the\s+)?(?:\w{1,30}\s+){0,3}?"
          r"(?:ai|model|chatbot|bot|assistant|persona|character|mode|version)\b"),
+        # "You are a switch flipper. You only say ON or OFF.": a character handed to the reader, then how it answers.
+        ("persona_with_behaviour", "role", 1.0,
+         r"(?:^|[.!?]\s+|\n)\s*you\s+are\s+(?:an?|the)\s+[^.!?\n]{1,60}[.!?,;]\s*(?:[^.!?\n]{0,100}[.!?]\s*)?you\s+"
+         r"(?:only|will|must|always|never|should|shall|can\s+only)\s+(?:\w+\s+){0,2}?(?:say|says|respond|answer|reply|output|"
+         r"speak|talk|act|behave|write|pretend)\b"),
         ("message_to_the_ai", "addressee", 1.0,
          r"\b(?:message|note|request|instructions?|memo)\s+from\s+[^.\n]{1,60}?\s+to\s+you,?\s+(?:the\s+|my\s+)?(?:ai|assistant|agent|"
          r"model|llm|bot|chatbot|claude|chatgpt|gpt[-\w.]{0,10}|gemini|llama|mistral|copilot|local\s+model|language\s+model)\b"),
@@ -907,6 +912,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                         "the character", "the identity", "you are", "you will", "you shall", "you're"),
     "fake_system_line": ("system", "developer", "admin", "assistant", "instruction"),
     "message_to_the_ai": ("to you",),
+    "persona_with_behaviour": ("you are a", "you are an", "you are the"),
     "no_confirmation": ("without", "ask"),
     "jailbreak_persona": ("boundaries", "limitations", "restrictions", "filters", "guidelines", "policies", "policy",
                           "censorship", "morals", "ethics", "confines", "rules or", "constraints"),
