@@ -16,6 +16,10 @@ this?"), a jailbreak written as a role to play. It needs no language model and d
   `WINDOW` characters and scores its most order-like window, so an order hidden in the middle of a
   long page reads as it would alone.
 
+Measured honestly it is modest: on a source it never saw it adds only a few attacks to what the rules
+and the word list hold (docs/BENCHMARKS.md, leave one source out); its score is shown to the reviewer
+of every held write either way.
+
 The weights are a file the repository ships (`data/injection_detector.npz`), written by
 `python -m bench.training.train_injection_detector`, which records the sources it was trained on and
 the threshold chosen on held-out sources. Scoring costs well under a millisecond per thousand
