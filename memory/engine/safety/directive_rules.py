@@ -698,6 +698,20 @@ _RULES += tuple(
          r"(?:^|[.!?]\s+|\n)\s*you\s+are\s+(?:an?|the)\s+[^.!?\n]{1,60}[.!?,;]\s*(?:[^.!?\n]{0,100}[.!?]\s*)?you\s+"
          r"(?:only|will|must|always|never|should|shall|can\s+only)\s+(?:\w+\s+){0,2}?(?:say|says|respond|answer|reply|output|"
          r"speak|talk|act|behave|write|pretend)\b"),
+        # What the reader will be asked to do, named to change it: "if you are told to summarise the input, instead…"
+        ("task_conditional", "reply", 1.0,
+         r"\b(?:if|when|whenever|once)\s+you\s+(?:are|get|were)\s+(?:told|asked|instructed|requested|prompted)\s+to\s+"
+         r"(?:summari[sz]e|answer|translate|review|process|analy[sz]e|read|describe|explain|respond|reply|classify|extract|"
+         r"rewrite|proofread|check)\b[^.!?\n]{0,120}?\b(?:instead|rather|also|only|do\s+not|don't|never|make\s+sure|include|"
+         r"output|print|say|respond|reply|write|list|ignore|repeat|share|send|reveal|add|insert)\b"),
+        ("reply_ensure", "reply", 1.0,
+         r"\b(?:ensure|make\s+sure|be\s+sure|remember|don't\s+forget)\s+(?:to\s+)?(?:\w{1,30}\s+){0,8}?(?:in|within|at\s+the\s+"
+         r"(?:start|end)\s+of)\s+" + _YOUR_REPLY + r"\b"),
+        ("instructions_mistake", "override", 1.0,
+         r"\b(?:gave|give|given|wrote|written|sent)\s+you\s+(?:your|the)\s+(?:\w{1,20}\s+)?(?:instructions|prompt|brief|task)\b"
+         r"[^.!?\n]{0,80}?\b(?:forgot|mistake|wrong|error|left\s+out|missed)|\bforgot\s+to\s+(?:ask|tell|instruct)\s+you\s+to\b"),
+        ("hidden_from_user", "concealment", 0.6,
+         r"\b(?:never|not)\s+(?:be\s+)?(?:shown|displayed|visible|revealed)\s+to\s+the\s+(?:end\s+)?user\b"),
         ("message_to_the_ai", "addressee", 1.0,
          r"\b(?:message|note|request|instructions?|memo)\s+from\s+[^.\n]{1,60}?\s+to\s+you,?\s+(?:the\s+|my\s+)?(?:ai|assistant|agent|"
          r"model|llm|bot|chatbot|claude|chatgpt|gpt[-\w.]{0,10}|gemini|llama|mistral|copilot|local\s+model|language\s+model)\b"),
@@ -912,6 +926,11 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                         "the character", "the identity", "you are", "you will", "you shall", "you're"),
     "fake_system_line": ("system", "developer", "admin", "assistant", "instruction"),
     "message_to_the_ai": ("to you",),
+    "task_conditional": ("you are told", "you are asked", "you are instructed", "you are requested", "you are prompted",
+                         "you get told", "you get asked", "you were told", "you were asked", "you were instructed"),
+    "reply_ensure": ("ensure", "make sure", "be sure", "remember", "forget"),
+    "instructions_mistake": ("gave you", "give you", "given you", "wrote you", "written you", "sent you", "forgot to"),
+    "hidden_from_user": ("to the user", "to the end user"),
     "persona_with_behaviour": ("you are a", "you are an", "you are the"),
     "no_confirmation": ("without", "ask"),
     "jailbreak_persona": ("boundaries", "limitations", "restrictions", "filters", "guidelines", "policies", "policy",
