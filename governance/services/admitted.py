@@ -46,6 +46,13 @@ class HeldWhy:
     teaches: bool  # a verdict on it is listed for the detector's next training run
 
 
+def readable(rule: str) -> str:
+    """A rule's name as a person reads it: "ai_addressed_ml" is "AI addressed (other languages)"."""
+    words = rule.removesuffix("_ml").split("_")
+    name = " ".join("AI" if word == "ai" else word for word in words)
+    return name + (" (other languages)" if rule.endswith("_ml") else "")
+
+
 def why_held(item: ReviewItem) -> HeldWhy | None:
     """The rules that held the item's write, in words, and the detector's score with the words that
     weighed most; None for an item that is not a held write or names no rule. Never fails for a
@@ -61,7 +68,7 @@ def why_held(item: ReviewItem) -> HeldWhy | None:
     reached = detector is not None and score is not None and score >= detector.threshold
     telling = detector.telling_words(text, limit=TELLING_WORDS) if reached and text else []
     return HeldWhy(
-        rules=[{"rule": rule, "name": rule.replace("_", " "), "words": reasons.get(rule) or RULE_WORDS.get(rule, "")}
+        rules=[{"rule": rule, "name": readable(rule), "words": reasons.get(rule) or RULE_WORDS.get(rule, "")}
                for rule in rules],
         detector_score=score, threshold=detector.threshold if detector else None, telling_words=telling,
         teaches=_teaches(rules),

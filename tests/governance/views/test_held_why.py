@@ -114,3 +114,8 @@ def test_the_words_that_weighed_are_named_only_where_the_score_reached_the_bar(c
     body = _body(client, owner, workspace, item)
     assert "Injection detector: 0.30 (holds at 0.71 or more)" in body
     assert "recommend" not in body.split("Fact under review")[0]
+
+
+def test_rule_names_read_as_words():
+    assert admitted.readable("ai_addressed") == "AI addressed"
+    assert admitted.readable("override_instructions_ml") == "override instructions (other languages)"
