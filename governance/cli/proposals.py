@@ -142,7 +142,21 @@ def _propose(options: dict, workspace) -> None:
         made = proposals.propose_from_telemetry(workspace, min_downvotes=options["min_downvotes"])
         made += [p for p in (proposals.propose_thresholds(workspace),) if p is not None]
     elif options.get("from_misses"):
-        made = [p for p in (proposals.propose_from_recall_misses(workspace),) if p is not None]
+        bar = progress_bar(None, "searching recall settings", "ranking")
+
+        def step(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        try:
+            proposal, why = proposals.propose_from_recall_misses(workspace, progress=step)
+        finally:
+            bar.close()
+        made = [proposal] if proposal is not None else []
+        lines = [f"proposed #{p.pk}: {p.title} (by {p.author_name}); {why}" for p in made] or [f"nothing to propose: {why}"]
+        return emit(options, {"workspace": workspace.name, "proposed": [proposals.to_dict(p) for p in made],
+                              "search": why}, "\n".join(lines))  # fmt: skip
     else:
         if user is None:
             raise RequestError("a hand-made proposal needs --as USERNAME (an owner or admin): it is theirs",

@@ -9,8 +9,8 @@ workspace's approved gold sets, baseline against candidate, case by case:
 * a change that only takes facts away (a retraction, a maintenance threshold) ("not lose"): no
   metric's paired 95% CI lower bound below −0.01, and no fact an approved gold case needs is taken.
 
-Also here: which facts telemetry proposes to retract, which facts a proposal may never retract,
-and the small bounded search over recall settings that a recall-miss proposal comes from.
+Also here: which facts telemetry proposes to retract and which facts a proposal may never retract.
+The search a recall-miss proposal comes from is `settings_search`.
 """
 
 from __future__ import annotations
@@ -119,52 +119,3 @@ def telemetry_retractions(downvotes: Mapping[str, int], *, min_downvotes: int = 
         raise ValueError("min_downvotes must be at least 1")
     chosen = [(count, mid) for mid, count in downvotes.items() if count >= min_downvotes]
     return [mid for count, mid in sorted(chosen, key=lambda item: (-item[0], item[1]))]
-
-
-# ---------------------------------------------------------------- the bounded settings search
-
-# Each recall knob is tried one step either side of its value and at its default; the improving
-# single moves are then combined once. At most 3·len(STEPS) + 1 candidates: a bounded search.
-# `relevance_floor` is not searched: gold misses only ever reward lowering it, and what it buys
-# (saying nothing when nothing is relevant) is measured by `tideline eval --capability abstention`.
-STEPS: dict[str, float] = {
-    "ngram_weight": 0.1,
-    "expansion_weight": 0.15,
-    "ngram_floor": 0.1,
-    "graph_weight": 0.5,
-    "hop_decay": 0.2,
-    "learned_weight": 0.1,
-}
-
-
-def neighbours(current: T.Tuning, *, learned: bool = False) -> list[T.Tuning]:
-    """One-knob moves from `current` (a step either way, and the default), each within the knob's
-    range; invalid combinations are skipped."""
-    out = []
-    for name, step in STEPS.items():
-        if name == "learned_weight" and not learned:
-            continue
-        knob, now = T.KNOB[name], getattr(current, name)
-        tried = dict.fromkeys([round(now - step, 4), round(now + step, 4), getattr(T.DEFAULT, name)])
-        for value in tried:
-            if value == now or not knob.low <= value <= knob.high:
-                continue
-            try:
-                out.append(current.changed(**{name: value}))
-            except T.TuningError:
-                continue
-    return out
-
-
-def combine(current: T.Tuning, improving: Sequence[T.Tuning]) -> T.Tuning | None:
-    """The improving one-knob moves taken together (one per knob, the first given wins), or None."""
-    values: dict[str, float] = {}
-    for candidate in improving:
-        for change in T.diff(current, candidate):
-            values.setdefault(change["name"], change["after"])
-    if len(values) < 2:
-        return None
-    try:
-        return current.changed(**values)
-    except T.TuningError:
-        return None

@@ -26,6 +26,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from governance.engine import proposals as rules
+from governance.engine import settings_search as search_rules
 from governance.models import GoldSet, Proposal
 from governance.services.acting import require_role
 from memory import sealing
@@ -233,11 +234,12 @@ def _score_set(gold, workspace, base: Trial, cand: Trial, now, scored: _Scored, 
                     now, scored, bar)  # fmt: skip
 
 
-def search_settings(workspace: Workspace, *, max_cases: int = 200):
-    """The bounded search behind a recall-miss proposal: the settings in force and their one-knob
-    neighbours (then the improving moves combined), scored by the default lane's MRR on the first
-    `max_cases` approved gold cases. (best tuning, baseline report, best report), or None when no
-    case misses or no candidate raises MRR."""
+def search_settings(workspace: Workspace, *, max_cases: int = 300,
+                    progress: Callable[[int, int], None] | None = None) -> search_rules.Outcome:  # fmt: skip
+    """The search behind a recall-miss proposal (`governance.engine.settings_search`): the settings in
+    force and their one-knob neighbours, each ranked once per case with no cut (every cut is then
+    tried on that list), on the first `max_cases` approved gold cases, read-only; the choice is
+    cross-validated inside the gold set. `progress(done, total)` counts ranked queries."""
     from memory.services.recall import embedding
 
     sets = usable_sets(workspace, with_cases=True)
@@ -245,45 +247,26 @@ def search_settings(workspace: Workspace, *, max_cases: int = 200):
         raise RequestError(gate_refusal(workspace), kind="unapproved")
     _, in_force = tuning_service.current(workspace)
     now = timezone.now()
-    candidates = [in_force, *rules.neighbours(in_force, learned=embedding.configured() is not None)]
-    cases: list[dict] = []
-    rankings: list[dict[str, list[str]]] = [{} for _ in candidates]
-    combined: T.Tuning | None = None
+    tunings = search_rules.ranking_candidates(in_force, learned=embedding.configured() is not None)
+    planned = min(max_cases, sum(len(s.cases.all()) for s in sets))
+    bar = _Progress(None, planned * len(tunings), progress)
+    cases: list[search_rules.Case] = []
+    rankings: list[dict[str, list[tuple[str, float]]]] = [{} for _ in tunings]
     budget = max_cases
-    contexts = []
     for gold in sets:
         if budget <= 0:
             break
         with _ranked_in(gold, workspace, now) as (where, set_cases, _):
             set_cases = set_cases[:budget]
             budget -= len(set_cases)
-            cases += set_cases
-            for position, tuning in enumerate(candidates):
+            cases += [search_rules.Case(c["id"], frozenset(c["relevant_ids"])) for c in set_cases]
+            for position, tuning in enumerate(tunings):
                 for case in set_cases:
-                    rankings[position][case["id"]] = _default(where, case["query"], Trial(tuning), now)
-            contexts.append((gold, set_cases))
-    plain = [{"id": c["id"], "relevant_ids": c["relevant_ids"], "category": c["category"]} for c in cases]
-    reports = [evaluate(plain, ranking, K) for ranking in rankings]
-    base = reports[0]
-    if base.n_scored == 0 or base.hit_rate >= 1.0:
-        return None
-    improving = sorted((i for i in range(1, len(candidates)) if reports[i].mrr > base.mrr + 1e-9),
-                       key=lambda i: -reports[i].mrr)  # fmt: skip
-    if not improving:
-        return None
-    combined = rules.combine(in_force, [candidates[i] for i in improving])
-    best_index = improving[0]
-    best, best_report = candidates[best_index], reports[best_index]
-    if combined is not None:
-        ranking: dict[str, list[str]] = {}
-        for gold, set_cases in contexts:
-            with _ranked_in(gold, workspace, now) as (where, fresh_cases, _):
-                for case in fresh_cases[: len(set_cases)]:
-                    ranking[case["id"]] = _default(where, case["query"], Trial(combined), now)
-        combined_report = evaluate(plain, ranking, K)
-        if combined_report.mrr > best_report.mrr + 1e-9:
-            best, best_report = combined, combined_report
-    return best, base, best_report
+                    hits = recall_service.recall(workspace=where, query=case["query"], origin="owner", k=K,
+                                                 reinforce=False, now=now, tuning=tuning, cut=0.0)  # fmt: skip
+                    rankings[position][case["id"]] = [(h.id, h.relevance) for h in hits]
+                    bar.step()
+    return search_rules.search(search_rules.build_table(cases, rankings, tunings))
 
 
 def _map_removed(workspace: Workspace, removed: frozenset[str], parsed, ids_by_key: dict[str, str]) -> set[str]:

@@ -91,9 +91,8 @@ def propose_telemetry(request: HttpRequest, workspace: str) -> HttpResponse:
 @login_required
 def propose_misses(request: HttpRequest, workspace: str) -> HttpResponse:
     def make(ws):
-        made = [p for p in (proposals.propose_from_recall_misses(ws),) if p is not None]
-        _said(request, made, "no better recall settings were found (or every approved gold case finds its fact "
-                             "already, or that proposal is open)")  # fmt: skip
+        proposal, why = proposals.propose_from_recall_misses(ws)
+        _said(request, [proposal] if proposal is not None else [], why)
 
     return _propose(request, workspace, make)
 

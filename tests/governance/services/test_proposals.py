@@ -160,9 +160,10 @@ def test_recall_misses_propose_settings_from_a_bounded_search(tl, memory, person
     ws = tl.workspace
     tuning_service.set_tuning(ws, {"ngram_floor": 0.95}, actor="olga")
     _gold(ws, [(f"where is the {typo}", [memory[w]]) for w, typo in zip(WORDS, TYPOS, strict=True)])
-    proposal = proposals.propose_from_recall_misses(ws)
+    proposal, why = proposals.propose_from_recall_misses(ws)
     assert proposal is not None and proposal.source == "recall_misses" and proposal.author_name == "telemetry"
     assert proposal.tuning["ngram_floor"] < 0.95 and "10 of 10" in proposal.rationale
+    assert "cross-validation" in why and "expected MRR gain on questions it has not seen" in proposal.rationale
 
 
 def test_feedback_and_the_playground_name_the_settings_version_in_force(tl, memory, client, personas):

@@ -1,0 +1,288 @@
+"""The settings search behind a recall-miss proposal, cross-validated inside the gold set.
+
+A workspace's gold set is small (tens to hundreds of cases), and a search over recall settings that
+keeps whatever scores best on those cases fits them: on real conversations, settings chosen that way
+do no better on the conversation's other questions than the ones shipped. So the search is judged
+the way the shipped constants were chosen, by cases it did not see:
+
+1. every candidate is scored case by case: the settings in force and their one-knob neighbours
+   (each recall knob a step either way, and its default), each with every relevance cut of
+   `CUT_OPTIONS` (the cut is applied to the ranked list, so trying a cut costs no recall);
+2. the answerable cases are split into `FOLDS` folds; for each fold, the candidate that scores best
+   on the *other* folds (mean reciprocal rank at k, never returning more to a question that should
+   get nothing) is scored on the fold itself, against the settings in force;
+3. those held-out differences, one per case, give the expected gain with its paired bootstrap 95%
+   interval (ENGINE-SPEC §8.5). Only when the whole interval lies above 0 is anything proposed: the
+   candidate best on all the cases. Otherwise the answer is "nothing to propose", with the reason.
+
+Pure: the caller ranks (one recall per ranking candidate and case, with no cut) and hands over each
+case's ranked (id, relevance) pairs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memory.engine import tuning as T
+from memory.engine.recall.metrics import BootstrapCI, paired_bootstrap_ci
+
+K = 10
+FOLDS = 5
+MIN_CASES = 10  # answerable cases the search needs before it can check anything on cases it did not see
+CUT_OPTIONS = (0.0, 0.3, 0.5, 0.6, 0.65, 0.7, 0.725, 0.75, 0.8, 0.85, 0.9)
+# One step either way for each knob that changes what recall ranks. `relevance_cut` is not here:
+# every candidate is tried with each of `CUT_OPTIONS`.
+STEPS: dict[str, float] = {
+    "ngram_weight": 0.1,
+    "expansion_weight": 0.15,
+    "feedback_docs": 2,
+    "feedback_terms": 10,
+    "ngram_floor": 0.1,
+    "graph_weight": 0.5,
+    "hop_decay": 0.2,
+    "learned_weight": 0.1,
+}
+FLOOR_FACTORS = (0.0, 0.5, 2.0)  # the relevance floor is scaled, not stepped: its scale is small
+
+
+Ranked = Sequence[tuple[str, float]]  # one case's hits under one ranking: (memory id, relevance), best first
+
+
+def ranking_candidates(current: T.Tuning, *, learned: bool = False) -> list[T.Tuning]:
+    """The settings in force first, then its one-knob neighbours (a step either way and the knob's
+    default; the floor halved, doubled, at 0 and at its default), each within the knob's range.
+    The cut stays as in force: `CUT_OPTIONS` are tried on each ranking."""
+    out = [current]
+    seen = {current}
+
+    def add(name: str, value: float) -> None:
+        knob = T.KNOB[name]
+        value = int(round(value)) if knob.integer else round(float(value), 4)
+        if value == getattr(current, name) or not knob.low <= value <= knob.high:
+            return
+        try:
+            tuning = current.changed(**{name: value})
+        except T.TuningError:
+            return
+        if tuning not in seen:
+            seen.add(tuning)
+            out.append(tuning)
+
+    for name, step in STEPS.items():
+        if name == "learned_weight" and not learned:
+            continue
+        now = getattr(current, name)
+        for value in (now - step, now + step, getattr(T.DEFAULT, name)):
+            add(name, value)
+    floor = current.relevance_floor
+    for value in (*(floor * f for f in FLOOR_FACTORS), T.DEFAULT.relevance_floor):
+        add("relevance_floor", value)
+    return out
+
+
+def cut_options(current: T.Tuning) -> tuple[float, ...]:
+    return tuple(sorted({*CUT_OPTIONS, current.relevance_cut, T.DEFAULT.relevance_cut}))
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    relevant: frozenset[str]  # empty: nothing should come back (an abstention case)
+
+
+@dataclass(frozen=True)
+class Table:
+    """Every case under every candidate (a ranking tuning with a cut). Row per case, column per candidate."""
+
+    cases: tuple[Case, ...]
+    candidates: tuple[T.Tuning, ...]  # the cut included
+    rr: np.ndarray  # reciprocal rank of the first relevant hit within k (0: none)
+    returned: np.ndarray  # hits returned
+    good: np.ndarray  # relevant hits returned
+    base: int = 0  # the column of the settings in force
+
+    @property
+    def answerable(self) -> np.ndarray:
+        return np.array([bool(c.relevant) for c in self.cases], dtype=bool)
+
+
+def with_cut(ranked: Ranked, cut: float, k: int = K) -> list[str]:
+    """What recall returns from a list ranked with no cut: the hits reaching `cut` × the best
+    relevance, at most k (`memory.engine.recall.selection.select`, the floor already applied)."""
+    if not ranked:
+        return []
+    bar = cut * ranked[0][1]
+    return [mid for mid, relevance in ranked if relevance >= bar][:k]
+
+
+def build_table(cases: Sequence[Case], rankings: Sequence[Mapping[str, Ranked]], tunings: Sequence[T.Tuning],
+                *, cuts: Sequence[float] | None = None, k: int = K) -> Table:  # fmt: skip
+    """Score every case under every (ranking tuning, cut); `rankings[i][case.id]` is the case's list
+    under `tunings[i]`, ranked with no cut. The first tuning is the settings in force."""
+    cuts = tuple(sorted({*cuts, tunings[0].relevance_cut})) if cuts is not None else cut_options(tunings[0])
+    columns: list[T.Tuning] = []
+    rr, returned, good = [], [], []
+    for tuning, ranking in zip(tunings, rankings, strict=True):
+        for cut in cuts:
+            columns.append(tuning if cut == tuning.relevance_cut else tuning.changed(relevance_cut=cut))
+            col_rr, col_ret, col_good = [], [], []
+            for case in cases:
+                kept = with_cut(ranking.get(case.id, ()), cut, k)
+                first = next((i for i, mid in enumerate(kept) if mid in case.relevant), None)
+                col_rr.append(0.0 if first is None else 1.0 / (first + 1))
+                col_ret.append(len(kept))
+                col_good.append(sum(mid in case.relevant for mid in kept))
+            rr.append(col_rr)
+            returned.append(col_ret)
+            good.append(col_good)
+    base = columns.index(tunings[0])
+    return Table(tuple(cases), tuple(columns), np.array(rr, dtype=float).T.reshape(len(cases), len(columns)),
+                 np.array(returned, dtype=float).T.reshape(len(cases), len(columns)),
+                 np.array(good, dtype=float).T.reshape(len(cases), len(columns)), base)  # fmt: skip
+
+
+def _changes(table: Table, column: int) -> int:
+    return len(T.diff(table.candidates[table.base], table.candidates[column]))
+
+
+def choose(table: Table, rows: np.ndarray) -> int:
+    """The best candidate on these cases: the highest mean reciprocal rank over the answerable ones,
+    among those that return no more to the abstention cases than the settings in force; ties go to
+    the settings in force, then to the fewest knobs changed, then to the order tried."""
+    answer = rows & table.answerable
+    abstain = rows & ~table.answerable
+    if not answer.any():
+        return table.base
+    means = table.rr[answer].mean(axis=0)
+    violations = (table.returned[abstain] > 0).sum(axis=0) if abstain.any() else np.zeros(len(table.candidates))
+    allowed = np.flatnonzero(violations <= violations[table.base])
+    return int(max(allowed, key=lambda c: (round(float(means[c]), 9), c == table.base, -_changes(table, c), -c)))
+
+
+@dataclass(frozen=True)
+class CrossValidated:
+    """The search judged on cases it did not see: per answerable case, the held-out reciprocal rank of
+    the candidate its training folds chose, against the settings in force."""
+
+    gain: BootstrapCI  # mean, 95% interval and number of cases of (held-out chosen − in force)
+    folds: int
+    chosen: tuple[int, ...]  # the column each fold chose
+    base_mrr: float
+    held_out_mrr: float
+
+    @property
+    def shows_gain(self) -> bool:
+        return self.gain.n > 0 and self.gain.lo > 0
+
+
+def fold_of(case_ids: Sequence[str], folds: int = FOLDS) -> np.ndarray:
+    """Each case's fold, by the stable hash of its id (a case keeps its fold as others are added)."""
+    out = np.zeros(len(case_ids), dtype=int)
+    for i, case_id in enumerate(case_ids):
+        h = 2166136261
+        for byte in case_id.encode():
+            h = ((h ^ byte) * 16777619) & 0xFFFFFFFF
+        out[i] = h % folds
+    return out
+
+
+def cross_validate(table: Table, *, folds: int = FOLDS) -> CrossValidated:
+    """Choose on all folds but one, score on that one, for each fold (module docstring)."""
+    fold = fold_of([c.id for c in table.cases], folds)
+    held = np.full(len(table.cases), np.nan)
+    base = np.full(len(table.cases), np.nan)
+    chosen = []
+    answerable = table.answerable
+    for f in range(folds):
+        test = fold == f
+        if not (test & answerable).any():
+            continue
+        column = choose(table, ~test)
+        chosen.append(column)
+        rows = test & answerable
+        held[rows] = table.rr[rows, column]
+        base[rows] = table.rr[rows, table.base]
+    scored = ~np.isnan(held)
+    gain = paired_bootstrap_ci(base[scored].tolist(), held[scored].tolist())
+    return CrossValidated(gain, folds, tuple(chosen), float(base[scored].mean()) if scored.any() else math.nan,
+                          float(held[scored].mean()) if scored.any() else math.nan)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Figures:
+    mrr: float
+    hit_at_k: float
+    precision: float
+    hits_per_question: float
+    abstention_violations: int
+    answerable: int
+
+    def as_dict(self) -> dict:
+        return {"mrr": self.mrr, "hit_at_k": self.hit_at_k, "precision": self.precision,
+                "hits_per_question": self.hits_per_question, "abstention_violations": self.abstention_violations,
+                "answerable": self.answerable}  # fmt: skip
+
+
+def figures(table: Table, column: int) -> Figures:
+    answer = table.answerable
+    returned = table.returned[answer, column]
+    n = int(answer.sum())
+    return Figures(
+        mrr=float(table.rr[answer, column].mean()) if n else math.nan,
+        hit_at_k=float((table.rr[answer, column] > 0).mean()) if n else math.nan,
+        precision=float(table.good[answer, column].sum() / returned.sum()) if returned.sum() else 0.0,
+        hits_per_question=float(returned.mean()) if n else 0.0,
+        abstention_violations=int((table.returned[~answer, column] > 0).sum()),
+        answerable=n,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the search found: a tuning to propose (None: nothing), why, and the figures behind it."""
+
+    chosen: T.Tuning | None
+    reason: str
+    before: Figures
+    after: Figures | None = None
+    cv: CrossValidated | None = None
+    tried: int = 0
+    misses: int = 0
+    details: dict = field(default_factory=dict)
+
+
+def search(table: Table, *, k: int = K) -> Outcome:
+    """The whole decision (module docstring), in words a person reads."""
+    before = figures(table, table.base)
+    n = before.answerable
+    misses = int(round(n - before.hit_at_k * n)) if n else 0
+    tried = len(table.candidates)
+    if n == 0:
+        return Outcome(None, "no approved gold case names a fact it should find, so there is nothing to improve on",
+                       before, tried=tried)  # fmt: skip
+    if before.mrr >= 1.0 - 1e-12:
+        return Outcome(None, f"every one of the {n} answerable gold cases already finds its fact first: no setting "
+                             "can show a gain on this gold set (add cases recall gets wrong)", before, tried=tried)  # fmt: skip
+    if n < MIN_CASES:
+        return Outcome(None, f"the gold sets have {n} answerable case{'s' if n != 1 else ''}; the search needs at "
+                             f"least {MIN_CASES} to check a change on cases it was not fitted to", before,
+                       tried=tried, misses=misses)  # fmt: skip
+    cv = cross_validate(table)
+    best = choose(table, np.ones(len(table.cases), dtype=bool))
+    gain = cv.gain
+    interval = f"{gain.mean:+.3f}, 95% CI [{gain.lo:+.3f}, {gain.hi:+.3f}]"
+    if best == table.base:
+        return Outcome(None, f"none of the {tried} settings tried does better than those in force on these {n} cases",
+                       before, figures(table, best), cv, tried, misses)  # fmt: skip
+    if not cv.shows_gain:
+        return Outcome(None, f"the best of {tried} settings tried does better on the cases it was fitted to, but not "
+                             f"for sure on cases it was not (MRR {interval} over {FOLDS}-fold cross-validation): "
+                             "it would fit these cases rather than improve recall", before, figures(table, best), cv,
+                       tried, misses)  # fmt: skip
+    return Outcome(table.candidates[best], f"expected MRR gain on unseen questions {interval} ({FOLDS}-fold "
+                                           "cross-validation inside the gold set)", before, figures(table, best), cv,
+                   tried, misses)  # fmt: skip
