@@ -150,17 +150,27 @@ def _changes(table: Table, column: int) -> int:
 
 
 def choose(table: Table, rows: np.ndarray) -> int:
-    """The best candidate on these cases: the highest mean reciprocal rank over the answerable ones,
-    among those that return no more to the abstention cases than the settings in force; ties go to
-    the settings in force, then to the fewest knobs changed, then to the order tried."""
+    """The candidate to take on these cases. Among those that return no more to the abstention cases
+    than the settings in force: find the highest mean reciprocal rank over the answerable cases, then
+    take the simplest candidate within one standard error of it (the paired error of the per-case
+    differences; the one-standard-error rule): the settings in force first, then the fewest knobs
+    changed, then the higher mean. A change must beat the settings in force by more than its noise.
+    (Preferring the smallest move as well keeps more precision but, on LoCoMo's development
+    conversations, less of the gain on unseen questions: docs/BENCHMARKS.md.)"""
     answer = rows & table.answerable
     abstain = rows & ~table.answerable
     if not answer.any():
         return table.base
-    means = table.rr[answer].mean(axis=0)
+    rr = table.rr[answer]
+    means = rr.mean(axis=0)
     violations = (table.returned[abstain] > 0).sum(axis=0) if abstain.any() else np.zeros(len(table.candidates))
     allowed = np.flatnonzero(violations <= violations[table.base])
-    return int(max(allowed, key=lambda c: (round(float(means[c]), 9), c == table.base, -_changes(table, c), -c)))
+    best = int(max(allowed, key=lambda c: (round(float(means[c]), 9), c == table.base, -_changes(table, c), -c)))
+    n = rr.shape[0]
+    differences = rr[:, [best]] - rr[:, allowed]
+    errors = differences.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.zeros(len(allowed))
+    close = [int(c) for c, error in zip(allowed, errors, strict=True) if means[c] >= means[best] - error - 1e-12]
+    return min(close, key=lambda c: (c != table.base, _changes(table, c), -round(float(means[c]), 9), c))
 
 
 @dataclass(frozen=True)
