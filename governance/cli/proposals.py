@@ -2,14 +2,17 @@
 
 `propose --from-telemetry` makes the telemetry proposals (facts down-voted --min-downvotes times,
 and a maintenance threshold when people restored what decay or the dream took); `--from-misses`
-searches recall settings for fewer gold misses; `--set NAME=VALUE … --rationale TEXT --as USER` and
+searches recall settings for fewer gold misses (cross-validated inside the gold sets; "nothing to
+propose" says why); `--set NAME=VALUE … --rationale TEXT --as USER` and
 `--retract ID … --rationale TEXT --as USER` are an owner's or admin's own proposals. `evaluate ID`
-scores it here with a progress bar (`--queue` hands it to the worker instead). `approve` and
+queues it for the worker (`--inline` scores it here with a progress bar). `approve` and
 `reject` need `--as USER` (an approver or admin who is not the author) and `--reason`. The work is
 `governance.services.proposals`'.
 """
 
 from __future__ import annotations
+
+import argparse
 
 from django.contrib.auth import get_user_model
 
@@ -43,7 +46,9 @@ def add_arguments(parser) -> None:
     source.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a setting to change (repeat)")
     source.add_argument("--retract", action="append", default=[], metavar="FACT_ID", help="a fact to retract (repeat)")
     source.add_argument("--rationale", default="", help="--set/--retract: why (the approver reads it)")
-    parser.add_argument("--queue", action="store_true", help="evaluate: hand it to the worker and return")
+    parser.add_argument("--inline", action="store_true",
+                        help="evaluate: run it in this process with a progress bar instead of queueing it for the worker")
+    parser.add_argument("--queue", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old scripts
 
 
 def run(options: dict) -> None:
@@ -178,9 +183,13 @@ def _propose(options: dict, workspace) -> None:
 
 
 def _evaluate(options: dict, proposal: Proposal, user, actor: Actor) -> None:
-    if options.get("queue"):
+    if not options.get("inline"):
         done = proposals.request_evaluation(proposal, user=user, actor=actor)
-        return emit(options, proposals.to_dict(done), f"evaluation of #{done.pk} queued for the worker")
+        if done.evaluation == Proposal.Evaluation.DONE:  # tasks run synchronously here (TIDELINE_Q_SYNC)
+            return emit(options, proposals.to_dict(done, with_report=True), _show(done))
+        return emit(options, proposals.to_dict(done), f"evaluation of #{done.pk} queued for the worker: follow it with "
+                    f"`tideline proposals show {done.pk} --workspace {done.workspace.name}` (or evaluate it here "
+                    "with --inline)")  # fmt: skip
     bar = progress_bar(None, f"evaluating #{proposal.pk}", "ranking")
 
     def step(done: int, total: int) -> None:

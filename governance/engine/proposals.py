@@ -69,17 +69,71 @@ def deltas(baseline: EvalReport, candidate: EvalReport, *, seed: int = 1) -> dic
 
 
 @dataclass(frozen=True)
+class Movement:
+    """How the scored cases moved between baseline and candidate, for a verdict that says why."""
+
+    scored: int = 0  # answerable cases scored
+    better: int = 0  # cases whose reciprocal rank rose
+    worse: int = 0
+    perfect: int = 0  # cases the baseline already answers first
+    violations_before: int = 0  # abstention cases that got a hit
+    violations_after: int = 0
+
+
+def movement(baseline: EvalReport, candidate: EvalReport) -> Movement:
+    pairs = [(b, c) for b, c in zip(baseline.per_case, candidate.per_case, strict=True) if not b.abstention]
+    return Movement(
+        scored=len(pairs), better=sum(c.reciprocal_rank > b.reciprocal_rank + 1e-12 for b, c in pairs),
+        worse=sum(c.reciprocal_rank < b.reciprocal_rank - 1e-12 for b, c in pairs),
+        perfect=sum(b.reciprocal_rank >= 1.0 for b, _ in pairs),
+        violations_before=sum(r.abstention_violation for r in baseline.per_case),
+        violations_after=sum(r.abstention_violation for r in candidate.per_case),
+    )  # fmt: skip
+
+
+def fewest_to_show_a_gain(n: int, *, ci: float = 0.95) -> int:
+    """The fewest cases that must rank better, none worse, before the paired bootstrap's interval can
+    lie above 0 with `n` cases: a resample that draws none of them has a change of exactly 0, and
+    that must happen less often than the interval's lower tail, (1 − better/n)^n < (1 − ci)/2."""
+    tail = (1 - ci) / 2
+    return next((m for m in range(1, n + 1) if (1 - m / n) ** n < tail), n + 1) if n else 1
+
+
+@dataclass(frozen=True)
 class Verdict:
     clears: bool
     reason: str
 
 
-def judge(bar: str, found: Mapping[str, Delta], *, needed_facts_taken: Sequence[str] = ()) -> Verdict:
+def _cannot_show(moved: Movement) -> str | None:
+    """Why a gold set cannot show any gain for this change, whatever its merit (None: it can)."""
+    if moved.scored and moved.perfect == moved.scored:
+        return (f"every one of the {moved.scored} scored gold cases already finds its fact first, so no change can "
+                "show a gain on these gold sets: add cases that recall gets wrong")  # fmt: skip
+    if moved.scored and not moved.better and not moved.worse:
+        return (f"none of the {moved.scored} scored gold cases ranks differently under it, so the gold sets cannot "
+                "tell it from the settings in force")  # fmt: skip
+    needed = fewest_to_show_a_gain(moved.scored)
+    if moved.better < needed:
+        return (f"only {moved.better} of the {moved.scored} scored cases rank better ({moved.worse} worse); with "
+                f"{moved.scored} cases at least {needed} must rank better, none worse, before the 95% interval can "
+                "lie above 0: add cases where recall falls short")  # fmt: skip
+    return None
+
+
+def judge(bar: str, found: Mapping[str, Delta], *, needed_facts_taken: Sequence[str] = (),
+          moved: Movement | None = None) -> Verdict:  # fmt: skip
     """Whether the measured deltas clear `bar`, with the reason in words a person reads."""
     if not found or all(d.pairs == 0 for d in found.values()):
         return Verdict(False, "no gold case with a relevant fact was scored, so nothing shows it is safe")
+    if moved is not None and moved.violations_after > moved.violations_before:
+        return Verdict(False, f"it returns facts to {moved.violations_after} gold question(s) meant to get nothing "
+                              f"(the settings in force: {moved.violations_before})")  # fmt: skip
     if bar == BEAT:
         mrr = found["mrr"]
+        cannot = _cannot_show(moved) if moved is not None and not mrr.lo > 0 else None
+        if cannot:
+            return Verdict(False, cannot)
         if not mrr.lo > 0:
             return Verdict(False, f"MRR does not improve for sure: its change is {mrr.mean:+.3f}, 95% CI "
                                   f"[{mrr.lo:+.3f}, {mrr.hi:+.3f}], and the bar needs the whole interval above 0")  # fmt: skip

@@ -346,7 +346,7 @@ def _report(scored: _Scored, bar: str, proposal: Proposal, sets, version: int) -
         out["capabilities"][cap] = {"baseline": _summary(base), "candidate": _summary(cand),
                                     "deltas": {name: d.as_dict() for name, d in found.items()}}  # fmt: skip
         if cap == "default":
-            verdict = rules.judge(bar, found, needed_facts_taken=scored.needed_taken)
+            verdict = rules.judge(bar, found, needed_facts_taken=scored.needed_taken, moved=rules.movement(base, cand))
             out["by_category"] = {
                 name: {"baseline": base.by_category.get(name), "candidate": cand.by_category.get(name)}
                 for name in sorted(set(base.by_category) | set(cand.by_category))

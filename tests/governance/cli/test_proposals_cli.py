@@ -55,7 +55,7 @@ def test_the_loop_from_the_command_line(world, capsys):
     assert code == 2 and "only approvers" in out["error"]["message"]
     code, out = tideline(capsys, "gold", "approve", "--set", gold_set.name, "--workspace", ws.name, "--as", "abe")
     assert code == 0 and out["approved"]
-    code, out = tideline(capsys, "proposals", "evaluate", pid, "--workspace", ws.name)
+    code, out = tideline(capsys, "proposals", "evaluate", pid, "--workspace", ws.name, "--inline")
     assert code == 0 and out["clears_bar"] is True and out["report"]["cases"] == 6
     default = out["report"]["capabilities"]["default"]
     # The typos found nothing at the old floor and find their fact at the new one (how much else comes back too).
@@ -122,3 +122,24 @@ def test_showing_an_evaluated_proposal_prints_precision_and_hits_per_question(wo
     lines = [line.split() for line in capsys.readouterr().out.splitlines()]
     assert ["precision", "0.250", "→", "0.800", "Δ", "+0.550"] in lines
     assert ["hits/q", "4.00", "→", "1.25", "Δ", "-2.75"] in lines
+
+
+def test_a_search_that_finds_nothing_says_why_and_one_that_finds_something_proposes_it(world, capsys):
+    ws, tl, ids = world
+    tuning_service.set_tuning(ws, {"ngram_floor": 0.95}, actor="setup")  # typos miss at this floor
+    gold_set = GoldSet.objects.create(workspace=ws, name="typos", kind="live", source="upload", created_by="olga")
+    for position, (word, typo) in enumerate(zip(WORDS, TYPOS, strict=True)):
+        gold_set.cases.create(case_id=f"c{position}", query=f"where is the {typo}", relevant_keys=[ids[word]],
+                              position=position)  # fmt: skip
+    code, out = tideline(capsys, "gold", "approve", "--set", "typos", "--workspace", ws.name, "--as", "abe")
+    assert code == 0
+    code, out = tideline(capsys, "proposals", "propose", "--from-misses", "--workspace", ws.name)
+    assert code == 0 and out["proposed"] == [] and "needs at least 10" in out["search"]
+    for position in range(6, 12):  # twelve cases: enough to check a change on cases it was not fitted to
+        word, typo = WORDS[position % 6], TYPOS[position % 6]
+        gold_set.cases.create(case_id=f"c{position}", query=f"where's the {typo}?", relevant_keys=[ids[word]],
+                              position=position)  # fmt: skip
+    code, out = tideline(capsys, "gold", "approve", "--set", "typos", "--workspace", ws.name, "--as", "abe")
+    code, out = tideline(capsys, "proposals", "propose", "--from-misses", "--workspace", ws.name)
+    assert code == 0 and len(out["proposed"]) == 1 and "expected MRR gain on unseen questions" in out["search"]
+    assert out["proposed"][0]["diff"][0]["name"] == "ngram_floor"

@@ -175,3 +175,33 @@ def test_feedback_and_the_playground_name_the_settings_version_in_force(tl, memo
     client.force_login(personas.owner)
     page = client.get(f"/w/{ws.name}/recall/?q=origami").content.decode()
     assert "recall settings version 1" in page
+
+
+def test_a_gold_set_that_cannot_show_a_gain_says_so_instead_of_a_bare_miss(tl, memory, personas):
+    ws = tl.workspace
+    # Every case already finds its fact first: no change can show a gain, and the search says so too.
+    _gold(ws, [(f"where is the {w}", [memory[w]]) for w in WORDS])
+    proposal = _evaluated(proposals.propose_tuning(ws, {"ngram_weight": 0.25}, rationale="try", user=personas.owner,
+                                                   actor="olga"), personas.owner)  # fmt: skip
+    assert proposal.clears_bar is False and "already finds its fact first" in proposal.bar_reason
+    made, why = proposals.propose_from_recall_misses(ws)
+    assert made is None and "already finds its fact first" in why
+
+
+def test_too_few_improved_cases_are_named_with_the_number_the_bar_needs(tl, memory, personas):
+    ws = tl.workspace
+    tuning_service.set_tuning(ws, {"ngram_floor": 0.95}, actor="olga", reason="strict")
+    # Two typo cases the n-gram floor decides, eight cases found either way.
+    cases = [(f"where is the {t}", [memory[w]]) for w, t in zip(WORDS[:2], TYPOS[:2], strict=True)]
+    cases += [(f"where is the {w}", [memory[w]]) for w in WORDS[2:]]
+    _gold(ws, cases)
+    proposal = _evaluated(proposals.propose_tuning(ws, {"ngram_floor": 0.3}, rationale="typos", user=personas.owner,
+                                                   actor="olga"), personas.owner)  # fmt: skip
+    assert proposal.clears_bar is False
+    assert "only 2 of the 10 scored cases rank better" in proposal.bar_reason and "at least 4 must" in proposal.bar_reason
+
+
+def test_fewest_cases_to_show_a_gain_follows_the_bootstrap():
+    from governance.engine.proposals import fewest_to_show_a_gain
+
+    assert [fewest_to_show_a_gain(n) for n in (1, 3, 5, 10, 300)] == [1, 3, 3, 4, 4]
