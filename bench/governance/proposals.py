@@ -9,7 +9,9 @@ lane matters). Then times, each with the function the django-q2 worker calls
 (`governance.tasks.evaluate_proposal`):
 
 * a recall-settings proposal (every capability, baseline and candidate, on every case);
-* a retraction proposal (one fact; the capabilities share the baseline's rankings).
+* a retraction proposal (one fact; the capabilities share the baseline's rankings);
+* the settings search behind a recall-miss proposal (`proposal_eval.search_settings`, every case
+  ranked once per candidate setting, as the worker runs it).
 
 Then fills the inbox with `--proposals` proposals in every status and times `--requests` requests
 of the proposals page (first page, a status tab) and of an evaluated proposal's page through
@@ -112,7 +114,7 @@ def run(facts: int, cases: int, proposals_count: int, requests: int, *, quiet: b
 
     from governance import tasks
     from governance.models import Proposal
-    from governance.services import proposals
+    from governance.services import proposal_eval, proposals
     from memory.models import Fact
     from memory.services import tuning as tuning_service
 
@@ -140,6 +142,13 @@ def run(facts: int, cases: int, proposals_count: int, requests: int, *, quiet: b
         if not quiet:
             print(f"  evaluated the {label} proposal in {wall:.2f} s", file=sys.stderr)
     settings.refresh_from_db()
+    found, wall, cpu = _timed(lambda: proposal_eval.search_settings(workspace, max_cases=cases))
+    results["settings search"] = {"seconds": wall, "cpu_seconds": cpu, "cases": found.before.answerable,
+                                  "clears_bar": found.chosen is not None, "bar_reason": found.reason,
+                                  "mrr_delta": (found.after.mrr - found.before.mrr) if found.after else 0.0,
+                                  "settings_tried": found.tried}  # fmt: skip
+    if not quiet:
+        print(f"  searched {found.tried} recall settings in {wall:.2f} s", file=sys.stderr)
     _fill_inbox(workspace, proposals_count, settings)
     name = workspace.name
     pages = _page_times(workspace, {"proposals page": f"/w/{name}/proposals/",
@@ -171,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{result['facts']:,} facts, {result['cases']} approved gold cases, {result['database']} "
           f"(seeded in {result['seed_seconds']} s)")
     for label, r in result["evaluations"].items():
+        if label == "settings search":
+            print(f"  search {r['settings_tried']} settings {r['seconds']:6.2f} s (CPU {r['cpu_seconds']:.2f} s) on "
+                  f"{r['cases']} cases: {'proposes' if r['clears_bar'] else 'nothing to propose'} ({r['bar_reason']})")
+            continue
         print(f"  evaluate {label:<11} {r['seconds']:6.2f} s (CPU {r['cpu_seconds']:.2f} s) on {r['cases']} cases: "
               f"{'clears' if r['clears_bar'] else 'misses'} the bar, MRR delta {r['mrr_delta']:+.4f}")
     print(f"  pages ({result['proposals_in_inbox']} proposals in the inbox):")
