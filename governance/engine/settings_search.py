@@ -275,8 +275,8 @@ def search(table: Table, *, k: int = K) -> Outcome:
         return Outcome(None, "no approved gold case names a fact it should find, so there is nothing to improve on",
                        before, tried=tried)  # fmt: skip
     if before.mrr >= 1.0 - 1e-12:
-        return Outcome(None, f"every one of the {n} answerable gold cases already finds its fact first: no setting "
-                             "can show a gain on this gold set (add cases recall gets wrong)", before, tried=tried)  # fmt: skip
+        return Outcome(None, f"every one of the {n} answerable gold cases already finds its fact first, so no "
+                             "setting can show a gain on this gold set (add cases recall gets wrong)", before, tried=tried)  # fmt: skip
     if n < MIN_CASES:
         return Outcome(None, f"the gold sets have {n} answerable case{'s' if n != 1 else ''}; the search needs at "
                              f"least {MIN_CASES} to check a change on cases it was not fitted to", before,
