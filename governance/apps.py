@@ -50,12 +50,13 @@ def _take_up_interrupted_tasks(sender=None, **kwargs) -> None:
     from django.db import DatabaseError, InterfaceError
     from django_q.conf import Conf
 
-    from governance.services import imports, proposals
+    from governance.services import imports, proposals, settings_searches
 
     if Conf.SYNC:  # tasks run inline in their caller (which sends this too): no worker was killed
         return
     try:
         imports.resume_interrupted()
         proposals.fail_interrupted()
+        settings_searches.fail_interrupted()
     except (DatabaseError, InterfaceError):  # no database now: the next worker to start looks again
         logging.getLogger(__name__).exception("could not look for interrupted tasks")

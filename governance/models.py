@@ -342,6 +342,42 @@ class Proposal(models.Model):
         return f"proposal #{self.pk} ({self.status})"
 
 
+class SettingsSearch(models.Model):
+    """A recall-settings search behind a recall-miss proposal, run by the worker: its progress, and
+    what it found (a proposal, or why there is nothing to propose) for the proposals page."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="settings_searches")
+    requested_by_name = models.CharField(max_length=200)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    done = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(default=0)
+    reason = models.CharField(max_length=1000, blank=True, default="")  # what the search found, in words
+    proposal = models.ForeignKey(Proposal, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["workspace", "-created_at"], name="settings_search_recent_idx")]
+
+    def __str__(self) -> str:
+        return f"settings search #{self.pk} of {self.workspace_id} ({self.status})"
+
+    @property
+    def running(self) -> bool:
+        return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def percent(self) -> int:
+        return min(100, int(100 * self.done / self.total)) if self.total else 0
+
+
 class ApiToken(models.Model):
     """An agent's key to one workspace over the HTTP API and MCP (docs/SECURITY.md), bound to an origin scope,
     verbs and a clearance (`governance/engine/tokens.py`). Only the SHA-256 of the token is kept; the

@@ -74,3 +74,10 @@ def propose_from_telemetry_everywhere() -> list[dict]:
         made += [threshold] if threshold is not None else []
         out.append({"workspace": workspace.name, "proposed": [p.pk for p in made]})
     return out
+
+
+def search_settings(search_id: int) -> dict:
+    """The recall-settings search behind a recall-miss proposal (governance.services.settings_searches)."""
+    from governance.services import settings_searches
+
+    return settings_searches.run(search_id)

@@ -47,6 +47,7 @@ urlpatterns = [
     path("w/<slug:workspace>/proposals/", proposals.proposals_page, name="proposals"),
     path("w/<slug:workspace>/proposals/telemetry/", proposals.propose_telemetry, name="propose-telemetry"),
     path("w/<slug:workspace>/proposals/misses/", proposals.propose_misses, name="propose-misses"),
+    path("w/<slug:workspace>/proposals/searches/<int:search_id>/", proposals.proposal_search, name="proposal-search"),
     path("w/<slug:workspace>/proposals/tuning/", proposals.propose_tuning, name="propose-tuning"),
     path("w/<slug:workspace>/proposals/retraction/", proposals.propose_retraction, name="propose-retraction"),
     path("w/<slug:workspace>/proposals/<int:proposal_id>/", proposals.proposal_detail, name="proposal-detail"),

@@ -108,15 +108,17 @@ def _maintenance_changed(base: Trial, cand: Trial) -> bool:
 
 
 class _Progress:
-    """Counts ranked queries; a worker's bar is written by a thread with its own connection, since a
-    standalone set is ranked inside a transaction that is rolled back (its writes never show)."""
+    """Counts ranked queries; a live bar (`write(done, total)`, a row update) is written by a thread
+    with its own connection, since a standalone set is ranked inside a transaction that is rolled
+    back (its writes never show)."""
 
-    def __init__(self, proposal_id: int | None, total: int, report: Callable[[int, int], None] | None) -> None:
+    def __init__(self, write: Callable[[int, int], Any] | None, total: int,
+                 report: Callable[[int, int], None] | None) -> None:  # fmt: skip
         self.done, self.total, self.report = 0, total, report
         self._stop = threading.Event()
         self._thread = None
-        if proposal_id is not None and not connection.in_atomic_block:
-            self._thread = threading.Thread(target=self._write_loop, args=(proposal_id,), daemon=True)
+        if write is not None and not connection.in_atomic_block:
+            self._thread = threading.Thread(target=self._write_loop, args=(write,), daemon=True)
             self._thread.start()
 
     def step(self, n: int = 1) -> None:
@@ -124,14 +126,14 @@ class _Progress:
         if self.report:
             self.report(self.done, self.total)
 
-    def _write_loop(self, proposal_id: int) -> None:
+    def _write_loop(self, write: Callable[[int, int], Any]) -> None:
         written = -1
         try:
             while not self._stop.wait(0.5):
                 if self.done != written:
                     written = self.done
                     try:
-                        Proposal.objects.filter(pk=proposal_id).update(eval_done=written, eval_total=self.total)
+                        write(written, self.total)
                     except Exception:  # best effort: a busy SQLite file only delays the bar
                         close_old_connections()
         finally:
@@ -141,6 +143,10 @@ class _Progress:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
+
+
+def _proposal_bar(proposal_id: int) -> Callable[[int, int], Any]:
+    return lambda done, total: Proposal.objects.filter(pk=proposal_id).update(eval_done=done, eval_total=total)
 
 
 def evaluate_proposal(proposal: Proposal, *, progress: Callable[[int, int], None] | None = None,
@@ -158,7 +164,7 @@ def evaluate_proposal(proposal: Proposal, *, progress: Callable[[int, int], None
     passes = sum(2 if cap == "default" or base.removed != cand.removed or _maintenance_changed(base, cand) else 1
                  for cap in CAPABILITIES)  # fmt: skip
     total = passes * sum(len(s.cases.all()) for s in sets)
-    bar_writer = _Progress(proposal.pk if live_bar else None, total, progress)
+    bar_writer = _Progress(_proposal_bar(proposal.pk) if live_bar else None, total, progress)
     scored = _Scored()
     try:
         for gold in sets:
@@ -234,12 +240,13 @@ def _score_set(gold, workspace, base: Trial, cand: Trial, now, scored: _Scored, 
                     now, scored, bar)  # fmt: skip
 
 
-def search_settings(workspace: Workspace, *, max_cases: int = 300,
-                    progress: Callable[[int, int], None] | None = None) -> search_rules.Outcome:  # fmt: skip
+def search_settings(workspace: Workspace, *, max_cases: int = 300, progress: Callable[[int, int], None] | None = None,
+                    live_bar: Callable[[int, int], Any] | None = None) -> search_rules.Outcome:  # fmt: skip
     """The search behind a recall-miss proposal (`governance.engine.settings_search`): the settings in
     force and their one-knob neighbours, each ranked once per case with no cut (every cut is then
     tried on that list), on the first `max_cases` approved gold cases, read-only; the choice is
-    cross-validated inside the gold set. `progress(done, total)` counts ranked queries."""
+    cross-validated inside the gold set. `progress(done, total)` counts ranked queries; `live_bar`
+    writes them to a row from a thread of its own (the worker's bar)."""
     from memory.services.recall import embedding
 
     sets = usable_sets(workspace, with_cases=True)
@@ -249,23 +256,26 @@ def search_settings(workspace: Workspace, *, max_cases: int = 300,
     now = timezone.now()
     tunings = search_rules.ranking_candidates(in_force, learned=embedding.configured() is not None)
     planned = min(max_cases, sum(len(s.cases.all()) for s in sets))
-    bar = _Progress(None, planned * len(tunings), progress)
+    bar = _Progress(live_bar, planned * len(tunings), progress)
     cases: list[search_rules.Case] = []
     rankings: list[dict[str, list[tuple[str, float]]]] = [{} for _ in tunings]
     budget = max_cases
-    for gold in sets:
-        if budget <= 0:
-            break
-        with _ranked_in(gold, workspace, now) as (where, set_cases, _):
-            set_cases = set_cases[:budget]
-            budget -= len(set_cases)
-            cases += [search_rules.Case(c["id"], frozenset(c["relevant_ids"])) for c in set_cases]
-            for position, tuning in enumerate(tunings):
-                for case in set_cases:
-                    hits = recall_service.recall(workspace=where, query=case["query"], origin="owner", k=K,
-                                                 reinforce=False, now=now, tuning=tuning, cut=0.0)  # fmt: skip
-                    rankings[position][case["id"]] = [(h.id, h.relevance) for h in hits]
-                    bar.step()
+    try:
+        for gold in sets:
+            if budget <= 0:
+                break
+            with _ranked_in(gold, workspace, now) as (where, set_cases, _):
+                set_cases = set_cases[:budget]
+                budget -= len(set_cases)
+                cases += [search_rules.Case(c["id"], frozenset(c["relevant_ids"])) for c in set_cases]
+                for position, tuning in enumerate(tunings):
+                    for case in set_cases:
+                        hits = recall_service.recall(workspace=where, query=case["query"], origin="owner", k=K,
+                                                     reinforce=False, now=now, tuning=tuning, cut=0.0)  # fmt: skip
+                        rankings[position][case["id"]] = [(h.id, h.relevance) for h in hits]
+                        bar.step()
+    finally:
+        bar.stop()
     return search_rules.search(search_rules.build_table(cases, rankings, tunings))
 
 

@@ -186,11 +186,11 @@ def propose_from_telemetry(workspace: Workspace, *, min_downvotes: int = rules.D
 
 
 def propose_from_recall_misses(workspace: Workspace, *, actor: str = TELEMETRY, max_cases: int = 300,
-                               progress=None) -> tuple[Proposal | None, str]:  # fmt: skip
+                               progress=None, live_bar=None) -> tuple[Proposal | None, str]:  # fmt: skip
     """Search the recall settings around those in force (`proposal_eval.search_settings`) and propose
     the best only when it does better on gold cases it was not fitted to. (the proposal, or None; what
     the search found, in words: why nothing was proposed, or what the proposal expects)."""
-    found = proposal_eval.search_settings(workspace, max_cases=max_cases, progress=progress)
+    found = proposal_eval.search_settings(workspace, max_cases=max_cases, progress=progress, live_bar=live_bar)
     if found.chosen is None:
         return None, found.reason
     version, in_force = tuning_service.current(workspace)

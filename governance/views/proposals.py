@@ -13,6 +13,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from governance.engine import permissions
@@ -25,7 +26,7 @@ from governance.forms import (
     parsed,
 )
 from governance.models import Proposal
-from governance.services import proposal_eval, proposals
+from governance.services import proposal_eval, proposals, settings_searches
 from governance.services.acting import Actor
 from memory.engine import tuning as T
 from memory.models import MemoryEvent
@@ -59,7 +60,20 @@ def proposals_page(request: HttpRequest, workspace: str) -> HttpResponse:
         "can_propose": permissions.allows(roles, "propose"), "version": version,
         "knobs": [(k, f"{getattr(in_force, k.name):g}", f"{k.low:g}–{k.high:g}") for k in T.KNOBS], "min_downvotes": rules.DEFAULT_MIN_DOWNVOTES,
         "gate": None if proposal_eval.usable_sets(ws) else proposal_eval.gate_refusal(ws), "form": request.POST,
+        "search": settings_searches.latest(ws),
     })  # fmt: skip
+
+
+@login_required
+def proposal_search(request: HttpRequest, workspace: str, search_id: int) -> HttpResponse:
+    """The settings search's part of the proposals page, which polls it while the worker runs it."""
+    ws = get_workspace_for_user(request, workspace)
+    try:
+        search = settings_searches.get(ws, search_id)
+    except RequestError:
+        raise Http404("no such search") from None
+    return render(request, "governance/proposals.html#search", {"workspace": ws, "search": search,
+                                                                "can_propose": permissions.allows(request.workspace_roles, "propose")})  # fmt: skip
 
 
 def _propose(request: HttpRequest, workspace: str, make) -> HttpResponse:
@@ -91,8 +105,10 @@ def propose_telemetry(request: HttpRequest, workspace: str) -> HttpResponse:
 @login_required
 def propose_misses(request: HttpRequest, workspace: str) -> HttpResponse:
     def make(ws):
-        proposal, why = proposals.propose_from_recall_misses(ws)
-        _said(request, [proposal] if proposal is not None else [], why)
+        search = settings_searches.request(ws, user=request.user, actor=Actor.person(request.user))
+        if search.running:
+            messages.info(request, "Searching the recall settings in the worker: the bar below shows how far it is.")
+        return redirect(reverse("governance:proposals", args=[ws.name]) + "#settings-search")
 
     return _propose(request, workspace, make)
 

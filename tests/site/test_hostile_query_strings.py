@@ -64,7 +64,7 @@ READS = {
     "login": ["next"], "logout": ["next"],
     "password_change": [], "password_change_done": [], "password_reset": [], "password_reset_done": [],
     "password_reset_confirm": [], "password_reset_complete": [],
-    "proposals": ["status", "page"], "proposal-detail": [], "gold": [], "gold-detail": ["page"],
+    "proposals": ["status", "page"], "proposal-detail": [], "proposal-search": [], "gold": [], "gold-detail": ["page"],
     "gold-from-playground": [], "gold-score": ["set", "k", "only"], "tokens": [],
     # One view per verb: POST only, so a GET is a 405 whatever it carries (swept lightly below).
     **{name: [] for name in POST_ONLY},
@@ -83,6 +83,7 @@ PATH_VALUES = {
     "job_id": ["0", "999999999", "9" * 40],
     "proposal_id": ["0", "999999999", "9" * 40],
     "gold_id": ["0", "999999999", "9" * 40],
+    "search_id": ["0", "999999999", "9" * 40],
     "rest": ["nothing", "%00", "x" * 5000],
     "uidb64": ["MQ", "%00", "x" * 5000, "%ED%A0%80"],
     "token": ["set-password", "abc-def", "%00", "x" * 5000],
@@ -137,7 +138,7 @@ def urls_for(workspace, fact) -> list[tuple[str, str, bool]]:
     """(page name, URL, whether the path holds the real values) for every console page."""
     item = ReviewItem.objects.filter(workspace=workspace).first()
     real = {"workspace": workspace.name, "memory_id": quote(fact.id), "action": "up", "item_id": str(item.pk),
-            "job_id": "1", "proposal_id": "1", "gold_id": "1", "rest": "nothing", "uidb64": "MQ", "token": "set-password"}
+            "job_id": "1", "proposal_id": "1", "gold_id": "1", "search_id": "1", "rest": "nothing", "uidb64": "MQ", "token": "set-password"}
     urls = []
     for name, route in console_patterns():
         urls.append((name, fill(route, real), True))

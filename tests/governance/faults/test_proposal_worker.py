@@ -55,3 +55,43 @@ def test_a_worker_in_another_process_evaluates_a_queued_proposal(tmp_path):
     assert shown.get("evaluation") == "done", shown
     assert shown["clears_bar"] in (True, False) and shown["bar_reason"]
     assert shown["report"]["cases"] == 20 and set(shown["report"]["capabilities"]) >= {"default", "bm25"}
+
+
+def test_a_worker_in_another_process_runs_the_consoles_settings_search(tmp_path):
+    env = {**os.environ, "DATABASE_URL": f"sqlite:///{tmp_path / 'tideline.sqlite3'}",
+           "TIDELINE_KEYSTORE_DIR": str(tmp_path / "keystore"), "TIDELINE_Q_SYNC": "0"}  # fmt: skip
+    migrated = subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, capture_output=True,
+                              text=True, check=False)  # fmt: skip
+    assert migrated.returncode == 0, migrated.stderr
+    _cli(env, "demo", "--allow-server")
+    _cli(env, "gold", "upload", str(GOLD), "--workspace", "demo", "--as", "demo-owner")
+    _cli(env, "gold", "approve", "--set", "hard", "--workspace", "demo", "--as", "demo-approver")
+    # What the console's "Search recall settings" button does, as demo-owner.
+    script = ("from django.contrib.auth import get_user_model; from governance.services import settings_searches; "
+              "from memory.services.workspaces import get_workspace; "
+              "s = settings_searches.request(get_workspace('demo'), user=get_user_model().objects.get(username='demo-owner'), "
+              "actor='demo-owner'); print(s.pk, s.status)")  # fmt: skip
+    queued = subprocess.run([sys.executable, "manage.py", "shell", "-v0", "-c", script], cwd=ROOT, env=env, capture_output=True,
+                            text=True, check=False)  # fmt: skip
+    assert queued.returncode == 0 and queued.stdout.split() == ["1", "queued"], queued.stdout + queued.stderr
+    look = ("from governance.models import SettingsSearch; s = SettingsSearch.objects.get(pk=1); "
+            "print(s.status, s.done, s.total, s.proposal_id, '|', s.reason)")  # fmt: skip
+    cluster = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    try:
+        deadline, shown = time.monotonic() + 180, ""
+        while time.monotonic() < deadline:
+            shown = subprocess.run([sys.executable, "manage.py", "shell", "-v0", "-c", look], cwd=ROOT, env=env,
+                                   capture_output=True, text=True, check=False).stdout.strip()  # fmt: skip
+            if shown.split(" ")[0] in ("done", "failed"):
+                break
+            time.sleep(0.5)
+    finally:
+        os.killpg(cluster.pid, signal.SIGTERM)
+        try:
+            cluster.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(cluster.pid, signal.SIGKILL)
+    status, done, total, *_ = shown.split(" ")
+    assert status == "done", shown
+    assert int(total) > 0 and done == total and shown.split("|", 1)[1].strip()  # the bar filled; a reason given

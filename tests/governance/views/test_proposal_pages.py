@@ -229,3 +229,29 @@ def test_a_query_lifted_from_its_fact_is_pointed_out(client, world):
     second.save()
     page = client.get(f"/w/{ws.name}/gold/{gold.pk}/").content.decode()
     assert page.count("gold-copied") == 1 and "Every word of this query is the fact's own" in page
+
+
+def test_the_settings_search_runs_as_a_task_and_the_page_shows_its_bar_then_its_outcome(client, world):
+    from django.utils import timezone
+
+    from governance.models import GoldCase, SettingsSearch
+
+    ws, users, ids = world
+    gold = GoldSet.objects.create(workspace=ws, name="typos", kind="live", source="upload", created_by="olga",
+                                  approved_at=timezone.now(), approved_by_name="abe")  # fmt: skip
+    for position, word in enumerate(WORDS):
+        GoldCase.objects.create(gold_set=gold, case_id=f"c{position}", query=f"where is the {word}",
+                                relevant_keys=[ids[word]], position=position)  # fmt: skip
+    client.force_login(users["owner"])
+    page = client.post(f"/w/{ws.name}/proposals/misses/", follow=True).content.decode()  # runs inline here
+    assert "found nothing to propose" in page and "already finds its fact first" in page
+    # While the worker runs it, the part polls itself and the button waits.
+    running = SettingsSearch.objects.create(workspace=ws, requested_by_name="olga", status="running", done=30, total=120)
+    page = client.get(f"/w/{ws.name}/proposals/").content.decode()
+    assert 'id="search-button" disabled' in page and "30 of 120 (25%)" in page
+    part = client.get(f"/w/{ws.name}/proposals/searches/{running.pk}/").content.decode()
+    assert f'hx-get="/w/{ws.name}/proposals/searches/{running.pk}/"' in part and "<h1>" not in part
+    assert client.get(f"/w/{ws.name}/proposals/searches/999999/").status_code == 404
+    client.force_login(users["approver"])  # approvers do not search
+    response = client.post(f"/w/{ws.name}/proposals/misses/", follow=True)
+    assert "only" in _messages(response) and SettingsSearch.objects.count() == 2
