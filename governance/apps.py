@@ -39,6 +39,10 @@ class GovernanceConfig(AppConfig):
         restore_requested.connect(refuse_restoring_blocked, dispatch_uid="tideline-refuse-restoring-blocked")
         # The demo's first contradiction pass, so its queue is not empty until the first night.
         demo_loaded.connect(open_demo_contradictions, dispatch_uid="tideline-demo-contradictions")
+        # And a gold set of agents' questions the shipped settings answer only in part: the loop can run on it.
+        from governance.services.demo_gold import add_demo_gold_set
+
+        demo_loaded.connect(add_demo_gold_set, dispatch_uid="tideline-demo-gold-set")
         # Each django-q2 worker, as it starts, takes up what a killed worker left "running": console
         # imports are resumed, proposal evaluations failed so that they can be requested again.
         post_spawn.connect(_take_up_interrupted_tasks, dispatch_uid="tideline-take-up-interrupted-tasks")

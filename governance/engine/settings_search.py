@@ -149,14 +149,21 @@ def _changes(table: Table, column: int) -> int:
     return len(T.diff(table.candidates[table.base], table.candidates[column]))
 
 
+def _distance(table: Table, column: int) -> float:
+    """How far a candidate moves from the settings in force: each changed knob's move as a share of its range."""
+    moved = T.diff(table.candidates[table.base], table.candidates[column])
+    return sum(abs(c["after"] - c["before"]) / ((T.KNOB[c["name"]].high - T.KNOB[c["name"]].low) or 1.0) for c in moved)
+
+
 def choose(table: Table, rows: np.ndarray) -> int:
     """The candidate to take on these cases. Among those that return no more to the abstention cases
     than the settings in force: find the highest mean reciprocal rank over the answerable cases, then
     take the simplest candidate within one standard error of it (the paired error of the per-case
     differences; the one-standard-error rule): the settings in force first, then the fewest knobs
-    changed, then the higher mean. A change must beat the settings in force by more than its noise.
-    (Preferring the smallest move as well keeps more precision but, on LoCoMo's development
-    conversations, less of the gain on unseen questions: docs/BENCHMARKS.md.)"""
+    changed, then the higher mean, then (an exact tie: a lower cut that returns the same answers
+    first) the smallest move. A change must beat the settings in force by more than its noise.
+    (Preferring the smallest move before the higher mean keeps more precision but, on LoCoMo's
+    development conversations, less of the gain on unseen questions: docs/BENCHMARKS.md.)"""
     answer = rows & table.answerable
     abstain = rows & ~table.answerable
     if not answer.any():
@@ -170,7 +177,8 @@ def choose(table: Table, rows: np.ndarray) -> int:
     differences = rr[:, [best]] - rr[:, allowed]
     errors = differences.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.zeros(len(allowed))
     close = [int(c) for c, error in zip(allowed, errors, strict=True) if means[c] >= means[best] - error - 1e-12]
-    return min(close, key=lambda c: (c != table.base, _changes(table, c), -round(float(means[c]), 9), c))
+    return min(close, key=lambda c: (c != table.base, _changes(table, c), -round(float(means[c]), 9),
+                                     _distance(table, c), c))  # fmt: skip
 
 
 @dataclass(frozen=True)
