@@ -19,6 +19,7 @@ class GovernanceConfig(AppConfig):
             demo_loaded,
             facts_deleted,
             facts_retracted,
+            feedback_given,
             origin_shredded,
             restore_requested,
             write_held,
@@ -43,6 +44,12 @@ class GovernanceConfig(AppConfig):
         from governance.services.demo_gold import add_demo_gold_set
 
         demo_loaded.connect(add_demo_gold_set, dispatch_uid="tideline-demo-gold-set")
+        # An agent's vote that names its query is a gold-case candidate; a purged or shredded fact takes its along.
+        from governance.services.gold_candidates import forget_facts, from_feedback
+
+        feedback_given.connect(from_feedback, dispatch_uid="tideline-gold-candidates")
+        facts_deleted.connect(forget_facts, dispatch_uid="tideline-gold-candidates-deleted")
+        origin_shredded.connect(forget_facts, dispatch_uid="tideline-gold-candidates-shredded")
         # Each django-q2 worker, as it starts, takes up what a killed worker left "running": console
         # imports are resumed, proposal evaluations failed so that they can be requested again.
         post_spawn.connect(_take_up_interrupted_tasks, dispatch_uid="tideline-take-up-interrupted-tasks")

@@ -294,6 +294,16 @@ class PlaygroundCaseForm(forms.Form):
     memory_id = CleanText(100, strip=False)
 
 
+class GoldCandidateForm(forms.Form):
+    """Accepting a gold-case candidate: the query as the person edited it, and for a down-voted hit the
+    fact that answers (or that nothing should come back)."""
+
+    candidate = forms.IntegerField(min_value=1, max_value=2**31 - 1)
+    query = CleanText(1000, strip=False, required=False)
+    fact_id = CleanText(100, required=False)
+    nothing = forms.BooleanField(required=False)
+
+
 class GoldScoreForm(forms.Form):
     """Which gold set to score, and at which k (the recall playground's range)."""
 

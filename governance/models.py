@@ -196,6 +196,7 @@ class GoldSet(models.Model):
         UPLOAD = "upload"
         SCAFFOLD = "scaffold"
         PLAYGROUND = "playground"
+        SIGNALS = "signals"  # cases accepted from gold-case candidates (GoldCandidate)
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="gold_sets")
     name = models.CharField(max_length=100)
@@ -340,6 +341,43 @@ class Proposal(models.Model):
 
     def __str__(self) -> str:
         return f"proposal #{self.pk} ({self.status})"
+
+
+class GoldCandidate(models.Model):
+    """A gold case proposed by what happened, never approved by itself: an agent judged a hit for a
+    query (an up-vote says the fact answers it; a down-vote that it does not). A person accepts it
+    (into the live set "from-signals", whose approval that withdraws), edits it first, or rejects it."""
+
+    class Source(models.TextChoices):
+        UP_VOTE = "up_vote", "an agent up-voted this hit"
+        DOWN_VOTE = "down_vote", "an agent down-voted this hit"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        ACCEPTED = "accepted"
+        REJECTED = "rejected"
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="gold_candidates")
+    query = models.TextField()
+    memory_id = models.CharField(max_length=64)  # the hit that was judged
+    source = models.CharField(max_length=12, choices=Source.choices)
+    actor = models.CharField(max_length=200)  # who judged it (an agent's token, a person)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by_name = models.CharField(max_length=200, blank=True, default="")
+    case = models.ForeignKey(GoldCase, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["workspace", "status", "-created_at"], name="gold_candidate_open_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace", "query", "memory_id", "source"], condition=models.Q(status="open"),
+                                    name="gold_candidate_open_once"),
+        ]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"gold candidate #{self.pk} ({self.source}, {self.status})"
 
 
 class SettingsSearch(models.Model):

@@ -21,6 +21,12 @@ from django.dispatch import Signal
 write_held = Signal()
 demo_loaded = Signal()
 
+# Sent by `memory.services.recall.verbs.feedback` inside the feedback's mutation, after a vote on an
+# active fact was recorded, when the caller named the query whose hit it judged. Keyword arguments:
+# `workspace`, `memory_id`, `vote` ("up" or "down"), `query` and `actor`. Governance keeps it as a
+# gold-case candidate for a person to accept or reject; memory keeps no query.
+feedback_given = Signal()
+
 # Sent by `memory.services.lifecycle.deletion.delete_facts` inside the deleting mutation, after the fact rows
 # are gone (purged, shredded or otherwise hard-deleted). Keyword arguments: `workspace`,
 # `memory_ids` (the ids actually deleted), `kind` ("purged", "shredded", ...), `reason` (in words,

@@ -179,9 +179,11 @@ class Tideline:
         return recall_service.context(workspace=self.workspace, query=query, origin=origin, max_chars=max_chars,
                                       k=k, filters=filters, embedder=self.embedder)  # fmt: skip
 
-    def feedback(self, fact_id: str, signal: str) -> FactRecord | None:
-        """Up- or down-vote an active fact; None when it is archived or unknown."""
-        fact = recall_service.feedback(workspace=self.workspace, fact_id=fact_id, signal=signal, actor=self.actor)
+    def feedback(self, fact_id: str, signal: str, *, query: str | None = None) -> FactRecord | None:
+        """Up- or down-vote an active fact; None when it is archived or unknown. With the `query` whose
+        hit you judge, the vote also becomes a gold-case candidate a person may accept."""
+        fact = recall_service.feedback(workspace=self.workspace, fact_id=fact_id, signal=signal, actor=self.actor,
+                                       query=query)  # fmt: skip
         return FactRecord.from_fact(fact) if fact else None
 
     def export(self, origin: R.Origin | str | None = None) -> Iterator[dict]:

@@ -175,7 +175,8 @@ def document() -> dict:
                     "origin": ORIGIN, "ids": {"type": "array", "items": STR}}},
                 operation="manage_memory")},
             "/feedback": {"post": _op("Up- or down-vote a fact", _ok({"type": "object", "required": ["id", "signal"]}), body={
-                "type": "object", "required": ["id", "signal"], "properties": {"id": STR, "signal": {"enum": ["up", "down"]}}},
+                "type": "object", "required": ["id", "signal"], "properties": {"id": STR, "signal": {"enum": ["up", "down"]},
+                                                                "query": {"type": "string", "maxLength": 2000}}},
                 extra_ok={"409": _ok(_ref("Error"), "the fact is not active")}, operation="feedback")},
         },
     }  # fmt: skip

@@ -327,8 +327,10 @@ def _auto_recall(request, grant, body):
 def _feedback(request, grant, body):
     memory_id = _text(body, "id", required=True, limit=128)
     signal = _text(body, "signal", required=True, limit=8)
+    query = _text(body, "query")
     _visible_fact(grant, memory_id)
-    fact = recall_service.feedback(workspace=grant.workspace, fact_id=memory_id, signal=signal, actor=grant.actor)
+    fact = recall_service.feedback(workspace=grant.workspace, fact_id=memory_id, signal=signal, actor=grant.actor,
+                                   query=query)  # fmt: skip
     if fact is None:
         raise ApiError(409, "conflict", f"fact {memory_id} is not active: feedback is for active facts")
     return 200, {"id": memory_id, "signal": signal, "fact": _fact(fact)}

@@ -1,10 +1,13 @@
-"""`tideline gold list|show|upload|scaffold|approve --workspace W [--json]` (ENGINE-SPEC §8.1).
+"""`tideline gold list|show|upload|scaffold|approve|candidates|accept|reject --workspace W [--json]` (ENGINE-SPEC §8.1).
 
 `upload FILE` stores a gold JSON (either format the harness reads; unknown keys refused) as an
 unapproved set; `scaffold` makes a set from the workspace's most-used owner facts, each query the
 placeholder to rewrite in the console; `approve --set NAME [--as USER]` is an approver's or admin's
 act (checked with --as; without it the operator approves as cli:gold), never the set's maker's, and
-only once no placeholder query is left. The work is `governance.services.gold`'s.
+only once no placeholder query is left. `candidates` lists the gold-case candidates agents' votes
+left (`governance.services.gold_candidates`); `accept --candidate ID [--query TEXT] [--fact ID |
+--nothing] --as USER` makes one a case of the set "from-signals", `reject --candidate ID --as USER`
+drops it. The work is `governance.services.gold`'s.
 """
 
 from __future__ import annotations
@@ -12,25 +15,30 @@ from __future__ import annotations
 from pathlib import Path
 
 from governance.cli.proposals import member_user
-from governance.services import gold
+from governance.services import gold, gold_candidates
 from governance.services.acting import Actor
 from memory.cli.common import emit
 from memory.services.errors import RequestError
 from memory.services.recall.evaluation import PLACEHOLDER
 from memory.services.workspaces import get_workspace
 
-HELP = "gold sets: list and show them, upload a gold JSON, make a scaffold from this workspace, approve one"
+HELP = ("gold sets: list and show them, upload a gold JSON, make a scaffold from this workspace, approve one; "
+        "list, accept or reject the gold-case candidates agents' votes left")  # fmt: skip
 ACTOR = Actor.cli("gold")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("action", choices=("list", "show", "upload", "scaffold", "approve"))
+    parser.add_argument("action", choices=("list", "show", "upload", "scaffold", "approve", "candidates", "accept", "reject"))
     parser.add_argument("target", nargs="?", metavar="FILE|SET", help="upload: the gold JSON; show/approve: the set")
     parser.add_argument("--file", help="upload: the gold JSON (instead of the positional FILE)")
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--set", dest="gold_set", metavar="NAME", help="show/approve: the set (name or id)")
     parser.add_argument("--name", default="", help="upload/scaffold: the new set's name")
     parser.add_argument("--size", type=int, default=gold.SCAFFOLD_DEFAULT, help="scaffold: how many cases")
+    parser.add_argument("--candidate", metavar="ID", help="accept/reject: the candidate")
+    parser.add_argument("--query", help="accept: the question as you would write it (default: the candidate's)")
+    parser.add_argument("--fact", metavar="FACT_ID", help="accept: the fact that answers (a down-vote needs it or --nothing)")
+    parser.add_argument("--nothing", action="store_true", help="accept: nothing should come back for the question")
     parser.add_argument("--as", dest="as_user", metavar="USERNAME",
                         help="act as this member (else as cli:gold, the operator; nobody approves a set they made)")
 
@@ -47,6 +55,25 @@ def run(options: dict) -> None:
             f"{'approved by ' + s['approved_by'] if s['approved'] else (str(s['placeholders']) + ' to rewrite' if s['placeholders'] else 'awaiting approval')}"
             for s in found]  # fmt: skip
         return emit(options, {"workspace": workspace.name, "gold_sets": found}, "\n".join(lines))
+    if action == "candidates":
+        shown = [row.as_dict() for row in gold_candidates.shown(gold_candidates.open_candidates(workspace)[:500])]
+        lines = [f"gold-case candidates of {workspace.name}: {len(shown)}"] + [
+            f"  #{c['id']:<5} {'up' if c['source'] == 'up_vote' else 'down'}-voted by {c['actor']}: {c['query']!r} → "
+            f"{c['fact_id']} {c['fact']!r}" for c in shown]  # fmt: skip
+        return emit(options, {"workspace": workspace.name, "candidates": shown}, "\n".join(lines))
+    if action in ("accept", "reject"):
+        if not options.get("candidate"):
+            raise RequestError(f"gold {action} needs --candidate ID", kind="usage")
+        found = gold_candidates.get(workspace, options["candidate"])
+        if action == "reject":
+            done = gold_candidates.reject(found, user=user, actor=actor)
+            return emit(options, {"candidate": done.pk, "status": done.status}, f"rejected candidate #{done.pk}")
+        case = gold_candidates.accept(found, user=user, actor=actor, query=options.get("query"),
+                                      fact_id=options.get("fact"), nothing=bool(options.get("nothing")))  # fmt: skip
+        return emit(options, {"candidate": found.pk, "status": "accepted", "gold_set": case.gold_set.name,
+                              "case": case.case_id, "query": case.query, "relevant_keys": case.relevant_keys},
+                    f"accepted #{found.pk} as case {case.case_id} of {case.gold_set.name!r}: an approver approves the set "
+                    "again before proposals are judged on it")  # fmt: skip
     if action == "upload":
         if not (options.get("file") or options.get("target")):
             raise RequestError("gold upload needs the FILE to upload", kind="usage")

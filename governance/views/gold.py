@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from governance.engine import permissions
 from governance.forms import (
     CleanText,
+    GoldCandidateForm,
     GoldCaseForm,
     GoldScaffoldForm,
     GoldScoreForm,
@@ -30,6 +31,7 @@ from governance.forms import (
 )
 from governance.models import GoldSet
 from governance.services import gold, proposal_eval
+from governance.services import gold_candidates as candidates
 from governance.services.acting import Actor
 from memory.models import Fact
 from memory.permissions import get_workspace_for_user
@@ -39,6 +41,7 @@ from memory.services.writes.policy import TidelineError
 from tideline_kit.paging import numbered_pager
 
 CASES_PER_PAGE = 50
+CANDIDATES_PER_PAGE = 25
 
 
 @login_required
@@ -46,10 +49,45 @@ def gold_page(request: HttpRequest, workspace: str) -> HttpResponse:
     if request.method == "POST":  # the page's former single form target: each verb has its own view
         return MAKERS.get(request.POST.get("action"), gold_make_unknown)(request, workspace)
     ws = get_workspace_for_user(request, workspace)
+    found = candidates.open_candidates(ws)
+    page = Paginator(found, CANDIDATES_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "governance/gold_list.html", {
         "workspace": ws, "sets": gold.sets(ws), "can_edit": permissions.allows(request.workspace_roles, "edit_gold"),
         "scaffold_default": gold.SCAFFOLD_DEFAULT, "max_cases": gold.MAX_CASES,
+        "candidates": candidates.shown(page.object_list), "candidate_page": page,
+        "candidate_pager": numbered_pager(request, page), "signals_set": candidates.SET_NAME,
     })  # fmt: skip
+
+
+@require_POST
+@login_required
+def gold_candidate_accept(request: HttpRequest, workspace: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    try:
+        form = parsed(GoldCandidateForm, request.POST)
+        found = candidates.get(ws, form["candidate"])
+        case = candidates.accept(found, user=request.user, actor=Actor.person(request.user), query=form["query"] or None,
+                                 fact_id=form["fact_id"] or None, nothing=form["nothing"])  # fmt: skip
+    except RequestError as error:
+        messages.error(request, error.message)
+        return redirect(reverse("governance:gold", args=[ws.name]) + "#candidates")
+    messages.success(request, f"Accepted: case {case.case_id} of {candidates.SET_NAME!r}. That set now waits for an "
+                              "approver's approval before proposals are judged on it.")  # fmt: skip
+    return redirect(reverse("governance:gold", args=[ws.name]) + "#candidates")
+
+
+@require_POST
+@login_required
+def gold_candidate_reject(request: HttpRequest, workspace: str) -> HttpResponse:
+    ws = get_workspace_for_user(request, workspace)
+    try:
+        found = candidates.get(ws, request.POST.get("candidate"))
+        candidates.reject(found, user=request.user, actor=Actor.person(request.user))
+    except RequestError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, f"Rejected candidate #{found.pk}.")
+    return redirect(reverse("governance:gold", args=[ws.name]) + "#candidates")
 
 
 def _make(request: HttpRequest, workspace: str, make) -> HttpResponse:

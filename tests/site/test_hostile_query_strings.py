@@ -34,7 +34,7 @@ POST_ONLY = (
     "member-roles", "member-remove", "token-create", "token-revoke", "import-confirm",
     "import-cancel", "import-resume", "propose-telemetry", "propose-misses", "propose-tuning",
     "propose-retraction", "proposal-evaluate", "proposal-approve", "proposal-reject",
-    "proposal-apply", "proposal-revert", "gold-upload", "gold-scaffold", "gold-case-edit",
+    "proposal-apply", "proposal-revert", "gold-upload", "gold-scaffold", "gold-candidate-accept", "gold-candidate-reject", "gold-case-edit",
     "gold-case-add", "gold-case-delete", "gold-approve", "gold-delete", "retention-save",
     "retention-ladder", "retention-enable", "retention-disable", "retention-remove",
     "retention-apply", "review-undo",
@@ -64,7 +64,7 @@ READS = {
     "login": ["next"], "logout": ["next"],
     "password_change": [], "password_change_done": [], "password_reset": [], "password_reset_done": [],
     "password_reset_confirm": [], "password_reset_complete": [],
-    "proposals": ["status", "page"], "proposal-detail": [], "proposal-search": [], "gold": [], "gold-detail": ["page"],
+    "proposals": ["status", "page"], "proposal-detail": [], "proposal-search": [], "gold": ["page"], "gold-detail": ["page"],
     "gold-from-playground": [], "gold-score": ["set", "k", "only"], "tokens": [],
     # One view per verb: POST only, so a GET is a 405 whatever it carries (swept lightly below).
     **{name: [] for name in POST_ONLY},

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from django.utils import timezone
 
+from memory import signals
 from memory.engine import tuning as tuning_rules
 from memory.engine.facts import records as R
 from memory.engine.lifecycle import expiry
@@ -395,8 +396,11 @@ def relevance_cut(workspace: Workspace) -> float:
     return current(workspace)[1].relevance_cut
 
 
-def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now: datetime | None = None) -> Fact | None:
-    """Up/down-vote an active fact (ENGINE-SPEC §3.12); None for an archived or unknown id."""
+def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now: datetime | None = None,
+             query: str | None = None) -> Fact | None:  # fmt: skip
+    """Up/down-vote an active fact (ENGINE-SPEC §3.12); None for an archived or unknown id. `query`:
+    the question whose hit is judged, announced (`memory.signals.feedback_given`) so that the vote
+    can become a gold-case candidate; memory itself keeps no query."""
     if signal not in ("up", "down"):
         from memory.services.writes.policy import FactValidationError
 
@@ -422,6 +426,9 @@ def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now
         m.record("feedback", fact_ids=[fact.memory_id], signal=signal, before=before,
                  after={"importance": fact.importance, "confidence": fact.confidence},
                  settings_version=m.workspace.tuning_version)  # fmt: skip
+        if query and query.strip():
+            signals.feedback_given.send(sender=Workspace, workspace=workspace, memory_id=fact.memory_id, vote=signal,
+                                        query=query.strip(), actor=actor)  # fmt: skip
     return fact
 
 
