@@ -83,6 +83,15 @@ def build_server(grant_of: GrantOf) -> MCPServer:
         handler = views.handle_context if mode == "context" else views.handle_recall
         return await call(grant_of, ctx, "read", handler, body)
 
+    @server.tool(annotations=ToolAnnotations(title="Judge a recalled fact", read_only_hint=False, destructive_hint=False,
+                                             idempotent_hint=False, open_world_hint=False))  # fmt: skip
+    async def feedback_memory(id: str, signal: Literal["up", "down"], ctx: Context,  # noqa: A002 - the tool's field name
+                              query: str | None = None) -> dict[str, Any]:  # fmt: skip
+        """Say whether a recalled fact helped: up (it answered) or down (it did not). Pass the `query`
+        you recalled with: the vote then also waits, for a person to accept or reject, as a case of
+        the gold set recall's settings are judged on."""
+        return await call(grant_of, ctx, "write", views.handle_feedback, {"id": id, "signal": signal, "query": query})
+
     @server.tool(annotations=ToolAnnotations(title="Read a fact", read_only_hint=True, open_world_hint=False))
     async def read_memory(ctx: Context, id: str | None = None, origin: str | None = None,  # noqa: A002 - the tool's field name
                           cursor: str | None = None) -> dict[str, Any]:  # fmt: skip

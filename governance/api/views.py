@@ -376,7 +376,7 @@ def _manage(request, grant, body):
 
 # The operations, for the MCP tools (governance/mcp_tools.py): (request or None, grant, body) → (status, payload).
 handle_write, handle_recall, handle_context, handle_get = _write, _recall, _context, _get
-handle_manage, handle_retract_many = _manage, _retract_many
+handle_manage, handle_retract_many, handle_feedback = _manage, _retract_many, _feedback
 
 
 def handle_list_body(request, grant, body):

@@ -64,6 +64,9 @@ async def _exercise(session: ClientSession, tokens_kind: str) -> dict:
     tools = {tool.name: tool for tool in (await session.list_tools()).tools}
     out: dict = {"tools": tools}
     out["recall"] = await session.call_tool("recall_memory", {"query": "what am I allergic to"})
+    for hit in out["recall"].structured_content["hits"][:1]:  # a peer's session recalls none of the owner's facts
+        out["feedback"] = await session.call_tool("feedback_memory", {"id": hit["id"], "signal": "up",
+                                                                      "query": "what am I allergic to"})  # fmt: skip
     out["write"] = await session.call_tool("write_memory", {"content": f"I keep a journal every evening ({tokens_kind})",
                                                             "segment": "preference"})  # fmt: skip
     out["outside"] = await session.call_tool("recall_memory", {"query": "standup", "origin": PEER})
@@ -73,7 +76,8 @@ async def _exercise(session: ClientSession, tokens_kind: str) -> dict:
 
 def _check(out: dict) -> None:
     tools = out["tools"]
-    assert set(tools) == {"write_memory", "recall_memory", "read_memory", "manage_memory"}
+    assert set(tools) == {"write_memory", "recall_memory", "read_memory", "manage_memory", "feedback_memory"}
+    assert not out["feedback"].is_error and out["feedback"].structured_content["signal"] == "up"
     assert tools["recall_memory"].annotations.read_only_hint and tools["manage_memory"].annotations.destructive_hint
     assert "query" in tools["recall_memory"].input_schema["properties"]
     recall = out["recall"]
@@ -93,6 +97,10 @@ def test_stdio_lists_writes_recalls_and_refuses_outside_its_scope(scratch):
             return await _exercise(session, "stdio")
 
     _check(_run_async(main()))
+    # The vote named its query: it waits as a gold-case candidate (once, however often it is sent).
+    candidates = _cli(env, "gold", "candidates", "--workspace", "w")["candidates"]
+    assert [(c["query"], c["fact"], c["source"]) for c in candidates] == [
+        ("what am I allergic to", "I am allergic to peanuts", "up_vote")]
 
 
 def _free_port() -> int:
