@@ -19,6 +19,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.timesince import timesince
 
 from governance.engine import permissions
 from governance.engine import proposals as rules
@@ -478,6 +479,30 @@ def revert(proposal: Proposal, *, user=None, actor: str, reason: str = "") -> Pr
         current.save(update_fields=["status", "reverted_at", "reverted_by_name"])
     _event(workspace, current, "reverted", actor=name, reason=reason, **undone)
     return current
+
+
+def traffic_since_applied(proposal: Proposal) -> dict[str, Any] | None:
+    """What agents said of recall since a settings proposal was applied, beside the same length of time
+    before it: their up- and down-votes on facts recall served under each settings version (feedback
+    events name the version in force). None for a proposal that changed no settings or is not applied."""
+    done = proposal.applied or {}
+    if proposal.change != Proposal.Change.TUNING or not proposal.applied_at or "to_version" not in done:
+        return None
+    until = proposal.reverted_at or timezone.now()
+    span = until - proposal.applied_at
+    votes = MemoryEvent.objects.filter(workspace=proposal.workspace, kind="feedback")
+
+    def counted(version: int, start, end) -> dict[str, int]:
+        out = {"up": 0, "down": 0}
+        for data in votes.filter(at__gte=start, at__lt=end, data__settings_version=version).values_list("data", flat=True):
+            if isinstance(data, dict) and data.get("signal") in out and not data.get("ignored"):
+                out[data["signal"]] += 1
+        return out
+
+    return {"after": counted(done["to_version"], proposal.applied_at, until),
+            "before": counted(done["from_version"], proposal.applied_at - span, proposal.applied_at),
+            "span": timesince(proposal.applied_at, until), "to_version": done["to_version"],
+            "from_version": done["from_version"]}  # fmt: skip
 
 
 def to_dict(proposal: Proposal, *, with_report: bool = False) -> dict[str, Any]:

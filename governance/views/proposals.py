@@ -271,6 +271,7 @@ def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | Non
         "blocker": proposals.approval_blocker(proposal, user, user.get_username()),
         "stale": proposals.stale_reason(proposal) if proposal.evaluation == Proposal.Evaluation.DONE else None,
         "is_author": proposals.is_author(proposal, user, user.get_username()),
+        "traffic": proposals.traffic_since_applied(proposal),
     }  # fmt: skip
 
 

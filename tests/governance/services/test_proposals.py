@@ -205,3 +205,21 @@ def test_fewest_cases_to_show_a_gain_follows_the_bootstrap():
     from governance.engine.proposals import fewest_to_show_a_gain
 
     assert [fewest_to_show_a_gain(n) for n in (1, 3, 5, 10, 300)] == [1, 3, 3, 4, 4]
+
+
+def test_the_votes_on_recall_since_a_settings_proposal_was_applied_are_counted_beside_those_before(tl, memory, personas):
+    ws = tl.workspace
+    tuning_service.set_tuning(ws, {"ngram_floor": 0.95}, actor="olga", reason="strict")
+    _gold(ws, [(f"where is the {typo}", [memory[w]]) for w, typo in zip(WORDS, TYPOS, strict=True)])
+    tl.feedback(memory["lisbon"], "down")  # under version 1, before the proposal
+    proposal = _evaluated(proposals.propose_tuning(ws, {"ngram_floor": 0.3}, rationale="typos", user=personas.owner,
+                                                   actor="olga"), personas.owner)  # fmt: skip
+    assert proposals.traffic_since_applied(proposal) is None  # nothing applied yet
+    proposals.approve(proposal, user=personas.approver, actor="abe", reason="typos are found")
+    proposal = proposals.apply(proposal, user=personas.owner, actor="olga")
+    tl.feedback(memory["origami"], "up")
+    tl.feedback(memory["zanzibar"], "up")
+    traffic = proposals.traffic_since_applied(proposal)
+    assert (traffic["from_version"], traffic["to_version"]) == (1, 2)
+    assert traffic["after"] == {"up": 2, "down": 0}
+    assert traffic["before"]["up"] == 0  # the earlier down-vote may fall outside the window of equal length

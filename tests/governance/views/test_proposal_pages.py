@@ -70,6 +70,9 @@ def test_the_whole_loop_through_the_console_as_two_people(client, world):
     assert tuning_service.current(ws)[0] == 2
     response = client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "apply", "confirmed": "yes"}, follow=True)
     assert "applied already" in _messages(response) and tuning_service.current(ws)[0] == 2
+    Tideline(ws).feedback(ids["lisbon"], "up")  # an agent's vote on what the new settings served
+    page = client.get(f"/w/{ws.name}/proposals/{proposal.pk}/").content.decode()
+    assert 'id="traffic"' in page and "version 2, this proposal" in page
     client.post(f"/w/{ws.name}/proposals/{proposal.pk}/", {"action": "revert", "confirmed": "yes", "reason": "test"})
     proposal.refresh_from_db()
     assert proposal.status == "reverted" and tuning_service.current(ws)[1] == tuning_service.values_of(ws, 1)
