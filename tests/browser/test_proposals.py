@@ -39,7 +39,7 @@ def test_the_whole_loop_as_two_people(live_server, browser):
         owner.fill("#scaffold-size", "3")
         owner.click("form.gold-form:has(#scaffold-size) button[type=submit]")
         owner.wait_for_selector("ol.gold-cases")
-        gold = GoldSet.objects.get(workspace=demo.workspace)
+        gold = GoldSet.objects.get(workspace=demo.workspace, source="scaffold")  # beside the demo's own set
         for case in gold.cases.all():
             owner.fill(f"#q-{case.pk}", " ".join(case.hint.split()[:6]))
             owner.click(f"#case-{case.pk} .gold-edit button[value=''], #case-{case.pk} .gold-edit button:text('Save')")
@@ -53,7 +53,7 @@ def test_the_whole_loop_as_two_people(live_server, browser):
         gold.refresh_from_db()
         assert gold.approved and gold.approved_by_name == "demo-approver"
         # The owner proposes retracting a fact no gold case needs, and has it evaluated.
-        needed = {k for c in gold.cases.all() for k in c.relevant_keys}
+        needed = {k for s in GoldSet.objects.filter(workspace=demo.workspace) for c in s.cases.all() for k in c.relevant_keys}
         fact = (Fact.objects.filter(workspace=demo.workspace, lifecycle="active", segment="knowledge", origin_kind="owner")
                 .exclude(memory_id__in=needed).exclude(tier="permanent").order_by("pk").first())
         owner.goto(f"{live_server.url}/w/demo/proposals/")

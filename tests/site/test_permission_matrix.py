@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from governance.models import GoldSet, Proposal, ReviewItem
+from governance.models import GoldSet, Proposal, ReviewItem, SettingsSearch
 from governance.services import gold, proposals
 from memory.models import Fact
 from memory.services.lifecycle.curation import fact_states
@@ -21,7 +21,8 @@ URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{f
         "/w/{ws}/purge/?segment=identity&mode=hard", "/w/{ws}/members/", "/w/{ws}/exports/",
         "/w/{ws}/exports/facts/?format=jsonl", "/w/{ws}/exports/facts/?format=json&segment=identity",
         "/w/{ws}/exports/graph/?format=graphml", "/w/{ws}/exports/import/", "/w/{ws}/proposals/",
-        "/w/{ws}/proposals/?status=pending", "/w/{ws}/proposals/{proposal}/", "/w/{ws}/gold/", "/w/{ws}/gold/{gold}/",
+        "/w/{ws}/proposals/?status=pending", "/w/{ws}/proposals/{proposal}/", "/w/{ws}/proposals/searches/{search}/",
+        "/w/{ws}/gold/", "/w/{ws}/gold/{gold}/",
         "/w/{ws}/gold/score/?set={gold}&k=8",
         "/w/{ws}/tokens/"]  # fmt: skip
 # The outsider holds every role, but in another workspace (tests/personas.py).
@@ -40,6 +41,8 @@ def world(workspace, personas):
                                      fact=Fact.objects.get(memory_id=fact.id), other_fact=Fact.objects.get(memory_id=other.id))
     gold.scaffold(workspace, size=2, actor="setup")
     proposals.propose_tuning(workspace, {"ngram_floor": 0.5}, rationale="a test", actor="setup")
+    SettingsSearch.objects.create(workspace=workspace, requested_by_name="setup", status="running", done=1, total=4)
+    memory.feedback(fact.id, "up", query="Where do I live?")  # a gold-case candidate on the gold page
     return workspace, fact, personas, item
 
 
@@ -50,7 +53,8 @@ def test_permission_matrix(client, world, persona, url):
     if persona in users:
         client.force_login(users[persona])
     response = client.get(url.format(ws=workspace.name, fact=fact.id, item=item.pk,
-                                      proposal=Proposal.objects.get().pk, gold=GoldSet.objects.get().pk))
+                                      proposal=Proposal.objects.get().pk, gold=GoldSet.objects.get().pk,
+                                      search=SettingsSearch.objects.get().pk))
     admin_only = url.startswith(ADMIN_ONLY) and persona in ("owner", "approver")
     assert response.status_code == (403 if admin_only else EXPECTED[persona])
     if persona == "anonymous":
