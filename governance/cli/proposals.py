@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from governance.models import Proposal
 from governance.services import proposals
 from governance.services.acting import Actor, member_roles
-from memory.cli.common import emit, progress_bar
+from memory.cli.common import counting, emit, progress_bar
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
@@ -148,14 +148,8 @@ def _propose(options: dict, workspace) -> None:
         made += [p for p in (proposals.propose_thresholds(workspace),) if p is not None]
     elif options.get("from_misses"):
         bar = progress_bar(None, "searching recall settings", "ranking")
-
-        def step(done: int, total: int) -> None:
-            bar.total = total
-            bar.n = done
-            bar.refresh()
-
         try:
-            proposal, why = proposals.propose_from_recall_misses(workspace, progress=step)
+            proposal, why = proposals.propose_from_recall_misses(workspace, progress=counting(bar))
         finally:
             bar.close()
         made = [proposal] if proposal is not None else []
@@ -191,14 +185,8 @@ def _evaluate(options: dict, proposal: Proposal, user, actor: Actor) -> None:
                     f"`tideline proposals show {done.pk} --workspace {done.workspace.name}` (or evaluate it here "
                     "with --inline)")  # fmt: skip
     bar = progress_bar(None, f"evaluating #{proposal.pk}", "ranking")
-
-    def step(done: int, total: int) -> None:
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-
     try:
-        proposals.request_evaluation(proposal, user=user, actor=actor, inline=True, progress=step)
+        proposals.request_evaluation(proposal, user=user, actor=actor, inline=True, progress=counting(bar))
     finally:
         bar.close()
     proposal.refresh_from_db()

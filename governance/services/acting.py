@@ -9,6 +9,7 @@ system under the `actor` it gives. Which roles may do which verb is one table,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from governance.engine import permissions
 from memory.models import Membership, Workspace
@@ -81,3 +82,14 @@ def event_actor(name: Actor | str) -> str:
     `task:proposals`, `worker:evaluation`) is kept as it is."""
     name = str(name)
     return name if not name or ":" in name else f"user:{name}"
+
+
+def row_id(value: Any, noun: str) -> int:
+    """A row's id as a person or a command line gives it ("7" or "#7"); not_found when it cannot be one."""
+    try:
+        pk = int(str(value).lstrip("#"))
+        if not 0 < pk < 2**31:
+            raise ValueError(pk)
+    except (TypeError, ValueError):
+        raise RequestError(f"no {noun} {value!r}: {noun} ids are numbers", kind="not_found") from None
+    return pk

@@ -272,21 +272,25 @@ def delete_case(gold: GoldSet, case_pk: Any, *, user=None, actor: str) -> str:
     return case_id
 
 
+def live_set(workspace: Workspace, name: str, *, source: str, who: str, adding: str) -> GoldSet:
+    """The workspace's live set `name`, made (and logged) when missing; refused when `name` is an
+    uploaded set, which carries its own facts (`adding`: what the caller meant to add, in words)."""
+    gold, made = GoldSet.objects.get_or_create(workspace=workspace, name=name,
+                                               defaults={"kind": GoldSet.Kind.LIVE, "source": source, "created_by": who})  # fmt: skip
+    if made:
+        _event(gold, "created", actor=who, cases=0, source=source)
+    if gold.kind != GoldSet.Kind.LIVE:
+        raise RequestError(f"the gold set {name!r} is an uploaded set; rename it to add {adding}", kind="conflict")
+    return gold
+
+
 def add_from_playground(workspace: Workspace, *, query: str, memory_id: str, user=None, actor: str) -> GoldCase:
     """"This query should have found that fact": a case in the workspace's live set "playground"."""
     require_role(user, workspace, "edit_gold", "add gold cases")
     if not Fact.objects.filter(workspace=workspace, memory_id=memory_id).exists():
         raise RequestError(f"no fact {memory_id!r} in {workspace.name}", kind="not_found")
-    gold = GoldSet.objects.filter(workspace=workspace, name=PLAYGROUND).first()
-    if gold is None:
-        gold, made = GoldSet.objects.get_or_create(
-            workspace=workspace, name=PLAYGROUND,
-            defaults={"kind": GoldSet.Kind.LIVE, "source": GoldSet.Source.PLAYGROUND, "created_by": acting_name(user, actor)})
-        if made:
-            _event(gold, "created", actor=acting_name(user, actor), cases=0)
-    if gold.kind != GoldSet.Kind.LIVE:
-        raise RequestError(f"the gold set {PLAYGROUND!r} is an uploaded set; rename it to add playground cases",
-                           kind="conflict")  # fmt: skip
+    gold = live_set(workspace, PLAYGROUND, source=GoldSet.Source.PLAYGROUND, who=acting_name(user, actor),
+                    adding="playground cases")  # fmt: skip
     wanted = _clean_query(query)
     if any(c.query == wanted and memory_id in c.relevant_keys for c in gold.cases.all()):
         raise RequestError("the playground set has this case already", kind="conflict")

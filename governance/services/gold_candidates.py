@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from governance.models import GoldCandidate, GoldCase, GoldSet
 from governance.services import gold as gold_service
-from governance.services.acting import acting_name, require_role
+from governance.services.acting import acting_name, require_role, row_id
 from memory import sealing
 from memory.models import Fact, Workspace
 from memory.services.errors import RequestError
@@ -84,12 +84,7 @@ def shown(candidates) -> list[Shown]:
 
 
 def get(workspace: Workspace, candidate_id) -> GoldCandidate:
-    try:
-        pk = int(str(candidate_id).lstrip("#"))
-        if not 0 < pk < 2**31:
-            raise ValueError(pk)
-    except (TypeError, ValueError):
-        raise RequestError(f"no candidate {candidate_id!r}: candidate ids are numbers", kind="not_found") from None
+    pk = row_id(candidate_id, "candidate")
     found = GoldCandidate.objects.filter(workspace=workspace, pk=pk).first()
     if found is None:
         raise RequestError(f"no gold-case candidate #{pk} in {workspace.name}", kind="not_found")
@@ -127,7 +122,7 @@ def accept(candidate: GoldCandidate, *, user=None, actor: str, query: str | None
     who = acting_name(user, actor)
     with transaction.atomic():
         locked = _open(candidate)
-        gold = _signals_set(workspace, who)
+        gold = gold_service.live_set(workspace, SET_NAME, source=GoldSet.Source.SIGNALS, who=who, adding="candidates")
         case = gold_service.add_case(gold, query=query if query is not None else locked.query, relevant_keys=relevant,
                                      category="abstention" if nothing else "from-signals", user=user, actor=actor)  # fmt: skip
         locked.status, locked.decided_at, locked.decided_by_name, locked.case = (
@@ -144,14 +139,3 @@ def reject(candidate: GoldCandidate, *, user=None, actor: str) -> GoldCandidate:
                                                                      acting_name(user, actor))  # fmt: skip
         locked.save(update_fields=["status", "decided_at", "decided_by_name"])
     return locked
-
-
-def _signals_set(workspace: Workspace, who: str) -> GoldSet:
-    gold, made = GoldSet.objects.get_or_create(workspace=workspace, name=SET_NAME,
-                                               defaults={"kind": GoldSet.Kind.LIVE, "source": GoldSet.Source.SIGNALS,
-                                                         "created_by": who})  # fmt: skip
-    if made:
-        gold_service._event(gold, "created", actor=who, cases=0, source="signals")
-    if gold.kind != GoldSet.Kind.LIVE:
-        raise RequestError(f"the gold set {SET_NAME!r} is an uploaded set; rename it to accept candidates", kind="conflict")
-    return gold

@@ -26,7 +26,7 @@ from governance.engine import proposals as rules
 from governance.engine import settings_search as search_rules
 from governance.models import Proposal
 from governance.services import proposal_eval, run_locks
-from governance.services.acting import acting_name, event_actor, require_role
+from governance.services.acting import acting_name, event_actor, require_role, row_id
 from memory.engine import tuning as T
 from memory.models import Fact, MemoryEvent, Workspace
 from memory.permissions import roles_in
@@ -45,12 +45,7 @@ MAX_FACTS = 200  # facts one retract proposal may name
 
 
 def get(workspace: Workspace, proposal_id: Any) -> Proposal:
-    try:
-        pk = int(str(proposal_id).lstrip("#"))
-        if not 0 < pk < 2**31:
-            raise ValueError(pk)
-    except (TypeError, ValueError):
-        raise RequestError(f"no proposal {proposal_id!r}: proposal ids are numbers", kind="not_found") from None
+    pk = row_id(proposal_id, "proposal")
     found = Proposal.objects.filter(workspace=workspace, pk=pk).select_related("workspace").first()
     if found is None:
         raise RequestError(f"no proposal #{pk} in {workspace.name}", kind="not_found")
@@ -493,11 +488,9 @@ def traffic_since_applied(proposal: Proposal) -> dict[str, Any] | None:
     votes = MemoryEvent.objects.filter(workspace=proposal.workspace, kind="feedback")
 
     def counted(version: int, start, end) -> dict[str, int]:
-        out = {"up": 0, "down": 0}
-        for data in votes.filter(at__gte=start, at__lt=end, data__settings_version=version).values_list("data", flat=True):
-            if isinstance(data, dict) and data.get("signal") in out and not data.get("ignored"):
-                out[data["signal"]] += 1
-        return out
+        # A vote on a fact no longer active names no settings version: it is not counted.
+        served = votes.filter(at__gte=start, at__lt=end, data__settings_version=version)
+        return {signal: served.filter(data__signal=signal).count() for signal in ("up", "down")}
 
     return {"after": counted(done["to_version"], proposal.applied_at, until),
             "before": counted(done["from_version"], proposal.applied_at - span, proposal.applied_at),

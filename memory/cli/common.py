@@ -53,6 +53,17 @@ def progress_bar(total: int | None, description: str, unit: str = "fact") -> tqd
     return tqdm(total=total, desc=description, unit=unit, file=sys.stderr, disable=None, leave=False)
 
 
+def counting(bar: tqdm):
+    """A `progress(done, total)` callback that moves `bar` (a service reports counts, the CLI shows them)."""
+
+    def step(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    return step
+
+
 def origin_option(value: str | None) -> R.Origin | None:
     if value is None:
         return None
