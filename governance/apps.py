@@ -17,10 +17,12 @@ class GovernanceConfig(AppConfig):
         from governance.services.verdicts import refuse_restoring_blocked
         from memory.signals import (
             demo_loaded,
+            fact_written,
             facts_deleted,
             facts_retracted,
             feedback_given,
             origin_shredded,
+            recall_served,
             restore_requested,
             write_held,
         )
@@ -50,6 +52,13 @@ class GovernanceConfig(AppConfig):
         feedback_given.connect(from_feedback, dispatch_uid="tideline-gold-candidates")
         facts_deleted.connect(forget_facts, dispatch_uid="tideline-gold-candidates-deleted")
         origin_shredded.connect(forget_facts, dispatch_uid="tideline-gold-candidates-shredded")
+        # What recall served agents, kept a while: a recall that found nothing meets the write that answers
+        # it, and an applied proposal shows which recalls' first hit moved.
+        from governance.services import recall_log
+
+        recall_served.connect(recall_log.keep, dispatch_uid="tideline-recall-log")
+        fact_written.connect(recall_log.answered_after, dispatch_uid="tideline-recall-log-answered")
+        origin_shredded.connect(recall_log.forget_origin, dispatch_uid="tideline-recall-log-shredded")
         # Each django-q2 worker, as it starts, takes up what a killed worker left "running": console
         # imports are resumed, proposal evaluations failed so that they can be requested again.
         post_spawn.connect(_take_up_interrupted_tasks, dispatch_uid="tideline-take-up-interrupted-tasks")

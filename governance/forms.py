@@ -229,6 +229,13 @@ class TelemetryProposalForm(forms.Form):
             return 3
 
 
+class ProposalBarForm(forms.Form):
+    """The bar's two numbers as given; `proposal_bar.set_bar` says what is wrong with them."""
+
+    noise_weight = forms.CharField(required=False, max_length=20)
+    hit_allowance = forms.CharField(required=False, max_length=20)
+
+
 class TuningProposalForm(forms.Form):
     rationale = CleanText(5000, strip=False)
 

@@ -351,6 +351,8 @@ class GoldCandidate(models.Model):
     class Source(models.TextChoices):
         UP_VOTE = "up_vote", "an agent up-voted this hit"
         DOWN_VOTE = "down_vote", "an agent down-voted this hit"
+        WRITTEN_AFTER = "written_after", "recall found nothing, then this fact was written"
+        VERDICT = "verdict", "a reviewer's verdict replaced what recall served"
 
     class Status(models.TextChoices):
         OPEN = "open"
@@ -359,8 +361,8 @@ class GoldCandidate(models.Model):
 
     workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="gold_candidates")
     query = models.TextField()
-    memory_id = models.CharField(max_length=64)  # the hit that was judged
-    source = models.CharField(max_length=12, choices=Source.choices)
+    memory_id = models.CharField(max_length=64)  # the hit that was judged, or the fact that answers
+    source = models.CharField(max_length=16, choices=Source.choices)
     actor = models.CharField(max_length=200)  # who judged it (an agent's token, a person)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -378,6 +380,54 @@ class GoldCandidate(models.Model):
 
     def __str__(self) -> str:
         return f"gold candidate #{self.pk} ({self.source}, {self.status})"
+
+
+class ProposalBar(models.Model):
+    """What this workspace asks of a recall-settings proposal (`governance.engine.proposals.Bar`), set
+    by an admin; a workspace without a row asks the default (answers first)."""
+
+    workspace = models.OneToOneField(Workspace, on_delete=models.CASCADE, related_name="proposal_bar")
+    noise_weight = models.FloatField(default=0.0)
+    hit_allowance = models.FloatField(default=0.01)
+    updated_by_name = models.CharField(max_length=200, blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(noise_weight__gte=0) & Q(noise_weight__lte=1), name="bar_noise_weight_range"),
+            models.CheckConstraint(condition=Q(hit_allowance__gte=0) & Q(hit_allowance__lte=1),
+                                   name="bar_hit_allowance_range"),
+        ]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"proposal bar of {self.workspace_id}"
+
+
+class ServedRecall(models.Model):
+    """One recall an agent was served (`memory.signals.recall_served`): the query, the facts it got in
+    order, and the settings version that ranked them. Kept `TIDELINE_RECALL_LOG_DAYS` (14 by default)
+    and deleted with its origin's shred, so a proposal can show what changed in real traffic and a
+    recall that found nothing can meet the write that answers it."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="+")
+    at = models.DateTimeField()
+    origin_key = models.CharField(max_length=900)
+    query = models.TextField()
+    memory_ids = models.JSONField(default=list, blank=True)  # what came back, best first ([]: nothing relevant)
+    top_id = models.CharField(max_length=64, blank=True, default="")  # memory_ids[0], or "" for nothing
+    settings_version = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [
+            models.Index(fields=["workspace", "-at"], name="served_recall_recent_idx"),
+            models.Index(fields=["workspace", "origin_key", "-at"], name="served_recall_origin_idx"),
+            models.Index(fields=["workspace", "top_id"], name="served_recall_top_idx"),
+            models.Index(fields=["at"], name="served_recall_age_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"recall served in {self.workspace_id} at {self.at:%Y-%m-%d %H:%M}"
 
 
 class SettingsSearch(models.Model):

@@ -45,6 +45,7 @@ urlpatterns = [
     path("w/<slug:workspace>/exports/import/<int:job_id>/resume/", imports.import_resume, name="import-resume"),
     path("workspaces/new/", members.workspace_create, name="workspace-create"),
     path("w/<slug:workspace>/proposals/", proposals.proposals_page, name="proposals"),
+    path("w/<slug:workspace>/proposals/bar/", proposals.proposal_bar_set, name="proposal-bar"),
     path("w/<slug:workspace>/proposals/telemetry/", proposals.propose_telemetry, name="propose-telemetry"),
     path("w/<slug:workspace>/proposals/misses/", proposals.propose_misses, name="propose-misses"),
     path("w/<slug:workspace>/proposals/searches/<int:search_id>/", proposals.proposal_search, name="proposal-search"),

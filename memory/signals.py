@@ -16,7 +16,11 @@ a hold is never stored without whatever its receivers keep about it.
 
 from __future__ import annotations
 
+import logging
+
 from django.dispatch import Signal
+
+log = logging.getLogger("tideline.signals")
 
 write_held = Signal()
 demo_loaded = Signal()
@@ -26,6 +30,18 @@ demo_loaded = Signal()
 # `workspace`, `memory_id`, `vote` ("up" or "down"), `query` and `actor`. Governance keeps it as a
 # gold-case candidate for a person to accept or reject; memory keeps no query.
 feedback_given = Signal()
+
+# Sent (robustly: a receiver's error is logged, never the caller's) by
+# `memory.services.recall.verbs.recall_selection` after a recall served as an agent's answer: one that
+# reinforces what it returns, read now, with the workspace's own settings (the playground, `explain`,
+# `context` and evaluations send nothing). Keyword arguments: `workspace`, `query`, `origin_key` (the
+# scope that asked), `memory_ids` (what came back, best first; [] when nothing was relevant),
+# `settings_version` (the tuning version that ranked them) and `at`. Memory keeps no query.
+recall_served = Signal()
+
+# Sent (robustly) by `memory.services.writes.write_path.write_fact` after a write stored a new active
+# fact and committed. Keyword arguments: `workspace` and `fact`.
+fact_written = Signal()
 
 # Sent by `memory.services.lifecycle.deletion.delete_facts` inside the deleting mutation, after the fact rows
 # are gone (purged, shredded or otherwise hard-deleted). Keyword arguments: `workspace`,
@@ -58,3 +74,11 @@ restore_requested = Signal()
 def first_id(responses: list[tuple[object, object]]) -> int | None:
     """The first integer a receiver returned (a review item's id), if any."""
     return next((value for _, value in responses if isinstance(value, int) and not isinstance(value, bool)), None)
+
+
+def send_after(signal: Signal, sender: object, **kwargs: object) -> None:
+    """Send `signal` for what already happened: a receiver's error is logged, never raised, so what
+    other apps keep about a recall or a write never fails the recall or the write."""
+    for receiver, outcome in signal.send_robust(sender=sender, **kwargs):
+        if isinstance(outcome, Exception):
+            log.error("%s failed on %s: %r", getattr(receiver, "__qualname__", receiver), sender, outcome)

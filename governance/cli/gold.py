@@ -58,8 +58,8 @@ def run(options: dict) -> None:
     if action == "candidates":
         shown = [row.as_dict() for row in gold_candidates.shown(gold_candidates.open_candidates(workspace)[:500])]
         lines = [f"gold-case candidates of {workspace.name}: {len(shown)}"] + [
-            f"  #{c['id']:<5} {'up' if c['source'] == 'up_vote' else 'down'}-voted by {c['actor']}: {c['query']!r} → "
-            f"{c['fact_id']} {c['fact']!r}" for c in shown]  # fmt: skip
+            f"  #{c['id']:<5} {c['query']!r} → {c['fact_id']} {c['fact']!r}\n         ({c['why']}; by {c['actor']})"
+            for c in shown]  # fmt: skip
         return emit(options, {"workspace": workspace.name, "candidates": shown}, "\n".join(lines))
     if action in ("accept", "reject"):
         if not options.get("candidate"):

@@ -1,4 +1,4 @@
-"""`tideline proposals list|show|propose|evaluate|approve|reject|apply|revert --workspace W [--json]` (ENGINE-SPEC §7).
+"""`tideline proposals list|show|propose|evaluate|approve|reject|apply|revert|bar --workspace W [--json]` (ENGINE-SPEC §7).
 
 `propose --from-telemetry` makes the telemetry proposals (facts down-voted --min-downvotes times,
 and a maintenance threshold when people restored what decay or the dream took); `--from-misses`
@@ -6,8 +6,9 @@ searches recall settings for fewer gold misses (cross-validated inside the gold 
 propose" says why); `--set NAME=VALUE … --rationale TEXT --as USER` and
 `--retract ID … --rationale TEXT --as USER` are an owner's or admin's own proposals. `evaluate ID`
 queues it for the worker (`--inline` scores it here with a progress bar). `approve` and
-`reject` need `--as USER` (an approver or admin who is not the author) and `--reason`. The work is
-`governance.services.proposals`'.
+`reject` need `--as USER` (an approver or admin who is not the author) and `--reason`. `bar` shows
+what recall-settings proposals must show; `bar --noise-weight X [--hit-allowance Y] --as ADMIN` sets
+it. The work is `governance.services.proposals`'.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import argparse
 from django.contrib.auth import get_user_model
 
 from governance.models import Proposal
-from governance.services import proposals
+from governance.services import proposal_bar, proposals
 from governance.services.acting import Actor, member_roles
 from memory.cli.common import counting, emit, progress_bar
 from memory.services import tuning as tuning_service
@@ -27,7 +28,7 @@ from memory.services.workspaces import get_workspace
 HELP = ("self-improvement proposals: list and show them, propose (from telemetry, recall misses, or by hand), "
         "evaluate on the approved gold sets, approve or reject (a second person), apply, revert")  # fmt: skip
 ACTOR = Actor.cli("proposals")
-ACTIONS = ("list", "show", "propose", "evaluate", "approve", "reject", "apply", "revert")
+ACTIONS = ("list", "show", "propose", "evaluate", "approve", "reject", "apply", "revert", "bar")
 
 
 def add_arguments(parser) -> None:
@@ -46,6 +47,10 @@ def add_arguments(parser) -> None:
     source.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a setting to change (repeat)")
     source.add_argument("--retract", action="append", default=[], metavar="FACT_ID", help="a fact to retract (repeat)")
     source.add_argument("--rationale", default="", help="--set/--retract: why (the approver reads it)")
+    bar = parser.add_argument_group("bar (what recall-settings proposals must show; an admin sets it)")
+    bar.add_argument("--noise-weight", metavar="X",
+                     help="what each returned fact that does not answer costs, against an answer found first (0: answers first)")
+    bar.add_argument("--hit-allowance", metavar="X", help="how much hit@k, recall@k and nDCG@k may drop for less noise")
     parser.add_argument("--inline", action="store_true",
                         help="evaluate: run it in this process with a progress bar instead of queueing it for the worker")
     parser.add_argument("--queue", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for old scripts
@@ -58,6 +63,8 @@ def run(options: dict) -> None:
         return _list(options, workspace)
     if action == "propose":
         return _propose(options, workspace)
+    if action == "bar":
+        return _bar(options, workspace)
     chosen = options.get("proposal") or options.get("proposal_id")
     if not chosen:
         raise RequestError(f"proposals {action} needs the proposal's ID", kind="usage")
@@ -85,6 +92,23 @@ def run(options: dict) -> None:
     done = proposals.revert(proposal, user=user, actor=actor, reason=options.get("reason") or "")
     version, _ = tuning_service.current(workspace)
     emit(options, proposals.to_dict(done), f"reverted #{done.pk}; recall settings version is now {version}")
+
+
+def _bar(options: dict, workspace) -> None:
+    """Show the bar, or set it (`--noise-weight`, `--hit-allowance`; the other keeps its value)."""
+    asks = proposal_bar.asks(workspace)
+    if options.get("noise_weight") is not None or options.get("hit_allowance") is not None:
+        user, actor = member_user(workspace, options.get("as_user"))
+        asks = proposal_bar.set_bar(workspace, user=user, actor=actor,
+                                    noise_weight=_given(options, "noise_weight", asks.noise_weight),
+                                    hit_allowance=_given(options, "hit_allowance", asks.hit_allowance))  # fmt: skip
+    emit(options, {"workspace": workspace.name, **asks.as_dict(), "words": asks.words()},
+         f"the bar of {workspace.name}: {asks.words()}")
+
+
+def _given(options: dict, name: str, default):
+    value = options.get(name)
+    return default if value is None else value
 
 
 def member_user(workspace, username: str | None):

@@ -37,6 +37,8 @@ VERB_ROLES: dict[str, tuple[str, ...]] = {
     "evaluate_proposal": MEMBERS,
     "apply_proposal": MEMBERS,
     "revert_proposal": MEMBERS,
+    # What a recall-settings proposal must show (answers first, or less noise): admins, as other policy.
+    "set_proposal_bar": ("admin",),
 }
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from governance.engine.proposals import ANSWERS_FIRST, Bar
 from memory.engine import tuning as T
 from memory.engine.recall.metrics import BootstrapCI, paired_bootstrap_ci
 
@@ -109,6 +110,11 @@ class Table:
     def answerable(self) -> np.ndarray:
         return np.array([bool(c.relevant) for c in self.cases], dtype=bool)
 
+    def value(self, asks: Bar) -> np.ndarray:
+        """Each case's value under each candidate as the workspace's bar measures it (reciprocal rank,
+        less its noise weight per fact returned that does not answer)."""
+        return asks.value(self.rr, self.returned, self.good) if asks.trades_noise else self.rr
+
 
 def with_cut(ranked: Ranked, cut: float, k: int = K) -> list[str]:
     """What recall returns from a list ranked with no cut: the hits reaching `cut` × the best
@@ -155,7 +161,7 @@ def _distance(table: Table, column: int) -> float:
     return sum(abs(c["after"] - c["before"]) / ((T.KNOB[c["name"]].high - T.KNOB[c["name"]].low) or 1.0) for c in moved)
 
 
-def choose(table: Table, rows: np.ndarray) -> int:
+def choose(table: Table, rows: np.ndarray, asks: Bar = ANSWERS_FIRST) -> int:
     """The candidate to take on these cases. Among those that return no more to the abstention cases
     than the settings in force: find the highest mean reciprocal rank over the answerable cases, then
     take the simplest candidate within one standard error of it (the paired error of the per-case
@@ -163,15 +169,22 @@ def choose(table: Table, rows: np.ndarray) -> int:
     changed, then the higher mean, then (an exact tie: a lower cut that returns the same answers
     first) the smallest move. A change must beat the settings in force by more than its noise.
     (Preferring the smallest move before the higher mean keeps more precision but, on LoCoMo's
-    development conversations, less of the gain on unseen questions: docs/BENCHMARKS.md.)"""
+    development conversations, less of the gain on unseen questions: docs/BENCHMARKS.md.)
+
+    With a bar that trades noise (`Bar.noise_weight`), each case's value stands for its reciprocal
+    rank, and a candidate may find the answer within k at most `Bar.hit_allowance` less often."""
     answer = rows & table.answerable
     abstain = rows & ~table.answerable
     if not answer.any():
         return table.base
-    rr = table.rr[answer]
+    rr = table.value(asks)[answer]
     means = rr.mean(axis=0)
     violations = (table.returned[abstain] > 0).sum(axis=0) if abstain.any() else np.zeros(len(table.candidates))
-    allowed = np.flatnonzero(violations <= violations[table.base])
+    kept = violations <= violations[table.base]
+    if asks.trades_noise:
+        hits = (table.rr[answer] > 0).mean(axis=0)
+        kept &= hits >= hits[table.base] - asks.hit_allowance - 1e-12
+    allowed = np.flatnonzero(kept)
     best = int(max(allowed, key=lambda c: (round(float(means[c]), 9), c == table.base, -_changes(table, c), -c)))
     n = rr.shape[0]
     differences = rr[:, [best]] - rr[:, allowed]
@@ -208,9 +221,10 @@ def fold_of(case_ids: Sequence[str], folds: int = FOLDS) -> np.ndarray:
     return out
 
 
-def cross_validate(table: Table, *, folds: int = FOLDS) -> CrossValidated:
+def cross_validate(table: Table, *, folds: int = FOLDS, asks: Bar = ANSWERS_FIRST) -> CrossValidated:
     """Choose on all folds but one, score on that one, for each fold (module docstring)."""
     fold = fold_of([c.id for c in table.cases], folds)
+    value = table.value(asks)
     held = np.full(len(table.cases), np.nan)
     base = np.full(len(table.cases), np.nan)
     chosen = []
@@ -219,11 +233,11 @@ def cross_validate(table: Table, *, folds: int = FOLDS) -> CrossValidated:
         test = fold == f
         if not (test & answerable).any():
             continue
-        column = choose(table, ~test)
+        column = choose(table, ~test, asks)
         chosen.append(column)
         rows = test & answerable
-        held[rows] = table.rr[rows, column]
-        base[rows] = table.rr[rows, table.base]
+        held[rows] = value[rows, column]
+        base[rows] = value[rows, table.base]
     scored = ~np.isnan(held)
     gain = paired_bootstrap_ci(base[scored].tolist(), held[scored].tolist())
     return CrossValidated(gain, folds, tuple(chosen), float(base[scored].mean()) if scored.any() else math.nan,
@@ -273,24 +287,27 @@ class Outcome:
     details: dict = field(default_factory=dict)
 
 
-def search(table: Table, *, k: int = K) -> Outcome:
+def search(table: Table, *, k: int = K, asks: Bar = ANSWERS_FIRST) -> Outcome:
     """The whole decision (module docstring), in words a person reads."""
     before = figures(table, table.base)
     n = before.answerable
     misses = int(round(n - before.hit_at_k * n)) if n else 0
     tried = len(table.candidates)
+    measure = f"value (MRR less {asks.noise_weight:g} per fact that does not answer)" if asks.trades_noise else "MRR"
     if n == 0:
         return Outcome(None, "no approved gold case names a fact it should find, so there is nothing to improve on",
                        before, tried=tried)  # fmt: skip
-    if before.mrr >= 1.0 - 1e-12:
-        return Outcome(None, f"every one of the {n} answerable gold cases already finds its fact first, so no "
-                             "setting can show a gain on this gold set (add cases recall gets wrong)", before, tried=tried)  # fmt: skip
+    perfect = before.mrr >= 1.0 - 1e-12 and (not asks.trades_noise or before.precision >= 1.0 - 1e-12)
+    if perfect:
+        return Outcome(None, f"every one of the {n} answerable gold cases already finds its fact first"
+                             f"{' with nothing else beside it' if asks.trades_noise else ''}, so no setting can show a "
+                             "gain on this gold set (add cases recall gets wrong)", before, tried=tried)  # fmt: skip
     if n < MIN_CASES:
         return Outcome(None, f"the gold sets have {n} answerable case{'s' if n != 1 else ''}; the search needs at "
                              f"least {MIN_CASES} to check a change on cases it was not fitted to", before,
                        tried=tried, misses=misses)  # fmt: skip
-    cv = cross_validate(table)
-    best = choose(table, np.ones(len(table.cases), dtype=bool))
+    cv = cross_validate(table, asks=asks)
+    best = choose(table, np.ones(len(table.cases), dtype=bool), asks)
     gain = cv.gain
     interval = f"{gain.mean:+.3f}, 95% CI [{gain.lo:+.3f}, {gain.hi:+.3f}]"
     if best == table.base:
@@ -298,9 +315,9 @@ def search(table: Table, *, k: int = K) -> Outcome:
                        before, figures(table, best), cv, tried, misses)  # fmt: skip
     if not cv.shows_gain:
         return Outcome(None, f"the best of {tried} settings tried does better on the cases it was fitted to, but not "
-                             f"for sure on cases it was not (MRR {interval} over {FOLDS}-fold cross-validation): "
+                             f"for sure on cases it was not ({measure} {interval} over {FOLDS}-fold cross-validation): "
                              "it would fit these cases rather than improve recall", before, figures(table, best), cv,
                        tried, misses)  # fmt: skip
-    return Outcome(table.candidates[best], f"expected MRR gain on unseen questions {interval} ({FOLDS}-fold "
+    return Outcome(table.candidates[best], f"expected {measure} gain on unseen questions {interval} ({FOLDS}-fold "
                                            "cross-validation inside the gold set)", before, figures(table, best), cv,
                    tried, misses)  # fmt: skip

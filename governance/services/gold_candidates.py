@@ -1,9 +1,12 @@
-"""Gold-case candidates from what happened: an agent's vote on a hit, with the query it judged.
+"""Gold-case candidates from what happened: an agent's vote on a hit, with the query it judged; a
+recall that found nothing, then the write that answered it, and a verdict that replaced what recall
+served (both from `recall_log`).
 
 Memory announces a vote that names its query (`memory.signals.feedback_given`); governance keeps it
 here as a candidate, never as a case: a gold set is what every proposal is judged on, so a person
-decides. An up-vote proposes "this query should find this fact"; a down-vote says only that the hit
-was not the answer, so accepting it needs the fact that is (or "nothing should come back"). An
+decides. An up-vote proposes "this query should find this fact", as do the write after a recall that
+found nothing and the fact a verdict admitted; a down-vote says only that the hit was not the answer,
+so accepting it needs the fact that is (or "nothing should come back"). An
 accepted candidate becomes a case of the live set "from-signals", and adding it withdraws that set's
 approval, as any edit does: an approver approves the set again before proposals are judged on it.
 Candidates naming a fact that is purged or whose origin is shredded are deleted with it (their
@@ -21,27 +24,35 @@ from django.utils import timezone
 from governance.models import GoldCandidate, GoldCase, GoldSet
 from governance.services import gold as gold_service
 from governance.services.acting import acting_name, require_role, row_id
-from memory import sealing
 from memory.models import Fact, Workspace
 from memory.services.errors import RequestError
 
 SET_NAME = "from-signals"
 QUERY_LIMIT = 1000  # what a gold case holds
 SOURCES = {"up": GoldCandidate.Source.UP_VOTE, "down": GoldCandidate.Source.DOWN_VOTE}
+# Candidates whose fact is the proposed answer (a down-vote's fact is only not the answer).
+ANSWERING = frozenset({GoldCandidate.Source.UP_VOTE, GoldCandidate.Source.WRITTEN_AFTER, GoldCandidate.Source.VERDICT})
 
 
 def from_feedback(sender, *, workspace: Workspace, memory_id: str, vote: str, query: str, actor: str, **kwargs) -> None:
     """Keep a vote that names its query as a candidate (memory's `feedback_given`); once per open one."""
     source = SOURCES.get(vote)
+    if source is not None:
+        open_candidate(workspace, query, memory_id, source, actor)
+
+
+def open_candidate(workspace: Workspace, query: str, memory_id: str, source: str, actor: str) -> bool:
+    """Open a candidate unless the same one is open already; False when it was (or the query is blank)."""
     wanted = " ".join(query.split())[:QUERY_LIMIT]
-    if source is None or not wanted:
-        return
+    if not wanted:
+        return False
     try:
         with transaction.atomic():
             GoldCandidate.objects.create(workspace=workspace, query=wanted, memory_id=memory_id, source=source,
-                                         actor=actor[:200])  # fmt: skip
-    except IntegrityError:  # the same vote on the same hit for the same query is open already
-        pass
+                                         actor=(actor or "")[:200])  # fmt: skip
+    except IntegrityError:  # the same candidate is open already
+        return False
+    return True
 
 
 def forget_facts(sender, *, workspace: Workspace, memory_ids, **kwargs) -> None:
@@ -75,10 +86,7 @@ def shown(candidates) -> list[Shown]:
     out = []
     for c in rows:
         fact = facts.get(c.memory_id)
-        try:
-            words = fact.content if fact is not None else ""
-        except sealing.KeyDestroyedError:
-            words = ""
+        words = fact.content if fact is not None and fact.is_readable else ""
         out.append(Shown(c, words, fact.lifecycle if fact is not None else "gone"))
     return out
 
@@ -114,7 +122,7 @@ def accept(candidate: GoldCandidate, *, user=None, actor: str, query: str | None
         if not Fact.objects.filter(workspace=workspace, memory_id=fact_id, lifecycle="active").exists():
             raise RequestError(f"no active fact {fact_id!r} in {workspace.name}", kind="not_found")
         relevant = [fact_id]
-    elif candidate.source == GoldCandidate.Source.UP_VOTE:
+    elif candidate.source in ANSWERING:
         relevant = [candidate.memory_id]
     else:
         raise RequestError("a down-voted hit is not the answer: name the fact that answers the query, or say that "

@@ -28,6 +28,7 @@ from django.utils import timezone
 from governance.engine import proposals as rules
 from governance.engine import settings_search as search_rules
 from governance.models import GoldSet, Proposal
+from governance.services import proposal_bar
 from governance.services.acting import require_role
 from memory import sealing
 from memory.engine import tuning as T
@@ -171,7 +172,7 @@ def evaluate_proposal(proposal: Proposal, *, progress: Callable[[int, int], None
             _score_set(gold, workspace, base, cand, now, scored, bar_writer)
     finally:
         bar_writer.stop()
-    report = _report(scored, bar, proposal, sets, version)
+    report = _report(scored, bar, proposal, sets, version, proposal_bar.asks(workspace))
     report["seconds"] = round(time.perf_counter() - started, 2)
     return report
 
@@ -276,7 +277,7 @@ def search_settings(workspace: Workspace, *, max_cases: int = 300, progress: Cal
                         bar.step()
     finally:
         bar.stop()
-    return search_rules.search(search_rules.build_table(cases, rankings, tunings))
+    return search_rules.search(search_rules.build_table(cases, rankings, tunings), asks=proposal_bar.asks(workspace))
 
 
 def _map_removed(workspace: Workspace, removed: frozenset[str], parsed, ids_by_key: dict[str, str]) -> set[str]:
@@ -342,9 +343,10 @@ def _summary(report) -> dict[str, Any]:
             "scored": report.n_scored, "abstention_violations": report.abstention_violations}  # fmt: skip
 
 
-def _report(scored: _Scored, bar: str, proposal: Proposal, sets, version: int) -> dict[str, Any]:
+def _report(scored: _Scored, bar: str, proposal: Proposal, sets, version: int, asks: rules.Bar) -> dict[str, Any]:
     cases = [{"id": c["id"], "relevant_ids": c["relevant_ids"], "category": c["category"]} for c in scored.cases]
-    out: dict[str, Any] = {"k": K, "bar": bar, "settings_version": version, "gold_fingerprint": gold_fingerprint(sets),
+    out: dict[str, Any] = {"k": K, "bar": bar, "asks": asks.as_dict(), "settings_version": version,
+                           "gold_fingerprint": gold_fingerprint(sets),
                            "sets": [{"id": s.pk, "name": s.name, "kind": s.kind, "cases": len(s.cases.all())} for s in sets],
                            "cases": len(cases), "capabilities": {}}  # fmt: skip
     verdict = None
@@ -352,11 +354,12 @@ def _report(scored: _Scored, bar: str, proposal: Proposal, sets, version: int) -
         sides = scored.rankings.get(cap, {"baseline": {}, "candidate": {}})
         base = evaluate(cases, sides["baseline"], K)
         cand = evaluate(cases, sides["candidate"], K)
-        found = rules.deltas(base, cand)
+        found = rules.deltas(base, cand, asks=asks)
         out["capabilities"][cap] = {"baseline": _summary(base), "candidate": _summary(cand),
                                     "deltas": {name: d.as_dict() for name, d in found.items()}}  # fmt: skip
         if cap == "default":
-            verdict = rules.judge(bar, found, needed_facts_taken=scored.needed_taken, moved=rules.movement(base, cand))
+            verdict = rules.judge(bar, found, needed_facts_taken=scored.needed_taken, moved=rules.movement(base, cand, asks),
+                                  asks=asks)  # fmt: skip
             out["by_category"] = {
                 name: {"baseline": base.by_category.get(name), "candidate": cand.by_category.get(name)}
                 for name in sorted(set(base.by_category) | set(cand.by_category))

@@ -24,8 +24,9 @@ from django.utils.timesince import timesince
 from governance.engine import permissions
 from governance.engine import proposals as rules
 from governance.engine import settings_search as search_rules
+from governance.engine.proposals import ANSWERS_FIRST
 from governance.models import Proposal
-from governance.services import proposal_eval, run_locks
+from governance.services import proposal_bar, proposal_eval, recall_log, run_locks
 from governance.services.acting import acting_name, event_actor, require_role, row_id
 from memory.engine import tuning as T
 from memory.models import Fact, MemoryEvent, Workspace
@@ -328,6 +329,10 @@ def stale_reason(proposal: Proposal) -> str | None:
                 f"{proposal.evaluated_version}): evaluate it again")  # fmt: skip
     if proposal.evaluated_gold != proposal_eval.gold_fingerprint(proposal_eval.usable_sets(proposal.workspace)):
         return "the approved gold sets changed after it was evaluated: evaluate it again"
+    report = proposal.report or {}
+    judged_by = report.get("asks", ANSWERS_FIRST.as_dict())
+    if report.get("bar") == rules.BEAT and judged_by != proposal_bar.asks(proposal.workspace).as_dict():
+        return "the bar proposals must clear changed after it was evaluated: evaluate it again"
     return None
 
 
@@ -492,10 +497,26 @@ def traffic_since_applied(proposal: Proposal) -> dict[str, Any] | None:
         served = votes.filter(at__gte=start, at__lt=end, data__settings_version=version)
         return {signal: served.filter(data__signal=signal).count() for signal in ("up", "down")}
 
+    moved = recall_log.first_hits_moved(proposal.workspace, from_version=done["from_version"],
+                                        to_version=done["to_version"], start=proposal.applied_at, end=until)  # fmt: skip
     return {"after": counted(done["to_version"], proposal.applied_at, until),
             "before": counted(done["from_version"], proposal.applied_at - span, proposal.applied_at),
             "span": timesince(proposal.applied_at, until), "to_version": done["to_version"],
-            "from_version": done["from_version"]}  # fmt: skip
+            "from_version": done["from_version"], "asked_both": moved["asked_both"],
+            "moved": _with_words(proposal.workspace, moved["moved"])}  # fmt: skip
+
+
+MOVED_SHOWN = 20
+
+
+def _with_words(workspace, moved: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The first `MOVED_SHOWN` moved recalls, each fact id with its words when they are readable."""
+    shown = moved[:MOVED_SHOWN]
+    ids = {row[side] for row in shown for side in ("before", "after") if row[side]}
+    words = {f.memory_id: f.content if f.is_readable else "" for f in Fact.objects.filter(workspace=workspace,
+                                                                                          memory_id__in=ids)}  # fmt: skip
+    return [{**row, "before_text": words.get(row["before"], ""), "after_text": words.get(row["after"], "")}
+            for row in shown]  # fmt: skip
 
 
 def to_dict(proposal: Proposal, *, with_report: bool = False) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from typing import Any
 
 from governance.engine.verdicts import ItemFacts, VerdictRefused, check_author, check_undo, plan_verdict
 from governance.models import ReviewItem
+from governance.services import recall_log
 from governance.services.acting import Actor, actor_text, require_role
 from memory.models import Workspace
 from memory.services.errors import NotFoundError, RequestError
@@ -63,6 +64,7 @@ def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: Actor | s
         item.save(update_fields=["status", "resolved_at", "resolved_by", "details"])
         m.record("reviewed", fact_ids=sorted(set(ids) | set(plan.states)), reason=reason, review_item=item.pk,
                  review_kind=item.kind, review_action="decided", verdict=verdict, reviewer=actor, **decision)  # fmt: skip
+        recall_log.after_verdict(workspace, decision, reviewer=actor)
     return item
 
 

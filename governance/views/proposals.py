@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 from governance.engine import permissions
 from governance.engine import proposals as rules
 from governance.forms import (
+    ProposalBarForm,
     ProposalDecisionForm,
     RetractionProposalForm,
     TelemetryProposalForm,
@@ -26,7 +27,7 @@ from governance.forms import (
     parsed,
 )
 from governance.models import Proposal
-from governance.services import proposal_eval, proposals, settings_searches
+from governance.services import proposal_bar, proposal_eval, proposals, recall_log, settings_searches
 from governance.services.acting import Actor
 from memory.engine import tuning as T
 from memory.models import MemoryEvent
@@ -60,8 +61,31 @@ def proposals_page(request: HttpRequest, workspace: str) -> HttpResponse:
         "can_propose": permissions.allows(roles, "propose"), "version": version,
         "knobs": [(k, f"{getattr(in_force, k.name):g}", f"{k.low:g}–{k.high:g}") for k in T.KNOBS], "min_downvotes": rules.DEFAULT_MIN_DOWNVOTES,
         "gate": None if proposal_eval.usable_sets(ws) else proposal_eval.gate_refusal(ws), "form": request.POST,
-        "search": settings_searches.latest(ws),
+        "search": settings_searches.latest(ws), **_bar_context(ws, roles),
     })  # fmt: skip
+
+
+def _bar_context(ws, roles) -> dict:
+    asks = proposal_bar.asks(ws)
+    return {"asks": asks, "can_set_bar": permissions.allows(roles, "set_proposal_bar"),
+            "noise_weights": sorted({*rules.Bar.NOISE_WEIGHTS, asks.noise_weight}),
+            "hit_allowances": sorted({*rules.Bar.HIT_ALLOWANCES, asks.hit_allowance})}  # fmt: skip
+
+
+@require_POST
+@login_required
+def proposal_bar_set(request: HttpRequest, workspace: str) -> HttpResponse:
+    """An admin sets what recall-settings proposals must show; a refusal is a message on the page."""
+    ws = get_workspace_for_user(request, workspace)
+    data = parsed(ProposalBarForm, request.POST)
+    try:
+        asks = proposal_bar.set_bar(ws, noise_weight=data["noise_weight"], hit_allowance=data["hit_allowance"],
+                                    user=request.user, actor=Actor.person(request.user))  # fmt: skip
+    except RequestError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, f"The bar is now {asks.words()}.")
+    return redirect(f"{reverse('governance:proposals', args=[ws.name])}#proposal-bar")
 
 
 @login_required
@@ -271,7 +295,8 @@ def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | Non
         "blocker": proposals.approval_blocker(proposal, user, user.get_username()),
         "stale": proposals.stale_reason(proposal) if proposal.evaluation == Proposal.Evaluation.DONE else None,
         "is_author": proposals.is_author(proposal, user, user.get_username()),
-        "traffic": proposals.traffic_since_applied(proposal),
+        "traffic": proposals.traffic_since_applied(proposal), "recall_log_days": recall_log.kept_days(),
+        "asks": rules.Bar(**report["asks"]) if "asks" in (report or {}) else proposal_bar.asks(ws),
     }  # fmt: skip
 
 
@@ -286,7 +311,7 @@ def _percent(proposal: Proposal) -> int:
     return min(100, int(100 * proposal.eval_done / proposal.eval_total)) if proposal.eval_total else 0
 
 
-METRIC_LABELS = {"mrr": "MRR", "recall_at_k": "recall@k", "ndcg_at_k": "nDCG@k", "hit_at_k": "hit@k"}
+METRIC_LABELS = {"mrr": "MRR", "recall_at_k": "recall@k", "ndcg_at_k": "nDCG@k", "hit_at_k": "hit@k", "value": "value"}
 # How much comes back with the answer (an evaluation made before these were measured has none): pooled
 # over the cases, so there is no per-case interval, only the change.
 NOISE_LABELS = {"precision": "precision", "hits_per_question": "hits/question"}

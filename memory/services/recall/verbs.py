@@ -289,20 +289,25 @@ def recall_selection(
     now_ms = _now_ms(filters, now)
     moment = now or timezone.now()
     reinforced: list[int] = []
+    served = reinforce and filters.as_of is None and filters.lifecycles is None and tuning is None
     with index.lock:
         view = _view(index, now_ms, filters)
-        if view is None:
-            return Recalled([])
-        chosen = _rank(index, view, query, now_ms, scope, k, embedder, tuning, floor, cut, detail_left_out=left_out)
-        hits = _hits(index, chosen.hits)
-        dropped = _hits(index, [item.hit for item in chosen.left_out]) if left_out else []
-        if reinforce and hits and filters.as_of is None and filters.lifecycles is None and tuning is None:
+        chosen = None
+        if view is not None:
+            chosen = _rank(index, view, query, now_ms, scope, k, embedder, tuning, floor, cut, detail_left_out=left_out)
+        hits = _hits(index, chosen.hits) if chosen else []
+        dropped = _hits(index, [item.hit for item in chosen.left_out]) if chosen and left_out else []
+        if served and hits:
             reinforced = _reinforce_in_index(index, [h.id for h in hits], moment)
+        version = index.tuning_version
     if reinforced:
         # After the lock: a request holding a database connection must never wait for an index lock
         # that another request holds while it waits for a connection (the pool would deadlock).
         reinforcement.record(index.workspace_id, reinforced, moment)
-    return Recalled(hits, dropped, chosen.counts())
+    if served and floor is None and cut is None:
+        signals.send_after(signals.recall_served, Workspace, workspace=workspace, query=query, origin_key=scope.key,
+                           memory_ids=[h.id for h in hits], settings_version=version or 0, at=moment)  # fmt: skip
+    return Recalled(hits, dropped, chosen.counts() if chosen else {})
 
 
 SEARCH_ORIGINS_LIMIT = 100  # origins one console search reads; each has its own index to build

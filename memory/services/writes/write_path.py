@@ -89,6 +89,8 @@ def write_fact(*, workspace, new: NewFact, actor: str, now: datetime | None = No
             refusal = error
     if refusal is not None:
         raise refusal
+    if result.outcome in ("created", "confined"):
+        signals.send_after(signals.fact_written, Fact, workspace=workspace, fact=result.fact)
     return result
 
 

@@ -212,14 +212,26 @@ def test_the_votes_on_recall_since_a_settings_proposal_was_applied_are_counted_b
     tuning_service.set_tuning(ws, {"ngram_floor": 0.95}, actor="olga", reason="strict")
     _gold(ws, [(f"where is the {typo}", [memory[w]]) for w, typo in zip(WORDS, TYPOS, strict=True)])
     tl.feedback(memory["lisbon"], "down")  # under version 1, before the proposal
+    tl.recall("where is the lisbton")  # agents' questions under version 1: a typo finds nothing
+    tl.recall("where is the origami")
     proposal = _evaluated(proposals.propose_tuning(ws, {"ngram_floor": 0.3}, rationale="typos", user=personas.owner,
                                                    actor="olga"), personas.owner)  # fmt: skip
     assert proposals.traffic_since_applied(proposal) is None  # nothing applied yet
     proposals.approve(proposal, user=personas.approver, actor="abe", reason="typos are found")
     proposal = proposals.apply(proposal, user=personas.owner, actor="olga")
+    assert proposals.traffic_since_applied(proposal)["asked_both"] == 0
     tl.feedback(memory["origami"], "up")
     tl.feedback(memory["zanzibar"], "up")
+    for query in ("where is the lisbton", "where is the origami", "where is the zansibar"):
+        tl.recall(query)
     traffic = proposals.traffic_since_applied(proposal)
     assert (traffic["from_version"], traffic["to_version"]) == (1, 2)
     assert traffic["after"] == {"up": 2, "down": 0}
     assert traffic["before"]["up"] == 0  # the earlier down-vote may fall outside the window of equal length
+    # Two questions were asked under both versions; the typo's first hit moved from nothing to its fact.
+    assert traffic["asked_both"] == 2
+    assert [(m["query"], m["before"], m["after"], m["after_text"]) for m in traffic["moved"]] == [
+        ("where is the lisbton", "", memory["lisbon"], "Maya keeps a lisbon in the study.")]
+    page = personas.client_for(personas.approver).get(f"/w/{ws.name}/proposals/{proposal.pk}/").content.decode()
+    assert "Of the 2 questions agents asked both before and after, 1 got a different first hit" in page
+    assert "Maya keeps a lisbon in the study." in page

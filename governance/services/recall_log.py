@@ -1,0 +1,218 @@
+"""What recall served agents, kept a while: the evidence behind two gold-case candidates and behind a
+proposal's "what changed in real traffic".
+
+Memory announces each recall it served an agent (`memory.signals.recall_served`: the query, what came
+back in order, the settings version that ranked it) and keeps no query itself. Governance keeps them
+here as `ServedRecall` rows for `TIDELINE_RECALL_LOG_DAYS` (14 by default), written in batches as
+recall's reinforcement is (`TIDELINE_REINFORCE_FLUSH_SECONDS` after the first unwritten one, by a
+short-lived thread, never by the request), so the log costs an agent's recall no database write. A
+shredded origin takes its rows along: its queries are its own words.
+
+Two candidates come from the log, each for a person to accept or reject:
+
+* a recall that found nothing relevant, followed within `ANSWERED_WITHIN` by a write from the same
+  origin that shares the query's words: "this fact answers that question";
+* a reviewer's verdict that admits a fact and archives the one recall served first for a query:
+  "that query should now find the admitted fact".
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import math
+import threading
+import time
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection
+from django.utils import timezone
+
+from governance.models import GoldCandidate, ServedRecall
+from governance.services.gold_candidates import QUERY_LIMIT, open_candidate
+from memory.engine.recall.tokenize import recall_terms
+from memory.models import Fact, Workspace
+from memory.services.recall.reinforcement import flush_seconds
+
+log = logging.getLogger("tideline.recall")
+
+SERVED_KEPT = 10  # the ids kept of one recall, best first
+ANSWERED_WITHIN = timedelta(minutes=10)
+VERDICT_QUERIES = 20  # candidates one verdict may open at most (the most recent distinct queries)
+PRUNE_EVERY_SECONDS = 3600.0
+
+
+def kept_days() -> int:
+    return int(getattr(settings, "TIDELINE_RECALL_LOG_DAYS", 14))
+
+
+class _Pending:
+    """Served recalls not yet written, in order, and the timer that writes them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.rows: list[ServedRecall] = []
+        self.timer: threading.Timer | None = None
+        self.pruned_at = 0.0
+
+    def add(self, row: ServedRecall, delay: float) -> None:
+        with self.lock:
+            self.rows.append(row)
+            if self.timer is None:
+                self.timer = threading.Timer(delay, _flush_in_thread)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def take(self) -> list[ServedRecall]:
+        with self.lock:
+            taken, self.rows = self.rows, []
+            if self.timer is not None:
+                self.timer.cancel()
+                self.timer = None
+            return taken
+
+    def of(self, workspace_id: int) -> list[ServedRecall]:
+        with self.lock:
+            return [row for row in self.rows if row.workspace_id == workspace_id]
+
+
+pending = _Pending()
+
+
+def keep(sender: Any, *, workspace: Workspace, query: str, origin_key: str, memory_ids: list[str],
+         settings_version: int, at: datetime, **kwargs: Any) -> None:  # fmt: skip
+    """Receiver of `recall_served`: log the recall (now, or within the flush interval)."""
+    wanted = " ".join(str(query).split())[:QUERY_LIMIT]
+    if not wanted or kept_days() <= 0:
+        return
+    ids = [str(mid) for mid in memory_ids[:SERVED_KEPT]]
+    row = ServedRecall(workspace_id=workspace.pk, at=at, origin_key=origin_key, query=wanted, memory_ids=ids,
+                       top_id=ids[0] if ids else "", settings_version=settings_version)  # fmt: skip
+    delay = flush_seconds()
+    if delay <= 0:
+        _write([row])
+    else:
+        pending.add(row, delay)
+
+
+def flush() -> int:
+    """Write every pending row now (in this thread); returns how many."""
+    rows = pending.take()
+    if rows:
+        _write(rows)
+    return len(rows)
+
+
+def _flush_in_thread() -> None:
+    try:
+        flush()
+    except Exception:  # noqa: BLE001 — the log loses a second of recalls, never the process; say so
+        log.exception("could not write the recall log")
+    finally:
+        connection.close()
+
+
+def _write(rows: list[ServedRecall]) -> None:
+    live = set(Workspace.objects.filter(pk__in={r.workspace_id for r in rows}).values_list("pk", flat=True))
+    ServedRecall.objects.bulk_create([r for r in rows if r.workspace_id in live])
+    now = time.monotonic()
+    if now - pending.pruned_at >= PRUNE_EVERY_SECONDS:
+        pending.pruned_at = now
+        prune()
+
+
+atexit.register(lambda: flush() if pending.rows else None)
+
+
+def prune(now: datetime | None = None) -> int:
+    """Delete rows older than the log keeps them; returns how many."""
+    cutoff = (now or timezone.now()) - timedelta(days=max(kept_days(), 0))
+    return ServedRecall.objects.filter(at__lt=cutoff).delete()[0]
+
+
+def forget_origin(sender: Any, *, workspace: Workspace, origin_key: str, **kwargs: Any) -> None:
+    """Receiver of `origin_shredded`: the origin's queries go with its facts."""
+    flush()
+    ServedRecall.objects.filter(workspace=workspace, origin_key=origin_key).delete()
+
+
+def _recent(workspace: Workspace, since: datetime) -> list[ServedRecall]:
+    """This workspace's rows since `since`, this process's unwritten ones included, newest first."""
+    written = list(ServedRecall.objects.filter(workspace=workspace, at__gte=since))
+    unwritten = [row for row in pending.of(workspace.pk) if row.at >= since]
+    return sorted(written + unwritten, key=lambda r: r.at, reverse=True)
+
+
+def answers(query: str, content: str) -> bool:
+    """Whether a fact plausibly answers a query: it shares at least a third of the query's terms (one at
+    least). A person decides; this only keeps unrelated writes from becoming candidates."""
+    wanted = set(recall_terms(query))
+    if not wanted:
+        return False
+    shared = wanted & set(recall_terms(content))
+    return len(shared) >= max(1, math.ceil(len(wanted) / 3))
+
+
+def answered_after(sender: Any, *, workspace: Workspace, fact: Fact, **kwargs: Any) -> None:
+    """Receiver of `fact_written`: a recall by the same origin that found nothing a short while before,
+    whose words the new fact shares, becomes a candidate ("this fact answers that question")."""
+    since = timezone.now() - ANSWERED_WITHIN
+    misses = [r for r in _recent(workspace, since) if r.origin_key == fact.origin_key and not r.memory_ids]
+    if not misses:
+        return
+    content = fact.content
+    seen: set[str] = set()
+    for row in misses:
+        if row.query in seen or not answers(row.query, content):
+            continue
+        seen.add(row.query)
+        open_candidate(workspace, row.query, fact.memory_id, GoldCandidate.Source.WRITTEN_AFTER, fact.written_by)
+
+
+def after_verdict(workspace: Workspace, decision: dict[str, Any], *, reviewer: str) -> int:
+    """A verdict that admitted a fact and archived another: each recent query whose first hit was the
+    archived fact becomes a candidate for the admitted one. Returns how many candidates it opened."""
+    before, after = decision.get("before", {}), decision.get("after", {})
+    admitted = [mid for mid, now in after.items()
+                if now.get("lifecycle") == "active" and before.get(mid, {}).get("lifecycle") != "active"]  # fmt: skip
+    replaced = [mid for mid, now in after.items()
+                if now.get("lifecycle") != "active" and before.get(mid, {}).get("lifecycle") == "active"]  # fmt: skip
+    if len(admitted) != 1 or not replaced:
+        return 0
+    flush()
+    since = timezone.now() - timedelta(days=max(kept_days(), 0))
+    rows = ServedRecall.objects.filter(workspace=workspace, top_id__in=replaced, at__gte=since).order_by("-at")
+    queries: list[str] = []
+    for query in rows.values_list("query", flat=True)[:500]:
+        if query not in queries:
+            queries.append(query)
+        if len(queries) == VERDICT_QUERIES:
+            break
+    return sum(open_candidate(workspace, q, admitted[0], GoldCandidate.Source.VERDICT, reviewer) for q in queries)
+
+
+TRAFFIC_QUERIES = 500  # the most recent distinct queries a proposal page compares
+
+
+def first_hits_moved(workspace: Workspace, *, from_version: int, to_version: int, start: datetime,
+                     end: datetime) -> dict[str, Any]:  # fmt: skip
+    """Queries agents asked both before `start` (served by `from_version`) and between `start` and `end`
+    (served by `to_version`): how many, and those whose first hit is not the same, newest first, each
+    as {query, before, after} (a fact id, or "" for nothing relevant)."""
+    flush()
+    served = ServedRecall.objects.filter(workspace=workspace)
+    after: dict[str, str] = {}
+    for query, top in served.filter(at__gte=start, at__lt=end, settings_version=to_version).order_by(
+            "-at").values_list("query", "top_id")[:5000]:  # fmt: skip
+        after.setdefault(query, top)  # the latest answer under the new settings
+        if len(after) == TRAFFIC_QUERIES:
+            break
+    before: dict[str, str] = {}
+    for query, top in served.filter(at__lt=start, settings_version=from_version, query__in=list(after)).order_by(
+            "-at").values_list("query", "top_id"):  # fmt: skip
+        before.setdefault(query, top)  # the last answer before
+    moved = [{"query": q, "before": before[q], "after": top} for q, top in after.items()
+             if q in before and before[q] != top]  # fmt: skip
+    return {"asked_both": len(before), "moved": moved}

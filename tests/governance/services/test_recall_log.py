@@ -1,0 +1,98 @@
+"""What recall served agents (governance.services.recall_log): kept a while, the evidence behind two
+gold-case candidates (a recall that found nothing then the write that answered it; a verdict that
+replaced what recall served) and behind an applied proposal's "recalls whose first hit moved"."""
+
+from __future__ import annotations
+
+import pytest
+
+from governance.models import GoldCandidate, ReviewItem, ServedRecall
+from governance.services import gold_candidates, recall_log, verdicts
+from memory.engine.facts import records as R
+from memory.services.keys.crypto_shred import shred_origin
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+
+
+def test_an_agents_recall_is_logged_with_what_came_back_and_a_look_that_is_not_served_is_not(tl, workspace):
+    tea = tl.add("I prefer green tea in the morning.", segment="preference").id
+    tl.recall("What do I drink in the morning?")
+    tl.recall("Which car do I drive?")  # nothing relevant: logged with nothing
+    tl.recall("What do I drink?", reinforce=False)  # a look (the CLI's --no-reinforce), not an answer served
+    tl.explain("What do I drink?")
+    tl.context("What do I drink?")
+    rows = list(ServedRecall.objects.filter(workspace=workspace).order_by("at", "id"))
+    assert [(r.query, r.memory_ids[:1], r.top_id, r.origin_key) for r in rows] == [
+        ("What do I drink in the morning?", [tea], tea, "owner"), ("Which car do I drive?", [], "", "owner")]
+    assert rows[0].settings_version == workspace.tuning_version
+
+
+def test_a_recall_that_found_nothing_then_the_write_that_answers_it_is_a_candidate(tl, workspace, personas):
+    tl.recall("What is my dog's name?")
+    tl.add("The kettle is descaled every month.", segment="knowledge")  # shares no word: not an answer
+    peer = Tideline(workspace, actor="agent:peer")
+    peer.add("My dog is called Biscuit.", segment="preference", origin="channel:slack/c1/s1")  # another origin
+    answer = tl.add("My dog is called Biscuit.", segment="preference").id
+    found = [(c.query, c.memory_id, c.source) for c in gold_candidates.open_candidates(workspace)]
+    assert found == [("What is my dog's name?", answer, "written_after")]
+    case = gold_candidates.accept(gold_candidates.open_candidates(workspace).get(), user=personas.owner, actor="olga")
+    assert case.relevant_keys == [answer]  # the written fact is the proposed answer
+
+
+def test_a_recall_found_nothing_long_ago_or_found_something_makes_no_candidate(tl, workspace, settings):
+    tl.add("I walk the dog at seven.", segment="preference")
+    tl.recall("When do I walk the dog?")  # found something
+    tl.add("The dog walker is Ana.", segment="knowledge")
+    assert not GoldCandidate.objects.exists()
+    tl.recall("Where does my sister live?")
+    ServedRecall.objects.filter(query="Where does my sister live?").update(at=ServedRecall.objects.get(
+        query="Where does my sister live?").at - recall_log.ANSWERED_WITHIN * 2)  # fmt: skip
+    tl.add("My sister lives in Oslo.", segment="knowledge")
+    assert not GoldCandidate.objects.exists()
+
+
+def test_unwritten_recalls_meet_the_write_too_and_are_written_on_flush(tl, workspace, settings):
+    settings.TIDELINE_REINFORCE_FLUSH_SECONDS = 60  # only an explicit flush writes
+    try:
+        tl.recall("Where does my sister live?")
+        assert not ServedRecall.objects.exists() and len(recall_log.pending.of(workspace.pk)) == 1
+        answer = tl.add("My sister lives in Oslo.", segment="knowledge").id
+        assert GoldCandidate.objects.get().memory_id == answer
+        assert recall_log.flush() == 1 and ServedRecall.objects.count() == 1
+    finally:
+        recall_log.pending.take()
+
+
+def test_a_verdict_that_replaces_what_recall_served_first_makes_the_admitted_fact_a_candidate(tl, workspace, personas):
+    porto = tl.add("I live in Porto.", segment="identity", subject_key="home_city").id
+    assert tl.recall("Where do I live?")[0].id == porto
+    madrid = tl.add("The user lives in Madrid now.", segment="knowledge", subject_key="home_city",
+                    source_type="tool_output")  # fmt: skip
+    assert not GoldCandidate.objects.exists()
+    verdicts.decide(workspace, madrid.review_item_id, "dismiss", actor="olga", user=personas.owner)
+    assert not GoldCandidate.objects.exists()  # dismissed: nothing admitted, nothing replaced
+    verdicts.undo(workspace, madrid.review_item_id, actor="olga", user=personas.owner)
+    verdicts.decide(workspace, madrid.review_item_id, "supersede", actor="olga", user=personas.owner)
+    assert ReviewItem.objects.get(pk=madrid.review_item_id).status != "open"
+    found = [(c.query, c.memory_id, c.source, c.actor) for c in GoldCandidate.objects.all()]
+    assert found == [("Where do I live?", madrid.id, "verdict", "olga")]
+
+
+def test_a_shredded_origin_takes_its_logged_questions_along(tl, workspace):
+    peer = Tideline(workspace, actor="agent:peer")
+    origin = "channel:slack/c1/s1"
+    peer.add("The standup is at nine.", segment="knowledge", origin=origin)
+    peer.recall("When is the standup?", origin=origin)
+    tl.recall("When is the standup?")
+    assert ServedRecall.objects.count() == 2
+    shred_origin(workspace, R.parse_origin(origin).key, actor="ada", reason="asked to forget")
+    assert list(ServedRecall.objects.values_list("origin_key", flat=True)) == ["owner"]
+
+
+def test_the_log_keeps_its_days_and_no_more(tl, workspace, settings):
+    tl.recall("When is the standup?")
+    row = ServedRecall.objects.get()
+    assert recall_log.prune(now=row.at) == 0
+    settings.TIDELINE_RECALL_LOG_DAYS = 14
+    assert recall_log.prune(now=row.at + recall_log.timedelta(days=15)) == 1
