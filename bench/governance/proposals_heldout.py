@@ -1,6 +1,7 @@
 """Does the self-improvement loop make recall better on questions its gold set does not hold? (docs/BENCHMARKS.md)
 
     python -m bench.governance.proposals_heldout ../shared/data/locomo-dev/*.json [--splits 4] [--json]
+        [--noise-weight X [--hit-allowance Y]]
 
 Each file is one conversation in the gold-set format. It is written through the write path into a
 workspace of its own (`memory.services.recall.evaluation.seed_gold`), with an owner and two
@@ -19,7 +20,10 @@ approvers. Then, for each of `--splits` random halvings of its questions:
 
 Reported: per conversation, the mean change in unseen MRR over its halvings; over all, the mean
 over conversations, the worst conversation, and among the proposals that cleared the bar, the share
-that then lost MRR on the unseen half. Run it on a scratch database (it leaves its workspaces).
+that then lost MRR on the unseen half. With `--noise-weight`, each workspace's bar prices noise
+(`governance.engine.proposals.Bar`), and the unseen half's *value* (MRR less that weight per fact
+returned that does not answer) is what a proposal must not lose. Run it on a scratch database (it
+leaves its workspaces).
 """
 
 from __future__ import annotations
@@ -60,8 +64,9 @@ def _get(name: str):
     return get_user_model().objects.get(username=name)
 
 
-def _unseen(memory, cases, ids_by_key: dict[str, str]) -> dict[str, float]:
-    """MRR@10, hit@10, precision and hits per question of what recall returns now."""
+def _unseen(memory, cases, ids_by_key: dict[str, str], noise_weight: float = 0.0) -> dict[str, float]:
+    """MRR@10, hit@10, precision, hits per question and value (MRR less `noise_weight` per fact
+    returned that does not answer) of what recall returns now."""
     rr, hit, returned, good = [], [], 0, 0
     for case in cases:
         relevant = {ids_by_key[key] for key in case.relevant_keys if key in ids_by_key}
@@ -73,15 +78,16 @@ def _unseen(memory, cases, ids_by_key: dict[str, str]) -> dict[str, float]:
         good += sum(mid in relevant for mid in hits)
     n = len(cases)
     return {"mrr": sum(rr) / n, "hit_at_10": sum(hit) / n, "precision": good / returned if returned else 0.0,
-            "hits_per_question": returned / n}  # fmt: skip
+            "hits_per_question": returned / n, "value": (sum(rr) - noise_weight * (returned - good)) / n}  # fmt: skip
 
 
-def run_conversation(path: Path, splits: int, *, quiet: bool = False) -> dict[str, Any]:
+def run_conversation(path: Path, splits: int, *, quiet: bool = False, noise_weight: float = 0.0,
+                     hit_allowance: float = 0.01) -> dict[str, Any]:  # fmt: skip
     from django.utils import timezone
 
     from governance.models import GoldCase, GoldSet, Proposal
     from governance.services import gold as gold_service
-    from governance.services import proposals
+    from governance.services import proposal_bar, proposals
     from memory.engine import tuning as T
     from memory.services import tuning as tuning_service
     from memory.services.recall import evaluation as harness
@@ -92,6 +98,7 @@ def run_conversation(path: Path, splits: int, *, quiet: bool = False) -> dict[st
     seeded = harness.seed_gold(parsed, now=timezone.now())
     workspace, ids = seeded.workspace, seeded.ids_by_key
     people = _people(workspace)
+    proposal_bar.set_bar(workspace, noise_weight=noise_weight, hit_allowance=hit_allowance, actor="bench")
     memory = Tideline(workspace, actor="bench", embedder=None)
     cases = [c for c in parsed.cases if any(key in ids for key in c.relevant_keys)]
     rows = []
@@ -108,7 +115,7 @@ def run_conversation(path: Path, splits: int, *, quiet: bool = False) -> dict[st
                      relevant_keys=sorted({ids[key] for key in c.relevant_keys if key in ids}))
             for i, c in enumerate(gold_cases)])  # fmt: skip
         gold_service.approve(gold, user=people["heldout-approver"], actor="heldout-approver")
-        before = _unseen(memory, unseen, ids)
+        before = _unseen(memory, unseen, ids, noise_weight)
         t0 = time.perf_counter()
         proposal, why = proposals.propose_from_recall_misses(workspace)
         search_seconds = time.perf_counter() - t0
@@ -124,9 +131,10 @@ def run_conversation(path: Path, splits: int, *, quiet: bool = False) -> dict[st
             if proposal.clears_bar:
                 proposals.approve(proposal, user=people["heldout-second"], actor="heldout-second", reason="held-out bench")
                 proposals.apply(proposal, user=people["heldout-owner"], actor="heldout-owner")
-        after = _unseen(memory, unseen, ids)
+        after = _unseen(memory, unseen, ids, noise_weight)
         row["after"] = after
         row["unseen_mrr_delta"] = after["mrr"] - before["mrr"]
+        row["unseen_value_delta"] = after["value"] - before["value"]
         if proposal is not None and Proposal.objects.get(pk=proposal.pk).status == Proposal.Status.APPLIED:
             proposals.revert(proposal, user=people["heldout-owner"], actor="heldout-owner", reason="next halving")
         assert tuning_service.current(workspace)[1].as_dict() == T.DEFAULT.as_dict()
@@ -136,15 +144,18 @@ def run_conversation(path: Path, splits: int, *, quiet: bool = False) -> dict[st
             print(f"  {path.stem} split {split}: {change}; unseen MRR {before['mrr']:.3f} → {after['mrr']:.3f} "
                   f"({row['unseen_mrr_delta']:+.3f}), search {search_seconds:.0f} s", file=sys.stderr, flush=True)
     deltas = [r["unseen_mrr_delta"] for r in rows]
+    values = [r["unseen_value_delta"] for r in rows]
     return {"conversation": path.stem, "facts": len(ids), "cases": len(cases), "splits": rows,
-            "mean_unseen_mrr_delta": sum(deltas) / len(deltas), "seconds": round(time.perf_counter() - started, 1)}
+            "mean_unseen_mrr_delta": sum(deltas) / len(deltas), "mean_unseen_value_delta": sum(values) / len(values),
+            "noise_weight": noise_weight, "seconds": round(time.perf_counter() - started, 1)}  # fmt: skip
 
 
 def summarise(conversations: Sequence[dict[str, Any]]) -> dict[str, Any]:
     means = [c["mean_unseen_mrr_delta"] for c in conversations]
     rows = [r for c in conversations for r in c["splits"]]
     cleared = [r for r in rows if r.get("clears_bar")]
-    lost = [r for r in cleared if r["unseen_mrr_delta"] < 0]
+    priced = bool(conversations) and conversations[0]["noise_weight"] > 0
+    lost = [r for r in cleared if r["unseen_value_delta" if priced else "unseen_mrr_delta"] < 0]
     applied = [r for r in rows if r.get("clears_bar")]
 
     def mean_of(key: str, side: str) -> float:
@@ -154,10 +165,12 @@ def summarise(conversations: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "conversations": len(conversations), "halvings": len(rows),
         "mean_unseen_mrr_delta": sum(means) / len(means) if means else 0.0,
         "worst_conversation_delta": min(means) if means else 0.0,
+        "mean_unseen_value_delta": sum(c["mean_unseen_value_delta"] for c in conversations) / len(conversations)
+        if conversations else 0.0,
         "proposed": sum(r["proposed"] for r in rows), "cleared_the_bar": len(cleared),
         "cleared_then_lost_unseen": len(lost), "share_cleared_then_lost": len(lost) / len(cleared) if cleared else 0.0,
         "applied_unseen": {key: [mean_of(key, "before"), mean_of(key, "after")]
-                           for key in ("mrr", "hit_at_10", "precision", "hits_per_question")},
+                           for key in ("mrr", "hit_at_10", "precision", "hits_per_question", "value")},
     }  # fmt: skip
 
 
@@ -167,6 +180,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("paths", nargs="+", help="conversations in the gold-set format")
     parser.add_argument("--splits", type=int, default=4, help="random halvings per conversation (default 4)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--noise-weight", type=float, default=0.0,
+                        help="each workspace's bar: what a fact returned that does not answer costs (default 0)")
+    parser.add_argument("--hit-allowance", type=float, default=0.01, help="and how much hit@k may drop for it")
     args = parser.parse_args(argv)
     missing = [p for p in args.paths if not Path(p).is_file()]
     if missing:
@@ -177,7 +193,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     import django
 
     django.setup()
-    conversations = [run_conversation(Path(p), args.splits, quiet=args.json) for p in args.paths]
+    conversations = [run_conversation(Path(p), args.splits, quiet=args.json, noise_weight=args.noise_weight,
+                                      hit_allowance=args.hit_allowance) for p in args.paths]  # fmt: skip
     summary = summarise(conversations)
     if args.json:
         print(json.dumps({"summary": summary, "conversations": conversations}, indent=2))
@@ -188,8 +205,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     s = summary
     a = s["applied_unseen"]
     print(f"mean over conversations {s['mean_unseen_mrr_delta']:+.4f}; worst conversation {s['worst_conversation_delta']:+.4f}")
+    measure = f"value (MRR less {args.noise_weight:g} a fact that does not answer)" if args.noise_weight else "MRR"
+    if args.noise_weight:
+        print(f"unseen value, mean over conversations {s['mean_unseen_value_delta']:+.4f}")
     print(f"{s['proposed']} of {s['halvings']} halvings proposed, {s['cleared_the_bar']} cleared the bar, "
-          f"{s['cleared_then_lost_unseen']} of those lost MRR on the unseen half ({s['share_cleared_then_lost']:.0%})")
+          f"{s['cleared_then_lost_unseen']} of those lost {measure} on the unseen half ({s['share_cleared_then_lost']:.0%})")
     print("where applied, on the unseen half: " + ", ".join(f"{k} {v[0]:.3f} → {v[1]:.3f}" for k, v in a.items()))
     return 0
 

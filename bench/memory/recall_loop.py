@@ -1,7 +1,10 @@
 """In-process recall speed on a workspace that already exists (one seeded by the API bench, say):
 the bench's own queries in a loop, without reinforcement, best of several runs.
 
-    python -m bench.memory.recall_loop --workspace bench-100000-… [--queries 300] [--runs 5]
+    python -m bench.memory.recall_loop --workspace bench-100000-… [--queries 300] [--runs 5] [--served]
+
+`--served` recalls as an agent is served (reinforcing what comes back, the recall logged for
+governance, both written in batches off the loop); without it each recall is a look that writes nothing.
 
 Best of several runs, because a shared machine's speed drifts within minutes; compare two versions
 of the engine by running this against the same database back to back."""
@@ -19,6 +22,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workspace", required=True)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--served", action="store_true", help="reinforce and log each recall, as an agent's is")
     args = parser.parse_args(argv)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
     import django
@@ -38,7 +42,7 @@ def main(argv: list[str] | None = None) -> None:
     queries = queries[: max(1, args.queries)]
 
     def recall(query: str) -> None:
-        recall_service.recall(workspace=workspace, query=query, origin="owner", reinforce=False)
+        recall_service.recall(workspace=workspace, query=query, origin="owner", reinforce=args.served)
 
     started = time.perf_counter()
     recall(queries[0])

@@ -15,6 +15,10 @@ the way the shipped constants were chosen, by cases it did not see:
    interval (ENGINE-SPEC §8.5). Only when the whole interval lies above 0 is anything proposed: the
    candidate best on all the cases. Otherwise the answer is "nothing to propose", with the reason.
 
+Steps 2–3 run first over the cut and the floor alone (what recall keeps of a ranking it does not
+change), then over every knob, which is taken only when choosing among all of them beats choosing
+the cut and floor alone on held-out folds (`_staged`).
+
 Pure: the caller ranks (one recall per ranking candidate and case, with no cut) and hands over each
 case's ranked (id, relevance) pairs.
 """
@@ -161,7 +165,7 @@ def _distance(table: Table, column: int) -> float:
     return sum(abs(c["after"] - c["before"]) / ((T.KNOB[c["name"]].high - T.KNOB[c["name"]].low) or 1.0) for c in moved)
 
 
-def choose(table: Table, rows: np.ndarray, asks: Bar = ANSWERS_FIRST) -> int:
+def choose(table: Table, rows: np.ndarray, asks: Bar = ANSWERS_FIRST, among: np.ndarray | None = None) -> int:
     """The candidate to take on these cases. Among those that return no more to the abstention cases
     than the settings in force: find the highest mean reciprocal rank over the answerable cases, then
     take the simplest candidate within one standard error of it (the paired error of the per-case
@@ -172,7 +176,8 @@ def choose(table: Table, rows: np.ndarray, asks: Bar = ANSWERS_FIRST) -> int:
     development conversations, less of the gain on unseen questions: docs/BENCHMARKS.md.)
 
     With a bar that trades noise (`Bar.noise_weight`), each case's value stands for its reciprocal
-    rank, and a candidate may find the answer within k at most `Bar.hit_allowance` less often."""
+    rank, and a candidate may find the answer within k at most `Bar.hit_allowance` less often.
+    `among`: the columns it may choose from (all by default; the settings in force always)."""
     answer = rows & table.answerable
     abstain = rows & ~table.answerable
     if not answer.any():
@@ -181,6 +186,9 @@ def choose(table: Table, rows: np.ndarray, asks: Bar = ANSWERS_FIRST) -> int:
     means = rr.mean(axis=0)
     violations = (table.returned[abstain] > 0).sum(axis=0) if abstain.any() else np.zeros(len(table.candidates))
     kept = violations <= violations[table.base]
+    if among is not None:
+        kept &= among
+        kept[table.base] = True
     if asks.trades_noise:
         hits = (table.rr[answer] > 0).mean(axis=0)
         kept &= hits >= hits[table.base] - asks.hit_allowance - 1e-12
@@ -221,8 +229,11 @@ def fold_of(case_ids: Sequence[str], folds: int = FOLDS) -> np.ndarray:
     return out
 
 
-def cross_validate(table: Table, *, folds: int = FOLDS, asks: Bar = ANSWERS_FIRST) -> CrossValidated:
-    """Choose on all folds but one, score on that one, for each fold (module docstring)."""
+def cross_validate(table: Table, *, folds: int = FOLDS, asks: Bar = ANSWERS_FIRST, among: np.ndarray | None = None,
+                   against: np.ndarray | None = None) -> CrossValidated:  # fmt: skip
+    """Choose on all folds but one, score on that one, for each fold (module docstring): choosing
+    `among` these columns (all by default), against the settings in force, or against choosing
+    `against` those columns on the same folds (is the wider choice worth more than the narrower?)."""
     fold = fold_of([c.id for c in table.cases], folds)
     value = table.value(asks)
     held = np.full(len(table.cases), np.nan)
@@ -233,11 +244,11 @@ def cross_validate(table: Table, *, folds: int = FOLDS, asks: Bar = ANSWERS_FIRS
         test = fold == f
         if not (test & answerable).any():
             continue
-        column = choose(table, ~test, asks)
+        column = choose(table, ~test, asks, among)
         chosen.append(column)
         rows = test & answerable
         held[rows] = value[rows, column]
-        base[rows] = value[rows, table.base]
+        base[rows] = value[rows, table.base if against is None else choose(table, ~test, asks, against)]
     scored = ~np.isnan(held)
     gain = paired_bootstrap_ci(base[scored].tolist(), held[scored].tolist())
     return CrossValidated(gain, folds, tuple(chosen), float(base[scored].mean()) if scored.any() else math.nan,
@@ -273,6 +284,35 @@ def figures(table: Table, column: int) -> Figures:
     )  # fmt: skip
 
 
+SELECTION_KNOBS = frozenset({"relevance_cut", "relevance_floor"})
+
+
+def selection_only(table: Table) -> np.ndarray:
+    """The columns that change only what recall keeps of its ranking (the cut and the floor)."""
+    base = table.candidates[table.base]
+    return np.array([{c["name"] for c in T.diff(base, t)} <= SELECTION_KNOBS for t in table.candidates], dtype=bool)
+
+
+def _staged(table: Table, asks: Bar) -> tuple[int, CrossValidated]:
+    """The column to propose and the cross-validation behind it (which `search` reads: a column whose
+    cross-validation shows no gain is not proposed).
+
+    In two steps, each checked on cases it was not fitted to: first the cut and the floor alone
+    (what recall keeps of a ranking it does not change); then every knob, taken only when choosing
+    among all of them does better on held-out folds than choosing the cut and floor alone. The
+    ranking knobs fit a half conversation's questions more easily than they carry over to its
+    others (docs/BENCHMARKS.md), so they must earn their place over what the simpler change gives."""
+    everything = np.ones(len(table.cases), dtype=bool)
+    narrow = selection_only(table)
+    first = cross_validate(table, asks=asks, among=narrow)
+    if first.shows_gain:
+        wider = cross_validate(table, asks=asks, against=narrow)
+        if wider.shows_gain:
+            return choose(table, everything, asks), cross_validate(table, asks=asks)
+        return choose(table, everything, asks, narrow), first
+    return choose(table, everything, asks), cross_validate(table, asks=asks)  # `search` says why when it shows none
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What the search found: a tuning to propose (None: nothing), why, and the figures behind it."""
@@ -306,8 +346,7 @@ def search(table: Table, *, k: int = K, asks: Bar = ANSWERS_FIRST) -> Outcome:
         return Outcome(None, f"the gold sets have {n} answerable case{'s' if n != 1 else ''}; the search needs at "
                              f"least {MIN_CASES} to check a change on cases it was not fitted to", before,
                        tried=tried, misses=misses)  # fmt: skip
-    cv = cross_validate(table, asks=asks)
-    best = choose(table, np.ones(len(table.cases), dtype=bool), asks)
+    best, cv = _staged(table, asks)
     gain = cv.gain
     interval = f"{gain.mean:+.3f}, 95% CI [{gain.lo:+.3f}, {gain.hi:+.3f}]"
     if best == table.base:

@@ -79,6 +79,25 @@ def test_the_cut_is_tried_on_the_ranked_list_and_can_be_what_is_proposed():
     assert outcome.after.precision == 0.5 and outcome.after.hits_per_question == 2.0
 
 
+def test_a_ranking_knob_rides_along_with_the_cut_only_when_it_earns_its_place_on_unseen_folds():
+    # The cut in force drops every answer (second, at half the best relevance); a lower cut keeps them
+    # all. Each ranking candidate also puts the answers of one fold first: with the lower cut it is
+    # best on all the cases, yet never better on a fold its other folds chose it for. The cut alone is
+    # proposed.
+    cases = _cases(40)
+    fold = S.fold_of([c.id for c in cases])
+    tunings = _tunings(S.FOLDS)
+    second = {c.id: [(f"noise{i}", 0.8), (f"answer{i}", 0.4)] for i, c in enumerate(cases)}
+    rankings = [second] + [{c.id: [(f"answer{i}", 0.8), (f"noise{i}", 0.4)] if fold[i] == j else second[c.id]
+                            for i, c in enumerate(cases)} for j in range(S.FOLDS)]  # fmt: skip
+    table = S.build_table(cases, rankings, tunings, cuts=[0.0, T.DEFAULT.relevance_cut])
+    best_on_all = table.candidates[S.choose(table, np.ones(len(cases), dtype=bool))]
+    assert best_on_all.ngram_weight != T.DEFAULT.ngram_weight  # it fits them
+    outcome = S.search(table)
+    assert outcome.chosen == T.DEFAULT.changed(relevance_cut=0.0)
+    assert outcome.cv.gain.lo > 0 and round(outcome.after.mrr, 3) == 0.5
+
+
 def test_a_setting_that_answers_a_question_meant_to_get_nothing_is_never_chosen():
     cases = [*_cases(12), S.Case("nothing", frozenset())]
     base = {c.id: [(f"noise{i}", 0.8), (f"answer{i}", 0.4)] for i, c in enumerate(cases[:-1])}
