@@ -382,6 +382,8 @@ TIDELINE_API_RATE_PER_MINUTE = envint("TIDELINE_API_RATE_PER_MINUTE", 600)
 # Recall's use counts are written in batches this many seconds apart, off the request (0: with each
 # recall). A process killed hard loses at most this much of them (memory/services/recall/reinforcement.py).
 TIDELINE_REINFORCE_FLUSH_SECONDS = float(os.environ.get("TIDELINE_REINFORCE_FLUSH_SECONDS", "1"))
+# Days governance keeps each recall served to an agent (governance/services/recall_log.py); 0 keeps none.
+TIDELINE_RECALL_LOG_DAYS = int(os.environ.get("TIDELINE_RECALL_LOG_DAYS", "14"))
 
 # Untrusted text is judged by the directive rules and the injection detector that reads what they miss
 # (memory/engine/safety/detector.py; a linear model shipped as a file, no language model). "0" leaves the
