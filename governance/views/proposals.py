@@ -293,7 +293,8 @@ def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | Non
         "percent": _percent(proposal), "history": history[:100], "confirm": confirm,
         "can_decide": permissions.allows(roles, "decide_proposal") and proposal.status == Proposal.Status.PENDING,
         "blocker": proposals.approval_blocker(proposal, user, user.get_username()),
-        "stale": proposals.stale_reason(proposal) if proposal.evaluation == Proposal.Evaluation.DONE else None,
+        "stale": proposals.stale_reason(proposal) if proposal.evaluation == Proposal.Evaluation.DONE
+                 and proposal.status in (Proposal.Status.PENDING, Proposal.Status.APPROVED) else None,
         "is_author": proposals.is_author(proposal, user, user.get_username()),
         "traffic": proposals.traffic_since_applied(proposal), "recall_log_days": recall_log.kept_days(),
         "asks": rules.Bar(**report["asks"]) if "asks" in (report or {}) else proposal_bar.asks(ws),
