@@ -32,7 +32,7 @@ HOSTILE = [
 POST_ONLY = (
     "shred-apply", "shred-finish", "purge-apply", "member-add", "member-create",
     "member-roles", "member-remove", "token-create", "token-revoke", "import-confirm",
-    "import-cancel", "import-resume", "propose-telemetry", "propose-misses", "propose-tuning",
+    "import-cancel", "import-resume", "proposal-bar", "propose-telemetry", "propose-misses", "propose-tuning",
     "propose-retraction", "proposal-evaluate", "proposal-approve", "proposal-reject",
     "proposal-apply", "proposal-revert", "gold-upload", "gold-scaffold", "gold-candidate-accept", "gold-candidate-reject", "gold-case-edit",
     "gold-case-add", "gold-case-delete", "gold-approve", "gold-delete", "retention-save",
