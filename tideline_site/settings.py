@@ -166,6 +166,7 @@ if importlib.util.find_spec("bench") is not None:
     INSTALLED_APPS.append("bench")
 
 MIDDLEWARE = [
+    "tideline_site.health.ProbeMiddleware",  # /healthz and /readyz, before the host check and HTTPS redirect
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -382,6 +383,9 @@ TIDELINE_API_RATE_PER_MINUTE = envint("TIDELINE_API_RATE_PER_MINUTE", 600)
 # Recall's use counts are written in batches this many seconds apart, off the request (0: with each
 # recall). A process killed hard loses at most this much of them (memory/services/recall/reinforcement.py).
 TIDELINE_REINFORCE_FLUSH_SECONDS = float(os.environ.get("TIDELINE_REINFORCE_FLUSH_SECONDS", "1"))
+# `/readyz` counts the worker's heartbeat unless this is "optional" (a worker this host cannot see).
+TIDELINE_READY_WORKER = os.environ.get("TIDELINE_READY_WORKER", "required")
+TIDELINE_READY_WORKER_STALE_SECONDS = float(os.environ.get("TIDELINE_READY_WORKER_STALE_SECONDS", "20"))
 # Days governance keeps each recall served to an agent (governance/services/recall_log.py); 0 keeps none.
 TIDELINE_RECALL_LOG_DAYS = int(os.environ.get("TIDELINE_RECALL_LOG_DAYS", "14"))
 
