@@ -15,6 +15,14 @@ class TidelineAdminConfig(AdminConfig):
 
         forks.install()  # a forked process (django-q2's) never reuses its parent's database connections
 
+        from django_q.signals import post_execute_in_worker, pre_execute
+
+        from tideline_site import logs
+
+        # Every task gets an id for its log line and its events (tideline_site/logs.py).
+        pre_execute.connect(logs.task_started, dispatch_uid="tideline-task-started")
+        post_execute_in_worker.connect(logs.task_finished, dispatch_uid="tideline-task-finished")
+
         post_migrate.connect(_create_cache_table, sender=self, dispatch_uid="tideline-cache-table")
 
 

@@ -167,6 +167,7 @@ if importlib.util.find_spec("bench") is not None:
 
 MIDDLEWARE = [
     "tideline_site.health.ProbeMiddleware",  # /healthz and /readyz, before the host check and HTTPS redirect
+    "tideline_site.logs.RequestIdMiddleware",  # X-Request-ID, the id on log lines and events, a line per request
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -300,14 +301,25 @@ EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_USE_TLS = envbool("EMAIL_USE_TLS")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "tideline@localhost")
 
+# TIDELINE_LOG_FORMAT=json: one JSON object per line, each with the request's or task's id, and one
+# line per request and per task (tideline_site/logs.py); "text" (the default) logs warnings and errors.
+TIDELINE_LOG_FORMAT = os.environ.get("TIDELINE_LOG_FORMAT", "text")
+if TIDELINE_LOG_FORMAT not in ("text", "json"):
+    raise ImproperlyConfigured(f"TIDELINE_LOG_FORMAT must be 'text' or 'json', not {TIDELINE_LOG_FORMAT!r}")
+_JSON_LOGS = TIDELINE_LOG_FORMAT == "json"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"refusals_in_one_line": {"()": "tideline_site.log_filters.RefusalsInOneLine"}},
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"json": {"()": "tideline_site.logs.JsonFormatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", **({"formatter": "json"} if _JSON_LOGS else {})}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
-    # A 403 is logged as one line, not with the traceback of the PermissionDenied that made it.
-    "loggers": {"django.request": {"filters": ["refusals_in_one_line"]}},
+    "loggers": {
+        # A 403 is logged as one line, not with the traceback of the PermissionDenied that made it.
+        "django.request": {"filters": ["refusals_in_one_line"]},
+        "tideline.requests": {"level": "INFO" if _JSON_LOGS else "WARNING"},
+        "tideline.tasks": {"level": "INFO" if _JSON_LOGS else "WARNING"},
+    },
 }
 
 # ---------------------------------------------------------------- cache

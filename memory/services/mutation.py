@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from memory.models import MemoryEvent, Workspace
 from memory.services.writes import bulk_copy
+from tideline_kit import request_ids
 
 # A mutation logging at least this many events streams them in with COPY (a dream batch logs 2,000
 # changes, each with its before/after); a write's one or two go in with a plain INSERT.
@@ -39,7 +40,11 @@ class Mutation:
     def record(
         self, kind: str, *, fact_ids: Sequence[str] = (), reason: str = "", **data: Any
     ) -> MemoryEvent:
-        """Queue an event; it is written with the revision when the mutation commits."""
+        """Queue an event; it is written with the revision when the mutation commits, stamped with the
+        id of the request or task that wrote it (`tideline_kit.request_ids`) when there is one."""
+        request_id = request_ids.current.get()
+        if request_id is not None and "request_id" not in data:
+            data["request_id"] = request_id
         event = MemoryEvent(
             workspace=self.workspace,
             revision=self.revision,
