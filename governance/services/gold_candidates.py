@@ -24,6 +24,7 @@ from django.utils import timezone
 from governance.models import GoldCandidate, GoldCase, GoldSet
 from governance.services import gold as gold_service
 from governance.services.acting import acting_name, require_role, row_id
+from memory.engine.facts.validation import UNSTORABLE
 from memory.models import Fact, Workspace
 from memory.services.errors import RequestError
 
@@ -41,9 +42,15 @@ def from_feedback(sender, *, workspace: Workspace, memory_id: str, vote: str, qu
         open_candidate(workspace, query, memory_id, source, actor)
 
 
+def storable_query(query: str) -> str:
+    """A query as a case or a log keeps it: whitespace collapsed, at most `QUERY_LIMIT` characters, and
+    nothing a database refuses (NUL, unpaired surrogates: PostgreSQL takes neither in text)."""
+    return " ".join(UNSTORABLE.sub("", str(query)).split())[:QUERY_LIMIT]
+
+
 def open_candidate(workspace: Workspace, query: str, memory_id: str, source: str, actor: str) -> bool:
     """Open a candidate unless the same one is open already; False when it was (or the query is blank)."""
-    wanted = " ".join(query.split())[:QUERY_LIMIT]
+    wanted = storable_query(query)
     if not wanted:
         return False
     try:

@@ -27,11 +27,11 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from governance.models import GoldCandidate, ServedRecall
-from governance.services.gold_candidates import QUERY_LIMIT, open_candidate
+from governance.services.gold_candidates import open_candidate, storable_query
 from memory.engine.recall.tokenize import recall_terms
 from memory.models import Fact, Workspace
 from memory.services.recall.reinforcement import flush_seconds
@@ -84,7 +84,7 @@ pending = _Pending()
 def keep(sender: Any, *, workspace: Workspace, query: str, origin_key: str, memory_ids: list[str],
          settings_version: int, at: datetime, **kwargs: Any) -> None:  # fmt: skip
     """Receiver of `recall_served`: log the recall (now, or within the flush interval)."""
-    wanted = " ".join(str(query).split())[:QUERY_LIMIT]
+    wanted = storable_query(query)
     if not wanted or kept_days() <= 0:
         return
     ids = [str(mid) for mid in memory_ids[:SERVED_KEPT]]
@@ -92,7 +92,8 @@ def keep(sender: Any, *, workspace: Workspace, query: str, origin_key: str, memo
                        top_id=ids[0] if ids else "", settings_version=settings_version)  # fmt: skip
     delay = flush_seconds()
     if delay <= 0:
-        _write([row])
+        with transaction.atomic():  # a savepoint: a refused row never breaks a caller's transaction
+            _write([row])
     else:
         pending.add(row, delay)
 
@@ -101,7 +102,8 @@ def flush() -> int:
     """Write every pending row now (in this thread); returns how many."""
     rows = pending.take()
     if rows:
-        _write(rows)
+        with transaction.atomic():
+            _write(rows)
     return len(rows)
 
 

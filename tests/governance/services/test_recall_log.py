@@ -96,3 +96,10 @@ def test_the_log_keeps_its_days_and_no_more(tl, workspace, settings):
     assert recall_log.prune(now=row.at) == 0
     settings.TIDELINE_RECALL_LOG_DAYS = 14
     assert recall_log.prune(now=row.at + recall_log.timedelta(days=15)) == 1
+
+
+def test_a_query_no_database_would_store_is_logged_without_what_it_refuses_and_breaks_nothing(tl, workspace):
+    tea = tl.add("I prefer green tea in the morning.", segment="preference").id
+    tl.recall("green\x00 tea \ud800 morning")  # PostgreSQL refuses NUL and unpaired surrogates in text
+    assert ServedRecall.objects.get().query == "green tea morning"
+    assert tl.recall("green tea")[0].id == tea  # the test's transaction is still usable
