@@ -140,10 +140,11 @@ def forget_origin(sender: Any, *, workspace: Workspace, origin_key: str, **kwarg
     ServedRecall.objects.filter(workspace=workspace, origin_key=origin_key).delete()
 
 
-def _recent(workspace: Workspace, since: datetime) -> list[ServedRecall]:
-    """This workspace's rows since `since`, this process's unwritten ones included, newest first."""
-    written = list(ServedRecall.objects.filter(workspace=workspace, at__gte=since))
-    unwritten = [row for row in pending.of(workspace.pk) if row.at >= since]
+def _misses(workspace: Workspace, origin_key: str, since: datetime) -> list[ServedRecall]:
+    """The origin's recalls that found nothing since `since`, this process's unwritten ones included,
+    newest first (asked of the database by its origin index: a write reads only what it may answer)."""
+    written = list(ServedRecall.objects.filter(workspace=workspace, origin_key=origin_key, top_id="", at__gte=since))
+    unwritten = [r for r in pending.of(workspace.pk) if r.origin_key == origin_key and not r.top_id and r.at >= since]
     return sorted(written + unwritten, key=lambda r: r.at, reverse=True)
 
 
@@ -160,8 +161,7 @@ def answers(query: str, content: str) -> bool:
 def answered_after(sender: Any, *, workspace: Workspace, fact: Fact, **kwargs: Any) -> None:
     """Receiver of `fact_written`: a recall by the same origin that found nothing a short while before,
     whose words the new fact shares, becomes a candidate ("this fact answers that question")."""
-    since = timezone.now() - ANSWERED_WITHIN
-    misses = [r for r in _recent(workspace, since) if r.origin_key == fact.origin_key and not r.memory_ids]
+    misses = _misses(workspace, fact.origin_key, timezone.now() - ANSWERED_WITHIN)
     if not misses:
         return
     content = fact.content
