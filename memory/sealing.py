@@ -76,6 +76,9 @@ def _master_key() -> bytes:
     return raw
 
 
+SHREDDED_SUFFIX = ".shredded"  # a destroyed key's tombstone: `w{workspace}-{digest}.shredded`
+
+
 def key_file_name(workspace_id: int, origin_key: str) -> str:
     digest = hashlib.sha256(origin_key.encode()).hexdigest()[:40]
     return f"w{workspace_id}-{digest}.key"
@@ -139,13 +142,14 @@ class Keyring:
             )
 
     def destroy(self, workspace_id: int, origin_key: str) -> bool:
-        """Overwrite and delete the origin's key file. Returns False when there was none."""
+        """Overwrite and delete the origin's key file, leaving a tombstone. Returns False when there was none."""
         path = self._path(workspace_id, origin_key)
         with self._lock:
             self._cache = {k: v for k, v in self._cache.items() if k[0] != str(path)}
             self._fast = {k: v for k, v in self._fast.items() if (k[1], k[2]) != (workspace_id, origin_key)}
             if not path.exists():
                 return False
+            self._mark_shredded(path)  # first: a crash after it leaves a key a retried shred destroys
             size = path.stat().st_size
             with open(path, "r+b") as handle:
                 handle.write(os.urandom(size))
@@ -153,6 +157,20 @@ class Keyring:
                 os.fsync(handle.fileno())
             path.unlink()
             return True
+
+    @staticmethod
+    def _mark_shredded(key_path: Path) -> None:
+        """Leave a tombstone beside the destroyed key (no secret in it), so that copying keys back from an
+        older copy of the key store (`tideline restore --keystore-from`) never revives this one."""
+        tombstone = key_path.with_suffix(SHREDDED_SUFFIX)
+        fd = os.open(tombstone, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(f"destroyed {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def was_shredded(self, workspace_id: int, origin_key: str) -> bool:
+        return self._path(workspace_id, origin_key).with_suffix(SHREDDED_SUFFIX).exists()
 
     def forget(self, workspace_id: int, origin_key: str) -> None:
         """Drop this process's cached key of one origin: the next lookup reads the key file again
@@ -196,6 +214,9 @@ class Keyring:
             pass
         finally:
             tmp.unlink()
+        # A key is only made for an origin with nothing sealed, so a tombstone here is of an origin whose
+        # rows are gone (purged, or rolled back): the new key is not the one it mourns.
+        path.with_suffix(SHREDDED_SUFFIX).unlink(missing_ok=True)
 
     def _unwrap(self, path: Path, workspace_id: int, origin_key: str) -> DataKey:
         try:

@@ -14,5 +14,5 @@ SUBCOMMANDS = {
     "explain": "memory.cli.recalling", "import": "memory.cli.importing", "export": "memory.cli.exporting",
     "demo": "memory.cli.demo", "serve": "memory.cli.serve", "eval": "memory.cli.evaluating",
     "gc": "memory.cli.maintaining", "dream": "memory.cli.maintaining", "reembed": "memory.cli.reembedding",
-    "keys": "memory.cli.keys",
+    "keys": "memory.cli.keys", "backup": "memory.cli.backups", "restore": "memory.cli.backups",
 }  # fmt: skip
