@@ -25,6 +25,12 @@ class TidelineAdminConfig(AdminConfig):
 
         post_migrate.connect(_create_cache_table, sender=self, dispatch_uid="tideline-cache-table")
 
+        from tideline_kit import telemetry
+        from tideline_site import metrics, tracing
+
+        telemetry.observe(metrics.OBSERVER)  # /metrics (tideline_site/metrics.py)
+        tracing.install()  # OpenTelemetry spans, when the [otel] extra is installed
+
 
 def _create_cache_table(using: str = "default", **kwargs) -> None:
     """With TIDELINE_CACHE=database, `migrate` also creates the cache's table (if it is missing),

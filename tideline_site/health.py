@@ -42,11 +42,12 @@ class NotReady(Exception):
 
 
 class ProbeMiddleware:
-    """First in the chain: answers `/healthz` and `/readyz` before the host check and the HTTPS
+    """First in the chain: answers `/healthz`, `/readyz` and `/metrics` before the host check and the HTTPS
     redirect, so a probe may come over plain HTTP with the address it dialled as its Host (as a
     load balancer's or Kubernetes' do). Any other path goes on as usual."""
 
-    PROBES = {"/healthz": "healthz", "/healthz/": "healthz", "/readyz": "readyz", "/readyz/": "readyz"}
+    PROBES = {"/healthz": "healthz", "/healthz/": "healthz", "/readyz": "readyz", "/readyz/": "readyz",
+              "/metrics": "metrics", "/metrics/": "metrics"}  # fmt: skip
 
     def __init__(self, get_response) -> None:
         self.get_response = get_response
@@ -54,6 +55,10 @@ class ProbeMiddleware:
     def __call__(self, request):
         probe = self.PROBES.get(request.path_info)
         if probe is not None:
+            if probe == "metrics":
+                from tideline_site.metrics import metrics_view
+
+                return metrics_view(request)
             return healthz(request) if probe == "healthz" else readyz(request)
         return self.get_response(request)
 

@@ -10,6 +10,7 @@ import time
 from datetime import UTC, datetime
 
 from tideline_kit import request_ids
+from tideline_site import metrics
 
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {"message", "asctime"}
 
@@ -48,9 +49,12 @@ class RequestIdMiddleware:
             response = self.get_response(request)
             response["X-Request-ID"] = request_id
             match = getattr(request, "resolver_match", None)
+            seconds = time.perf_counter() - started
+            route = match.route if match else ""
+            metrics.observe_request(route, request.method, response.status_code, seconds)
             requests_log.info("%s %s %s", request.method, request.path, response.status_code, extra={
-                "method": request.method, "path": request.path, "route": match.route if match else "",
-                "status": response.status_code, "ms": round((time.perf_counter() - started) * 1000, 1)})  # fmt: skip
+                "method": request.method, "path": request.path, "route": route,
+                "status": response.status_code, "ms": round(seconds * 1000, 1)})  # fmt: skip
             return response
         finally:
             request_ids.current.reset(token)

@@ -398,6 +398,12 @@ TIDELINE_REINFORCE_FLUSH_SECONDS = float(os.environ.get("TIDELINE_REINFORCE_FLUS
 # `/readyz` counts the worker's heartbeat unless this is "optional" (a worker this host cannot see).
 TIDELINE_READY_WORKER = os.environ.get("TIDELINE_READY_WORKER", "required")
 TIDELINE_READY_WORKER_STALE_SECONDS = float(os.environ.get("TIDELINE_READY_WORKER_STALE_SECONDS", "20"))
+# /metrics (tideline_site/metrics.py) is off until one of these is set: a bearer token the scraper
+# sends, and/or the addresses or networks it connects from (comma-separated, e.g. 10.0.0.0/8).
+TIDELINE_METRICS_TOKEN = os.environ.get("TIDELINE_METRICS_TOKEN", "")
+TIDELINE_METRICS_ALLOW = os.environ.get("TIDELINE_METRICS_ALLOW", "")
+# OpenTelemetry spans (the [otel] extra; tideline_site/tracing.py): on unless TIDELINE_TRACES=0.
+TIDELINE_TRACES = os.environ.get("TIDELINE_TRACES", "1").strip().lower() not in ("0", "false", "no", "off")
 # Days governance keeps each recall served to an agent (governance/services/recall_log.py); 0 keeps none.
 TIDELINE_RECALL_LOG_DAYS = int(os.environ.get("TIDELINE_RECALL_LOG_DAYS", "14"))
 

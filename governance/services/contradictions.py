@@ -18,10 +18,12 @@ from memory.models import Fact, Workspace
 from memory.services.maintenance.passes import RunReport, maint_facts
 from memory.services.mutation import mutate
 from memory.services.recall import embedding
+from tideline_kit import telemetry
 
 REVIEW_LIMIT = 50  # the strongest pairs per run: a review queue people can actually work through
 
 
+@telemetry.operation("governance.contradictions.reconcile")
 def find_contradictions(workspace: Workspace, *, actor: str = "contradictions", dry_run: bool = False,
                         limit: int = REVIEW_LIMIT) -> RunReport:  # fmt: skip
     """Open a review item for each new contradicting pair; `dry_run` counts without writing."""

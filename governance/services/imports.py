@@ -24,6 +24,7 @@ from governance.services import run_locks
 from governance.services.acting import actor_text, require_role
 from memory.services.errors import RequestError
 from memory.services.writes.interchange import import_facts, preview_import
+from tideline_kit import telemetry
 
 MAX_BYTES = int(getattr(settings, "TIDELINE_IMPORT_MAX_MB", 100)) * 1024 * 1024
 PROGRESS_EVERY = 500  # lines between progress writes (one UPDATE each)
@@ -78,6 +79,7 @@ def cancel(job: ImportJob, *, user=None) -> None:
         Path(job.path).unlink(missing_ok=True)
 
 
+@telemetry.operation("governance.import.run")
 def run(job_id: int) -> dict:
     """The worker's part: import the file with progress, keep the report, delete the upload.
 

@@ -23,6 +23,7 @@ from memory.models import Membership, Workspace
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.mutation import mutate
 from memory.services.workspaces import create_workspace
+from tideline_kit import telemetry
 
 ROLES = ("owner", "approver", "admin")
 USERNAME_MAX = 150
@@ -55,6 +56,7 @@ def member(workspace: Workspace, username: str) -> Member | None:
     return next((m for m in list_members(workspace) if m.username == username), None)
 
 
+@telemetry.operation("governance.member.add")
 def add_member(workspace: Workspace, username: str, roles: Iterable[str], *, user=None, actor: str) -> Member:
     """Give an existing user roles in the workspace; refused if they are a member already."""
     require_role(user, workspace, "manage_members", "manage members")
@@ -98,6 +100,7 @@ def create_user(username: str, password: str, *, email: str = ""):
     return User.objects.create_user(username=username, email=email, password=password)
 
 
+@telemetry.operation("governance.member.set_roles")
 def set_roles(workspace: Workspace, username: str, roles: Iterable[str], *, user=None, actor: str) -> tuple[tuple, tuple]:
     """Replace a member's roles; returns (before, after). The last admin keeps the admin role."""
     require_role(user, workspace, "manage_members", "manage members")
@@ -118,6 +121,7 @@ def set_roles(workspace: Workspace, username: str, roles: Iterable[str], *, user
     return before, wanted
 
 
+@telemetry.operation("governance.member.remove")
 def remove_member(workspace: Workspace, username: str, *, user=None, actor: str) -> tuple[str, ...]:
     """Remove a member from the workspace (the user account stays); returns the roles they had."""
     require_role(user, workspace, "manage_members", "manage members")

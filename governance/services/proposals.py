@@ -35,6 +35,7 @@ from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
 from memory.services.lifecycle.curation import fact_states, set_fact_states
 from memory.services.mutation import mutate
+from tideline_kit import telemetry
 
 TELEMETRY = "telemetry"
 PROPOSE_ROLES = permissions.roles_for("propose")
@@ -96,6 +97,7 @@ def _protected_ids(workspace: Workspace, memory_ids: list[str]) -> list[str]:
 # ---------------------------------------------------------------- proposing
 
 
+@telemetry.operation("governance.proposal.propose_retraction")
 def propose_retraction(workspace: Workspace, memory_ids: list[str], *, rationale: str, user=None, actor: str,
                        source: str = Proposal.Source.MANUAL) -> Proposal:  # fmt: skip
     """A proposal to retract facts (manual: by an owner or admin)."""
@@ -126,6 +128,7 @@ def propose_retraction(workspace: Workspace, memory_ids: list[str], *, rationale
     return proposal
 
 
+@telemetry.operation("governance.proposal.propose")
 def propose_tuning(workspace: Workspace, values: dict[str, Any], *, rationale: str, user=None, actor: str,
                    source: str = Proposal.Source.MANUAL, title: str = "") -> Proposal:  # fmt: skip
     """A proposal to change knobs (values: only the knobs that change, on top of the version in force)."""
@@ -273,6 +276,7 @@ def request_evaluation(proposal: Proposal, *, user=None, actor: str, inline: boo
     return proposal
 
 
+@telemetry.operation("governance.proposal.evaluate")
 def run_evaluation(proposal_id: int, *, live_bar: bool = True, progress=None) -> dict[str, Any]:
     """The worker's part: evaluate, keep the report and the verdict on the proposal, log it. It holds
     the proposal's run lock throughout, so a killed run is told from a live one (`fail_interrupted`)."""
@@ -366,6 +370,7 @@ def _locked(proposal: Proposal) -> Proposal:
 # ---------------------------------------------------------------- deciding
 
 
+@telemetry.operation("governance.proposal.approve")
 def approve(proposal: Proposal, *, user=None, actor: str, reason: str) -> Proposal:
     if not reason.strip():
         raise RequestError("give a reason for the approval", kind="validation")
@@ -382,6 +387,7 @@ def approve(proposal: Proposal, *, user=None, actor: str, reason: str) -> Propos
     return current
 
 
+@telemetry.operation("governance.proposal.reject")
 def reject(proposal: Proposal, *, user=None, actor: str, reason: str) -> Proposal:
     if not reason.strip():
         raise RequestError("give a reason for the rejection", kind="validation")
@@ -404,6 +410,7 @@ def reject(proposal: Proposal, *, user=None, actor: str, reason: str) -> Proposa
 # ---------------------------------------------------------------- applying and reverting
 
 
+@telemetry.operation("governance.proposal.apply")
 def apply(proposal: Proposal, *, user=None, actor: str) -> Proposal:
     """Carry out an approved proposal: a new tuning version, or the retraction. Refused twice."""
     workspace = proposal.workspace
@@ -444,6 +451,7 @@ def apply(proposal: Proposal, *, user=None, actor: str) -> Proposal:
     return current
 
 
+@telemetry.operation("governance.proposal.revert")
 def revert(proposal: Proposal, *, user=None, actor: str, reason: str = "") -> Proposal:
     """Undo an applied proposal: the prior tuning version comes back as a new version, or the
     retracted facts return to the state they had. Refused when something changed them since."""

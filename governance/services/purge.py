@@ -29,6 +29,7 @@ from memory.services.keys.crypto_shred import origins_with_counts, resolve_origi
 from memory.services.lifecycle import retract_and_purge as purging
 from memory.services.lifecycle.retract_and_purge import PurgeReport
 from memory.services.recall import verbs as recall_service
+from tideline_kit import telemetry
 
 PAGE = 50  # rows per page of each list of a preview
 QUERY_MAX = 100  # facts a query selects at most, best first (the caller may ask for fewer or up to QUERY_CAP)
@@ -314,6 +315,7 @@ def _item_rows(pks: list[int], going: set[str]) -> list[dict]:
 # ---------------------------------------------------------------- applying
 
 
+@telemetry.operation("governance.purge.apply")
 def apply(workspace: Workspace, selection: Selection, *, user=None, hard: bool, typed: str, actor: str,
           reason: str = "", progress: Callable[[int], Any] | None = None) -> PurgeReport:  # fmt: skip
     """Retract or hard-purge after checking the typed confirmation against a fresh preview."""

@@ -33,6 +33,7 @@ from memory.services.lifecycle.archiving import archive_in_mutation
 from memory.services.lifecycle.expiry import set_expiry_rules
 from memory.services.mutation import Mutation, mutate
 from memory.timestamps import to_ms
+from tideline_kit import telemetry
 
 PAGE = 50  # facts listed per page of a preview
 SETTING = "retention_policy"
@@ -345,6 +346,7 @@ class RunReport:
         return asdict(self)
 
 
+@telemetry.operation("governance.retention.apply")
 def apply(workspace: Workspace, policy: Any = None, *, user=None, actor: str, now: datetime | None = None,
           typed: str | None = None, progress: Callable[[int], Any] | None = None) -> list[RunReport]:  # fmt: skip
     """Run the named policy (or every enabled one): one transaction per policy, each with its

@@ -26,6 +26,7 @@ from memory.services.keys.crypto_shred import (
     unfinished_shred,
     unfinished_shreds,
 )
+from tideline_kit import telemetry
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ def unfinished(workspace: Workspace):
     return unfinished_shreds(workspace)
 
 
+@telemetry.operation("governance.shred.finish")
 def finish(workspace: Workspace, origin_key: str, *, user=None, actor: str) -> ShredReport:
     """Finish a shred that was begun and stopped: the decision was confirmed when it was begun (its
     key may be gone already), so no confirmation is asked again; the receipt names both actors."""
@@ -87,6 +89,7 @@ def finish(workspace: Workspace, origin_key: str, *, user=None, actor: str) -> S
     return shred_origin(workspace, origin_key, actor=actor)
 
 
+@telemetry.operation("governance.shred.apply")
 def apply(workspace: Workspace, origin_key: str, *, user=None, typed: str, actor: str, reason: str = "") -> ShredReport:
     """Shred after checking the typed confirmation against a fresh preview; nothing changes otherwise.
     An unfinished shred of the origin is finished as it was begun (its confirmation was typed then)."""

@@ -24,6 +24,7 @@ from governance.services.acting import Actor, actor_text, require_role
 from memory.models import Workspace
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.mutation import mutate
+from tideline_kit import telemetry
 
 NAME_MAX = 100
 MAX_EXPIRY_DAYS = 3650
@@ -58,6 +59,7 @@ class Grant:
                 "expires_at": self.token.expires_at.isoformat() if self.token.expires_at else None}  # fmt: skip
 
 
+@telemetry.operation("governance.token.create")
 def create_token(workspace: Workspace, *, user=None, name: str, origin: str, verbs, clearance: str | None = None,
                  source: str | None = None, expires_days: float | None = None, actor: str,
                  now: datetime | None = None) -> tuple[ApiToken, str]:  # fmt: skip
@@ -97,6 +99,7 @@ def list_tokens(workspace: Workspace) -> list[ApiToken]:
     return list(ApiToken.objects.filter(workspace=workspace).order_by("revoked_at", "-created_at", "-id"))
 
 
+@telemetry.operation("governance.token.revoke")
 def revoke_token(workspace: Workspace, name: str, *, user=None, actor: str, now: datetime | None = None) -> ApiToken:
     """Revoke by name; revoking a revoked token changes nothing and says so (no second event)."""
     require_role(user, workspace, "manage_tokens", "manage API tokens")

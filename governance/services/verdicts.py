@@ -18,6 +18,7 @@ from memory.models import Workspace
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.lifecycle.curation import add_fact_links, fact_states, remove_fact_links, set_fact_states
 from memory.services.mutation import mutate
+from tideline_kit import telemetry
 
 # Every queue action is one `reviewed` event (the event log filters by it) naming the item, the
 # action (decided, undone, closed), the verdict and the reviewer; each fact it changed also gets
@@ -25,6 +26,7 @@ from memory.services.mutation import mutate
 DECISION_KEYS = ("verdict", "verdict_reason", "decided_by", "decision")
 
 
+@telemetry.operation("governance.verdict.decide")
 def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: Actor | str, reason: str = "",
            expected: dict[str, dict] | None = None, user=None) -> ReviewItem:  # fmt: skip
     """Apply `verdict` to item `item_id`. `expected` is the facts' state as the reviewer saw it
@@ -68,6 +70,7 @@ def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: Actor | s
     return item
 
 
+@telemetry.operation("governance.verdict.undo")
 def undo(workspace: Workspace, item_id: int, *, user=None, actor: Actor | str) -> ReviewItem:
     """Put the facts, links and item back as they were before the item's verdict."""
     actor = actor_text(actor)

@@ -11,10 +11,12 @@ workspace's revision, so several workers (or hosts) on one PostgreSQL stay coher
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from django.conf import settings
 
@@ -48,7 +50,7 @@ def run(options: dict) -> None:
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
     manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
-    env = {**os.environ, **_plain_http_for_the_local_console(),
+    env = {**os.environ, **_plain_http_for_the_local_console(), **_shared_metrics(),
            "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # one connection pool per web process
     # None for the worker: django-q2 forks its processes, and each keeps one connection of its own
     # (tideline_site.forks makes sure a forked process never reuses what it inherited).
@@ -92,6 +94,19 @@ def run(options: dict) -> None:
                 child.wait()
         if worker is not None:
             worker.stop(timeout=deadline - time.time())  # and sweeps what is left of its session
+
+
+def _shared_metrics() -> dict[str, str]:
+    """One Prometheus registry for the web processes and the worker: a folder they all write their
+    samples to (prometheus_client's multiprocess mode), emptied at each start. An operator's own
+    PROMETHEUS_MULTIPROC_DIR is kept (and emptied by whoever set it)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        return {}
+    directory = Path(settings.VAR_DIR) / "metrics"
+    if directory.exists():
+        shutil.rmtree(directory)
+    directory.mkdir(parents=True, mode=0o700)
+    return {"PROMETHEUS_MULTIPROC_DIR": str(directory)}
 
 
 def _plain_http_for_the_local_console() -> dict[str, str]:

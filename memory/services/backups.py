@@ -41,6 +41,7 @@ from memory.models import Fact, MemoryEvent, Workspace
 from memory.services.errors import RequestError
 from memory.services.keys import binding as key_binding
 from memory.services.recall import index_snapshots
+from tideline_kit import telemetry
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -166,6 +167,7 @@ def _run(command: list[str], env: dict[str, str], what: str) -> None:
 # -- backup ------------------------------------------------------------------------------------------------------
 
 
+@telemetry.operation("memory.backup")
 def backup(output: Path, *, keystore_to: Path | None = None, keystore_beside: bool = False,
            progress: Progress | None = None) -> BackupReport:  # fmt: skip
     """Write a consistent dump of the database and its manifest into the new folder `output`; copy the
@@ -324,6 +326,7 @@ def check_restorable(directory: Path) -> dict:
     return manifest
 
 
+@telemetry.operation("memory.restore")
 def restore(directory: Path, *, keystore_from: Path | None = None, progress: Progress | None = None) -> RestoreReport:
     """Replace the database with the backup's (one transaction), migrate it to this version, and make
     sure no shredded origin's key is in the key store. Other Tideline processes must be stopped."""

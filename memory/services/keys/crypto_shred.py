@@ -32,6 +32,7 @@ from memory.services.keys import binding as key_binding
 from memory.services.mutation import mutate
 from memory.services.recall import index_snapshots
 from memory.signals import origin_shredded
+from tideline_kit import telemetry
 
 _CHUNK = 5000  # ids per read: a flat list of strings, never ORM objects
 
@@ -146,6 +147,7 @@ def _refuse(workspace: Workspace, origin_key: str) -> None:
         )
 
 
+@telemetry.operation("memory.shred")
 def shred_origin(workspace: Workspace, origin_key: str, *, actor: str, reason: str = "") -> ShredReport:
     """Destroy `origin_key`'s data key in `workspace`; its facts stay as unreadable tombstones.
 

@@ -35,6 +35,7 @@ from memory.services.writes import bulk_copy
 from memory.services.writes.interchange import ANALYZE_AFTER, refresh_planner_statistics
 from memory.services.writes.near_duplicates import index_facts, unindex_facts
 from memory.timestamps import from_ms, to_ms
+from tideline_kit import telemetry
 
 BATCH = 2000
 LINK_BATCH = 10000
@@ -380,6 +381,7 @@ def _tuning_of(workspace: Workspace):
     return current(workspace)[1]
 
 
+@telemetry.operation("memory.maintenance.gc")
 def run_gc(workspace: Workspace, *, dry_run: bool = False, now: datetime | None = None, actor: str = "gc",
            progress: Progress | None = None) -> RunReport:  # fmt: skip
     """Decay GC (ENGINE-SPEC §4.1): archive or prune what decayed; permanent and confirmed facts are immune.
@@ -423,6 +425,7 @@ def workspace_links(workspace: Workspace, *, active_only: bool = False) -> list[
     return out
 
 
+@telemetry.operation("memory.maintenance.dream")
 def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | None = None, actor: str = "dream",
               progress: Progress | None = None) -> RunReport:  # fmt: skip
     """The dream (ENGINE-SPEC §4.2): confirm, consolidate, relate, evict — per origin, deterministic.

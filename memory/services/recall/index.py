@@ -55,6 +55,7 @@ from memory.services.recall import index_links, index_snapshots, reinforcement
 from memory.services.recall.index_links import IndexLinks
 from memory.services.writes.policy import TidelineError
 from memory.timestamps import to_ms
+from tideline_kit import telemetry
 
 logger = logging.getLogger(__name__)
 
@@ -341,6 +342,33 @@ class IndexRegistry:
         self._sync_revision(index, found)
         self._sync_uses(index, found[2])
 
+    def _build(self, index: ScopeIndex, current: int, born, uses: int) -> bool:
+        """Fill an empty index: from its snapshot (True: the events since must follow) or from the database."""
+        # A full build decrypts every fact: it must see a shred made by another process a moment
+        # ago, so the key is read from the key store, not from this process's short-lived cache.
+        sealing.keyring.forget(index.workspace_id, index.origin_key)
+        _read_workspace_settings(index)
+        with _building(index):
+            restored = not _snapshot_outdated(index, current) and self._restore(index, current, born)
+        if restored:
+            return True
+        scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
+        with _building(index):
+            self._load(index, scope)
+            self._load_vectors(index, None)
+            index.revision, index.uses_seen = current, uses  # the rows read hold every use up to it
+            self._rebuild(index)
+            index_links.load(index)
+        if index_snapshots.enabled_for(len(index.rows)):
+            self.save_snapshot(index)
+        return False
+
+    def held_bytes(self) -> int:
+        """What every index this process holds takes, as `size_bytes` estimates it."""
+        with self._lock:
+            indexes = list(self._indexes.values())
+        return sum(index.size_bytes for index in indexes)
+
     def _sync_revision(self, index: ScopeIndex, found) -> None:
         current, born, uses = found
         if index.born is not None and born != index.born:
@@ -349,22 +377,10 @@ class IndexRegistry:
             index.vectors, index.learned = {}, {}
         index.born = born
         if index.revision < 0:
-            # A full build decrypts every fact: it must see a shred made by another process a moment
-            # ago, so the key is read from the key store, not from this process's short-lived cache.
-            sealing.keyring.forget(index.workspace_id, index.origin_key)
-            _read_workspace_settings(index)
-            with _building(index):
-                restored = not _snapshot_outdated(index, current) and self._restore(index, current, born)
+            with telemetry.operation("memory.recall_index.build", workspace_id=index.workspace_id) as op:
+                restored = self._build(index, current, born, uses)
+                op.set(source="snapshot" if restored else "database", records=len(index.rows))
             if not restored:
-                scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
-                with _building(index):
-                    self._load(index, scope)
-                    self._load_vectors(index, None)
-                    index.revision, index.uses_seen = current, uses  # the rows read hold every use up to it
-                    self._rebuild(index)
-                    index_links.load(index)
-                if index_snapshots.enabled_for(len(index.rows)):
-                    self.save_snapshot(index)
                 return
             # Restored as of its snapshot's revision: the events since follow below, as for any index.
         if current == index.revision:

@@ -36,6 +36,7 @@ from memory.services.recall import embedding, reinforcement
 from memory.services.recall.index import CLEARANCE, RecallIndexUnavailable, ScopeIndex, registry  # noqa: F401
 from memory.services.writes import untrusted
 from memory.timestamps import to_ms
+from tideline_kit import telemetry
 
 DEFAULT_K = 8
 
@@ -281,6 +282,15 @@ def recall_selection(
 ) -> Recalled:
     """`recall`, with the candidates it left out and why (for `explain` and the console); with
     `left_out=False` only their count per reason (an agent's recall needs no more)."""
+    with telemetry.operation("memory.recall", workspace_id=workspace.pk, k=k) as op:
+        found = _recall_selection(workspace, query, origin, k, filters, reinforce, now, embedder, tuning, floor, cut,
+                                  left_out)  # fmt: skip
+        op.set(outcome="answered" if found.hits else "abstained", records=len(found.hits))
+        return found
+
+
+def _recall_selection(workspace, query, origin, k, filters, reinforce, now, embedder, tuning, floor, cut,
+                      left_out) -> Recalled:  # fmt: skip
     scope = _scope(origin)
     if scope is None:
         return Recalled([])
@@ -371,20 +381,23 @@ def context(*, workspace: Workspace, query: str, origin: Any, max_chars: int = 1
             embedder: Any = CONFIGURED) -> str | None:  # fmt: skip
     """What recall returns, in its order, packed greedily into at most `max_chars`, untrusted facts
     fenced, with a last line saying how many facts were left out and why; passive (no reinforcement)."""
-    scope = _scope(origin)
-    if scope is None:
-        return None
-    embedder = embedding.resolve(embedder)
-    index = registry.get(workspace, scope)
-    now_ms = _now_ms(filters, now)
-    with index.lock:
-        view = _view(index, now_ms, filters)
-        if view is None:
+    with telemetry.operation("memory.context", workspace_id=workspace.pk, k=k) as op:
+        scope = _scope(origin)
+        if scope is None:
             return None
-        chosen = _rank(index, view, query, now_ms, scope, k, embedder, detail_left_out=False)
-        # Context goes straight into a prompt, so every line is rescanned, the owner's included.
-        return pack_context(view, chosen.hits, max_chars=max_chars, threat_scan=lambda text: list(scan_for_threats(text).rules),
-                            untrusted_scan=_untrusted_rules, left_out=chosen.counts())  # fmt: skip
+        embedder = embedding.resolve(embedder)
+        index = registry.get(workspace, scope)
+        now_ms = _now_ms(filters, now)
+        with index.lock:
+            view = _view(index, now_ms, filters)
+            if view is None:
+                return None
+            chosen = _rank(index, view, query, now_ms, scope, k, embedder, detail_left_out=False)
+            op.set(outcome="answered" if chosen.hits else "abstained", records=len(chosen.hits))
+            # Context goes straight into a prompt, so every line is rescanned, the owner's included.
+            return pack_context(view, chosen.hits, max_chars=max_chars,
+                                threat_scan=lambda text: list(scan_for_threats(text).rules),
+                                untrusted_scan=_untrusted_rules, left_out=chosen.counts())  # fmt: skip
 
 
 def relevance_floor(workspace: Workspace) -> float:

@@ -27,6 +27,7 @@ from memory.services.recall import embedding
 from memory.services.writes import policy
 from memory.services.writes.near_duplicates import find_duplicates, index_facts, unindex_facts
 from memory.timestamps import to_ms
+from tideline_kit import telemetry
 
 Error = policy.TidelineError
 
@@ -75,20 +76,28 @@ class WriteResult:
         return self.outcome == "reinforced"
 
 
+# How a write ended, as metrics and traces name it (a confined write is stored, in its origin's scope).
+WRITE_OUTCOMES = {"created": "stored", "confined": "stored", "reinforced": "reinforced", "held": "held",
+                  "unchanged": "unchanged"}  # fmt: skip
+
+
 def write_fact(*, workspace, new: NewFact, actor: str, now: datetime | None = None,
                embedder: Any = embedding.CONFIGURED) -> WriteResult:  # fmt: skip
     """Remember one fact, or raise a typed refusal (`TidelineError` subclass) after logging it.
 
     `embedder`: whose vector a new fact gets, in the same transaction (default: the configured one)."""
     refusal: Error | None = None
-    with mutate(workspace, actor=actor, now=now) as m:
-        try:
-            result = _write(m, new, embedder)
-        except Error as error:
-            _record_refusal(m, new, error)
-            refusal = error
-    if refusal is not None:
-        raise refusal
+    with telemetry.operation("memory.write", workspace_id=workspace.pk, records=1,
+                             origin=getattr(new.origin, "kind", "")) as op:  # fmt: skip
+        with mutate(workspace, actor=actor, now=now) as m:
+            try:
+                result = _write(m, new, embedder)
+            except Error as error:
+                _record_refusal(m, new, error)
+                refusal = error
+        if refusal is not None:
+            raise refusal
+        op.set(outcome=WRITE_OUTCOMES.get(result.outcome, result.outcome))
     if result.outcome in ("created", "confined"):
         signals.send_after(signals.fact_written, Fact, workspace=workspace, fact=result.fact)
     return result
