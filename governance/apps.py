@@ -59,6 +59,12 @@ class GovernanceConfig(AppConfig):
         recall_served.connect(recall_log.keep, dispatch_uid="tideline-recall-log")
         fact_written.connect(recall_log.answered_after, dispatch_uid="tideline-recall-log-answered")
         origin_shredded.connect(recall_log.forget_origin, dispatch_uid="tideline-recall-log-shredded")
+        # Webhooks: a purge or a shred queues its calls in the same transaction (governance/services/webhooks.py).
+        from governance.services import webhooks
+
+        facts_deleted.connect(webhooks.on_facts_deleted, dispatch_uid="tideline-webhooks-purged")
+        facts_retracted.connect(webhooks.on_facts_retracted, dispatch_uid="tideline-webhooks-retracted")
+        origin_shredded.connect(webhooks.on_origin_shredded, dispatch_uid="tideline-webhooks-shredded")
         # Each django-q2 worker, as it starts, takes up what a killed worker left "running": console
         # imports are resumed, proposal evaluations failed so that they can be requested again.
         post_spawn.connect(_take_up_interrupted_tasks, dispatch_uid="tideline-take-up-interrupted-tasks")

@@ -161,6 +161,21 @@ class TokenRevokeForm(ConfirmedForm):
     name = CleanText(TOKEN_LIMIT)
 
 
+# ---------------------------------------------------------------- webhooks
+
+WEBHOOK_LIMIT = 2100  # a little over the longest URL a webhook takes, so the service says why it is refused
+
+
+class WebhookForm(forms.Form):
+    url = CleanText(WEBHOOK_LIMIT)
+    events = CleanList(100, items=50, strip=True, nul=False)
+
+
+class WebhookChangeForm(ConfirmedForm):
+    webhook = CleanText(40)
+    action = CleanText(20)
+
+
 # ---------------------------------------------------------------- shred and purge
 
 ORIGIN_MAX = 900  # the longest origin key a fact can have (Fact.origin_key)

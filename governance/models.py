@@ -512,3 +512,68 @@ class ApiCallCount(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["token", "minute"], name="api_call_count_unique")]
+
+
+class Webhook(models.Model):
+    """An URL an admin pointed at some of a workspace's governance events (governance/engine/webhooks.py).
+
+    The secret signs every call; it is kept to sign with (a receiver holds the same one) and shown to
+    admins once, when made or rotated."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.CharField(max_length=2000)
+    events = models.JSONField(default=list)  # names from governance.engine.webhooks.EVENTS
+    secret = models.CharField(max_length=100)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField()
+    created_by = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"webhook {self.pk} of {self.workspace_id}"
+
+
+class WebhookDelivery(models.Model):
+    """One call to make, made, or given up: written in the transaction of the change it reports (so a
+    crash loses none), then sent and retried by the worker."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SENDING = "sending"
+        DELIVERED = "delivered"
+        FAILED = "failed"
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.CharField(max_length=32)
+    payload = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField()
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    last_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True, default="")
+    last_ms = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "next_attempt_at"], name="webhook_delivery_due")]
+
+    def __str__(self) -> str:
+        return f"{self.event} to webhook {self.webhook_id}: {self.status}"
+
+
+class NotificationPreference(models.Model):
+    """What a person wants to be e-mailed (their account page): approvals awaiting them, and a daily
+    digest of the review queues they own. Without a row both are on (where they have an address)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    approvals = models.BooleanField(default=True)
+    review_digest = models.BooleanField(default=True)
+    digest_sent_on = models.DateField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"notifications of {self.user_id}"

@@ -5,6 +5,8 @@ The schedule allow-list (governance/schedules.py) allows every public function d
 
 from __future__ import annotations
 
+from django.utils import timezone
+
 from governance.services import contradictions, retention
 from memory.models import Workspace
 from memory.services.maintenance import passes as maintenance
@@ -81,3 +83,27 @@ def search_settings(search_id: int) -> dict:
     from governance.services import settings_searches
 
     return settings_searches.run(search_id)
+
+
+def deliver_webhooks() -> dict:
+    """Send the webhook calls that are due (queued now, or failed and due again), pruning old ones hourly."""
+    from governance.services import webhooks
+
+    counts = webhooks.deliver_due()
+    if timezone.now().minute == 0:
+        counts["pruned"] = webhooks.prune()
+    return counts
+
+
+def send_review_digests() -> dict:
+    """Each owner who asked for it gets one e-mail a day with their workspaces' open review items."""
+    from governance.services import notifications
+
+    return notifications.send_review_digests()
+
+
+def send_mail(messages: list[list]) -> int:
+    """Send notification e-mails queued after a change committed (governance/services/notifications.py)."""
+    from governance.services import notifications
+
+    return notifications.send(messages)

@@ -16,6 +16,7 @@ from governance.views import (
     review_bulk,
     shred,
     tokens,
+    webhooks,
 )
 
 app_name = "governance"
@@ -33,6 +34,10 @@ urlpatterns = [
     path("w/<slug:workspace>/tokens/", tokens.tokens_page, name="tokens"),
     path("w/<slug:workspace>/tokens/create/", tokens.token_create, name="token-create"),
     path("w/<slug:workspace>/tokens/revoke/", tokens.token_revoke, name="token-revoke"),
+    path("w/<slug:workspace>/webhooks/", webhooks.webhooks_page, name="webhooks"),
+    path("w/<slug:workspace>/webhooks/add/", webhooks.webhook_add, name="webhook-add"),
+    path("w/<slug:workspace>/webhooks/change/", webhooks.webhook_change, name="webhook-change"),
+    path("w/<slug:workspace>/webhooks/ping/", webhooks.webhook_ping, name="webhook-ping"),
     path("w/<slug:workspace>/exports/", exports.exports_page, name="exports"),
     path("w/<slug:workspace>/exports/facts/", exports.export_facts, name="export-facts"),
     path("w/<slug:workspace>/exports/events/", exports.export_events, name="export-events"),

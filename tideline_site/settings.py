@@ -402,6 +402,12 @@ TIDELINE_READY_WORKER_STALE_SECONDS = float(os.environ.get("TIDELINE_READY_WORKE
 # sends, and/or the addresses or networks it connects from (comma-separated, e.g. 10.0.0.0/8).
 TIDELINE_METRICS_TOKEN = os.environ.get("TIDELINE_METRICS_TOKEN", "")
 TIDELINE_METRICS_ALLOW = os.environ.get("TIDELINE_METRICS_ALLOW", "")
+# Links in e-mails (governance/services/notifications.py): where people reach this console.
+TIDELINE_BASE_URL = os.environ.get("TIDELINE_BASE_URL", "http://127.0.0.1:8000")
+# Webhooks (governance/services/webhooks.py): how long a call may take, and whether it may go to a
+# private or loopback address (off: webhooks call public addresses only).
+TIDELINE_WEBHOOK_TIMEOUT_SECONDS = float(os.environ.get("TIDELINE_WEBHOOK_TIMEOUT_SECONDS", "5"))
+TIDELINE_WEBHOOKS_ALLOW_PRIVATE = envbool("TIDELINE_WEBHOOKS_ALLOW_PRIVATE")
 # OpenTelemetry spans (the [otel] extra; tideline_site/tracing.py): on unless TIDELINE_TRACES=0.
 TIDELINE_TRACES = os.environ.get("TIDELINE_TRACES", "1").strip().lower() not in ("0", "false", "no", "off")
 # Days governance keeps each recall served to an agent (governance/services/recall_log.py); 0 keeps none.

@@ -20,6 +20,7 @@ VERB_ROLES: dict[str, tuple[str, ...]] = {
     "import": ("admin",),
     "manage_members": ("admin",),
     "manage_tokens": ("admin",),
+    "manage_webhooks": ("admin",),
     "manage_retention": ("admin",),
     "review_settings": ("admin",),
     # The review queue: contradictions and held writes are the owners', durable promotions the approvers'.

@@ -13,6 +13,7 @@ from __future__ import annotations
 from governance.engine.contradiction_rules import ClaimRecord, find_candidates
 from governance.engine.contradiction_vectors import find_candidates_learned
 from governance.models import ReviewItem
+from governance.services import webhooks
 from memory.engine.facts import records as R
 from memory.models import Fact, Workspace
 from memory.services.maintenance.passes import RunReport, maint_facts
@@ -77,6 +78,8 @@ def find_contradictions(workspace: Workspace, *, actor: str = "contradictions", 
             report.counts["opened"] += 1
             m.record("reviewed", fact_ids=[candidate.b, candidate.a], reason="contradiction review opened",
                      review_item=review.pk, review_kind="contradiction", review_action="opened")  # fmt: skip
+            webhooks.emit(workspace, "review.opened", review_item=review.pk, kind="contradiction", facts=2,
+                          revision=m.revision)  # fmt: skip
     return report
 
 

@@ -18,6 +18,7 @@ from collections import Counter
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.timesince import timesince
 
@@ -26,7 +27,7 @@ from governance.engine import proposals as rules
 from governance.engine import settings_search as search_rules
 from governance.engine.proposals import ANSWERS_FIRST
 from governance.models import Proposal
-from governance.services import proposal_bar, proposal_eval, recall_log, run_locks
+from governance.services import notifications, proposal_bar, proposal_eval, recall_log, run_locks, webhooks
 from governance.services.acting import acting_name, event_actor, require_role, row_id
 from memory.engine import tuning as T
 from memory.models import Fact, MemoryEvent, Workspace
@@ -73,6 +74,8 @@ def _create(workspace: Workspace, *, actor: str, author=None, event_reason: str 
         return None
     _event(workspace, proposal, "proposed", actor=actor, reason=event_reason or proposal.title,
            diff=describe_change(proposal))  # fmt: skip
+    notifications.approval_awaits(workspace, what=f"proposal #{proposal.pk}", author=author,
+                                  path=reverse("governance:proposal-detail", args=[workspace.name, proposal.pk]))  # fmt: skip
     return proposal
 
 
@@ -447,6 +450,7 @@ def apply(proposal: Proposal, *, user=None, actor: str) -> Proposal:
         current.status, current.applied, current.applied_at, current.applied_by_name = (
             Proposal.Status.APPLIED, done, timezone.now(), name)
         current.save(update_fields=["status", "applied", "applied_at", "applied_by_name"])
+        webhooks.emit(workspace, "proposal.applied", proposal=current.pk, change=current.change)
     _event(workspace, current, "applied", actor=name, **{k: v for k, v in done.items() if k != "before"})
     return current
 
@@ -485,6 +489,7 @@ def revert(proposal: Proposal, *, user=None, actor: str, reason: str = "") -> Pr
             undone = {"restored": sorted(back), "skipped": sorted(set(before) - set(back))}
         current.status, current.reverted_at, current.reverted_by_name = Proposal.Status.REVERTED, timezone.now(), name
         current.save(update_fields=["status", "reverted_at", "reverted_by_name"])
+        webhooks.emit(workspace, "proposal.reverted", proposal=current.pk, change=current.change)
     _event(workspace, current, "reverted", actor=name, reason=reason, **undone)
     return current
 

@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from governance.engine import retention as engine
 from governance.models import RetentionPolicy
+from governance.services import webhooks
 from governance.services.acting import actor_text, require_role
 from memory.models import Fact, MemoryEvent, Workspace
 from memory.services.errors import NotFoundError, RequestError
@@ -391,6 +392,8 @@ def _run(workspace: Workspace, policy_id: int, *, actor: str, now: datetime, pro
         m.record(MemoryEvent.Kind.RETENTION_RUN, reason=reason, policy=policy.pk, name=policy.name,
                  version=policy.version, action=rule.action, examined=examined, archived=len(archived),
                  purged=purged, links_removed=links, now=now.isoformat())  # fmt: skip
+        webhooks.emit(workspace, "retention.run", policy=policy.pk, action=rule.action, examined=examined,
+                      archived=len(archived), purged=purged, revision=m.revision)  # fmt: skip
         revision = m.revision
     return RunReport(workspace.name, policy.pk, policy.name, policy.version, rule.action, examined, len(archived),
                      purged, links, revision, actor)  # fmt: skip

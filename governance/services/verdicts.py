@@ -12,7 +12,7 @@ from typing import Any
 
 from governance.engine.verdicts import ItemFacts, VerdictRefused, check_author, check_undo, plan_verdict
 from governance.models import ReviewItem
-from governance.services import recall_log
+from governance.services import recall_log, webhooks
 from governance.services.acting import Actor, actor_text, require_role
 from memory.models import Workspace
 from memory.services.errors import NotFoundError, RequestError
@@ -67,6 +67,8 @@ def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: Actor | s
         m.record("reviewed", fact_ids=sorted(set(ids) | set(plan.states)), reason=reason, review_item=item.pk,
                  review_kind=item.kind, review_action="decided", verdict=verdict, reviewer=actor, **decision)  # fmt: skip
         recall_log.after_verdict(workspace, decision, reviewer=actor)
+        webhooks.emit(workspace, "review.decided", review_item=item.pk, kind=item.kind, verdict=verdict,
+                      facts=len(set(ids) | set(plan.states)), revision=m.revision)  # fmt: skip
     return item
 
 
@@ -93,6 +95,8 @@ def undo(workspace: Workspace, item_id: int, *, user=None, actor: Actor | str) -
         m.record("reviewed", fact_ids=sorted(decision["before"]) or [item.fact_memory_id], reason=f"undo of {verdict}",
                  review_item=item.pk, review_kind=item.kind, review_action="undone", verdict=verdict, reviewer=actor,
                  restored=decision["before"], links_removed=decision["links_added"])  # fmt: skip
+        webhooks.emit(workspace, "review.decided", review_item=item.pk, kind=item.kind, verdict=f"undo {verdict}",
+                      facts=len(decision["before"]), revision=m.revision)  # fmt: skip
     return item
 
 

@@ -37,7 +37,7 @@ POST_ONLY = (
     "proposal-apply", "proposal-revert", "gold-upload", "gold-scaffold", "gold-candidate-accept", "gold-candidate-reject", "gold-case-edit",
     "gold-case-add", "gold-case-delete", "gold-approve", "gold-delete", "retention-save",
     "retention-ladder", "retention-enable", "retention-disable", "retention-remove",
-    "retention-apply", "review-undo",
+    "retention-apply", "review-undo", "webhook-add", "webhook-change", "webhook-ping",
 )  # fmt: skip
 # What each page reads from its query string (its form's fields and the parameters the view reads
 # itself); every page also gets a few parameters no page reads. A page missing here fails the test.
@@ -61,7 +61,7 @@ READS = {
     "exports": [*EXPORT_FILTERS, *EVENT_FILTERS], "export-facts": ["format", *EXPORT_FILTERS],
     "export-events": ["format", *EVENT_FILTERS], "export-graph": ["format"],
     "import": [], "import-job": [], "import-decide": ["decision", "gated"],
-    "login": ["next"], "logout": ["next"], "healthz": [], "readyz": [], "metrics": [],
+    "login": ["next"], "logout": ["next"], "healthz": [], "readyz": [], "metrics": [], "account-notifications": [], "webhooks": [],
     "password_change": [], "password_change_done": [], "password_reset": [], "password_reset_done": [],
     "password_reset_confirm": [], "password_reset_complete": [],
     "proposals": ["status", "page"], "proposal-detail": [], "proposal-search": [], "gold": ["page"], "gold-detail": ["page"],

@@ -24,12 +24,12 @@ URLS = ["/w/{ws}/", "/w/{ws}/facts/", "/w/{ws}/facts/{fact}/", "/w/{ws}/facts/{f
         "/w/{ws}/proposals/?status=pending", "/w/{ws}/proposals/{proposal}/", "/w/{ws}/proposals/searches/{search}/",
         "/w/{ws}/gold/", "/w/{ws}/gold/{gold}/",
         "/w/{ws}/gold/score/?set={gold}&k=8",
-        "/w/{ws}/tokens/"]  # fmt: skip
+        "/w/{ws}/tokens/", "/w/{ws}/webhooks/"]  # fmt: skip
 # The outsider holds every role, but in another workspace (tests/personas.py).
 PERSONAS = ["anonymous", "outsider", "owner", "approver", "admin"]
 EXPECTED = {"anonymous": 302, "outsider": 404, "owner": 200, "approver": 200, "admin": 200}
 # Admin-only pages: owners and approvers are refused (403), even the preview (docs/SECURITY.md).
-ADMIN_ONLY = ("/w/{ws}/shred/", "/w/{ws}/purge/", "/w/{ws}/exports/", "/w/{ws}/tokens/")
+ADMIN_ONLY = ("/w/{ws}/shred/", "/w/{ws}/purge/", "/w/{ws}/exports/", "/w/{ws}/tokens/", "/w/{ws}/webhooks/")
 
 
 @pytest.fixture

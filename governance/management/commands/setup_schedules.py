@@ -32,6 +32,10 @@ SCHEDULES = [
     # Proposals from the day's telemetry (down-votes, restored facts); after the dream, for the morning's review.
     ("proposals from telemetry (nightly at 04:00 UTC, every workspace)", "governance.tasks.propose_from_telemetry_everywhere",
      Schedule.DAILY, 4),
+    # Webhook calls are sent as they are queued; this retries the failed ones when they are due.
+    ("webhook deliveries due (every minute)", "governance.tasks.deliver_webhooks", Schedule.MINUTES, None),
+    # Owners' daily digest of their review queues, for those who asked for it (account page).
+    ("review digests (daily at 07:00 UTC)", "governance.tasks.send_review_digests", Schedule.DAILY, 7),
 ]  # fmt: skip
 
 
@@ -41,8 +45,9 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         for name, func, kind, hour in SCHEDULES:
             schedule, created = Schedule.objects.get_or_create(
-                name=name, defaults={"func": func, "schedule_type": kind, "repeats": -1, "next_run": _next(hour)}
-            )
+                name=name, defaults={"func": func, "schedule_type": kind, "repeats": -1, "next_run": _next(hour),
+                                     "minutes": 1 if kind == Schedule.MINUTES else None},
+            )  # fmt: skip
             if not created and (schedule.func, schedule.schedule_type) != (func, kind):
                 schedule.func, schedule.schedule_type = func, kind
                 schedule.save(update_fields=["func", "schedule_type"])

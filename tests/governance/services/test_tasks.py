@@ -81,7 +81,7 @@ def test_setup_schedules_runs_the_nightly_pass_from_governance_and_upgrades_an_o
     assert (nightly.func, nightly.schedule_type) == ("governance.tasks.run_nightly_everywhere", Schedule.DAILY)
     from governance.management.commands.setup_schedules import SCHEDULES
 
-    assert Schedule.objects.count() == len(SCHEDULES) == 5
+    assert Schedule.objects.count() == len(SCHEDULES) == 7
 
 
 def test_retention_runs_nightly_through_an_allowed_task_and_takes_nothing_twice(workspace):
