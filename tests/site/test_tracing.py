@@ -14,7 +14,7 @@ from governance.services import verdicts
 from memory.engine.writes.gate import MemoryThreatError
 from memory.services.maintenance.passes import run_gc
 from memory.tideline import Tideline
-from tests.site.test_metrics import CANARY
+from tests.canary import CANARY
 from tideline_site import tracing
 
 pytestmark = pytest.mark.django_db

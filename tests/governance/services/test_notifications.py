@@ -16,10 +16,10 @@ from governance.services import notifications, proposals
 from memory.engine.facts import records as R
 from memory.models import Membership
 from memory.tideline import Tideline
+from tests.canary import CANARY
 
 pytestmark = pytest.mark.django_db
 PEER = R.Origin("channel", "slack", "team", "s1")
-CANARY = "Quorvith"
 
 
 @pytest.fixture

@@ -22,11 +22,11 @@ from memory.services.errors import RequestError
 from memory.services.keys.crypto_shred import shred_origin
 from memory.services.lifecycle.retract_and_purge import purge_facts
 from memory.tideline import Tideline
+from tests.canary import CANARY
 from tests.governance.services.test_proposals import _gold
 
 pytestmark = pytest.mark.django_db
 PEER = R.Origin("channel", "slack", "team", "s1")
-CANARY = "Quorvith"
 
 
 class Receiver:
@@ -205,3 +205,29 @@ def test_paused_unsubscribed_and_removed_webhooks_get_nothing(hook, receiver, wo
     with pytest.raises(RequestError, match="unknown event"):
         webhooks.add(workspace, url=receiver.url, events=["everything"], actor="admin")
     assert ReviewItem.objects.count() == 0 and only_shred.events == ["shred"]
+
+
+def test_no_word_of_the_demo_reaches_a_webhook(receiver, django_capture_on_commit_callbacks):
+    """Every event on the demo workspace, and not one of its facts' words in any call."""
+    from memory.services.demo import load_demo
+    from memory.services.writes.interchange import export_facts
+    from tests.canary import assert_no_content
+
+    demo = load_demo()
+    workspace = demo.workspace
+    contents = [record["content"] for record in export_facts(workspace=workspace)]
+    webhooks.add(workspace, url=receiver.url, events=list(rules.EVENTS), actor="admin")
+    item = ReviewItem.objects.filter(workspace=workspace, status="open").first()
+    verdicts.decide(workspace, item.pk, "coexist" if item.kind == "contradiction" else "block", actor="admin",
+                    reason="checked")  # fmt: skip
+    first = workspace.facts.filter(origin_key="owner", lifecycle="active").order_by("pk").first()
+    purge_facts(workspace, [first.memory_id], actor="admin")
+    peer = workspace.facts.exclude(origin_key="owner").values_list("origin_key", flat=True).first()
+    shred_origin(workspace, peer, actor="admin")
+    _deliver()
+    assert {doc["event"] for doc in receiver.documents()} >= {"review.decided", "purge", "shred"}
+    text = "\n".join(call["body"].decode() + json.dumps(call["headers"]) for call in receiver.calls)
+    documents = receiver.documents()
+    for doc in documents:  # a shred names the origin it shredded (an id, as a receiver needs it)
+        assert doc["data"].pop("origin", peer) == peer
+    assert_no_content(text, contents, values=json.dumps(documents))
