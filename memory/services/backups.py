@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import sqlite3
@@ -42,6 +43,8 @@ from memory.services.errors import RequestError
 from memory.services.keys import binding as key_binding
 from memory.services.recall import index_snapshots
 from tideline_kit import telemetry
+
+logger = logging.getLogger(__name__)
 
 FORMAT = 1
 MANIFEST = "manifest.json"
@@ -359,6 +362,9 @@ def restore(directory: Path, *, keystore_from: Path | None = None, progress: Pro
     if key_store.get("id") and key_store["id"] != key_binding.read_keystore_id(key_binding.keystore_dir()):
         warnings.append("the running key store is not the one this backup was bound to")
     counts = _counts()
+    logger.warning("database replaced by the backup of %s from %s: %d workspace(s), %d fact(s), %d event(s); "
+                   "%d migration(s) applied, %d shredded key(s) destroyed", manifest.get("created_at"), directory,
+                   counts["workspaces"], counts["facts"], counts["events"], migrations_applied, destroyed)  # fmt: skip
     return RestoreReport(str(directory), manifest["vendor"], manifest.get("created_at", ""), counts["workspaces"],
                          counts["facts"], counts["events"], migrations_applied, keys_restored, destroyed,
                          key_binding.problem(), warnings)  # fmt: skip

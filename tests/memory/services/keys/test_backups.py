@@ -102,7 +102,11 @@ def test_a_lost_key_store_comes_back_from_its_copy_without_the_keys_the_restored
 
 
 def test_a_backup_of_an_older_schema_is_migrated_forward_on_restore(written, workspace, tmp_path):
-    call_command("migrate", "governance", "0012", verbosity=0)
+    from django.db.migrations.loader import MigrationLoader
+
+    names = sorted(name for app, name in MigrationLoader(None, ignore_no_migrations=True).disk_migrations
+                   if app == "governance")  # fmt: skip
+    call_command("migrate", "governance", names[-2], verbosity=0)  # as if made before the newest migration
     try:
         backups.backup(tmp_path / "backup")
     finally:
