@@ -24,6 +24,7 @@ set; it is answered before the host check, like the probes.
 
 from __future__ import annotations
 
+import gc
 import hmac
 import ipaddress
 import logging
@@ -180,6 +181,19 @@ def _forget_dead_processes(directory: Path) -> None:
 
 
 def exposition() -> bytes:
+    """The scrape's text. It makes tens of thousands of short-lived objects: the collector is paused
+    meanwhile, so a scrape never pays for a collection of the whole heap (docs/BENCHMARKS.md, "Metrics,
+    traces and backups")."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _exposition()
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _exposition() -> bytes:
     registry = CollectorRegistry()
     directory = multiprocess_dir()
     _note_index_bytes()
