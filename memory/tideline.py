@@ -53,6 +53,7 @@ class FactRecord:
     superseded: tuple[str, ...] = ()
     review_item_id: int | None = None
     rules: tuple[str, ...] = ()  # held: the rules that held the write
+    detected: tuple[str, ...] = ()  # kinds of personal data and secrets the write found (never values)
 
     @property
     def deduplicated(self) -> bool:
@@ -62,7 +63,7 @@ class FactRecord:
         """The record as JSON (the API's Fact object): its fields in order, then `deduplicated`."""
         out = {spec.attr("read"): spec.as_json(getattr(self, spec.attr("read"))) for spec in _READ_FIELDS}
         out.update(outcome=self.outcome, superseded=list(self.superseded), review_item_id=self.review_item_id,
-                   rules=list(self.rules), deduplicated=self.deduplicated)  # fmt: skip
+                   rules=list(self.rules), detected=list(self.detected), deduplicated=self.deduplicated)  # fmt: skip
         return out
 
     @classmethod
@@ -72,7 +73,7 @@ class FactRecord:
             **values, origin=fact.origin.label(), outcome=result.outcome if result else "stored",
             superseded=tuple(result.superseded) if result else (),
             review_item_id=result.review_item_id if result else None,
-            rules=tuple(result.rules) if result else (),
+            rules=tuple(result.rules) if result else (), detected=tuple(result.detected) if result else (),
         )  # fmt: skip
 
 

@@ -45,7 +45,7 @@ FACT = {
         **{spec.attr("read"): spec.json_schema() for spec in fields_for("read")},
         "outcome": STR, "superseded": {"type": "array", "items": STR},
         "review_item_id": {"type": ["integer", "null"]}, "rules": {"type": "array", "items": STR},
-        "deduplicated": {"type": "boolean"},
+        "detected": {"type": "array", "items": STR}, "deduplicated": {"type": "boolean"},
     },
 }  # fmt: skip
 HIT = {
@@ -109,8 +109,9 @@ RECALL_RESULT = {"type": "object", "required": ["query", "hits", "nothing_releva
                                 "nothing_relevant": {"type": "boolean"}, "left_out": LEFT_OUT}}  # fmt: skip
 CONTEXT_RESULT = {"type": "object", "required": ["context", "nothing_relevant"],
                   "properties": {"query": STR, "origin": STR, "context": STR, "nothing_relevant": {"type": "boolean"}}}  # fmt: skip
-WRITE_RESULT = {"type": "object", "required": ["id", "outcome", "fact"],
+WRITE_RESULT = {"type": "object", "required": ["id", "outcome", "detected", "classification", "fact"],
                 "properties": {"id": STR, "outcome": {"enum": ["created", "reinforced", "confined", "held", "unchanged"]},
+                               "detected": {"type": "array", "items": STR}, "classification": STR,
                                "fact": _ref("Fact")}}  # fmt: skip
 MEMORY_ID = {"name": "memory_id", "in": "path", "required": True, "schema": {"type": "string", "maxLength": 128}}
 

@@ -44,7 +44,7 @@ log = logging.getLogger("tideline.api")
 MAX_K = 50
 MAX_QUERY = 2000
 STATUS_OF_KIND = {"validation": 422, "not_found": 404, "conflict": 409, "unauthorized": 401, "forbidden": 403,
-                  "unworthy": 422, "write_gate": 422, "threat": 422}  # fmt: skip
+                  "unworthy": 422, "write_gate": 422, "threat": 422, "secret": 422}  # fmt: skip
 
 
 def _json(payload: dict, status: int = 200, headers: dict[str, str] | None = None) -> JsonResponse:
@@ -214,8 +214,11 @@ def _write(request, grant, body):
     )  # fmt: skip
     result = write_fact(workspace=grant.workspace, new=new, actor=grant.actor)
     record = FactRecord.from_fact(result.fact, result)
-    return (201 if result.outcome == "created" else 200), {"id": record.id, "outcome": result.outcome,
-                                                           "fact": record.to_dict()}  # fmt: skip
+    # What the write found (kinds of personal data and secrets, never their values) and the classification
+    # it was stored with: an agent learns that a secret was replaced, or why the fact is PII now.
+    return (201 if result.outcome == "created" else 200), {
+        "id": record.id, "outcome": result.outcome, "detected": list(result.detected),
+        "classification": record.classification, "fact": record.to_dict()}  # fmt: skip
 
 
 def _list(request, grant, body):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memory.cli.common import emit, origin_option
 from memory.engine.facts import records as R
+from memory.engine.safety.sensitive import LABELS, SECRETS
 from memory.services.workspaces import get_workspace
 from memory.tideline import Tideline
 
@@ -42,4 +43,11 @@ def run(options: dict) -> None:
         human += f"\nreview item: #{record.review_item_id} (tideline review show {record.review_item_id} --workspace {options['workspace']})"
     if record.superseded:
         human += f"\nsuperseded: {', '.join(record.superseded)}"
+    if record.detected:
+        secrets = [LABELS[k] for k in record.detected if k in SECRETS]
+        personal = [LABELS[k] for k in record.detected if k not in SECRETS]
+        if personal:
+            human += f"\npersonal data found ({', '.join(personal)}): stored as {record.classification}"
+        if secrets:
+            human += f"\nsecret replaced, never stored ({', '.join(secrets)}): keep it in a secret store instead"
     emit(options, record.to_dict(), human)

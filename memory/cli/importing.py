@@ -11,6 +11,7 @@ from pathlib import Path
 from django.db import transaction
 
 from memory.cli.common import CliExit, emit, progress_bar
+from memory.engine.safety.sensitive import LABELS
 from memory.models import Workspace
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
@@ -64,6 +65,10 @@ def _run(options: dict) -> None:
                      f"{report.confined} kept as down-weighted evidence, {report.held} held for review")
     if report.dangling_links:
         human.append(f"kept {report.dangling_links} link(s) whose target is not in the workspace")
+    if report.detected:
+        found = ", ".join(f"{n} {LABELS[kind]}" for kind, n in sorted(report.detected.items()))
+        human.append(f"personal data and secrets found: {found} (personal data stored as PII; secrets replaced in "
+                     "trusted lines, refused in untrusted ones and by --strict)")
     payload = report.to_dict()
     if report.refused:
         human.append(f"refused {len(report.refused)} line(s) (exit code {PARTLY_IMPORTED}):")

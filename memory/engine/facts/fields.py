@@ -46,7 +46,7 @@ MS_SHAPES = frozenset({"interchange", "maint", "recall", "recall_meta", "claim"}
 SHAPE_EXTRAS: dict[str, tuple[str, ...]] = {
     "write": ("force",),
     "interchange": ("extra", "absent"),
-    "read": ("outcome", "superseded", "review_item_id", "rules"),
+    "read": ("outcome", "superseded", "review_item_id", "rules", "detected"),
     "maint": (),
     "recall": (),
     "recall_meta": ("clearance",),

@@ -83,6 +83,12 @@ class FactValidationError(TidelineError, ValueError):
     kind = "validation"
 
 
+class SecretError(TidelineError):
+    """Untrusted content holding a secret (an API key, a password, …): refused, never stored."""
+
+    kind = "secret"
+
+
 # ---------------------------------------------------------------- decisions
 
 

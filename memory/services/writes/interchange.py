@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import nullcontext
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from django.db import DataError, IntegrityError, connection, transaction
@@ -51,6 +51,11 @@ class ImportReport:
     links_resolved: int = 0  # dangling links whose target this run brought in (or found present)
     dangling_links: int = 0
     refused: list[LineRefusal] = field(default_factory=list)
+    detected: dict[str, int] = field(default_factory=dict)  # personal data and secrets found, by kind
+
+    def count_detected(self, kinds) -> None:
+        for kind in kinds:
+            self.detected[kind] = self.detected.get(kind, 0) + 1
 
     def to_dict(self) -> dict:
         out = asdict(self)
@@ -90,7 +95,10 @@ def import_facts(
     gate, threat scan, dedup, slots), one write each, and refusals are reported per line.
     """
     report = ImportReport(workspace=workspace.name, gated=gate)
-    parsed, present = _split_present(workspace, _parse_lines(lines, report), report)
+    parsed = _parse_lines(lines, report)
+    if not gate:  # the gated path screens each record as any write
+        parsed = _screened(parsed, report, strict=strict)
+    parsed, present = _split_present(workspace, parsed, report)
     report.skipped = len(present)
     report.refused.sort(key=lambda refusal: refusal.line)
 
@@ -131,6 +139,29 @@ def preview_import(*, workspace: Workspace, lines: Iterable[str | bytes]) -> Imp
     report.imported, report.skipped = len(parsed), len(present)
     report.refused.sort(key=lambda refusal: refusal.line)
     return report
+
+
+def _screened(parsed, report: ImportReport, *, strict: bool) -> list[tuple[int, X.InterchangeRecord]]:
+    """Personal data and secrets, as the write path screens them: a record's classification rises to
+    PII, a secret is replaced by its placeholder in trusted records and refuses an untrusted one (any
+    one, with `strict`); the report counts what was found by kind."""
+    from memory.services.writes import policy
+
+    kept = []
+    for number, record in parsed:
+        try:
+            screened = policy.screen_text(record.content, source_type=record.source_type,
+                                          classification=record.classification, refuse_secrets=strict)  # fmt: skip
+        except policy.SecretError as error:
+            report.count_detected(rule.split(":", 1)[1] for rule in dict.fromkeys(error.rules))
+            report.refused.append(LineRefusal(number, f"secret: {error.message}", record.memory_id))
+            continue
+        if screened.detected:
+            report.count_detected(screened.detected)
+            record = replace(record, content=screened.content,
+                             classification=screened.classification or record.classification)  # fmt: skip
+        kept.append((number, record))
+    return kept
 
 
 def _parse_lines(lines: Iterable[str | bytes], report: ImportReport) -> list[tuple[int, X.InterchangeRecord]]:
@@ -227,6 +258,7 @@ def _import_gated(workspace, parsed, actor, report, strict, progress) -> None:
                     details=[asdict(refusal) for refusal in report.refused],
                 ) from error
         else:
+            report.count_detected(result.detected)
             report.imported += result.outcome != "reinforced"
             report.reinforced += result.outcome == "reinforced"
             report.confined += result.outcome == "confined"

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from memory.engine.facts import records as R
+from memory.engine.safety import sensitive
 from memory.engine.writes import holds
 from memory.engine.writes.gate import (  # noqa: F401 - the error classes are part of this module's surface
     Allow,
@@ -17,6 +19,7 @@ from memory.engine.writes.gate import (  # noqa: F401 - the error classes are pa
     Confine,
     FactValidationError,
     MemoryThreatError,
+    SecretError,
     TidelineError,
     UnworthyFactError,
     WriteGateError,
@@ -106,3 +109,43 @@ def scan(new, content: str) -> holds.Hold | None:
     if verdict.action == "hold":
         return holds.Hold(holds.QUARANTINE, verdict.reason, verdict.rules, verdict.detector_score)
     return None
+
+
+RANK = {name: rank for rank, name in enumerate(R.CLASSIFICATIONS)}  # PUBLIC < INTERNAL < PII
+
+
+@dataclass(frozen=True)
+class Screened:
+    """What the sensitive-data screen made of a write: the text to store (secrets replaced), the kinds
+    found (never their values) and the classification (at least PII when personal data was found)."""
+
+    content: str
+    detected: tuple[str, ...]
+    classification: str | None
+
+
+def screen_sensitive(new, content: str) -> Screened:
+    """Personal data raises the classification to PII (a writer may claim more, never less); a secret in
+    untrusted content refuses the write (`SecretError`), in trusted words it is replaced by a
+    placeholder naming its kind before anything is stored, hashed or indexed."""
+    return screen_text(content, source_type=new.source_type, classification=new.classification)
+
+
+def screen_text(content: str, *, source_type: str | None, classification: str | None,
+                refuse_secrets: bool = False) -> Screened:  # fmt: skip
+    """`screen_sensitive` for any text; `refuse_secrets` refuses a secret even in trusted words (an
+    import's --strict)."""
+    findings = sensitive.scan(content)
+    if not findings:
+        return Screened(content, (), classification)
+    detected = tuple(sensitive.kinds(findings))
+    secrets = [f for f in findings if f.secret]
+    if secrets and (refuse_secrets or R.is_untrusted_source(source_type)):
+        labels = ", ".join(dict.fromkeys(f.label for f in secrets))
+        who = "this import (strict)" if refuse_secrets else f"content from {source_type}"
+        raise SecretError(f"the text holds a secret ({labels}); {who} never stores one: leave it out",
+                          tuple(f"secret:{f.kind}" for f in secrets))  # fmt: skip
+    if any(not f.secret for f in findings):
+        claimed = classification or R.DEFAULT_CLASSIFICATION
+        classification = "PII" if RANK[claimed] < RANK["PII"] else claimed
+    return Screened(sensitive.redact(content, findings) if secrets else content, detected, classification)

@@ -10,6 +10,7 @@ and length, never the content itself.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -70,6 +71,7 @@ class WriteResult:
     superseded: list[str] = field(default_factory=list)
     review_item_id: int | None = None
     rules: tuple[str, ...] = ()  # a held write: the rules that held it
+    detected: tuple[str, ...] = ()  # kinds of personal data and secrets found in the text (never their values)
 
     @property
     def deduplicated(self) -> bool:
@@ -109,7 +111,8 @@ def _record_refusal(m: Mutation, new: NewFact, error: Error) -> None:
     content = new.content if isinstance(new.content, str) else ""
     origin = new.origin if isinstance(new.origin, R.Origin) and _valid_origin(new.origin) else None
     hmac = None
-    if content and origin is not None and not V.UNSTORABLE.search(content):
+    # A refused secret leaves no trace of its text at all, not even a keyed hash of it.
+    if content and origin is not None and not V.UNSTORABLE.search(content) and error.kind != "secret":
         hmac = sealing.content_hash(m.workspace.pk, origin.key, R.normalize_for_hash(content))
     m.record(
         "blocked",
@@ -152,6 +155,19 @@ def _write(m: Mutation, new: NewFact, embedder: Any = embedding.CONFIGURED) -> W
         created_at_ms=to_ms(new.created_at), valid_from_ms=to_ms(new.valid_from),
         valid_to_ms=to_ms(new.valid_to), now_ms=time.time() * 1000,
     ).strip()  # fmt: skip
+    screened = policy.screen_sensitive(new, content)  # before anything is stored, hashed or indexed
+    if screened.detected:
+        new = dataclasses.replace(new, classification=screened.classification)
+    result = _write_screened(m, new, screened.content, embedder)
+    if screened.detected:
+        result.detected = screened.detected
+        for event in m.events:  # the write's own event names what was found (kinds only)
+            if result.fact.memory_id in event.fact_ids and event.kind in ("created", "confined", "held", "reinforced"):
+                event.data["detected"] = list(screened.detected)
+    return result
+
+
+def _write_screened(m: Mutation, new: NewFact, content: str, embedder: Any) -> WriteResult:
     policy.check_worthiness(new, content)
     workspace, origin = m.workspace, new.origin
     trusted = not R.is_untrusted_source(new.source_type)
