@@ -63,10 +63,12 @@ class Finding:
 # ---------------------------------------------------------------- personal data
 
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9-]{1,63}\.)+[A-Za-z]{2,24}\b")
-PHONE_WORDS = re.compile(r"\b(?:phone|mobile|cell(?:phone)?|tel(?:ephone)?|call|text|whats ?app|number|fax|telemóvel|"
-                         r"telefone|teléfono|handy|numéro)\b", re.I)  # fmt: skip
+PHONE_WORDS = re.compile(r"\b(?:phone|mobile|mob|cell(?:phone)?|tel(?:ephone)?|call|calls|ring|dial|reach|contact|text|sms|"
+                         r"whats ?app|signal|number|nr|no|fax|landline|hotline|ext|telemóvel|telemovel|telefone|teléfono|"
+                         r"telefono|handy|numéro|numero|tlf)\b", re.I)  # fmt: skip
 PHONE_REGIONS = ("US", "GB", "DE", "FR", "PT", "ES", "IT", "NL", "BR", "IN", "AU", "CA", "NG")
-CARD = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
+CARD = re.compile(r"(?<![\w.-])(?:\d[ -]?){13,18}\d(?![\w-])")
+CARD_GROUPS = {(16,), (15,), (14,), (19,), (4, 4, 4, 4), (4, 6, 5), (4, 6, 4), (4, 4, 4, 4, 3)}  # as cards are printed
 CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[0689]|6(?:011|5|4[4-9]|2)|35)")
 IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 ROUTING = re.compile(r"\brouting\b[^\d\n]{0,30}(\d{9})\b", re.I)
@@ -117,12 +119,14 @@ def _personal(text: str) -> Iterable[Finding]:
     yield from _phones(text)
     for match in CARD.finditer(text):
         digits = re.sub(r"\D", "", match.group())
-        if 13 <= len(digits) <= 19 and CARD_PREFIX.match(digits) and _luhn(digits) and len(set(digits)) > 1:
+        groups = tuple(len(part) for part in re.split(r"[ -]", match.group()))
+        if (groups in CARD_GROUPS and CARD_PREFIX.match(digits) and _luhn(digits) and len(set(digits)) > 1
+                and len({sep for sep in match.group() if not sep.isdigit()}) <= 1):  # fmt: skip
             yield Finding("payment_card", match.start(), match.end())
     for match in IBAN.finditer(text):
         from stdnum import iban
 
-        if iban.is_valid(match.group()):
+        if _iban_valid(iban, match.group()):
             yield Finding("iban", match.start(), match.end())
     for match in ROUTING.finditer(text):
         if _aba(match.group(1)):
@@ -147,6 +151,16 @@ def _personal(text: str) -> Iterable[Finding]:
     for pattern in (STREET, STREET_FIRST, STREET_SUFFIX):
         for match in pattern.finditer(text):
             yield Finding("street_address", match.start(), match.end())
+
+
+def _iban_valid(module, value: str) -> bool:
+    """The ISO 13616 check (mod 97) and the country's length; the national check digits some countries
+    add are not required (the ISO check already makes a random match a 1-in-97 chance)."""
+    try:
+        module.validate(value, check_country=False)
+    except Exception:  # noqa: BLE001 — stdnum raises its own ValidationError subclasses
+        return False
+    return True
 
 
 def _shrinking(value: str) -> Iterable[str]:
@@ -201,7 +215,10 @@ DETECT_SECRETS_KINDS = {
 OWN_SECRETS = [
     ("openai_key", re.compile(r"\bsk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}\b")),
     ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{32,}\b")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
+    ("gitlab_token", re.compile(r"\bgl(?:pat|dt|rt|ptt|cbt)-[0-9A-Za-z_-]{20,}(?![0-9A-Za-z_-])")),
+    ("api_token", re.compile(r"\b(?:npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{50,}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}|"
+                             r"xox[abposr]-[A-Za-z0-9-]{10,})(?![A-Za-z0-9_-])")),  # fmt: skip
     ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b")),
     ("private_key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*"
                                r"PRIVATE KEY(?: BLOCK)?-----)?")),  # fmt: skip
@@ -218,8 +235,21 @@ SECRET_NAME = (r"(?:[A-Za-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|secret|t
 ASSIGNMENT = re.compile(rf"\b({SECRET_NAME})\s*[:=]\s*(?:'([^'\n]{{4,}})'|\"([^\"\n]{{4,}})\"|([^\s'\"]{{6,}}))", re.I)
 SPOKEN_PASSWORD = re.compile(r"\b(?:password|passcode|passphrase|pin(?: code)?|wi-?fi (?:password|key))\b(?: for [\w .'-]{1,40})?"
                              r"\s+(?:is|was|=|:)\s*['\"“]?([^\s'\"”]{4,64})", re.I)  # fmt: skip
-NOT_A_VALUE = re.compile(r"^(?:\*+|x+|<[^>]*>|\.{3}|none|null|true|false|changeme|redacted|example|your[_-].*|\$\{.*\}|"
-                         r"required|optional|hidden|secret|password|same|the|a|an|my|our|set|not|in|stored|saved)$", re.I)  # fmt: skip
+NOT_A_VALUE = re.compile(r"^(?:\*+|x+|<[^>]*>|\.{3}|none|null|true|false|redacted|required|optional|hidden|secret|password|"
+                         r"same|the|a|an|my|our|set|not|in|stored|saved|printed|shown|given|sent|written|on|at)$", re.I)  # fmt: skip
+# A placeholder, a reference or code, not a value: `sk_test_replace_me`, `${TOKEN}`, `var.secret`,
+# `os.environ["KEY"]`, `/run/secrets/db_password`.
+NOT_A_SECRET = re.compile(r"replace[_-]?me|change[_-]?me|your[_-]|dummy|placeholder|xxxx|<|>|\{|\}|\$|\(|\[|"
+                          r"^(?:var|env|self|settings|config|os|process|base64|secrets)\.|^[/~.]", re.I)  # fmt: skip
+
+
+def _looks_secret(value: str, *, quoted: bool = False) -> bool:
+    """A value that could be a password or key: no placeholder or code, and not a plain word unless quoted."""
+    if NOT_A_VALUE.match(value) or NOT_A_SECRET.search(value):
+        return False
+    mixed = any(ch.isdigit() for ch in value) or any(not ch.isalnum() for ch in value) or (
+        any(ch.isupper() for ch in value[1:]) and any(ch.islower() for ch in value))
+    return quoted or mixed
 
 
 @cache
@@ -244,23 +274,30 @@ def _secrets(text: str) -> Iterable[Finding]:
             for found in plugin.analyze_line(filename="memory", line=line, line_number=1):
                 value = found.secret_value or ""
                 at = line.find(value) if value else -1
+                if kind in ("url_credentials", "secret_assignment") and not _looks_secret(value, quoted=True):
+                    continue  # a placeholder or a reference: postgres://user:password@localhost, ${TOKEN}
                 if at >= 0 and len(value) >= 8:
                     yield Finding(kind, offset + at, offset + at + len(value))
         offset += len(line)
     for kind, pattern in OWN_SECRETS:
         for match in pattern.finditer(text):
             start, end = match.span(match.lastindex or 0)
+            if kind == "url_credentials" and (NOT_A_VALUE.match(text[start:end]) or NOT_A_SECRET.search(text[start:end])):
+                continue  # postgres://user:password@localhost in an .env.example
             yield Finding(kind, start, end)
     for match in ASSIGNMENT.finditer(text):
         group = next(index for index in (2, 3, 4) if match.group(index) is not None)
         value = match.group(group).rstrip(".,;)") if group == 4 else match.group(group)
         name = match.group(1).lower()
-        if not NOT_A_VALUE.match(value) and (_entropy(value) >= 2.5 or "pass" in name or "pwd" in name):
+        if name.endswith(("_file", "_path", "_dir", "_url", "_name", "_id")):
+            continue  # names a file, a path or an id of a secret, not the secret
+        if _looks_secret(value, quoted=group != 4) and (_entropy(value) >= 2.5 or "pass" in name or "pwd" in name):
             yield Finding("secret_assignment", match.start(group), match.start(group) + len(value))
     for match in SPOKEN_PASSWORD.finditer(text):
         value = match.group(1).rstrip(".,;)!")
         pin = match.group(0).lower().lstrip().startswith("pin")
-        if not NOT_A_VALUE.match(value) and len(value) >= 4 and (not pin or any(ch.isdigit() for ch in value)):
+        quoted = match.group(0).rstrip()[-len(value) - 1 : -len(value)] in ("'", '"', "“")
+        if len(value) >= 4 and _looks_secret(value, quoted=quoted) and (not pin or any(ch.isdigit() for ch in value)):
             yield Finding("password", match.start(1), match.start(1) + len(value))
 
 
