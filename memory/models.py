@@ -603,6 +603,7 @@ class EventKind(models.TextChoices):
     EXPORTED = "exported"
     MEMBERS_CHANGED = "members_changed"
     TOKENS_CHANGED = "tokens_changed"
+    RECLASSIFIED = "reclassified"
 
 
 class MemoryEvent(models.Model):

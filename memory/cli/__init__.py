@@ -15,4 +15,5 @@ SUBCOMMANDS = {
     "demo": "memory.cli.demo", "serve": "memory.cli.serve", "eval": "memory.cli.evaluating",
     "gc": "memory.cli.maintaining", "dream": "memory.cli.maintaining", "reembed": "memory.cli.reembedding",
     "keys": "memory.cli.keys", "backup": "memory.cli.backups", "restore": "memory.cli.backups",
+    "scan": "memory.cli.scanning",
 }  # fmt: skip

@@ -345,3 +345,14 @@ def redact(text: str, findings: Iterable[Finding]) -> str:
         last = finding.end
     out.append(text[last:])
     return "".join(out)
+
+
+PLACEHOLDER = re.compile(r"\[secret: ([^\]\n]{1,60})\]")
+
+
+def stored_labels(text: str) -> list[str]:
+    """What a stored fact's text holds, for people to see: the personal data found in it and the secrets
+    its placeholders name (labels only, each once)."""
+    labels = [f.label for f in scan(text) if not f.secret]
+    labels += [f"secret replaced: {name}" for name in PLACEHOLDER.findall(text)]
+    return list(dict.fromkeys(labels))

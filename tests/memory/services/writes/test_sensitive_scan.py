@@ -1,0 +1,76 @@
+"""`tideline scan` over facts stored before writes were screened: counted by kind; --reclassify raises
+them to PII with an event each and holds a fact with a secret in clear for a person; the inspector and
+the facts list say what the text holds."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+
+from governance.models import ReviewItem
+from memory.models import Fact, MemoryEvent
+from memory.services.writes import policy
+from memory.tideline import Tideline
+
+pytestmark = pytest.mark.django_db
+KEY = "AKIAQUORVITHSCAN0001"
+
+
+@pytest.fixture
+def old_facts(workspace, monkeypatch):
+    """Facts as an older version stored them: nothing screened."""
+    monkeypatch.setattr(policy, "screen_sensitive",
+                        lambda new, content: policy.Screened(content, (), new.classification))  # fmt: skip
+    tl = Tideline(workspace)
+    ids = {
+        "email": tl.add("My e-mail is maya.okafor@example.org.", segment="identity").id,
+        "phone": tl.add("Call me on +351 912 345 678 after six.", segment="knowledge").id,
+        "secret": tl.add(f"The staging AWS key is {KEY}.", segment="knowledge").id,
+        "plain": tl.add("I like green tea in the morning.", segment="preference").id,
+    }
+    monkeypatch.undo()
+    return ids
+
+
+def _scan(capsys, *args) -> dict:
+    call_command("tideline", "scan", *args, "--json")
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_scan_reports_by_kind_and_changes_nothing(old_facts, workspace, capsys):
+    report = _scan(capsys, "--workspace", workspace.name)
+    assert report["by_kind"] == {"email": 1, "phone": 1, "aws_access_key": 1}
+    assert (report["to_raise_count"], report["with_secrets_count"]) == (2, 1)
+    assert set(Fact.objects.values_list("classification", flat=True)) == {"INTERNAL"}
+    assert not MemoryEvent.objects.filter(kind="reclassified").exists()
+
+
+def test_reclassify_raises_to_pii_and_holds_a_secret_for_a_person(old_facts, workspace, capsys, client, personas):
+    report = _scan(capsys, "--workspace", workspace.name, "--reclassify")
+    assert (report["reclassified"], report["held"]) == (2, 1)
+    raised = Fact.objects.get(memory_id=old_facts["email"])
+    assert raised.classification == "PII"
+    event = next(e for e in MemoryEvent.objects.filter(kind="reclassified") if old_facts["email"] in e.fact_ids)
+    assert event.data["detected"] == ["email"] and "maya" not in json.dumps(event.data)
+    held = Fact.objects.get(memory_id=old_facts["secret"])
+    assert held.lifecycle == "held"
+    item = ReviewItem.objects.get(fact=held, status="open")
+    assert "AWS access key" in item.reason and KEY not in item.reason
+    assert old_facts["secret"] not in [h.id for h in Tideline(workspace).recall("staging AWS key")]
+    again = _scan(capsys, "--workspace", workspace.name, "--reclassify")
+    assert (again["reclassified"], again["held"]) == (0, 0)  # nothing twice
+
+    client.force_login(personas.owner)
+    page = client.get(f"/w/{workspace.name}/facts/{old_facts['email']}/").content.decode()
+    assert 'id="fact-sensitive">e-mail address<' in page
+    listing = client.get(f"/w/{workspace.name}/facts/").content.decode()
+    assert "phone number" in listing and 'class="badge sensitive"' in listing
+
+
+def test_a_replaced_secret_is_named_in_the_inspector(workspace, client, personas):
+    fact = Tideline(workspace).add(f"The staging AWS key is {KEY}.", segment="knowledge")
+    client.force_login(personas.owner)
+    page = client.get(f"/w/{workspace.name}/facts/{fact.id}/").content.decode()
+    assert "secret replaced: AWS access key" in page and KEY not in page
