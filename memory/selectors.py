@@ -519,7 +519,25 @@ def dashboard(workspace: Workspace) -> dict:
         "recent_events": list(MemoryEvent.objects.filter(workspace=workspace).order_by("-revision", "-id")
                               .values("revision", "at", "kind", "actor")[:10]),  # fmt: skip
         "recall_mode": recall_mode(workspace, total),
+        "by_classification": counted("classification"),
+        "sensitive_found": sensitive_found(workspace),
     }
+
+
+def sensitive_found(workspace: Workspace) -> list[dict]:
+    """Personal data and secrets found in the text of writes (and by `tideline scan`), by kind, as the
+    event log records them (kinds only): [{"label", "n"}], most first."""
+    from collections import Counter
+
+    from memory.engine.safety.sensitive import LABELS
+    from memory.models import MemoryEvent
+
+    counts: Counter = Counter()
+    kinds = ("created", "confined", "held", "reclassified")
+    for found in (MemoryEvent.objects.filter(workspace=workspace, kind__in=kinds, data__has_key="detected")
+                  .values_list("data__detected", flat=True).iterator(chunk_size=2000)):  # fmt: skip
+        counts.update(kind for kind in (found or []) if kind in LABELS)
+    return [{"label": LABELS[kind], "n": n} for kind, n in counts.most_common()]
 
 
 def recall_mode(workspace: Workspace, total: int) -> dict:

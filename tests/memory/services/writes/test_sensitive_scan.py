@@ -74,3 +74,30 @@ def test_a_replaced_secret_is_named_in_the_inspector(workspace, client, personas
     client.force_login(personas.owner)
     page = client.get(f"/w/{workspace.name}/facts/{fact.id}/").content.decode()
     assert "secret replaced: AWS access key" in page and KEY not in page
+
+
+def test_the_overview_counts_what_writes_held_by_kind(workspace, client, personas):
+    tl = Tideline(workspace)
+    tl.add("My e-mail is maya.okafor@example.org.", segment="identity")
+    tl.add("Ana's e-mail is ana@example.org and her phone is +44 20 7946 0958.", segment="relationship")
+    tl.add(f"The staging AWS key is {KEY}.", segment="knowledge")
+    client.force_login(personas.owner)
+    page = client.get(f"/w/{workspace.name}/").content.decode()
+    card = page.split('id="sensitive-card"')[1].split("</section>")[0]
+    assert "2 e-mail address" in card and "1 phone number" in card and "1 AWS access key" in card
+    assert "PII" in card and KEY not in page
+
+
+def test_the_pii_retention_preset_archives_only_peers_personal_data(workspace, client, personas):
+    from governance.models import RetentionPolicy
+
+    client.force_login(personas.admin)
+    page = client.get(f"/w/{workspace.name}/retention/").content.decode()
+    assert 'id="retention-pii-preset"' in page
+    form = page.split('id="retention-pii-preset"')[1].split("</form>")[0]
+    fields = dict(__import__("re").findall(r'name="(\w+)" value="([^"]*)"', form))
+    fields.pop("csrfmiddlewaretoken", None)
+    client.post(f"/w/{workspace.name}/retention/save/", fields)
+    policy = RetentionPolicy.objects.get()
+    assert (policy.classifications, policy.origin_kind, policy.max_age_seconds, policy.action, policy.enabled) == (
+        ["PII"], "channel", 90 * 86400, "archive", True)
