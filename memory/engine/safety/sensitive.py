@@ -182,6 +182,10 @@ def _phones(text: str) -> Iterable[Finding]:
             continue
         for match in phonenumbers.PhoneNumberMatcher(text, region or "ZZ", leniency=phonenumbers.Leniency.VALID):
             span = (match.start, match.end)
+            # A national number shorter than 7 digits is a service or short code (Germany's 1640), and
+            # reads like any count or id: "Fact number 1640".
+            if len(str(match.number.national_number)) < 7:
+                continue
             if span not in seen:
                 seen.add(span)
                 yield Finding("phone", *span)
