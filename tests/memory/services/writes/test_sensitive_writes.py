@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -25,6 +26,7 @@ CANARIES = {  # real-format secrets made up for this test, each unique
     "api": "ghp_QuorvithApiCanary0123456789abcdefghij",
     "cli": "sk_live_QuorvithCliCanary0123456789",
     "import": "xoxb-111122223333-444455556666-QuorvithImportCanary",
+    "console": "glpat-QuorvithConsoleCanary0123",
 }
 
 
@@ -76,8 +78,10 @@ def test_a_secret_in_untrusted_content_is_refused_and_leaves_no_trace(workspace)
 
 
 def test_a_secret_in_the_owners_words_is_replaced_everywhere_through_every_entry_point(workspace, tmp_path, caplog,
-                                                                                        capsys):  # fmt: skip
+                                                                                        capsys, owner, settings):  # fmt: skip
     caplog.set_level(logging.DEBUG)
+    settings.TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = 1
+    settings.TIDELINE_RECALL_SNAPSHOT_DIR = tmp_path / "snapshots"
     tl = Tideline(workspace)
     stored = tl.add(f"The staging AWS key is {CANARIES['facade']}.", segment="knowledge")
     assert stored.content == "The staging AWS key is [secret: AWS access key]." and stored.detected == ("aws_access_key",)
@@ -107,10 +111,19 @@ def test_a_secret_in_the_owners_words_is_replaced_everywhere_through_every_entry
         import_facts(workspace=workspace, lines=[line.replace("mem_imported_secret_1", "mem_imported_secret_2")],
                      actor="test", strict=True)  # fmt: skip
 
-    tl.recall("staging AWS key")  # builds the recall index (and may write its snapshot)
-    everything = _database_text() + caplog.text
+    client = Client()
+    client.force_login(owner)
+    corrected = client.post(f"/w/{workspace.name}/facts/{stored.id}/correct/",
+                            {"content": f"The staging GitLab token is {CANARIES['console']}."})  # fmt: skip
+    assert corrected.status_code == 302
+
+    tl.recall("staging AWS key")  # builds the recall index and, with no size floor, writes its snapshot
+    snapshots = b"".join(path.read_bytes() for path in Path(settings.TIDELINE_RECALL_SNAPSHOT_DIR).rglob("*")
+                         if path.is_file())  # fmt: skip
+    assert snapshots, "the recall index wrote no snapshot to look in"
+    everything = _database_text() + caplog.text + snapshots.decode("latin-1")
     for canary in CANARIES.values():
         assert canary not in everything
     contents = {fact.content for fact in Fact.objects.all()}
     assert not any(canary in content for content in contents for canary in CANARIES.values())
-    assert sum("[secret:" in content for content in contents) == 4
+    assert sum("[secret:" in content for content in contents) == 5
