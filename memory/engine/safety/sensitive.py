@@ -221,8 +221,13 @@ OWN_SECRETS = [
     ("anthropic_key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{32,}\b")),
     ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])")),
     ("gitlab_token", re.compile(r"\bgl(?:pat|dt|rt|ptt|cbt)-[0-9A-Za-z_-]{20,}(?![0-9A-Za-z_-])")),
+    # Other providers' tokens, each by its fixed prefix: npm, PyPI, SendGrid, Slack (bot, app, user),
+    # Hugging Face, Shopify, DigitalOcean, Databricks, Grafana, Linear, Notion, Mailgun, Facebook, age.
     ("api_token", re.compile(r"\b(?:npm_[A-Za-z0-9]{36}|pypi-AgE[A-Za-z0-9_-]{50,}|SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}|"
-                             r"xox[abposr]-[A-Za-z0-9-]{10,})(?![A-Za-z0-9_-])")),  # fmt: skip
+                             r"xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{20,}|hf_[A-Za-z0-9]{30,}|"
+                             r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}|dop_v1_[a-f0-9]{64}|dapi[a-f0-9]{32}|glsa_[A-Za-z0-9_]{32,}|"
+                             r"lin_api_[A-Za-z0-9]{40}|ntn_[A-Za-z0-9]{40,}|key-[0-9a-f]{32}|EAA[A-Za-z0-9]{80,}|"
+                             r"AGE-SECRET-KEY-1[0-9A-Z]{58})(?![A-Za-z0-9_-])")),  # fmt: skip
     ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})\b")),
     ("private_key", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*"
                                r"PRIVATE KEY(?: BLOCK)?-----)?")),  # fmt: skip
