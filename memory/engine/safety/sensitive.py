@@ -247,9 +247,10 @@ SPOKEN_PASSWORD = re.compile(r"\b(?:password|passcode|passphrase|pin(?: code)?|w
 NOT_A_VALUE = re.compile(r"^(?:\*+|x+|<[^>]*>|\.{3}|none|null|true|false|redacted|required|optional|hidden|secret|password|"
                          r"same|the|a|an|my|our|set|not|in|stored|saved|printed|shown|given|sent|written|on|at)$", re.I)  # fmt: skip
 # A placeholder, a reference or code, not a value: `sk_test_replace_me`, `${TOKEN}`, `var.secret`,
-# `os.environ["KEY"]`, `/run/secrets/db_password`.
+# `os.environ["KEY"]`, `/run/secrets/db_password`, a link ("reset your password: https://…").
 NOT_A_SECRET = re.compile(r"replace[_-]?me|change[_-]?me|your[_-]|dummy|placeholder|xxxx|<|>|\{|\}|\$|\(|\[|"
-                          r"^(?:var|env|self|settings|config|os|process|base64|secrets)\.|^[/~.]", re.I)  # fmt: skip
+                          r"^(?:var|env|self|settings|config|os|process|base64|secrets)\.|^[/~.]|^(?:https?://|www\.)",
+                          re.I)  # fmt: skip
 
 
 def _looks_secret(value: str, *, quoted: bool = False) -> bool:
