@@ -176,7 +176,7 @@ def negatives() -> dict[str, list[str]]:
     corpus = ROOT / "tests" / "data" / "injection" / "corpus.jsonl"
     rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
     out["injection corpus (benign)"] = [row["text"] for row in rows if row.get("label") == "benign"]
-    for source in ("python_docs", "multilingual"):
+    for source in ("agentdojo", "python_docs", "multilingual"):
         path = ROOT / "bench" / "data" / "injection_sources" / f"{source}.jsonl"
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         out[f"{source} (benign)"] = [row["text"] for row in rows if row.get("label") == "benign"]
