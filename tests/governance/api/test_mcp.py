@@ -59,6 +59,9 @@ def scratch(tmp_path_factory):
     return env, made
 
 
+MCP_CANARY = "glpat-QuorvithMcpCanary01234"
+
+
 async def _exercise(session: ClientSession, tokens_kind: str) -> dict:
     await session.initialize()
     tools = {tool.name: tool for tool in (await session.list_tools()).tools}
@@ -69,6 +72,8 @@ async def _exercise(session: ClientSession, tokens_kind: str) -> dict:
                                                                       "query": "what am I allergic to"})  # fmt: skip
     out["write"] = await session.call_tool("write_memory", {"content": f"I keep a journal every evening ({tokens_kind})",
                                                             "segment": "preference"})  # fmt: skip
+    out["secret"] = await session.call_tool("write_memory", {"content": f"The CI token is {MCP_CANARY} ({tokens_kind})",
+                                                             "segment": "knowledge"})  # fmt: skip
     out["outside"] = await session.call_tool("recall_memory", {"query": "standup", "origin": PEER})
     out["manage"] = await session.call_tool("manage_memory", {"action": "export"})
     return out
@@ -83,6 +88,9 @@ def _check(out: dict) -> None:
     recall = out["recall"]
     assert not recall.is_error and recall.structured_content["hits"][0]["content"] == "I am allergic to peanuts"
     assert not out["write"].is_error and out["write"].structured_content["outcome"] == "created"
+    secret = out["secret"].structured_content  # the write says what it found, and the token never comes back
+    assert secret["detected"] == ["gitlab_token"] and "[secret: GitLab token]" in secret["fact"]["content"]
+    assert MCP_CANARY not in str(secret)
     assert out["outside"].is_error and "forbidden" in out["outside"].content[0].text
     assert out["manage"].is_error and "may not manage" in out["manage"].content[0].text
 
