@@ -37,7 +37,7 @@ PERSONAL = {
 SECRETS = {
     "aws_access_key": "AWS access key", "github_token": "GitHub token", "gitlab_token": "GitLab token",
     "slack_token": "Slack token", "stripe_key": "Stripe key", "jwt": "JSON web token", "private_key": "private key",
-    "url_credentials": "credentials in a URL", "secret_assignment": "secret in a configuration line",
+    "url_credentials": "credentials in a URL", "secret_assignment": "secret value",
     "openai_key": "OpenAI API key", "anthropic_key": "Anthropic API key", "google_api_key": "Google API key",
     "password": "password", "api_token": "API token",
 }  # fmt: skip
@@ -242,6 +242,11 @@ OWN_SECRETS = [
 SECRET_NAME = (r"(?:[A-Za-z0-9]+[_-])*(?:password|passwd|pwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|"
                r"private[_-]?key|client[_-]?secret|auth)(?:[_-][A-Za-z0-9]+)*")  # fmt: skip
 ASSIGNMENT = re.compile(rf"\b({SECRET_NAME})\s*[:=]\s*(?:'([^'\n]{{4,}})'|\"([^\"\n]{{4,}})\"|([^\s'\"]{{6,}}))", re.I)
+# A long random-looking string said to be a key, secret, token or credential ("the secret key is
+# wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "token: 9f8a…"): no provider prefix, so only its
+# randomness and the word before it tell.
+NAMED_RANDOM = re.compile(r"\b(?:key|keys|secret|token|credential|credentials|passphrase)\b[^\n.;]{0,24}?(?:[:=]|\bis\b|\bwas\b)?"
+                          r"\s*['\"]?([A-Za-z0-9/+_=-]{16,256})", re.I)  # fmt: skip
 SPOKEN_PASSWORD = re.compile(r"\b(?:password|passcode|passphrase|pin(?: code)?|wi-?fi (?:password|key))\b(?: for [\w .'-]{1,40})?"
                              r"\s+(?:is|was|=|:)\s*['\"“]?([^\s'\"”]{4,64})", re.I)  # fmt: skip
 NOT_A_VALUE = re.compile(r"^(?:\*+|x+|<[^>]*>|\.{3}|none|null|true|false|redacted|required|optional|hidden|secret|password|"
@@ -303,12 +308,28 @@ def _secrets(text: str) -> Iterable[Finding]:
             continue  # names a file, a path or an id of a secret, not the secret
         if _looks_secret(value, quoted=group != 4) and (_entropy(value) >= 2.5 or "pass" in name or "pwd" in name):
             yield Finding("secret_assignment", match.start(group), match.start(group) + len(value))
+    for match in NAMED_RANDOM.finditer(text):
+        value = match.group(1).rstrip("=")
+        public = "public" in text[max(0, match.start() - 40) : match.start(1)].lower()  # a public key is no secret
+        if not public and _random_looking(value) and not NOT_A_SECRET.search(value):
+            yield Finding("secret_assignment", match.start(1), match.start(1) + len(match.group(1)))
     for match in SPOKEN_PASSWORD.finditer(text):
         value = match.group(1).rstrip(".,;)!")
         pin = match.group(0).lower().lstrip().startswith("pin")
         quoted = match.group(0).rstrip()[-len(value) - 1 : -len(value)] in ("'", '"', "“")
         if len(value) >= 4 and _looks_secret(value, quoted=quoted) and (not pin or any(ch.isdigit() for ch in value)):
             yield Finding("password", match.start(1), match.start(1) + len(value))
+
+
+def _random_looking(value: str) -> bool:
+    """Letters and digits mixed the way generated keys are, not a word, a date or a hex commit id."""
+    has_digit = any(ch.isdigit() for ch in value)
+    has_upper, has_lower = any(ch.isupper() for ch in value), any(ch.islower() for ch in value)
+    if not (has_digit and (has_upper or has_lower)):
+        return False
+    if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", value):  # a git commit or a sha256: named, not secret
+        return False
+    return _entropy(value) >= 3.5 and (has_upper and has_lower or len(value) >= 24)
 
 
 def _entropy(value: str) -> float:
