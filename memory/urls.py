@@ -5,7 +5,6 @@ from memory import views
 app_name = "memory"
 
 urlpatterns = [
-    path("", views.home, name="home"),
     path("w/<slug:workspace>/", views.workspace_overview, name="workspace-overview"),
     path("w/<slug:workspace>/facts/", views.fact_list, name="fact-list"),
     path("w/<slug:workspace>/facts/bulk/", views.fact_bulk, name="fact-bulk"),

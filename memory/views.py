@@ -8,7 +8,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -41,17 +40,6 @@ from memory.services.writes.policy import TidelineError
 from memory.timestamps import to_ms
 from tideline_kit.htmx import wants_partial
 from tideline_kit.paging import numbered_pager, page_link
-
-
-@require_GET
-@login_required
-def home(request: HttpRequest) -> HttpResponse:
-    workspaces = (
-        Workspace.objects.filter(memberships__user=request.user)
-        .distinct()
-        .annotate(fact_count=Count("facts", distinct=True))
-    )
-    return render(request, "memory/home.html", {"workspaces": workspaces})
 
 
 @require_GET

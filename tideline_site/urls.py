@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from tideline_site import health, metrics
+from tideline_site import health, home, metrics
 
 urlpatterns = [
     # For load balancers and orchestrators: unauthenticated, cheap, no content (tideline_site/health.py).
@@ -15,6 +15,7 @@ urlpatterns = [
     path("", include("tideline_site.accounts")),  # changing and resetting one's password
     path("admin/", admin.site.urls),
     path("api/v1/", include("governance.api.urls")),
+    path("", home.home, name="home"),  # what waits for the person, and their workspaces (the site composes both apps)
     path("", include("memory.urls")),
     path("", include("governance.urls")),
 ]

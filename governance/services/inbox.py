@@ -1,0 +1,119 @@
+"""What waits for one person, across every workspace they belong to, by the roles they hold there.
+
+* owners (and admins): open contradictions and held writes to decide;
+* approvers (and admins): durable promotions to decide that they did not write, proposals awaiting a
+  decision that they did not author, gold sets to approve that they did not make;
+* every member: approved proposals waiting to be applied;
+* owners and admins: proposal evaluations and settings searches that failed; admins: console
+  imports that failed (the last 14 days).
+
+Counts only, each a grouped query over the person's workspaces (a handful of queries however many
+workspaces), with a link to the page where the work is done.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.core.cache import cache
+from django.db.models import Count
+from django.urls import reverse
+from django.utils import timezone
+
+from governance.models import GoldSet, ImportJob, Proposal, ReviewItem, SettingsSearch
+from memory.models import Membership
+
+FAILED_WINDOW = timedelta(days=14)
+TOTAL_CACHE_SECONDS = 20
+
+
+@dataclass(frozen=True)
+class Waiting:
+    workspace: str
+    what: str  # in words: "3 contradictions to decide"
+    count: int
+    url: str
+    role: str  # the role that makes it this person's: owner, approver, admin, member
+
+
+def _roles(user) -> dict[int, tuple[str, set[str]]]:
+    out: dict[int, tuple[str, set[str]]] = {}
+    for workspace_id, name, role in Membership.objects.filter(user=user).values_list("workspace_id", "workspace__name",
+                                                                                      "role"):  # fmt: skip
+        out.setdefault(workspace_id, (name, set()))[1].add(role)
+    return out
+
+
+def _counted(rows) -> dict:
+    return {tuple(row[:-1]) if len(row) > 2 else row[0]: row[-1] for row in rows}
+
+
+def waiting_for(user) -> list[Waiting]:
+    """Everything waiting for `user`, workspace by workspace (workspaces by name, then the order below)."""
+    roles = _roles(user)
+    if not roles:
+        return []
+    actor = f"user:{user.get_username()}"
+    name = user.get_username()
+    deciders = [ws for ws, (_, r) in roles.items() if r & {"owner", "admin"}]
+    approvers = [ws for ws, (_, r) in roles.items() if r & {"approver", "admin"}]
+    admins = [ws for ws, (_, r) in roles.items() if "admin" in r]
+    found: dict[int, list[Waiting]] = defaultdict(list)
+
+    def add(ws: int, count: int, singular: str, plural: str, url_name: str, role: str, query: str = "") -> None:
+        if count:
+            label = roles[ws][0]
+            found[ws].append(Waiting(label, f"{count} {singular if count == 1 else plural}", count,
+                                     reverse(url_name, args=[label]) + query, role))  # fmt: skip
+
+    open_items = ReviewItem.objects.filter(status=ReviewItem.Status.OPEN).order_by()
+    kinds = _counted(open_items.filter(workspace_id__in=deciders, kind__in=("contradiction", "quarantine"))
+                     .values_list("workspace_id", "kind").annotate(n=Count("pk")))  # fmt: skip
+    promotions = _counted(open_items.filter(workspace_id__in=approvers, kind="promotion").exclude(fact__written_by=actor)
+                          .values_list("workspace_id").annotate(n=Count("pk")))  # fmt: skip
+    pending = Proposal.objects.filter(workspace_id__in=approvers, status=Proposal.Status.PENDING).exclude(author=user)
+    proposals = _counted(pending.order_by().values_list("workspace_id").annotate(n=Count("pk")))
+    to_apply = _counted(Proposal.objects.filter(workspace_id__in=list(roles), status=Proposal.Status.APPROVED).order_by()
+                        .values_list("workspace_id").annotate(n=Count("pk")))  # fmt: skip
+    gold = _counted(GoldSet.objects.filter(workspace_id__in=approvers, approved_at__isnull=True).exclude(created_by=name)
+                    .order_by().values_list("workspace_id").annotate(n=Count("pk")))  # fmt: skip
+    since = timezone.now() - FAILED_WINDOW
+    failed_evaluations = _counted(Proposal.objects.filter(workspace_id__in=deciders, evaluation=Proposal.Evaluation.FAILED,
+                                                          status=Proposal.Status.PENDING).order_by()
+                                  .values_list("workspace_id").annotate(n=Count("pk")))  # fmt: skip
+    failed_searches = _counted(SettingsSearch.objects.filter(workspace_id__in=deciders, status=SettingsSearch.Status.FAILED,
+                                                             created_at__gte=since).order_by()
+                               .values_list("workspace_id").annotate(n=Count("pk")))  # fmt: skip
+    failed_imports = _counted(ImportJob.objects.filter(workspace_id__in=admins, status=ImportJob.Status.FAILED,
+                                                       created_at__gte=since).order_by()
+                              .values_list("workspace_id").annotate(n=Count("pk")))  # fmt: skip
+    for ws in sorted(roles, key=lambda pk: roles[pk][0]):
+        add(ws, kinds.get((ws, "contradiction"), 0), "contradiction to decide", "contradictions to decide",
+            "governance:review-list", "owner", "?kind=contradiction")  # fmt: skip
+        add(ws, kinds.get((ws, "quarantine"), 0), "held write to decide", "held writes to decide",
+            "governance:review-list", "owner", "?kind=quarantine")  # fmt: skip
+        add(ws, promotions.get(ws, 0), "durable promotion to approve", "durable promotions to approve",
+            "governance:review-list", "approver", "?kind=promotion")  # fmt: skip
+        add(ws, proposals.get(ws, 0), "proposal awaiting a decision", "proposals awaiting a decision",
+            "governance:proposals", "approver", "?status=pending")  # fmt: skip
+        add(ws, gold.get(ws, 0), "gold set to approve", "gold sets to approve", "governance:gold", "approver")
+        add(ws, to_apply.get(ws, 0), "approved proposal to apply", "approved proposals to apply",
+            "governance:proposals", "member", "?status=approved")  # fmt: skip
+        add(ws, failed_evaluations.get(ws, 0), "proposal evaluation failed", "proposal evaluations failed",
+            "governance:proposals", "owner", "?status=pending")  # fmt: skip
+        add(ws, failed_searches.get(ws, 0), "settings search failed", "settings searches failed",
+            "governance:proposals", "owner")  # fmt: skip
+        add(ws, failed_imports.get(ws, 0), "import failed", "imports failed", "governance:exports", "admin")
+    return [item for ws in sorted(found, key=lambda pk: roles[pk][0]) for item in found[ws]]
+
+
+def total_waiting(user) -> int:
+    """How many things wait for `user` (the navigation's badge), kept a few seconds per person."""
+    key = f"tideline:inbox-total:{user.pk}"
+    total = cache.get(key)
+    if total is None:
+        total = sum(item.count for item in waiting_for(user))
+        cache.set(key, total, TOTAL_CACHE_SECONDS)
+    return total
