@@ -30,5 +30,6 @@ def home(request: HttpRequest) -> HttpResponse:
     by_workspace: dict[str, list] = defaultdict(list)
     for item in waiting:
         by_workspace[item.workspace].append(item)
-    rows = [{"workspace": ws, "roles": sorted(roles[ws.pk]), "waiting": by_workspace.get(ws.name, [])} for ws in workspaces]
+    rows = [{"workspace": ws, "roles": sorted(roles[ws.pk]), "waiting": by_workspace.get(ws.name, []),
+             "waiting_count": sum(item.count for item in by_workspace.get(ws.name, []))} for ws in workspaces]  # fmt: skip
     return render(request, "home.html", {"rows": rows, "waiting_total": sum(item.count for item in waiting)})
