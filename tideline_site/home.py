@@ -27,6 +27,7 @@ def home(request: HttpRequest) -> HttpResponse:
     for workspace_id, role in Membership.objects.filter(user=request.user).values_list("workspace_id", "role"):
         roles[workspace_id].append(role)
     waiting = inbox.waiting_for(request.user)
+    inbox.total_waiting(request.user, known=waiting)  # the top bar's count, from what was just read
     by_workspace: dict[str, list] = defaultdict(list)
     for item in waiting:
         by_workspace[item.workspace].append(item)

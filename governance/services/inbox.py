@@ -109,11 +109,12 @@ def waiting_for(user) -> list[Waiting]:
     return [item for ws in sorted(found, key=lambda pk: roles[pk][0]) for item in found[ws]]
 
 
-def total_waiting(user) -> int:
-    """How many things wait for `user` (the navigation's badge), kept a few seconds per person."""
+def total_waiting(user, *, known: list[Waiting] | None = None) -> int:
+    """How many things wait for `user` (the navigation's badge), kept a few seconds per person;
+    `known`: what a caller just read with `waiting_for`, so the badge does not read it again."""
     key = f"tideline:inbox-total:{user.pk}"
-    total = cache.get(key)
+    total = None if known is not None else cache.get(key)
     if total is None:
-        total = sum(item.count for item in waiting_for(user))
+        total = sum(item.count for item in (known if known is not None else waiting_for(user)))
         cache.set(key, total, TOTAL_CACHE_SECONDS)
     return total

@@ -1,0 +1,74 @@
+"""The home inbox for a busy person: how long `GET /` takes for someone in many workspaces with many open items.
+
+    python -m bench.governance.inbox [--workspaces 50] [--items 10000] [--repeat 30]
+
+Seeds `--workspaces` fresh workspaces (a unique prefix) where one new user is owner, approver and
+admin, `--items` open review items spread over them and over the three kinds, two pending proposals
+and a gold set to approve in each; then, signed in as that user through Django's test client, times
+the home page `--repeat` times after a warm-up (the top bar's count is cached a few seconds, so every
+timed request after the first also shows what the page itself costs). Run it on a scratch database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import uuid
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.governance.inbox", description=__doc__.splitlines()[0])
+    parser.add_argument("--workspaces", type=int, default=50)
+    parser.add_argument("--items", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args(argv)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test import Client
+
+    from governance.models import GoldSet, Proposal, ReviewItem
+    from memory.models import Membership
+    from memory.services.workspaces import create_workspace
+
+    prefix = f"ibench-{uuid.uuid4().hex[:6]}"
+    user = get_user_model().objects.create_user(prefix, password=uuid.uuid4().hex)
+    spaces = [create_workspace(f"{prefix}-{n}", actor="bench") for n in range(args.workspaces)]
+    Membership.objects.bulk_create([Membership(user=user, workspace=ws, role=role) for ws in spaces
+                                    for role in ("owner", "approver", "admin")])  # fmt: skip
+    kinds = ("contradiction", "quarantine", "promotion")
+    ReviewItem.objects.bulk_create([ReviewItem(workspace=spaces[n % len(spaces)], kind=kinds[n % 3], reason="bench")
+                                    for n in range(args.items)], batch_size=2000)  # fmt: skip
+    Proposal.objects.bulk_create([Proposal(workspace=ws, change="tuning", source="manual", title="bench", rationale="bench",
+                                           tuning={"ngram_floor": 0.5}, author_name="someone") for ws in spaces
+                                  for _ in range(2)])  # fmt: skip
+    GoldSet.objects.bulk_create([GoldSet(workspace=ws, name="bench", kind="live", source="scaffold", created_by="someone")
+                                 for ws in spaces])  # fmt: skip
+    client = Client()
+    client.force_login(user)
+    first = client.get("/")
+    assert first.status_code == 200
+    times, cold = [], []
+    for index in range(args.repeat):
+        if index % 2:
+            cache.clear()  # every other request also recomputes the top bar's count
+        started = time.perf_counter()
+        response = client.get("/")
+        (cold if index % 2 else times).append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200
+    every = sorted(times + cold)
+    print(f"{connection.vendor}: {args.workspaces} workspaces, {args.items} open items; GET / over {len(every)} requests: "
+          f"p50 {statistics.median(every):.1f} ms, p95 {every[int(0.95 * (len(every) - 1))]:.1f} ms, max {every[-1]:.1f} ms "
+          f"(with the count recomputed: p50 {statistics.median(cold):.1f} ms)")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
