@@ -292,7 +292,8 @@ AXES_CLIENT_IP_CALLABLE = "tideline_site.throttling.client_ip"
 # Password reset mail (/password/reset/): written as files under var/mail by default, so an operator
 # can hand the link on without a mail server; EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend
 # with EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD and EMAIL_USE_TLS sends it.
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
+# By default each message is printed on the console and kept as a file (tideline_site/mail.py).
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "tideline_site.mail.ConsoleAndFileBackend")
 EMAIL_FILE_PATH = os.environ.get("TIDELINE_MAIL_DIR", str(VAR_DIR / "mail"))
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
 EMAIL_PORT = envint("EMAIL_PORT", 25)

@@ -23,7 +23,7 @@ def olga(db):
 
 @pytest.fixture
 def mail_dir(settings, tmp_path):
-    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    settings.EMAIL_BACKEND = "tideline_site.mail.ConsoleAndFileBackend"  # the default: console and files
     settings.EMAIL_FILE_PATH = str(tmp_path / "mail")
     return tmp_path / "mail"
 
