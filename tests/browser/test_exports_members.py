@@ -88,7 +88,7 @@ def test_an_admin_adds_a_member_who_signs_in_and_the_last_admin_stays(live_serve
     page.wait_for_selector("#members-messages >> text=last admin")
     other = browser.new_page()
     _login(other, live_server, "zoe", "harbour-ferry-4471")
-    assert "demo" in other.locator("ul.workspaces").inner_text()
+    assert "demo" in other.locator("#workspace-table").inner_text()
     other.goto(f"{live_server.url}/w/demo/review/")
     assert other.locator("h1").count() == 1
     other.close()

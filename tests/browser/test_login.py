@@ -19,7 +19,7 @@ def test_each_demo_role_can_log_in_and_open_the_demo_workspace(live_server, page
     page.fill("#id_username", username)
     page.fill("#id_password", DEMO_PASSWORD)
     page.click("button[type=submit]")
-    page.click("ul.workspaces >> a:text-is('demo')")
+    page.click("#workspace-table >> a:text-is('demo')")
     page.wait_for_url("**/w/demo/")
     assert page.locator("h1").inner_text() == "demo"
     assert page.locator("table.bars").count() >= 6  # the dashboard's charts
