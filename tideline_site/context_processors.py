@@ -12,7 +12,6 @@ from django.http import HttpRequest
 from django.urls import reverse
 
 from governance.context_processors import gold_scoring, review_queue, workspace_creation
-from governance.services import inbox
 
 # A memory page's name for another app's page → that page's URL name (each takes the workspace).
 WORKSPACE_PAGES = {
@@ -29,13 +28,11 @@ WORKSPACE_PAGES = {
 class SitePages:
     """`site_pages.<name>` in a template: a URL of WORKSPACE_PAGES for the request's workspace,
     `new_workspace` (the URL where the user may create workspaces, else ""), `open_review_count`, or
-    `gold_sets_to_score` (the workspace's live gold sets: id, name, written cases), or `inbox_total` (how
-    many things wait for the signed-in person across their workspaces).
+    `gold_sets_to_score` (the workspace's live gold sets: id, name, written cases).
     Each is worked out when a template first reads it, so pages that show none cost nothing."""
 
     def __init__(self, request: HttpRequest, governance: dict) -> None:
         self._governance = governance  # governance's own context for this request (its figures, cached once)
-        self._request = request
         self._workspace = getattr(getattr(request, "resolver_match", None), "kwargs", {}).get("workspace")
         self._values: dict[str, object] = {}
 
@@ -56,9 +53,6 @@ class SitePages:
         if name == "gold_sets_to_score":
             found = self._governance.get("gold_sets_to_score")
             return found() if found is not None else []
-        if name == "inbox_total":  # the top bar's count of what waits for the person (tideline_site/home.py)
-            user = getattr(self._request, "user", None)
-            return inbox.total_waiting(user) if user is not None and user.is_authenticated else 0
         raise KeyError(name)
 
 

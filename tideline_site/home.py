@@ -27,10 +27,20 @@ def home(request: HttpRequest) -> HttpResponse:
     for workspace_id, role in Membership.objects.filter(user=request.user).values_list("workspace_id", "role"):
         roles[workspace_id].append(role)
     waiting = inbox.waiting_for(request.user)
-    inbox.total_waiting(request.user, known=waiting)  # the top bar's count, from what was just read
+    inbox.total_waiting(request.user, known=waiting)  # kept for the top bar on the pages that follow
     by_workspace: dict[str, list] = defaultdict(list)
     for item in waiting:
         by_workspace[item.workspace].append(item)
     rows = [{"workspace": ws, "roles": sorted(roles[ws.pk]), "waiting": by_workspace.get(ws.name, []),
              "waiting_count": sum(item.count for item in by_workspace.get(ws.name, []))} for ws in workspaces]  # fmt: skip
-    return render(request, "home.html", {"rows": rows, "waiting_total": sum(item.count for item in waiting)})
+    total = sum(item.count for item in waiting)
+    return render(request, "home.html", {"rows": rows, "waiting_total": total, "inbox_total": total})
+
+
+@require_GET
+@login_required
+def inbox_count(request: HttpRequest) -> HttpResponse:
+    """The top bar's count on every other page, fetched after the page (htmx): a page's own queries stay
+    its own, and without JavaScript the Inbox link still leads to the home page."""
+    total = inbox.total_waiting(request.user)
+    return HttpResponse(f'<span class="badge" title="things waiting for you">{total}</span>' if total else "<span></span>")

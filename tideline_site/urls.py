@@ -15,7 +15,8 @@ urlpatterns = [
     path("", include("tideline_site.accounts")),  # changing and resetting one's password
     path("admin/", admin.site.urls),
     path("api/v1/", include("governance.api.urls")),
-    path("", home.home, name="home"),  # what waits for the person, and their workspaces (the site composes both apps)
+    path("", home.home, name="home"),
+    path("inbox/count/", home.inbox_count, name="inbox-count"),  # what waits for the person, and their workspaces (the site composes both apps)
     path("", include("memory.urls")),
     path("", include("governance.urls")),
 ]

@@ -61,7 +61,7 @@ READS = {
     "exports": [*EXPORT_FILTERS, *EVENT_FILTERS], "export-facts": ["format", *EXPORT_FILTERS],
     "export-events": ["format", *EVENT_FILTERS], "export-graph": ["format"],
     "import": [], "import-job": [], "import-decide": ["decision", "gated"],
-    "login": ["next"], "logout": ["next"], "healthz": [], "readyz": [], "metrics": [], "account-notifications": [], "webhooks": [],
+    "login": ["next"], "logout": ["next"], "healthz": [], "readyz": [], "metrics": [], "account-notifications": [], "webhooks": [], "inbox-count": [],
     "password_change": [], "password_change_done": [], "password_reset": [], "password_reset_done": [],
     "password_reset_confirm": [], "password_reset_complete": [],
     "proposals": ["status", "page"], "proposal-detail": [], "proposal-search": [], "gold": ["page"], "gold-detail": ["page"],

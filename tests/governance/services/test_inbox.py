@@ -71,3 +71,14 @@ def test_the_switcher_works_without_javascript(work, personas):
     client = client_for(personas.owner)
     assert client.get(f"/?workspace={work.name}")["Location"] == f"/w/{work.name}/"
     assert client.get("/?workspace=globex").status_code == 200  # not theirs: the home page, nothing said
+
+
+def test_other_pages_fetch_the_count_after_they_load(work, personas):
+    client = client_for(personas.approver)
+    page = client.get(f"/w/{work.name}/facts/").content.decode()
+    assert 'hx-get="/inbox/count/"' in page
+    assert client.get("/inbox/count/").content.decode() == '<span class="badge" title="things waiting for you">3</span>'
+    assert client_for(personas.stranger).get("/inbox/count/").content.decode() == "<span></span>"
+    from django.test import Client
+
+    assert Client().get("/inbox/count/").status_code == 302
