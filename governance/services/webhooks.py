@@ -158,28 +158,31 @@ def ping(workspace: Workspace, webhook_id, *, user=None) -> WebhookDelivery:
     """Make a test call to one webhook now (within the timeout), logged like any other; tried once."""
     require_role(user, workspace, "manage_webhooks", "manage webhooks")
     hook = get(workspace, webhook_id)
-    now = timezone.now()
-    delivery = WebhookDelivery.objects.create(webhook=hook, event=rules.PING, payload={}, next_attempt_at=now,
-                                              created_at=now, status=WebhookDelivery.Status.SENDING, claimed_at=now)  # fmt: skip
-    delivery.payload = rules.payload(delivery_id=delivery.pk, event=rules.PING, workspace=workspace.name,
-                                     occurred_at=now.isoformat(), data={"note": "a test call from the webhooks page"})  # fmt: skip
-    delivery.save(update_fields=["payload"])
+    (delivery,) = _deliveries(workspace, [hook], rules.PING, {"note": "a test call from the webhooks page"},
+                              status=WebhookDelivery.Status.SENDING, claimed=True)  # claimed: no worker takes it
     delivery.webhook = hook
     _attempt(delivery, None)
     return delivery
 
 
 def _queue(workspace: Workspace, hooks: list[Webhook], event: str, data: dict) -> list[WebhookDelivery]:
+    rows = _deliveries(workspace, hooks, event, data, status=WebhookDelivery.Status.PENDING, claimed=False)
+    transaction.on_commit(_send_soon)
+    return rows
+
+
+def _deliveries(workspace: Workspace, hooks: list[Webhook], event: str, data: dict, *, status: str,
+                claimed: bool) -> list[WebhookDelivery]:  # fmt: skip
     now = timezone.now()
     rows = WebhookDelivery.objects.bulk_create([
-        WebhookDelivery(webhook_id=hook.pk, event=event, payload={}, next_attempt_at=now, created_at=now)
+        WebhookDelivery(webhook_id=hook.pk, event=event, payload={}, next_attempt_at=now, created_at=now, status=status,
+                        claimed_at=now if claimed else None)
         for hook in hooks
     ])  # fmt: skip
     for row in rows:  # the payload names its own delivery id, which a receiver may use to drop repeats
         row.payload = rules.payload(delivery_id=row.pk, event=event, workspace=workspace.name,
                                     occurred_at=now.isoformat(), data=data)  # fmt: skip
     WebhookDelivery.objects.bulk_update(rows, ["payload"])
-    transaction.on_commit(_send_soon)
     return rows
 
 
