@@ -12,26 +12,24 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from governance.services import inbox
-from memory.models import Membership, Workspace
+from memory.models import Workspace
 
 
 @require_GET
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
+    roles = inbox.memberships(request.user)
     chosen = request.GET.get("workspace", "")
-    if chosen and Membership.objects.filter(user=request.user, workspace__name=chosen).exists():
+    if chosen and chosen in {name for name, _ in roles.values()}:
         return redirect("memory:workspace-overview", chosen)  # the switcher, without JavaScript
     workspaces = (Workspace.objects.filter(memberships__user=request.user).distinct().order_by("name")
                   .annotate(fact_count=Count("facts", distinct=True)))  # fmt: skip
-    roles: dict[int, list[str]] = defaultdict(list)
-    for workspace_id, role in Membership.objects.filter(user=request.user).values_list("workspace_id", "role"):
-        roles[workspace_id].append(role)
-    waiting = inbox.waiting_for(request.user)
+    waiting = inbox.waiting_for(request.user, roles=roles)
     inbox.total_waiting(request.user, known=waiting)  # kept for the top bar on the pages that follow
     by_workspace: dict[str, list] = defaultdict(list)
     for item in waiting:
         by_workspace[item.workspace].append(item)
-    rows = [{"workspace": ws, "roles": sorted(roles[ws.pk]), "waiting": by_workspace.get(ws.name, []),
+    rows = [{"workspace": ws, "roles": sorted(roles[ws.pk][1]), "waiting": by_workspace.get(ws.name, []),
              "waiting_count": sum(item.count for item in by_workspace.get(ws.name, []))} for ws in workspaces]  # fmt: skip
     total = sum(item.count for item in waiting)
     return render(request, "home.html", {"rows": rows, "waiting_total": total, "inbox_total": total})

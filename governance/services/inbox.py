@@ -38,7 +38,8 @@ class Waiting:
     role: str  # the role that makes it this person's: owner, approver, admin, member
 
 
-def _roles(user) -> dict[int, tuple[str, set[str]]]:
+def memberships(user) -> dict[int, tuple[str, set[str]]]:
+    """{workspace id: (its name, the roles `user` holds there)}."""
     out: dict[int, tuple[str, set[str]]] = {}
     for workspace_id, name, role in Membership.objects.filter(user=user).values_list("workspace_id", "workspace__name",
                                                                                       "role"):  # fmt: skip
@@ -50,9 +51,10 @@ def _counted(rows) -> dict:
     return {tuple(row[:-1]) if len(row) > 2 else row[0]: row[-1] for row in rows}
 
 
-def waiting_for(user) -> list[Waiting]:
-    """Everything waiting for `user`, workspace by workspace (workspaces by name, then the order below)."""
-    roles = _roles(user)
+def waiting_for(user, *, roles: dict[int, tuple[str, set[str]]] | None = None) -> list[Waiting]:
+    """Everything waiting for `user`, workspace by workspace (workspaces by name, then the order below);
+    `roles`: their `memberships`, when the caller read them already."""
+    roles = memberships(user) if roles is None else roles
     if not roles:
         return []
     actor = f"user:{user.get_username()}"
