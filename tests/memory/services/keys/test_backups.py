@@ -17,6 +17,7 @@ from memory.services.errors import RequestError
 from memory.services.keys.crypto_shred import shred_origin
 from memory.services.writes.interchange import export_facts
 from memory.tideline import Tideline
+from tests.governance.cli.test_proposals_cli import tideline
 from tests.keystores import use_key_store
 
 pytestmark = pytest.mark.django_db(transaction=True)  # pg_dump and psql see only what is committed
@@ -160,23 +161,15 @@ def test_the_key_store_copy_is_never_put_with_the_dump_unless_asked(written, tmp
 
 
 def test_the_commands_back_up_and_restore_and_ask_before_replacing(written, workspace, tmp_path, capsys):
-    code, made = _tideline(capsys, "backup", "--output", str(tmp_path / "b"))
+    code, made = tideline(capsys, "backup", "--output", str(tmp_path / "b"))
     assert code == 0 and made["facts"] == 4 and made["keystore_copy"] is None
     written.add("Written after the backup.", segment="knowledge")
 
-    code, refused = _tideline(capsys, "restore", str(tmp_path / "b"))  # not a terminal, no --yes
+    code, refused = tideline(capsys, "restore", str(tmp_path / "b"))  # not a terminal, no --yes
     assert code == 2 and refused["error"]["kind"] == "confirmation_required"
     assert len(_export(workspace)) == 5
 
-    code, done = _tideline(capsys, "restore", str(tmp_path / "b"), "--yes")
+    code, done = tideline(capsys, "restore", str(tmp_path / "b"), "--yes")
     assert code == 0 and done["facts"] == 4 and done["key_store_problem"] is None
     assert len(_export(workspace)) == 4
 
-
-def _tideline(capsys, *args) -> tuple[int, dict]:
-    try:
-        call_command("tideline", *args, "--json")
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code
-    return code, json.loads(capsys.readouterr().out)
