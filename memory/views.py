@@ -400,6 +400,9 @@ def fact_action(request: HttpRequest, workspace: str, memory_id: str, action: st
             result = curation.correct_fact(workspace=ws, memory_id=fact.memory_id, content=text, actor=actor)
             if result.outcome == "unchanged":  # the same correction again (a double click, a re-sent form)
                 messages.info(request, "This correction was already stored; nothing changed.")
+            elif result.outcome == "held":  # the old fact stays as it is until a reviewer admits this one
+                messages.info(request, "Correction stored and held for review; the old fact stays in recall "
+                                       "until a reviewer admits it.")  # fmt: skip
             else:
                 messages.success(request, "Correction stored; it supersedes the old fact.")
             return redirect("memory:fact-detail", ws.name, result.fact.memory_id)

@@ -45,13 +45,16 @@ def hold_for_review(
     confined: bool,
     disputes_trusted_slot: bool,
     gate_reason: str = "",
+    made_by: str = "",
     settings: HoldSettings = HoldSettings(),
 ) -> Hold | None:
     """Whether a write the gate allowed (or confined) waits for a verdict, and why.
 
     `tier`, `classification` and `segment` are what would be stored (after the gate's caps);
     `corrects` says the write replaces earlier facts (explicit supersedes or a slot transition);
-    `confined`/`disputes_trusted_slot`/`gate_reason` describe the gate's confinement, if any."""
+    `confined`/`disputes_trusted_slot`/`gate_reason` describe the gate's confinement, if any;
+    `made_by` says, in words, who made the write when a person wrote it for the origin (e.g. "made in
+    the console by ada", a correction of a peer's fact): the reason then names them, not the peer."""
     if disputes_trusted_slot:
         return Hold(QUARANTINE, gate_reason or "untrusted value for a slot an owner-authored fact holds",
                     ("slot_protection",))  # fmt: skip
@@ -60,14 +63,16 @@ def hold_for_review(
     if owner_origin or not settings.hold_durable_promotions:
         return None
     reasons, rules = [], []
+    written = f"in a channel peer's memory, {made_by}" if made_by else "written by a channel peer"
     if tier == "permanent":
-        reasons.append("it would be a permanent fact, written by a channel peer")
+        reasons.append(f"it would be a permanent fact, {written}")
         rules.append("permanent_from_peer")
     if classification == "PII":
-        reasons.append("it is personal data (PII), written by a channel peer")
+        reasons.append(f"it is personal data (PII), {written}")
         rules.append("pii_from_peer")
     if corrects or segment == "correction":
-        reasons.append("it is a correction by a channel peer")
+        reasons.append(f"it is a correction of a channel peer's fact, {made_by}" if made_by
+                       else "it is a correction by a channel peer")  # fmt: skip
         rules.append("correction_from_peer")
     if not rules:
         return None

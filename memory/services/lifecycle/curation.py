@@ -102,7 +102,7 @@ def correct_fact(*, workspace: Workspace, memory_id: str, content: str, actor: s
             )
         new = NewFact(content=content, segment=fact.segment, origin=fact.origin, source_type="user_instruction",
                       subject_key=None, supersedes=(memory_id,), classification=fact.classification,
-                      intent_scope=fact.intent_scope,
+                      intent_scope=fact.intent_scope, made_by=f"made in the console by {_person(actor)}",
                       links=(("corrects", memory_id, "corrected in the console"),))  # fmt: skip
         # Not forced: a correction passes the worthiness gate like any write ("ok thanks!" typed
         # into the box must not supersede a real preference).
@@ -113,6 +113,11 @@ def correct_fact(*, workspace: Workspace, memory_id: str, content: str, actor: s
     if refusal is not None:
         raise refusal
     return result
+
+
+def _person(actor: str) -> str:
+    """The name in a console actor ("user:ada" → "ada")."""
+    return actor.removeprefix("user:") or "a console user"
 
 
 def successor_of(fact: Fact) -> Fact | None:

@@ -59,6 +59,9 @@ class NewFact:
     source_pointers: tuple[str, ...] = ()
     modality: str | None = None
     media_pointer: str | None = None
+    # A person writing on the origin's behalf, in words ("made in the console by ada": a correction
+    # of a peer's fact): a hold's reason names them instead of the origin.
+    made_by: str = ""
     # Set by a gated import so a record keeps its identity and history.
     memory_id: str | None = None
     created_at: datetime | None = None
@@ -231,7 +234,7 @@ def _hold_for_review(workspace, new: NewFact, decision, confined: bool, *, corre
         owner_origin=new.origin.is_owner, tier=decision.tier, segment=decision.segment, corrects=corrects,
         classification=new.classification or R.DEFAULT_CLASSIFICATION, confined=confined,
         disputes_trusted_slot=confined and bool(decision.contradicts),
-        gate_reason=getattr(decision, "reason", ""), settings=settings,
+        gate_reason=getattr(decision, "reason", ""), made_by=new.made_by, settings=settings,
     )  # fmt: skip
 
 

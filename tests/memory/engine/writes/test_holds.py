@@ -56,3 +56,14 @@ def test_a_peer_write_is_held_exactly_when_one_promotion_rule_applies(tier, clas
                                  corrects=corrects, confined=False, disputes_trusted_slot=False)  # fmt: skip
     expected = tier == "permanent" or classification == "PII" or corrects or segment == "correction"
     assert (hold is not None) == expected
+
+
+def test_a_person_correcting_a_peers_fact_is_named_in_the_reason_not_the_peer():
+    made = holds.hold_for_review(owner_origin=False, **{**PLAIN, "corrects": True, "classification": "PII"},
+                                 made_by="made in the console by ada")  # fmt: skip
+    assert made.rules == ("pii_from_peer", "correction_from_peer")
+    assert "a correction of a channel peer's fact, made in the console by ada" in made.reason
+    assert "personal data (PII), in a channel peer's memory, made in the console by ada" in made.reason
+    assert "by a channel peer" not in made.reason
+    peer = holds.hold_for_review(owner_origin=False, **{**PLAIN, "corrects": True})
+    assert peer.reason == "held for an approver: it is a correction by a channel peer"

@@ -105,3 +105,16 @@ def test_a_correction_that_is_not_worth_remembering_is_refused_and_replaces_noth
         correct_fact(workspace=workspace, memory_id=old.id, content="ok thanks!", actor="user:olga")
     assert caught.value.kind == "unworthy"
     assert Fact.objects.get(memory_id=old.id).lifecycle == "active" and _successors(workspace, old.id) == []
+
+
+def test_a_held_correction_says_it_is_held_and_names_the_person_who_made_it(client, owner, workspace, tl):
+    peer = tl.add("The user likes green tea.", segment="preference", origin="channel:slack/general/s1")
+    client.force_login(owner)
+    response = client.post(f"/w/{workspace.name}/facts/{peer.id}/correct/", {"content": "The user likes black tea."})
+    held = Fact.objects.get(workspace=workspace, lifecycle="held")
+    assert response["Location"].endswith(f"/facts/{held.memory_id}/")
+    page = client.get(response["Location"]).content.decode()
+    assert "Held for review" in page and "held for review" in page and "supersedes the old fact" not in page
+    assert Fact.objects.get(memory_id=peer.id).lifecycle == "active"  # nothing replaced before the verdict
+    reason = MemoryEvent.objects.get(workspace=workspace, kind="held").reason
+    assert "made in the console by olga" in reason and "a correction by a channel peer" not in reason
