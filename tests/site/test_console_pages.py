@@ -394,3 +394,13 @@ def test_a_disputed_fact_links_to_its_review_item(client, owner, workspace):
     body = client.get(_url("fact-detail", workspace, fact.memory_id)).content.decode()
     link = reverse("governance:review-list", args=[workspace.name]) + f"?status=any&amp;q={fact.memory_id}"
     assert f'href="{link}"' in body and "disputed: see its review item" in body
+
+
+def test_the_inspector_says_never_used_and_used_once_in_words(client, owner, workspace):
+    fact = Tideline(workspace).add("I keep bees on the roof.", segment="preference")
+    client.force_login(owner)
+    page = client.get(_url("fact-detail", workspace, fact.id)).content.decode()
+    assert "Never used" in page and "0 times" not in page
+    client.post(_url("fact-action", workspace, fact.id, "up"))
+    page = client.get(_url("fact-detail", workspace, fact.id)).content.decode()
+    assert "Used once, on " in page and "1 time," not in page

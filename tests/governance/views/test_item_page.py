@@ -158,3 +158,21 @@ def test_the_page_reads_a_constant_number_of_queries_whatever_the_evidence(clien
     client.force_login(owner)
     small, large = queries_for(1), queries_for(30)
     assert small == large and large <= 30
+
+
+def test_each_fact_says_when_it_was_archived_and_how_often_it_was_used_in_plain_words(client, owner, workspace):
+    from datetime import UTC, datetime
+
+    archived_at = datetime(2026, 11, 28, 14, 13, tzinfo=UTC)
+    old = make_fact(workspace, "I live in Lisbon.", lifecycle="archived", archived_at=archived_at,
+                    valid_to=archived_at, access_count=1, last_accessed_at=archived_at)  # fmt: skip
+    new = make_fact(workspace, "I live in Porto.", access_count=0)
+    item = _item(workspace, new, old)
+    client.force_login(owner)
+    _, body = _page(client, workspace, item)
+    assert "archived <span class=\"muted\">on 2026-11-28 14:13</span>" in body and "until 2026" not in body
+    assert "Never used" in body and "Used once, on 2026-11-28 14:13" in body and "0 uses" not in body
+    old.access_count, old.valid_to = 3, datetime(2027, 1, 1, tzinfo=UTC)
+    old.save(update_fields=["access_count", "valid_to"])
+    _, body = _page(client, workspace, item)
+    assert "Used 3 times, last on 2026-11-28 14:13" in body and "valid until 2027-01-01 00:00" in body
