@@ -219,8 +219,10 @@ def _act(request: HttpRequest, workspace: str, proposal_id: int, act, *, confirm
 def proposal_evaluate(request: HttpRequest, workspace: str, proposal_id: int) -> HttpResponse:
     def evaluate(proposal, form, **who):
         done = proposals.request_evaluation(proposal, **who)
-        messages.success(request, "Evaluated: the report is below." if done.evaluation == Proposal.Evaluation.DONE
-                         else "Evaluation queued: the bar below fills as the worker scores the gold cases.")  # fmt: skip
+        # A queued evaluation is said inside the part of the page that refreshes itself, so the words
+        # go when the report arrives; a message here would stay beside the report.
+        if done.evaluation == Proposal.Evaluation.DONE:
+            messages.success(request, "Evaluated: the report is below.")
 
     return _act(request, workspace, proposal_id, evaluate)
 

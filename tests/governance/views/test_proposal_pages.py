@@ -258,3 +258,33 @@ def test_the_settings_search_runs_as_a_task_and_the_page_shows_its_bar_then_its_
     client.force_login(users["approver"])  # approvers do not search
     response = client.post(f"/w/{ws.name}/proposals/misses/", follow=True)
     assert "only" in _messages(response) and SettingsSearch.objects.count() == 2
+
+
+def test_the_queued_notice_is_part_of_the_refreshing_evaluation_and_goes_when_the_report_arrives(client, world,
+                                                                                                   monkeypatch):
+    from governance.services import proposals as proposal_service
+
+    ws, users, ids = world
+    client.force_login(users["owner"])
+    client.post(f"/w/{ws.name}/gold/", {"action": "scaffold", "size": "6"})
+    gold = GoldSet.objects.get(workspace=ws)
+    for case in gold.cases.all():
+        word = next(w for w in WORDS if case.relevant_keys == [ids[w]])
+        client.post(f"/w/{ws.name}/gold/{gold.pk}/", {"action": "edit", "case": case.pk, "query": f"where is the {word}"})
+    client.force_login(users["approver"])
+    client.post(f"/w/{ws.name}/gold/{gold.pk}/", {"action": "approve"})
+    client.force_login(users["owner"])
+    response = client.post(f"/w/{ws.name}/proposals/", {"action": "tuning", "ngram_floor": "0.4", "rationale": "typos"},
+                           follow=True)  # fmt: skip
+    assert Proposal.objects.filter(workspace=ws).exists(), _messages(response)
+    proposal = Proposal.objects.get(workspace=ws)
+    monkeypatch.setattr("django_q.tasks.async_task", lambda *args, **kwargs: None)  # a worker that has not run yet
+    url = f"/w/{ws.name}/proposals/{proposal.pk}/"
+    response = client.post(url, {"action": "evaluate"}, follow=True)
+    assert "queued" not in _messages(response)  # no message that would outlive the evaluation
+    fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
+    assert "Evaluation queued" in fragment and 'hx-trigger="every 1s"' in fragment
+    proposal_service.run_evaluation(proposal.pk)
+    for page in (client.get(url, headers={"HX-Request": "true"}), client.get(url)):
+        body = page.content.decode()
+        assert "Evaluation queued" not in body and 'id="verdict"' in body
