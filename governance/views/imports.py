@@ -22,6 +22,7 @@ from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from tideline_kit.htmx import wants_partial
+from tideline_kit.wording import sentences
 
 ADMINS = permissions.roles_for("import")
 
@@ -35,7 +36,7 @@ def import_page(request: HttpRequest, workspace: str) -> HttpResponse:
         try:
             job = imports.receive(ws, request.FILES.get("file"), user=request.user, actor=Actor.person(request.user))
         except RequestError as error:
-            problem = f"{error.message}. Nothing was imported."
+            problem = sentences(error.message, "Nothing was imported.")
         else:
             return redirect("governance:import-job", ws.name, job.pk)
     jobs = ImportJob.objects.filter(workspace=ws)[:20]

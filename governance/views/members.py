@@ -22,6 +22,7 @@ from governance.services import members
 from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
+from tideline_kit.wording import sentences
 
 
 @login_required
@@ -47,7 +48,7 @@ def _change(request: HttpRequest, workspace: str, change) -> HttpResponse:
     try:
         outcome = change(ws, form, user=request.user, actor=Actor.person(request.user))
     except RequestError as error:
-        messages.error(request, f"{error.message}. Nothing was changed.")
+        messages.error(request, sentences(error.message, "Nothing was changed."))
     else:
         if isinstance(outcome, HttpResponse):
             return outcome
@@ -122,7 +123,7 @@ def workspace_create(request: HttpRequest) -> HttpResponse:
             ws = members.create_workspace_for(name, request.user.get_username(),
                                               actor=str(Actor.person(request.user)))  # fmt: skip
         except RequestError as error:
-            problem = f"{error.message}. Nothing was created."
+            problem = sentences(error.message, "Nothing was created.")
         else:
             messages.success(request, f"Created the workspace {ws.name}; you are its admin and owner.")
             return redirect("governance:members", ws.name)

@@ -25,6 +25,7 @@ from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user, roles_in
 from memory.services.errors import RequestError
 from memory.services.lifecycle.curation import fact_states
+from tideline_kit.wording import sentence
 
 FILTERS = ("kind", "status", "origin", "age", "q", "sort")
 # One bulk verdict is one request applying up to this many verdicts, each its own mutation (≈50 ms
@@ -199,8 +200,8 @@ def _apply(request, ws, items, verdict, reason, back, *, seen: dict) -> HttpResp
             decided += 1
     summary = f"{verdict.capitalize()}: {decided} decided"
     if refusals:
-        listed = "; ".join(refusals[:10]) + (f"; and {len(refusals) - 10} more" if len(refusals) > 10 else "")
-        messages.warning(request, f"{summary}, {len(refusals)} refused: {listed}.")
+        listed = "; ".join(r.rstrip(".") for r in refusals[:10]) + (f"; and {len(refusals) - 10} more" if len(refusals) > 10 else "")
+        messages.warning(request, sentence(f"{summary}, {len(refusals)} refused: {listed}"))
     else:
         messages.success(request, f"{summary}. Each can be undone from its item's page.")
     return redirect(back)

@@ -22,6 +22,7 @@ from governance.services.acting import Actor
 from memory import selectors
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
+from tideline_kit.wording import sentences
 
 
 def _admin_workspace(request: HttpRequest, workspace: str):
@@ -66,7 +67,7 @@ def token_create(request: HttpRequest, workspace: str) -> HttpResponse:
                                           expires_days=form.expires_days(), user=request.user,
                                           actor=Actor.person(request.user))  # fmt: skip
     except RequestError as error:
-        messages.error(request, f"{error.message}. No token was made.")
+        messages.error(request, sentences(error.message, "No token was made."))
         return _page(request, ws, form=typed)
     return _page(request, ws, made={"secret": secret, **tokens.describe(row)})
 
@@ -84,7 +85,7 @@ def token_revoke(request: HttpRequest, workspace: str) -> HttpResponse:
         tokens.revoke_token(ws, name, user=request.user, actor=Actor.person(request.user))
         messages.success(request, f"Token {name} is revoked: agents using it are refused from now on.")
     except RequestError as error:
-        messages.error(request, f"{error.message}. Nothing was changed.")
+        messages.error(request, sentences(error.message, "Nothing was changed."))
     return redirect("governance:tokens", ws.name)
 
 

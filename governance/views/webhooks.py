@@ -22,6 +22,7 @@ from governance.services import webhooks
 from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
+from tideline_kit.wording import sentence, sentences
 
 CONFIRM = {"remove": "Remove", "rotate": "Rotate the secret of"}
 
@@ -57,7 +58,7 @@ def webhook_add(request: HttpRequest, workspace: str) -> HttpResponse:
         hook, secret = webhooks.add(ws, url=form["url"], events=form["events"], user=request.user,
                                     actor=Actor.person(request.user))  # fmt: skip
     except RequestError as error:
-        messages.error(request, f"{error.message}. No webhook was added.")
+        messages.error(request, sentences(error.message, "No webhook was added."))
         return _page(request, ws, form=form)
     return _page(request, ws, made={"hook": hook, "secret": secret, "rotated": False})
 
@@ -76,7 +77,7 @@ def webhook_change(request: HttpRequest, workspace: str) -> HttpResponse:
         hook, secret = webhooks.change(ws, hook.pk, action=action, user=request.user,
                                        actor=Actor.person(request.user))  # fmt: skip
     except RequestError as error:
-        messages.error(request, f"{error.message}. Nothing was changed.")
+        messages.error(request, sentences(error.message, "Nothing was changed."))
         return redirect("governance:webhooks", ws.name)
     if secret is not None:
         return _page(request, ws, made={"hook": hook, "secret": secret, "rotated": True})
@@ -95,10 +96,10 @@ def webhook_ping(request: HttpRequest, workspace: str) -> HttpResponse:
     try:
         delivery = webhooks.ping(ws, form["webhook"], user=request.user)
     except RequestError as error:
-        messages.error(request, f"{error.message}. Nothing was sent.")
+        messages.error(request, sentences(error.message, "Nothing was sent."))
         return redirect("governance:webhooks", ws.name)
     if delivery.status == "delivered":
         messages.success(request, f"The test call was answered with {delivery.last_status} in {delivery.last_ms} ms.")
     else:
-        messages.error(request, f"The test call failed: {delivery.last_error}.")
+        messages.error(request, sentence(f"The test call failed: {delivery.last_error}"))
     return redirect("governance:webhooks", ws.name)

@@ -180,3 +180,10 @@ def test_workspace_create_needs_an_admin_and_can_make_one(people, capsys, monkey
     assert "exists already" in error["message"] and not get_user_model().objects.filter(username="fay").exists()
     listed = json.loads(_cli(capsys, "workspace", "list", "--json"))["workspaces"]
     assert {w["name"]: w["members"] for w in listed}["lab"] == {"owner": 1, "admin": 1}
+
+
+def test_a_refused_password_reads_as_sentences_without_a_doubled_stop(client, people):
+    client.force_login(get_user_model().objects.get(username="ada"))
+    page = client.post(f"/w/{people.name}/members/", {"action": "create", "username": "eve", "password": "password",
+                                                      "roles": ["owner"]}, follow=True).content.decode()  # fmt: skip
+    assert "This password is too common. Nothing was changed." in page and "common.." not in page
