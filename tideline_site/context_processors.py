@@ -8,10 +8,13 @@ navigation that lists both apps' pages is the site's template `_workspace_nav.ht
 
 from __future__ import annotations
 
+from functools import cache
+
 from django.http import HttpRequest
 from django.urls import reverse
 
 from governance.context_processors import gold_scoring, review_queue, workspace_creation
+from tideline_site import navigation
 
 # A memory page's name for another app's page → that page's URL name (each takes the workspace).
 WORKSPACE_PAGES = {
@@ -59,4 +62,12 @@ class SitePages:
 def site_pages(request: HttpRequest) -> dict:
     """Governance's context (for its own templates and the navigation) and `site_pages` over it."""
     governance = {**review_queue(request), **workspace_creation(request), **gold_scoring(request)}
-    return {**governance, "site_pages": SitePages(request, governance)}
+    return {**governance, "site_pages": SitePages(request, governance), "workspace_nav": _workspace_nav(request)}
+
+
+def _workspace_nav(request: HttpRequest):
+    """The workspace navigation's sections (tideline_site/navigation.py), worked out when a page shows it."""
+    workspace = getattr(getattr(request, "resolver_match", None), "kwargs", {}).get("workspace")
+    if not workspace:
+        return ()
+    return cache(lambda: navigation.sections(workspace, request.path, getattr(request, "workspace_roles", frozenset())))

@@ -5,6 +5,52 @@
 //   <form data-confirm="…">     asks before submitting
 //   <input data-select-all="N"> ticks or clears every checkbox named N in its table
 //   review queue keys            (below) j/k, a verdict's letter, ? for help; see _keys_help.html
+//   <div class="toasts">         floats the page's notes at the corner, each with a close button
+//   <button data-copy-target=ID> copies the text (or value) of element ID to the clipboard
+(function () {
+  document.addEventListener("DOMContentLoaded", () => {
+    const toasts = document.getElementById("messages");
+    if (toasts) {
+      toasts.classList.add("floating");
+      toasts.querySelectorAll("[data-dismiss]").forEach((button) => { button.hidden = false; });
+    }
+    document.querySelectorAll("button[data-copy-target]").forEach((button) => { button.hidden = false; });
+  });
+  document.addEventListener("click", (event) => {
+    const close = event.target.closest("[data-dismiss]");
+    if (close) {
+      const box = close.closest(".toast");
+      const all = box.parentElement;
+      box.remove();
+      if (!all.children.length) all.remove();
+      return;
+    }
+    const copy = event.target.closest("button[data-copy-target]");
+    if (!copy) return;
+    const source = document.getElementById(copy.dataset.copyTarget);
+    if (!source) return;
+    const text = "value" in source && source.tagName !== "BUTTON" ? source.value : source.textContent.trim();
+    const label = copy.dataset.label || (copy.dataset.label = copy.textContent);
+    const done = (word) => {
+      copy.textContent = word;
+      copy.dataset.copied = "";
+      setTimeout(() => { copy.textContent = label; delete copy.dataset.copied; }, 2000);
+    };
+    // The clipboard API needs a secure context (HTTPS or localhost); elsewhere select the text so
+    // that Ctrl+C copies it.
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(() => done("Copied"), () => done("Press Ctrl+C"));
+    } else {
+      const range = document.createRange();
+      range.selectNodeContents(source);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      done("Selected: press Ctrl+C");
+    }
+  });
+})();
+
 (function () {
   const open = (form) => {
     if (form.workspace.value) location.href = "/w/" + encodeURIComponent(form.workspace.value) + "/";

@@ -24,7 +24,7 @@ def test_each_demo_role_can_log_in_and_open_the_demo_workspace(live_server, page
     assert page.locator("h1").inner_text() == "demo"
     assert page.locator("table.bars").count() >= 6  # the dashboard's charts
     screenshot(page, f"dashboard-{username}")
-    page.click("nav.tabs >> text=Facts")
+    page.click("nav.wsnav >> text=Facts")
     page.wait_for_url("**/w/demo/facts/")
     assert page.locator("table.facts tbody tr").count() == 50  # first page of a paginated list
     screenshot(page, f"workspace-overview-{username}")

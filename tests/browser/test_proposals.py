@@ -35,7 +35,8 @@ def test_the_whole_loop_as_two_people(live_server, browser):
     try:
         # The owner makes a scaffold from the workspace and writes each query.
         owner.goto(f"{live_server.url}/w/demo/")
-        owner.click("nav.tabs >> text=Gold sets")
+        owner.click("nav.wsnav >> text=Governance")
+        owner.click("nav.wsnav >> text=Gold sets")
         owner.fill("#scaffold-size", "3")
         owner.click("form.gold-form:has(#scaffold-size) button[type=submit]")
         owner.wait_for_selector("ol.gold-cases")
@@ -43,13 +44,13 @@ def test_the_whole_loop_as_two_people(live_server, browser):
         for case in gold.cases.all():
             owner.fill(f"#q-{case.pk}", " ".join(case.hint.split()[:6]))
             owner.click(f"#case-{case.pk} .gold-edit button[value=''], #case-{case.pk} .gold-edit button:text('Save')")
-            owner.wait_for_selector("#gold-messages .success")
+            owner.wait_for_selector("#messages .success")
         assert owner.locator("#gold-approve").count() == 0  # owners do not approve sets
         screenshot(owner, "gold-set-rewritten")
         # The approver approves the set.
         approver.goto(f"{live_server.url}/w/demo/gold/{gold.pk}/")
         approver.click("#gold-approve")
-        approver.wait_for_selector("#gold-messages .success")
+        approver.wait_for_selector("#messages .success")
         gold.refresh_from_db()
         assert gold.approved and gold.approved_by_name == "demo-approver"
         # The owner proposes retracting a fact no gold case needs, and has it evaluated.

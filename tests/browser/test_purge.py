@@ -32,7 +32,8 @@ def test_an_admin_previews_confirms_and_gets_a_receipt(live_server, page):
     assert chosen and sample.is_readable
     _login(page, live_server, "demo-admin")
     page.goto(f"{live_server.url}/w/demo/facts/")
-    page.click("nav.tabs >> text=Purge")
+    page.click("nav.wsnav >> text=Governance")
+    page.click("nav.wsnav >> text=Purge")
     page.select_option("#purge-origin", peer.key)
     page.check("input[name=mode][value=hard]")
     page.click(".purge-choose button[type=submit]")
@@ -50,9 +51,9 @@ def test_an_admin_previews_confirms_and_gets_a_receipt(live_server, page):
     page.fill("#purge-typed", str(count))
     page.once("dialog", lambda dialog: dialog.accept())
     page.click(".purge-confirm button[type=submit]")
-    page.wait_for_selector("#purge-messages .success")
+    page.wait_for_selector("#messages .success")
     event = MemoryEvent.objects.get(kind="purged")
-    assert f"revision {event.revision}" in page.locator("#purge-messages").inner_text()
+    assert f"revision {event.revision}" in page.locator("#messages").inner_text()
     receipts = page.locator(".purge-receipts").inner_text()
     assert "erasure request 42" in receipts and str(count) in receipts and sample.content[:30] not in receipts
     screenshot(page, "purge-receipt")

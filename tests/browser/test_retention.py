@@ -28,7 +28,8 @@ def test_an_admin_creates_previews_and_applies_a_policy(live_server, page):
     demo = load_demo()
     _login(page, live_server, "demo-admin")
     page.goto(f"{live_server.url}/w/demo/")
-    page.click("nav.tabs >> text=Retention")
+    page.click("nav.wsnav >> text=Governance")
+    page.click("nav.wsnav >> text=Retention")
     page.wait_for_selector("#retention-form")
     # A policy with nothing in scope is refused on the page, and nothing is saved.
     page.fill("#rp-name", "old context")
@@ -53,10 +54,10 @@ def test_an_admin_creates_previews_and_applies_a_policy(live_server, page):
     page.fill("#retention-typed", str(expected.takes))
     page.once("dialog", lambda dialog: dialog.accept())
     page.click(".retention-apply button[type=submit]")
-    page.wait_for_selector("#retention-messages .success")
+    page.wait_for_selector("#messages .success")
     run = MemoryEvent.objects.get(kind="retention_run")
     assert run.data["archived"] == expected.takes and run.actor == "user:demo-admin"
-    assert f"revision {run.revision}" in page.locator("#retention-messages").inner_text()
+    assert f"revision {run.revision}" in page.locator("#messages").inner_text()
     runs = page.locator(".retention-runs").inner_text()
     assert "old context (v1)" in runs and str(expected.takes) in runs
     screenshot(page, "retention-run")

@@ -108,9 +108,17 @@ def test_bulk_verdicts_by_persona(client, world, persona):
 def test_the_navigation_shows_admin_pages_to_admins_only(client, world, persona):
     workspace, _, users, _ = world
     client.force_login(users[persona])
-    page = client.get(f"/w/{workspace.name}/facts/").content.decode()
-    assert (f'href="/w/{workspace.name}/shred/"' in page) is (persona == "admin")
-    assert (f'href="/w/{workspace.name}/purge/"' in page) is (persona == "admin")
-    assert (f'href="/w/{workspace.name}/exports/"' in page) is (persona == "admin")
+    base = f"/w/{workspace.name}"
+    # Every page shows the four sections; a section's pages show on its own pages.
+    facts = client.get(f"{base}/facts/").content.decode()
+    for section_start in ("/", "/review/", "/proposals/", "/members/"):
+        assert f'href="{base}{section_start}"' in facts
+    governance = client.get(f"{base}/proposals/").content.decode()
+    assert (f'href="{base}/shred/"' in governance) is (persona == "admin")
+    assert (f'href="{base}/purge/"' in governance) is (persona == "admin")
+    assert (f'href="{base}/exports/"' in governance) is (persona == "admin")
+    settings = client.get(f"{base}/members/").content.decode()
+    assert (f'href="{base}/tokens/"' in settings) is (persona == "admin")
+    assert (f'href="{base}/webhooks/"' in settings) is (persona == "admin")
     # Every member reads the retention policies and the members list, so every member is shown them.
-    assert f'href="/w/{workspace.name}/retention/"' in page and f'href="/w/{workspace.name}/members/"' in page
+    assert f'href="{base}/retention/"' in governance and f'href="{base}/members/"' in settings
