@@ -9,26 +9,37 @@ from __future__ import annotations
 
 from django import forms
 
-from governance.models import ReviewItem
+from governance.models import Proposal, ReviewItem
 from memory.engine.facts import jsonbody
 from memory.forms import CleanText
+from tideline_kit.filters import FilterChoice
 
 # The model's labels ("held write" for the quarantine kind, the issue's name for it).
 KIND_LABELS = dict(ReviewItem.Kind.choices)
 ID_MAX = 2**62
 
 
-class ReviewFilterForm(forms.Form):
-    """The review queue's filters; anything invalid is reported and ignored, never a 500."""
+# Each kind's label, spelled as a value, is an alias ("durable_promotion", "held write" …).
+KIND_ALIASES = {spelling: kind for kind, label in KIND_LABELS.items()
+                for spelling in (label, label.replace(" ", "_"), label.replace(" ", "-"))}  # fmt: skip
 
-    kind = forms.ChoiceField(required=False, choices=[("", "any"), *KIND_LABELS.items()])
-    status = forms.ChoiceField(required=False, choices=[("open", "open"), ("resolved", "resolved"),
-                                                        ("dismissed", "dismissed"), ("closed", "closed"),
-                                                        ("any", "any")])  # fmt: skip
+
+class ReviewFilterForm(forms.Form):
+    """The review queue's filters; an invalid one is refused with the accepted values (400), never a 500."""
+
+    kind = FilterChoice(choices=[("", "any"), *KIND_LABELS.items()], aliases=KIND_ALIASES)
+    status = FilterChoice(choices=[("open", "open"), ("resolved", "resolved"), ("dismissed", "dismissed"),
+                                   ("closed", "closed"), ("any", "any")])  # fmt: skip
     origin = forms.CharField(required=False, max_length=900)
     age = forms.IntegerField(required=False, min_value=0, max_value=36_500, label="Older than (days)")
     q = forms.CharField(required=False, max_length=500, strip=True)
-    sort = forms.ChoiceField(required=False, choices=[("newest", "newest first"), ("strongest", "strongest first")])
+    sort = FilterChoice(choices=[("newest", "newest first"), ("strongest", "strongest first")])
+
+
+class ProposalFilterForm(forms.Form):
+    """The proposals list's status tab."""
+
+    status = FilterChoice(choices=[("", "all"), *Proposal.Status.choices])
 
 
 # ---------------------------------------------------------------- fields
@@ -331,6 +342,7 @@ class GoldScoreForm(forms.Form):
 
     set = CleanText(20)
     k = forms.IntegerField(required=False, min_value=1, max_value=50)
+    only = FilterChoice(choices=[("", "every case"), ("missed", "missed")])
 
 
 # ---------------------------------------------------------------- retention

@@ -6,6 +6,7 @@ from django import forms
 
 from memory.engine.facts import records as R
 from memory.models import MemoryEvent
+from tideline_kit.filters import FilterChoice
 
 
 def _choices(values, blank="any"):
@@ -65,20 +66,19 @@ class FactBulkForm(forms.Form):
 
 class FactFilterForm(forms.Form):
     q = forms.CharField(required=False, max_length=500, label="Search")
-    segment = forms.ChoiceField(required=False, choices=_choices(R.SEGMENTS))
-    tier = forms.ChoiceField(required=False, choices=_choices(R.TIERS))
-    lifecycle = forms.ChoiceField(required=False, choices=_choices(R.LIFECYCLES), initial="")
+    segment = FilterChoice(choices=_choices(R.SEGMENTS))
+    tier = FilterChoice(choices=_choices(R.TIERS))
+    lifecycle = FilterChoice(choices=_choices(R.LIFECYCLES), initial="")
     origin = forms.CharField(required=False, max_length=900, help_text="owner or channel:CHANNEL/CONVERSATION/SESSION")
-    source_type = forms.ChoiceField(required=False, choices=_choices(R.SOURCE_TYPES) + [("legacy", "legacy (none)")])
-    trust = forms.ChoiceField(required=False, choices=[("", "any"), ("trusted", "trusted"), ("untrusted", "untrusted")])
-    classification = forms.ChoiceField(required=False, choices=_choices(R.CLASSIFICATIONS))
+    source_type = FilterChoice(choices=_choices(R.SOURCE_TYPES) + [("legacy", "legacy (none)")])
+    trust = FilterChoice(choices=[("", "any"), ("trusted", "trusted"), ("untrusted", "untrusted")])
+    classification = FilterChoice(choices=_choices(R.CLASSIFICATIONS))
     subject_key = forms.CharField(required=False, max_length=200)
     created_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     created_to = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     score_below = forms.FloatField(required=False, min_value=0.0, max_value=1.0, label="Score below",
                                    help_text="active facts whose effective score now is below this")
-    sort = forms.ChoiceField(
-        required=False,
+    sort = FilterChoice(
         choices=[("", "relevance / newest"), ("-created", "newest first"), ("created", "oldest first"),
                  ("-importance", "most important"),
                  ("importance", "least important"), ("-accessed", "most used")],  # fmt: skip
@@ -112,7 +112,7 @@ class PlaygroundForm(forms.Form):
 
 class EventFilterForm(forms.Form):
     # Every kind the log can hold (retention runs, exports and member changes included).
-    kind = forms.ChoiceField(required=False, choices=[("", "any")] + [(k, k) for k in MemoryEvent.Kind.values])
+    kind = FilterChoice(choices=[("", "any")] + [(k, k) for k in MemoryEvent.Kind.values])
     actor = forms.CharField(required=False, max_length=200)
     fact = forms.CharField(required=False, max_length=128, label="Fact id")
     date_from = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="From")

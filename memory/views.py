@@ -38,6 +38,7 @@ from memory.services.recall import replay
 from memory.services.recall import verbs as recall_service
 from memory.services.writes.policy import TidelineError
 from memory.timestamps import to_ms
+from tideline_kit.filters import refused
 from tideline_kit.htmx import wants_partial
 from tideline_kit.paging import numbered_pager, page_link
 
@@ -61,8 +62,11 @@ PAGE_SIZE = selectors.PAGE_SIZE
 def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
     form = FactFilterForm(request.GET or None)
+    refusal = refused(form)  # an unknown filter lists nothing (400), never every fact as if it applied
     data = form.cleaned_data if form.is_valid() else {}
     facts = selectors.filtered_facts(ws, data)
+    if refusal:
+        facts = facts.none()
     searching = bool(data.get("q"))
     recall_error = search_note = None
     if searching:
@@ -98,7 +102,7 @@ def fact_list(request: HttpRequest, workspace: str) -> HttpResponse:
                "may_curate": bool(request.workspace_roles & set(CURATORS)),
                "scored": data.get("score_below") is not None and not searching}  # fmt: skip
     template = "memory/fact_list.html" + ("#fact-table" if wants_partial(request) else "")
-    return render(request, template, context)
+    return render(request, template, context, status=400 if refusal else 200)
 
 
 def _search(ws: Workspace, data: dict) -> tuple[list, str | None, str | None]:
@@ -280,14 +284,17 @@ def recall_playground(request: HttpRequest, workspace: str) -> HttpResponse:
 def event_list(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
     form = EventFilterForm(request.GET or None)
+    refusal = refused(form)  # an unknown filter lists nothing (400), never the whole log as if it applied
     events = selectors.filtered_events(ws, form.cleaned_data if form.is_valid() else {})
+    if refusal:
+        events = events.none()
     if request.GET.get("format"):
         # Downloads are the admins' and audited: they live on the exports page (same filters).
         return redirect(reverse(settings.TIDELINE_DOWNLOAD_PAGES["events"], args=[ws.name]) + "?" + request.GET.urlencode())
     page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
     template = "memory/event_list.html" + ("#event-table" if wants_partial(request) else "")
     return render(request, template, {"workspace": ws, "form": form, "page": page,
-                                      "pager": numbered_pager(request, page)})  # fmt: skip
+                                      "pager": numbered_pager(request, page)}, status=400 if refusal else 200)  # fmt: skip
 
 
 GRAPH_MAX_NODES = 5000

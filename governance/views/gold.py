@@ -38,6 +38,7 @@ from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from memory.services.recall.evaluation import PLACEHOLDER
 from memory.services.writes.policy import TidelineError
+from tideline_kit.filters import refused
 from tideline_kit.paging import numbered_pager
 
 CASES_PER_PAGE = 50
@@ -307,9 +308,11 @@ def gold_score(request: HttpRequest, workspace: str) -> HttpResponse:
         s.written = s.case_count - s.placeholder_count
     scorable = [s for s in live if s.written]
     chosen, result, error, k = None, None, None, SCORE_K
+    refusal = refused(form)
     if form.is_bound:
-        if not form.is_valid():
-            error = "k is a whole number from 1 to 50"
+        if refusal:
+            error = "; ".join(f"{'k is a whole number from 1 to 50' if name == 'k' else f'{name}: ' + ' '.join(errors)}"
+                              for name, errors in form.errors.items())  # fmt: skip
         else:
             k = form.cleaned_data["k"] or SCORE_K
             set_id = positive_id(form.cleaned_data["set"])
@@ -327,10 +330,10 @@ def gold_score(request: HttpRequest, workspace: str) -> HttpResponse:
                     error = problem.message
     result_cases = result["cases"] if result else []
     misses = [c for c in result_cases if not c["abstention"] and not c["hit"]]
-    only_missed = request.GET.get("only") == "missed" and bool(misses)
+    only_missed = form.is_bound and not refusal and form.cleaned_data["only"] == "missed" and bool(misses)
     return render(request, "governance/gold_score.html", {
         "workspace": ws, "live_sets": live, "scorable": scorable, "uploaded": len(choices) - len(live), "chosen": chosen,
         "k": k, "result": result, "error": error, "misses": misses, "only_missed": only_missed,
         "has_facts": bool(live) or Fact.objects.filter(workspace=ws, lifecycle="active").exists(),
         "shown_cases": misses if only_missed else result_cases, "max_cases": proposal_eval.MAX_SCORED_CASES,
-    })  # fmt: skip
+    }, status=400 if refusal else 200)  # fmt: skip

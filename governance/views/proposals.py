@@ -21,6 +21,7 @@ from governance.engine import proposals as rules
 from governance.forms import (
     ProposalBarForm,
     ProposalDecisionForm,
+    ProposalFilterForm,
     RetractionProposalForm,
     TelemetryProposalForm,
     TuningProposalForm,
@@ -34,6 +35,7 @@ from memory.models import MemoryEvent
 from memory.permissions import get_workspace_for_user
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
+from tideline_kit.filters import refused
 from tideline_kit.htmx import wants_partial
 from tideline_kit.paging import numbered_pager
 
@@ -46,13 +48,15 @@ def proposals_page(request: HttpRequest, workspace: str) -> HttpResponse:
     if request.method == "POST":  # the page's former single form target: each source has its own view
         return SOURCES.get(request.POST.get("action", ""), propose_unknown)(request, workspace)
     ws = get_workspace_for_user(request, workspace)
-    status = request.GET.get("status", "")
-    status = status if status in STATUSES else ""
+    form = ProposalFilterForm(request.GET or None)
+    refusal = refused(form)  # an unknown status lists nothing (400), never every proposal as if it applied
+    status = form.cleaned_data["status"] if form.is_valid() else ""
     found = Proposal.objects.filter(workspace=ws).order_by("-created_at", "-pk")
     counts = {s: 0 for s in STATUSES}
     for value in found.values_list("status", flat=True):
         counts[value] += 1
-    page = Paginator(found.filter(status=status) if status else found, PAGE_SIZE).get_page(request.GET.get("page"))
+    listed = found.none() if refusal else found.filter(status=status) if status else found
+    page = Paginator(listed, PAGE_SIZE).get_page(request.GET.get("page"))
     version, in_force = tuning_service.current(ws)
     roles = request.workspace_roles
     return render(request, "governance/proposals.html", {
@@ -61,8 +65,8 @@ def proposals_page(request: HttpRequest, workspace: str) -> HttpResponse:
         "can_propose": permissions.allows(roles, "propose"), "version": version,
         "knobs": [(k, f"{getattr(in_force, k.name):g}", f"{k.low:g}–{k.high:g}") for k in T.KNOBS], "min_downvotes": rules.DEFAULT_MIN_DOWNVOTES,
         "gate": None if proposal_eval.usable_sets(ws) else proposal_eval.gate_refusal(ws), "form": request.POST,
-        "search": settings_searches.latest(ws), **_bar_context(ws, roles),
-    })  # fmt: skip
+        "search": settings_searches.latest(ws), "filter_errors": form.errors if refusal else {}, **_bar_context(ws, roles),
+    }, status=400 if refusal else 200)  # fmt: skip
 
 
 def _bar_context(ws, roles) -> dict:

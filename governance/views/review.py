@@ -26,6 +26,7 @@ from memory.selectors import page_number
 from memory.services.errors import RequestError
 from memory.services.lifecycle.curation import fact_states
 from memory.services.workspaces import REVIEW_SETTINGS, set_review_settings
+from tideline_kit.filters import refused
 from tideline_kit.htmx import wants_partial
 from tideline_kit.paging import numbered_pager, page_link
 
@@ -40,8 +41,11 @@ DECIDERS_LABEL = {"contradiction": "owners and admins", "quarantine": "owners an
 def review_list(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = get_workspace_for_user(request, workspace)
     form = ReviewFilterForm(request.GET or None)
+    refusal = refused(form)  # an unknown filter lists nothing (400), rather than every item as if it applied
     data = form.cleaned_data if form.is_valid() else {}
     items = selectors.filtered_review_items(ws, data)
+    if refusal:
+        items = items.none()
     truncated = False
     if data.get("q"):
         items, truncated = selectors.search_items(items, data["q"])
@@ -58,9 +62,10 @@ def review_list(request: HttpRequest, workspace: str) -> HttpResponse:
                "origins": selectors.queue_origins(ws), "pager": numbered_pager(request, page, total),
                "open_review_count": tabs[0]["count"]}  # fmt: skip
     # (`open_review_count` is the navigation's badge: the context processor would count again.)
-    context.update(_bulk_context(request, ws, data, items if data.get("q") else None))
+    if not refusal:  # nothing listed: nothing to select
+        context.update(_bulk_context(request, ws, data, items if data.get("q") else None))
     template = "governance/review_list.html" + ("#review-table" if wants_partial(request) else "")
-    return render(request, template, context)
+    return render(request, template, context, status=400 if refusal else 200)
 
 
 def _bulk_context(request: HttpRequest, ws, data: dict, searched) -> dict:

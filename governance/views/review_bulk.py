@@ -25,6 +25,7 @@ from governance.services.acting import Actor
 from memory.permissions import get_workspace_for_user, roles_in
 from memory.services.errors import RequestError
 from memory.services.lifecycle.curation import fact_states
+from tideline_kit import filters as list_filters
 from tideline_kit.wording import sentence
 
 FILTERS = ("kind", "status", "origin", "age", "q", "sort")
@@ -115,8 +116,12 @@ def review_bulk(request: HttpRequest, workspace: str) -> HttpResponse:
     if not kinds:
         return _forbidden(request, "You may read this queue but not decide its items (owners and admins decide "
                                    "contradictions and held writes, approvers and admins durable promotions).")  # fmt: skip
-    _, data = filter_data(request.POST)
+    filters, data = filter_data(request.POST)
     back = reverse("governance:review-list", args=[ws.name]) + (f"?{filter_query(data)}" if filter_query(data) else "")
+    if list_filters.refused(filters):  # never "every item" for a filter that was not understood
+        problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in filters.errors.items())
+        messages.error(request, sentence(f"The queue's filter was not understood ({problems}); nothing was changed"))
+        return redirect(back)
     form = parsed(BulkVerdictForm, request.POST)
     verdict, reason = form["verdict"], form["reason"]
     try:

@@ -56,7 +56,23 @@ def test_searching_ranks_through_recall_with_scores(client, owner, workspace):
 def test_a_bad_filter_is_explained_not_a_500(client, owner, workspace):
     client.force_login(owner)
     response = client.get(_url("fact-list", workspace), {"origin": "channel:broken"})
-    assert response.status_code == 200 and "origin" in response.content.decode()
+    assert response.status_code == 400 and "origin" in response.content.decode()
+
+
+def test_an_unknown_filter_value_lists_nothing_and_names_the_accepted_values(client, owner, workspace, personas):
+    client.force_login(owner)
+    facts = client.get(_url("fact-list", workspace), {"segment": "preferences"})
+    body = facts.content.decode()
+    assert facts.status_code == 400 and "“preferences” is not a value this page knows" in body
+    assert "it accepts identity, correction, relationship, preference," in body and "vegetarian" not in body
+    events = client.get(_url("event-list", workspace), {"kind": "link"})
+    body = events.content.decode()
+    assert events.status_code == 400 and "“link” is not a value this page knows; it accepts created," in body
+    assert list(events.context["page"].object_list) == []
+    proposals = client.get(reverse("governance:proposals", args=[workspace.name]), {"status": "open"})
+    body = proposals.content.decode()
+    assert proposals.status_code == 400 and "it accepts pending, approved, applied, rejected, reverted" in body
+    assert client.get(_url("fact-list", workspace), {"segment": "preference"}).status_code == 200
 
 
 def test_the_inspector_shows_fields_links_events_decay_and_explain(client, owner, workspace):

@@ -158,3 +158,13 @@ def test_no_posted_value_makes_the_bulk_view_fail(client, owner, workspace):
         response = client.post(_bulk_url(workspace), body + extra, content_type="application/x-www-form-urlencoded")
         assert response.status_code < 500, (field, value[:40], extra)
     assert ReviewItem.objects.get(pk=item.pk).status == "open"  # never confirmed with what was shown
+
+
+def test_a_whole_filter_that_was_not_understood_decides_nothing(client, personas, workspace):
+    items = _items(workspace, 2)
+    client.force_login(personas.owner)
+    response = client.post(_bulk_url(workspace), {"scope": "filter", "kind": "contradictions", "verdict": "dismiss",
+                                                   "confirm": "yes"}, follow=True)  # fmt: skip
+    said = " ".join(str(m) for m in response.context["messages"])
+    assert "filter was not understood" in said and "it accepts contradiction, quarantine, promotion" in said
+    assert all(ReviewItem.objects.get(pk=item.pk).status == "open" for item in items)

@@ -111,10 +111,23 @@ def test_an_htmx_request_gets_the_table_alone(client, owner, workspace):
     assert body.lstrip().startswith('<section id="review-table"') and "<html" not in body
 
 
-def test_invalid_filters_are_reported_not_a_500(client, owner, workspace):
+def test_invalid_filters_are_refused_with_the_accepted_values_not_a_500(client, owner, workspace):
+    _item(workspace, "I live in Lisbon.")
     client.force_login(owner)
     response = _list(client, workspace, kind="nope", age="-3", status="x")
-    assert response.status_code == 200 and 'role="alert"' in response.content.decode()
+    body = response.content.decode()
+    assert response.status_code == 400 and 'role="alert"' in body and _shown(response) == []
+    assert "it accepts contradiction, quarantine, promotion" in body
+    assert "it accepts open, resolved, dismissed, closed, any" in body
+
+
+def test_a_kinds_label_spelled_as_a_value_is_taken_for_that_kind(client, owner, workspace):
+    _item(workspace, "I live in Lisbon.")
+    promotion = _item(workspace, "The user is allergic to nuts.", other=None, kind="promotion")
+    client.force_login(owner)
+    for spelling in ("durable_promotion", "durable promotion", "promotion"):
+        response = _list(client, workspace, kind=spelling)
+        assert response.status_code == 200 and _shown(response) == [promotion.pk], spelling
 
 
 def test_the_item_page_shows_both_facts_the_reason_and_the_score(client, owner, workspace):
