@@ -604,6 +604,7 @@ class EventKind(models.TextChoices):
     MEMBERS_CHANGED = "members_changed"
     TOKENS_CHANGED = "tokens_changed"
     RECLASSIFIED = "reclassified"
+    UNLINKED = "unlinked"  # links removed (an undone review verdict takes away the links it added)
 
 
 class MemoryEvent(models.Model):

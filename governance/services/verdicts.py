@@ -86,7 +86,7 @@ def undo(workspace: Workspace, item_id: int, *, user=None, actor: Actor | str) -
             raise RequestError(refused.message, kind=refused.kind) from None
         verdict = item.details.get("verdict")
         set_fact_states(m, decision["before"], reason=f"review #{item.pk}: undo of {verdict}")
-        remove_fact_links(m, decision["links_added"])
+        remove_fact_links(m, decision["links_added"], reason=f"review #{item.pk}: undo of {verdict}")
         item.status = ReviewItem.Status.OPEN
         item.resolved_at = None
         item.resolved_by = None

@@ -197,15 +197,17 @@ def add_fact_links(m: Mutation, links: Sequence[tuple[str, str, str, str]]) -> l
     return added
 
 
-def remove_fact_links(m: Mutation, links: Sequence[Sequence[str]]) -> int:
-    """Delete the links `(from, kind, to)` in mutation `m`; returns how many were there."""
-    removed = 0
+def remove_fact_links(m: Mutation, links: Sequence[Sequence[str]], *, reason: str = "") -> int:
+    """Delete the links `(from, kind, to)` in mutation `m`; returns how many were there. One
+    `unlinked` event names the links that were there and went."""
+    gone = []
     for src, kind, dst in links:
-        removed += Link.objects.filter(workspace=m.workspace, from_fact__memory_id=src, kind=kind,
-                                       to_fact__memory_id=dst).delete()[0]  # fmt: skip
-    if removed:
-        m.record("linked", fact_ids=sorted({src for src, _, _ in links}), removed=[list(link) for link in links])
-    return removed
+        if Link.objects.filter(workspace=m.workspace, from_fact__memory_id=src, kind=kind,
+                               to_fact__memory_id=dst).delete()[0]:  # fmt: skip
+            gone.append([src, kind, dst])
+    if gone:
+        m.record("unlinked", fact_ids=sorted({src for src, _, _ in gone}), reason=reason, removed=gone)
+    return len(gone)
 
 
 def _iso(value):

@@ -199,3 +199,18 @@ def test_a_blocked_fact_written_again_is_not_reopened(workspace):
     assert again.id != new
     assert find_contradictions(workspace).counts["opened"] == 0
     assert ReviewItem.objects.filter(workspace=workspace, status="open").count() == 0
+
+
+def test_undo_logs_the_links_it_removes_as_unlinked_with_the_reason(client, owner, workspace):
+    item, _, _ = _contradiction(workspace)
+    decide(workspace, item.pk, "coexist", actor="cli:review", reason="both true")
+    [added] = MemoryEvent.objects.filter(workspace=workspace, kind="linked")
+    undo(workspace, item.pk, actor="cli:undoer")
+    [removed] = MemoryEvent.objects.filter(workspace=workspace, kind="unlinked")
+    assert removed.data["removed"] == added.data["links"] and removed.fact_ids == added.fact_ids
+    assert removed.reason == f"review #{item.pk}: undo of coexist"
+    assert MemoryEvent.objects.filter(workspace=workspace, kind="linked").count() == 1  # the add only
+    client.force_login(owner)
+    log = client.get(f"/w/{workspace.name}/events/", {"kind": "unlinked"})
+    assert log.status_code == 200 and [e.pk for e in log.context["page"].object_list] == [removed.pk]
+    assert f"review #{item.pk}: undo of coexist" in log.content.decode()
