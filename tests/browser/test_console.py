@@ -122,16 +122,18 @@ def test_an_admin_makes_and_revokes_an_api_token(live_server, page):
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(live_server.url + "/w/demo/tokens/")
         page.fill("#token-form input[name=name]", f"bot-{width}")
-        page.fill("#token-form input[name=origin]", "channel:slack/*")
+        page.select_option("#token-origin", "other")
+        page.fill("#token-origin-other", "channel:slack/*")
         page.check("#token-form input[value=write]")
         page.click("#token-form button[type=submit]")
         secret = page.locator("#new-token-value").inner_text().strip()
         assert secret.startswith("tl_")
+        assert page.locator("#new-token button.copy").is_visible()  # the page's script offers to copy it
         assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
         screenshot(page, f"tokens-made-{width}")
     page.locator("#token-table tr", has_text="bot-390").locator("button").click()
     page.click("#confirm-revoke button.danger")
-    assert "revoked" in page.locator("#token-messages").inner_text()
+    assert "revoked" in page.locator("#messages").inner_text()
     screenshot(page, "tokens-revoked-390")
 
 
