@@ -476,7 +476,10 @@ def dashboard(workspace: Workspace) -> dict:
 
     from memory.models import MemoryEvent
 
-    facts = Fact.objects.filter(workspace=workspace)
+    # Facts of a crypto-shredded origin are tombstones: counted apart, never in the figures.
+    gone = shredded_origin_keys(workspace)
+    facts = Fact.objects.filter(workspace=workspace).exclude(origin_key__in=gone)
+    shredded = Fact.objects.filter(workspace=workspace, origin_key__in=gone).count() if gone else 0
 
     def counted(field):
         return _bars(list(facts.values_list(field).annotate(n=Count("id")).order_by(field)), lambda v: {field: v})
@@ -506,6 +509,7 @@ def dashboard(workspace: Workspace) -> dict:
                for key, n in facts.values_list("origin_key").annotate(n=Count("id")).order_by("origin_key")]  # fmt: skip
     return {
         "total": total,
+        "shredded": shredded,
         "by_segment": counted("segment"),
         "by_tier": counted("tier"),
         "by_lifecycle": counted("lifecycle"),
@@ -522,6 +526,13 @@ def dashboard(workspace: Workspace) -> dict:
         "by_classification": counted("classification"),
         "sensitive_found": sensitive_found(workspace),
     }
+
+
+def shredded_origin_keys(workspace: Workspace) -> list[str]:
+    """The workspace's origins whose data key was destroyed (crypto-shred): their facts are tombstones."""
+    from memory import sealing
+
+    return [key for key in distinct_origin_keys(workspace) if not sealing.keyring.exists(workspace.pk, key)]
 
 
 def sensitive_found(workspace: Workspace) -> list[dict]:

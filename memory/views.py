@@ -385,6 +385,7 @@ def fact_panel(request: HttpRequest, workspace: str, memory_id: str) -> HttpResp
 
 
 CURATORS = ("owner", "admin")
+BULK_VERBS = {"archive": "archived", "restore": "restored", "up": "voted on", "down": "voted on"}  # for refusals
 
 
 @require_POST
@@ -434,6 +435,11 @@ def fact_bulk(request: HttpRequest, workspace: str) -> HttpResponse:
         messages.error(request, "Choose at least one fact and an action.")
         return redirect(back)
     facts = list(Fact.objects.filter(workspace=ws, memory_id__in=ids))
+    try:  # a shredded tombstone is never offered; a forged or stale selection is refused whole
+        curation.refuse_tombstones(ws, facts, BULK_VERBS[action])
+    except RequestError as error:
+        messages.error(request, error.message)
+        return redirect(back)
     if not form.cleaned_data["confirm"]:
         return render(request, "memory/fact_bulk_confirm.html",
                       {"workspace": ws, "facts": facts, "action": action, "label": BULK_ACTIONS[action],

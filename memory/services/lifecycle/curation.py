@@ -53,19 +53,30 @@ def _refuse_changes(workspace: Workspace, facts: Sequence[Fact], lifecycle: str)
     A tombstone (its origin was crypto-shredded) has no content left to archive or bring back. A
     fact a reviewer blocked, or one still held, becomes recallable only through a verdict by someone
     allowed to decide it: apps that keep review items say which facts those are (`restore_requested`)."""
-    refusals: dict[str, str] = {}
-    origins = {fact.origin_key for fact in facts}
-    shredded = {origin for origin in origins if not sealing.keyring.exists(workspace.pk, origin)}
-    for fact in facts:
-        if fact.origin_key in shredded:
-            refusals[fact.memory_id] = "its origin was crypto-shredded; it stays an unreadable tombstone"
+    refusals = _tombstones(workspace, facts)
     if lifecycle == "active" and facts:
         for _, answer in restore_requested.send(sender=Fact, workspace=workspace,
                                                  memory_ids=[f.memory_id for f in facts]):  # fmt: skip
             for memory_id, reason in (answer or {}).items():
                 refusals.setdefault(memory_id, reason)
+    _refuse(refusals, "archived" if lifecycle == "archived" else "restored")
+
+
+def refuse_tombstones(workspace: Workspace, facts: Sequence[Fact], verb: str) -> None:
+    """Refuse, changing nothing, when any of `facts` is a tombstone (its origin was crypto-shredded):
+    a bulk action from the console never touches one. `verb`: what would be done ("voted on")."""
+    _refuse(_tombstones(workspace, facts), verb)
+
+
+def _tombstones(workspace: Workspace, facts: Sequence[Fact]) -> dict[str, str]:
+    origins = {fact.origin_key for fact in facts}
+    shredded = {origin for origin in origins if not sealing.keyring.exists(workspace.pk, origin)}
+    return {fact.memory_id: "its origin was crypto-shredded; it stays an unreadable tombstone"
+            for fact in facts if fact.origin_key in shredded}  # fmt: skip
+
+
+def _refuse(refusals: dict[str, str], verb: str) -> None:
     if refusals:
-        verb = "archived" if lifecycle == "archived" else "restored"
         listed = "; ".join(f"{memory_id}: {reason}" for memory_id, reason in sorted(refusals.items())[:5])
         more = f" (and {len(refusals) - 5} more)" if len(refusals) > 5 else ""
         raise RequestError(f"{len(refusals)} fact(s) cannot be {verb}, so nothing was changed — {listed}{more}",

@@ -24,7 +24,7 @@ KEEP_SECONDS = 3600
 def _key(workspace: Workspace) -> str:
     # The embedder setting is part of the key: the "Recall" card depends on it, not on the revision.
     embedder = f"{settings.TIDELINE_EMBEDDER}:{settings.TIDELINE_EMBEDDER_PATH}"
-    return f"tideline:dashboard:4:{workspace.pk}:{workspace.created_at.timestamp()}:{embedder}"
+    return f"tideline:dashboard:5:{workspace.pk}:{workspace.created_at.timestamp()}:{embedder}"
 
 
 def current(workspace: Workspace) -> dict:
