@@ -1,5 +1,8 @@
 """`tideline bench [--sizes 100,10000] [--writes 200] [--queries 200] [--pages 30]` — measure on the configured database.
 
+With `--pages`, the home inbox is timed too, once: a person in `--inbox-workspaces` workspaces with
+`--inbox-items` open review items (bench.governance.inbox).
+
 For each size: seed a fresh workspace in bulk, build the recall index cold and time warm recalls (with
 BM25 alone from `bm25s` on the same corpus as reference) and recalls right after writes, time writes
 through the full write path, then the console's pages as an owner (bench.memory.pages), then the
@@ -15,6 +18,7 @@ from dataclasses import asdict
 
 from django.db import connection
 
+from bench.governance.inbox import time_inbox
 from bench.memory.pages import time_console
 from bench.memory.recall import AFTER_WRITE_COUNT, run_recall_bench, time_linked_recall
 from bench.memory.resident import PeakSampler, resident_mb
@@ -31,6 +35,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--queries", type=int, default=200, help="timed recalls per size (0 to skip)")
     parser.add_argument("--pages", type=int, default=30,
                         help="timed requests per console page (overview, facts list, inspector, review queue; 0 to skip)")
+    parser.add_argument("--inbox-workspaces", type=int, default=50, help="with --pages: the home inbox's workspaces")
+    parser.add_argument("--inbox-items", type=int, default=10_000, help="with --pages: open review items across them")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--no-maintenance", action="store_true", help="skip timing the dream, GC and graph export")
 
@@ -51,14 +57,23 @@ def run(options: dict) -> None:
         raise RequestError("--writes, --queries and --pages cannot be negative", kind="validation")
     results = []
     sampler = PeakSampler()
+    if options["pages"] and (options["inbox_workspaces"] < 1 or options["inbox_items"] < 0):
+        raise RequestError("--inbox-workspaces must be at least 1 and --inbox-items cannot be negative", kind="validation")
+    inbox = None
     try:
         for size in sizes:
             results.append(_bench_size(size, options, sampler))
+        if options["pages"]:
+            inbox = time_inbox(options["inbox_workspaces"], options["inbox_items"], options["pages"])
     finally:
         sampler.close()
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    emit(options, {"database": connection.vendor, "pid": os.getpid(), "peak_rss_mb": rss_mb, "results": results},
-         _table(connection.vendor, results, rss_mb))  # fmt: skip
+    table = _table(connection.vendor, results, rss_mb)
+    if inbox:
+        table += (f"\nhome inbox: {inbox['workspaces']} workspaces, {inbox['open_items']:,} open items   p50 {inbox['p50_ms']:.1f} ms"
+                  f"   p95 {inbox['p95_ms']:.1f} ms   (n={inbox['count']})")  # fmt: skip
+    emit(options, {"database": connection.vendor, "pid": os.getpid(), "peak_rss_mb": rss_mb, "results": results,
+                   "inbox": inbox}, table)  # fmt: skip
 
 
 def _bench_size(size: int, options: dict, sampler: PeakSampler) -> dict:
