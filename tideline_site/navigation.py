@@ -15,7 +15,7 @@ from django.urls import reverse
 
 @dataclass(frozen=True)
 class Page:
-    path: str  # the first part of the page's path under /w/<workspace>/ ("" is the overview)
+    path: str  # the page's path under /w/<workspace>/ without slashes at the ends ("" is the overview)
     label: str
     url_name: str
     admin_only: bool = False
@@ -31,6 +31,7 @@ SECTIONS: tuple[tuple[str, str, tuple[Page, ...]], ...] = (
     )),
     ("review", "Review", (
         Page("review", "Queue", "governance:review-list"),
+        Page("review/settings", "What is held", "governance:review-settings"),
     )),
     ("governance", "Governance", (
         Page("proposals", "Proposals", "governance:proposals"),
@@ -47,8 +48,8 @@ SECTIONS: tuple[tuple[str, str, tuple[Page, ...]], ...] = (
     )),
 )  # fmt: skip
 
-# A section's pages under another first part of the path (review settings live under review/).
-SECTION_OF = {page.path: key for key, _label, pages in SECTIONS for page in pages}
+# Which section the first part of a page's path belongs to.
+SECTION_OF = {page.path.split("/")[0]: key for key, _label, pages in SECTIONS for page in pages}
 
 
 @dataclass(frozen=True)
@@ -69,13 +70,20 @@ class Section:
 
 def sections(workspace: str, path: str, roles: frozenset[str] | set[str]) -> list[Section]:
     """The sections and their pages for a person with `roles` on the page at `path` (/w/<workspace>/…)."""
-    parts = path.split("/")[3:]  # after "", "w", the workspace
-    first, rest = (parts[0], [p for p in parts[1:] if p]) if parts else ("", [])
+    parts = [part for part in path.split("/")[3:] if part]  # after "", "w", the workspace
+    first = parts[0] if parts else ""
     admin = "admin" in roles
     current_section = SECTION_OF.get(first)
+    # The page the path is on or under: the longest page path that starts it (a fact is under Facts;
+    # review/settings is its own page, not a review item).
+    matches = [page.path for _key, _label, pages in SECTIONS for page in pages
+               if (page.path.split("/") if page.path else []) == parts[: len(page.path.split("/")) if page.path else 0]]
+    best = max(matches, key=lambda found: len(found.split("/")) if found else 0, default=None)
 
     def marked(page: Page) -> str:
-        return "" if page.path != first else ("true" if rest else "page")
+        if page.path != best:
+            return ""
+        return "page" if len(parts) == (len(page.path.split("/")) if page.path else 0) else "true"
 
     found = []
     for key, label, pages in SECTIONS:

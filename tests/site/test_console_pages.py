@@ -372,7 +372,8 @@ def test_the_inspector_names_linked_facts_by_their_words(client, owner, workspac
 
 @pytest.mark.parametrize("name, args, current", [
     ("memory:workspace-overview", [], "Overview"), ("memory:fact-list", [], "Facts"),
-    ("memory:event-list", [], "Event log"), ("governance:review-list", [], "Review"),
+    ("memory:event-list", [], "Event log"), ("governance:review-list", [], "Queue"),
+    ("governance:review-settings", [], "What is held"),
 ])  # fmt: skip
 def test_the_navigation_marks_the_current_page(client, owner, workspace, name, args, current):
     import re

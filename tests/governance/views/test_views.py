@@ -176,5 +176,5 @@ def test_the_navigation_links_the_queue_with_its_open_count(client, owner, works
     client.force_login(owner)
     body = client.get(reverse(page, args=[workspace.name])).content.decode()
     link = reverse("governance:review-list", args=[workspace.name])
-    current = ' aria-current="page"' if page == "governance:review-list" else ""
+    current = ' aria-current="true"' if page == "governance:review-list" else ""  # the section the page is in
     assert f'<a href="{link}"{current}>Review <span class="badge" id="nav-review-count" title="open review items">2</span></a>' in body
