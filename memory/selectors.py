@@ -567,8 +567,31 @@ def recall_mode(workspace: Workspace, total: int) -> dict:
 
 
 KIND_COLORS = {"strong": "#c0392b", "medium": "#7f8c8d", "weak": "#bdc3c7"}
-PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22",
-           "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d"]  # fmt: skip
+# Twenty community colours, each at least 3:1 against the white canvas, the most distinct first.
+# Past twenty a colour comes back, so every community also carries its number (drawn in its
+# swatch, its hover label and the side panel): colour is never the only way to tell two apart.
+PALETTE = ["#1f77b4", "#e6550d", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#d6339c", "#0f8b8d", "#8a7f00",
+           "#1b2a80", "#6b6b6b", "#b15928", "#006d2c", "#ad1457", "#6a3d9a", "#a6761d", "#3f51b5", "#5b7c00",
+           "#4e342e", "#00838f"]  # fmt: skip
+DARK_INK = "#10212f"
+LEGEND_COMMUNITIES = 50  # the page lists (and filters by) this many of the largest communities
+
+
+def _contrast(a: str, b: str) -> float:
+    """WCAG contrast ratio of two #rrggbb colours."""
+
+    def luminance(color: str) -> float:
+        channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def ink_on(color: str) -> str:
+    """The colour of a community's number written on its swatch: white or dark, whichever reads better."""
+    return "#fff" if _contrast(color, "#ffffff") >= _contrast(color, DARK_INK) else DARK_INK
 
 
 def graph_payload(export) -> dict:
@@ -593,12 +616,16 @@ def graph_payload(export) -> dict:
         if node.id in linked:
             members.setdefault(node.cluster_id, []).append(node)
     order = sorted(members, key=lambda cid: (-len(members[cid]), cid))
-    color_of = {cid: PALETTE[i % len(PALETTE)] for i, cid in enumerate(order)}
     segments = sorted({node.segment for node in export.nodes})
     segment_index = {name: i for i, name in enumerate(segments)}
     # Only the communities that have a drawn node, in the export's order (by size).
     drawn = [c for c in export.clusters if c.id in members]
     cluster_index = {c.id: i for i, c in enumerate(drawn)}
+    # Every community the page names (drawn, or of more than one fact) has a number, 1 for the largest,
+    # and the colour that goes with it.
+    numbered = [c for c in export.clusters if c.id in members or c.size > 1]
+    number_of = {c.id: i + 1 for i, c in enumerate(numbered)}
+    color_of = {c.id: PALETTE[i % len(PALETTE)] for i, c in enumerate(numbered)}
     columns: dict[str, list] = {"id": [], "label": [], "x": [], "y": [], "size": [], "cluster": [], "segment": []}
     area = 0.0
     for index, cid in enumerate(order):
@@ -628,7 +655,7 @@ def graph_payload(export) -> dict:
     for e in export.edges:
         edges += (position[e.source], position[e.target], kind_index[e.kind])
     clusters = [{"id": c.id, "label": reveal_text(c.label), "size": c.size, "representative": c.representative,
-                 "color": color_of[c.id]} for c in drawn]  # fmt: skip
+                 "color": color_of[c.id], "number": number_of[c.id], "ink": ink_on(color_of[c.id])} for c in drawn]  # fmt: skip
     stats = export.stats
     data = {"nodes": columns, "edges": edges, "segments": segments, "kinds": kinds,
             "kind_strength": [strength_of[k] for k in kinds], "strength_colors": KIND_COLORS, "clusters": clusters}  # fmt: skip
@@ -636,8 +663,8 @@ def graph_payload(export) -> dict:
         "data": data, "node_count": len(columns["id"]), "edge_count": len(export.edges), "kinds": kinds,
         "segments": segments,
         # The 50 largest communities (of every active fact, drawn or not) for the list and the filter.
-        "clusters": [{"id": c.id, "label": c.label, "size": c.size, "color": color_of.get(c.id, "#999")}
-                     for c in export.clusters if c.size > 1][:50],
+        "clusters": [{"id": c.id, "label": c.label, "size": c.size, "color": color_of[c.id], "number": number_of[c.id],
+                      "ink": ink_on(color_of[c.id])} for c in export.clusters if c.size > 1][:LEGEND_COMMUNITIES],
         "stats": {"total_memories": stats.total_memories, "connections": stats.connections,
                   "clusters": sum(1 for c in export.clusters if c.size > 1), "isolated": stats.isolated,
                   "by_type": stats.by_type, "added_last_7d": stats.added_last_7d, "modularity": stats.modularity},
