@@ -147,9 +147,13 @@ class WorkspaceCreateForm(forms.Form):
 TOKEN_LIMIT = 900
 
 
+OTHER_ORIGIN = "other"  # the "Acts as" choice that takes the typed origin (a peer or channel with no facts yet)
+
+
 class TokenForm(forms.Form):
     name = CleanText(TOKEN_LIMIT)
     origin = CleanText(TOKEN_LIMIT)
+    origin_other = CleanText(TOKEN_LIMIT)
     verbs = CleanList(TOKEN_LIMIT, items=1000, strip=False, nul=False)
     clearance = CleanText(TOKEN_LIMIT)
     source = CleanText(TOKEN_LIMIT)
@@ -158,6 +162,12 @@ class TokenForm(forms.Form):
     def __init__(self, *args, verbs=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["verbs"].choices = list(verbs)
+
+    def acting_origin(self) -> str:
+        """Whom the token acts for: the origin chosen, or what was typed after "other…" (the
+        service checks either: an origin the page did not offer is refused only if no token may have it)."""
+        chosen = self.cleaned_data["origin"]
+        return self.cleaned_data["origin_other"] if chosen == OTHER_ORIGIN else chosen
 
     def expires_days(self) -> float | None:
         """Days until it expires: None for never, -1 for what is not a number (refused with the range)."""

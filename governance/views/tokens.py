@@ -16,9 +16,10 @@ from django.views.decorators.http import require_POST
 
 from governance.engine import permissions
 from governance.engine.tokens import CLEARANCES, DEFAULT_SOURCE, SOURCES, VERBS
-from governance.forms import TOKEN_LIMIT, CleanText, TokenForm, TokenRevokeForm, parsed
+from governance.forms import OTHER_ORIGIN, TOKEN_LIMIT, CleanText, TokenForm, TokenRevokeForm, parsed
 from governance.services import tokens
 from governance.services.acting import Actor
+from governance.templatetags.origins import origin_short
 from memory import selectors
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
@@ -33,9 +34,31 @@ def _admin_workspace(request: HttpRequest, workspace: str):
 
 
 def _blank() -> dict:
-    return {"verbs": ["read"], "clearance": "PII", "origin": "owner", "source": DEFAULT_SOURCE}
+    # The least a new token may do: read, at the lowest clearance, writing as an untrusted tool.
+    return {"verbs": ["read"], "clearance": CLEARANCES[0], "origin": "owner", "origin_other": "", "source": DEFAULT_SOURCE}
 
 
+CLEARANCE_WORDS = {"PUBLIC": "public facts only", "INTERNAL": "public and internal", "PII": "every fact"}
+
+
+def acting_choices(ws) -> list[tuple[str, list[tuple[str, str]]]]:
+    """What "Acts as" offers, in groups: the owner, each channel's gateway (any peer of it), each
+    peer that wrote in the workspace; then "other…" for an origin that has written nothing yet."""
+    peers = [o for o in selectors.origins_of(ws) if not o.is_owner]
+    channels = sorted({o.channel_id for o in peers})
+    return [
+        ("", [("owner", "the owner")]),
+        ("Any peer of a channel (a gateway names the peer on each call)",
+         [(f"channel:{c}/*", origin_short(f"channel:{c}/*")) for c in channels]),
+        ("One peer (channel · conversation · session)",
+         [(o.label(), origin_short(o)) for o in peers]),
+        ("", [(OTHER_ORIGIN, "other… (type it below)")]),
+    ]  # fmt: skip
+
+
+def _shown(described: dict, row) -> dict:
+    """A token as the page lists it: its dates as datetimes (the page formats them like every other)."""
+    return {**described, "created": row.created_at, "expires": row.expires_at, "last_used": row.last_used_at}
 @never_cache
 @login_required
 def tokens_page(request: HttpRequest, workspace: str) -> HttpResponse:
@@ -47,9 +70,15 @@ def tokens_page(request: HttpRequest, workspace: str) -> HttpResponse:
 
 
 def _page(request: HttpRequest, ws, *, made=None, confirm: str = "", form: dict | None = None) -> HttpResponse:
-    context = {"workspace": ws, "tokens": [tokens.describe(t) for t in tokens.list_tokens(ws)], "made": made,
-               "confirm": confirm, "form": form or _blank(), "verbs": VERBS, "clearances": CLEARANCES,
-               "sources": SOURCES, "origins": [o.label() for o in selectors.origins_of(ws)]}  # fmt: skip
+    choices = acting_choices(ws)
+    form = {**_blank(), **(form or {})}
+    offered = {value for _, group in choices for value, _ in group}
+    if form["origin"] not in offered:  # typed, or posted from elsewhere: shown as "other…" with the text
+        form = {**form, "origin": OTHER_ORIGIN, "origin_other": form["origin"]}
+    context = {"workspace": ws, "tokens": [_shown(tokens.describe(t), t) for t in tokens.list_tokens(ws)],
+               "made": made, "confirm": confirm, "form": form, "verbs": VERBS,
+               "clearances": [(c, CLEARANCE_WORDS.get(c, "")) for c in CLEARANCES], "sources": SOURCES,
+               "acting": choices}  # fmt: skip
     return render(request, "governance/tokens.html", context)
 
 
@@ -60,16 +89,17 @@ def token_create(request: HttpRequest, workspace: str) -> HttpResponse:
     ws = _admin_workspace(request, workspace)
     form = TokenForm(request.POST, verbs=VERBS)
     form.is_valid()
-    typed = {name: form.cleaned_data[name] for name in ("name", "origin", "verbs", "clearance", "source", "expires")}
+    typed = {name: form.cleaned_data[name] for name in ("name", "origin", "origin_other", "verbs", "clearance",
+                                                           "source", "expires")}  # fmt: skip
     try:
-        row, secret = tokens.create_token(ws, name=typed["name"], origin=typed["origin"], verbs=typed["verbs"],
+        row, secret = tokens.create_token(ws, name=typed["name"], origin=form.acting_origin(), verbs=typed["verbs"],
                                           clearance=typed["clearance"], source=typed["source"] or None,
                                           expires_days=form.expires_days(), user=request.user,
                                           actor=Actor.person(request.user))  # fmt: skip
     except RequestError as error:
         messages.error(request, sentences(error.message, "No token was made."))
         return _page(request, ws, form=typed)
-    return _page(request, ws, made={"secret": secret, **tokens.describe(row)})
+    return _page(request, ws, made={"secret": secret, **_shown(tokens.describe(row), row)})
 
 
 @never_cache

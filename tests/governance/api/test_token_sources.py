@@ -141,7 +141,7 @@ def test_the_tokens_page_chooses_and_shows_the_source(client, workspace, persona
                                                            "verbs": ["write"], "clearance": "PII", "source": "legacy"},
                           follow=True).content.decode()  # fmt: skip
     assert "old records only" in refused and not ApiToken.objects.filter(name="old").exists()
-    assert "<td><code>channel_message</code></td>" in client.get(f"/w/{workspace.name}/tokens/").content.decode()
+    assert '<td data-label="Writes as"><code>channel_message</code></td>' in client.get(f"/w/{workspace.name}/tokens/").content.decode()
 
 
 @pytest.mark.django_db(transaction=True)
