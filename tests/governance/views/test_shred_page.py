@@ -73,11 +73,38 @@ def test_the_admin_sees_origins_and_a_preview(client, world):
     workspace, users, _, _ = world
     client.force_login(users["admin"])
     page = client.get(_url(workspace)).content.decode()
-    assert f"{escape(PEER.label())} (2 facts)" in page and "owner (1 fact)" in page and "What becomes unreadable" not in page
+    # The origins are a list of choices in few words, each whole on a phone (a select would cut a long one).
+    assert '<span class="shred-origin-name">slack · team · s1</span> <span class="muted">2 facts</span>' in page
+    assert '<span class="shred-origin-name">the owner</span> <span class="muted">1 fact</span>' in page
+    assert f'<input type="radio" name="origin" value="{escape(PEER.key)}" required >' in page
+    assert "What becomes unreadable" not in page
     page = client.get(_url(workspace), {"origin": PEER.key}).content.decode()
     assert "What becomes unreadable" in page and 'name="confirm"' in page and f"{_open_items_of_peer(workspace)} open items will be closed" in page
     page = client.get(_url(workspace), {"origin": "channel:x/y/z"}).content.decode()
     assert "no facts from origin" in page and 'name="confirm"' not in page
+
+
+def test_the_preview_names_the_origin_in_words_and_keeps_the_key_behind_help(client, world):
+    workspace, users, _, _ = world
+    client.force_login(users["admin"])
+    page = client.get(_url(workspace), {"origin": PEER.key}).content.decode()
+    preview = page.split('id="shred-preview"')[1]
+    origin = preview.split('id="shred-origin-words">')[1].split("</dd>")[0]
+    assert origin.startswith("a peer on slack, conversation team, session s1 <details class=\"help\">")
+    key = escape(PEER.key)  # channel:[&quot;slack&quot;,…]
+    assert key in origin.split('<div class="help-body">')[1]  # the exact key, for experts, behind the "?"
+    assert preview.replace(f'value="{key}"', "").count(key) == 1 and "(key " not in preview  # the form sends it
+    owner = client.get(_url(workspace), {"origin": "owner"}).content.decode()
+    assert 'id="shred-origin-words">the owner <details' in owner
+
+
+def test_an_empty_workspace_says_there_is_nothing_to_shred(client, personas, other_workspace):
+    from memory.models import Membership
+
+    Membership.objects.create(user=personas.admin, workspace=other_workspace, role="admin")
+    client.force_login(personas.admin)
+    page = client.get(_url(other_workspace)).content.decode()
+    assert "nothing to shred" in page and "once the owner or a peer writes a fact" in page
 
 
 @pytest.mark.parametrize("role", ["owner", "approver"])
@@ -102,7 +129,8 @@ def test_a_wrong_confirmation_then_the_right_one_then_a_second_shred(client, wor
     again = client.post(_url(workspace), {"origin": PEER.key, "confirm": PEER.key}, follow=True)
     assert "already shredded" in again.content.decode() and MemoryEvent.objects.filter(kind="shredded").count() == 1
     # The picker still lists the origin, greyed out as shredded (its key is a JSON array: read as text on every database).
-    assert f"{escape(PEER.label())} (2 facts, shredded)" in client.get(_url(workspace)).content.decode()
+    after = client.get(_url(workspace)).content.decode()
+    assert f'value="{escape(PEER.key)}" required disabled>' in after and "2 facts, shredded</span>" in after
     # The tombstone: "shredded", metadata only, on the fact page, its panel and the list.
     for url in (f"/w/{workspace.name}/facts/{theirs.id}/", f"/w/{workspace.name}/facts/{theirs.id}/panel/",
                 f"/w/{workspace.name}/facts/", f"/w/{workspace.name}/review/{item.pk}/"):
