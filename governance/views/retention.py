@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.defaultfilters import pluralize
 from django.urls import reverse
+from django.utils.dateparse import parse_datetime
 from django.views.decorators.http import require_POST
 
 from governance.engine import permissions
@@ -29,7 +30,9 @@ from governance.forms import (
 )
 from governance.services import retention
 from governance.services.acting import Actor
+from memory import sealing
 from memory.engine.facts import records as R
+from memory.models import Fact
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
 from memory.services.keys.crypto_shred import origins_with_counts
@@ -37,6 +40,7 @@ from memory.services.keys.crypto_shred import origins_with_counts
 UNITS = (("h", "hours"), ("d", "days"), ("w", "weeks"), ("y", "years"), ("m", "minutes"), ("s", "seconds"))
 RUNGS = tuple(engine.LADDER)
 RUNS = 20
+PREVIEW_FACTS = 20  # facts listed per page of a policy's preview
 
 
 @login_required
@@ -54,12 +58,19 @@ def _page(request, ws, can_change, *, problem: str = "", form: dict | None = Non
     rows = [{"policy": p, "scope": engine.scope_words(p.__dict__), "rule": engine.rule_words(p.__dict__),
              "now": counts.get(p.pk)} for p in policies]  # fmt: skip
     chosen = chosen or positive_id(request.GET.get("preview"))
-    preview = None
+    preview, listed = None, {}
     if chosen is not None:
         try:
-            (preview,) = retention.preview(ws, chosen, page=positive_id(request.GET.get("page")) or 1)
+            (preview,) = retention.preview(ws, chosen, page=positive_id(request.GET.get("page")) or 1,
+                                           per_page=PREVIEW_FACTS)  # fmt: skip
         except RequestError as error:
             problem = problem or error.message
+        else:
+            preview.facts = _shown_facts(ws, preview.facts)
+            first = (preview.page - 1) * PREVIEW_FACTS + 1
+            listed = {"first": first, "last": first + len(preview.facts) - 1,
+                      "more": max(0, preview.takes - (first + len(preview.facts) - 1)),
+                      "later": preview.pages - preview.page}  # fmt: skip
     editing = None
     if form is None and can_change and positive_id(request.GET.get("edit")) is not None:
         try:
@@ -70,13 +81,29 @@ def _page(request, ws, can_change, *, problem: str = "", form: dict | None = Non
             form = _form_of(editing)
     enabled_total = sum(r["now"].takes for r in rows if r["now"] is not None and r["policy"].enabled)
     return render(request, "governance/retention.html", {
-        "workspace": ws, "can_change": can_change, "rows": rows, "preview": preview, "problem": problem,
+        "workspace": ws, "can_change": can_change, "rows": rows, "preview": preview, "listed": listed, "problem": problem,
         "form": form or _blank_form(), "editing": editing or (form or {}).get("policy"),
         "origins": origins_with_counts(ws) if can_change else [], "segments": R.SEGMENTS, "tiers": R.TIERS,
         "classifications": R.CLASSIFICATIONS, "units": UNITS, "rungs": RUNGS, "ladder_tiers": [(t, engine.LADDER_TIERS.get(t, "never")) for t in R.TIERS],
         "runs": retention.recent_runs(ws, RUNS), "enabled_total": enabled_total,
         "any_enabled": any(p.enabled for p in policies),
     }, status=status)  # fmt: skip
+
+
+def _shown_facts(ws, facts: list[dict]) -> list[dict]:
+    """A preview's page of facts as a person reads them: each fact's text (None once its origin was
+    shredded), its origin, and its dates as datetimes (formatted like every other date)."""
+    rows = {f.memory_id: f for f in Fact.objects.filter(workspace=ws, memory_id__in=[f["memory_id"] for f in facts])}
+    shown = []
+    for fact in facts:
+        row = rows.get(fact["memory_id"])
+        try:
+            text = row.content if row is not None else None
+        except sealing.KeyDestroyedError:
+            text = None
+        shown.append({**fact, "text": text, "written": parse_datetime(fact["created_at"]),
+                      "used": parse_datetime(fact["last_used_at"])})  # fmt: skip
+    return shown
 
 
 def _safe_previews(ws, policies):
@@ -129,13 +156,13 @@ def retention_save(request: HttpRequest, workspace: str) -> HttpResponse:
 @require_POST
 @login_required
 def retention_ladder(request: HttpRequest, workspace: str) -> HttpResponse:
-    """Policies from the TTL ladder preset."""
+    """Policies from the default retention ladder (one per rung used)."""
 
     def ladder(ws, **who):
         form = RetentionLadderForm(request.POST, tiers=R.TIERS, classifications=R.CLASSIFICATIONS)
         form.is_valid()
         made = retention.create_ladder(ws, form.mapping(), by=form.cleaned_data["by"], **who, **form.common())
-        messages.success(request, f"Added {len(made)} polic{'y' if len(made) == 1 else 'ies'} from the TTL ladder: "
+        messages.success(request, f"Added {len(made)} polic{'y' if len(made) == 1 else 'ies'} from the default retention ladder: "
                          + ", ".join(p.name for p in made) + ".")  # fmt: skip
 
     return _change(request, workspace, ladder)

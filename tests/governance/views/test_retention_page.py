@@ -159,3 +159,65 @@ def test_apply_all_takes_the_workspace_name_and_runs_every_enabled_policy(client
     done = client.post(_url(workspace), {"op": "apply", "confirm": "acme"}, follow=True).content.decode()
     assert "Applied 2 policies: 3 facts archived" in done
     assert sorted(e.data["name"] for e in MemoryEvent.objects.filter(kind="retention_run")) == ["mine", "peers"]
+
+
+def test_the_preview_lists_each_facts_text_origin_and_age_linked_to_it(client, world):
+    workspace = _admin(client, world)
+    policy = retention.create(workspace, {"name": "chat logs", "segments": ["context"], "max_age_seconds": "30d"}, actor="t")
+    page = client.get(_url(workspace, f"?preview={policy.pk}")).content.decode()
+    listed = page.split('<ul class="retention-facts">')[1].split("</ul>")[0]
+    assert listed.count("<li>") == 2 and listed.count('href="/w/acme/facts/mem_') == 2
+    assert "We talked about the ferry timetable on Tuesday." in listed and "The ferry leaves at nine from pier four." in listed
+    assert "the owner · written" in listed and "a peer on slack, conversation team, session s1 · written" in listed
+    # Its age in words, the exact moment in the console's one date format (and machine-readable).
+    assert f'title="{OLD:%Y-%m-%d %H:%M}">1\xa0month, 1\xa0week ago</time>' in listed
+    assert "Facts 1–2 of 2" in page and 'id="retention-more"' not in page
+
+
+def test_a_long_preview_shows_one_page_and_says_how_many_more(client, world):
+    workspace = _admin(client, world)
+    tl = Tideline(workspace)
+    for n in range(25):
+        tl.add(f"Old note number {n} about the harbour.", segment="context", now=OLD)
+    policy = retention.create(workspace, {"name": "chat logs", "segments": ["context"], "max_age_seconds": "30d"}, actor="t")
+    page = client.get(_url(workspace, f"?preview={policy.pk}")).content.decode()
+    assert page.split('<ul class="retention-facts">')[1].split("</ul>")[0].count("<li>") == 20
+    assert "Facts 1–20 of 27" in page and "and 7 more on the next page." in page and 'rel="next"' in page
+    second = client.get(_url(workspace, f"?preview={policy.pk}&page=2")).content.decode()
+    assert "Facts 21–27 of 27" in second and 'id="retention-more"' not in second
+
+
+def test_a_policy_that_takes_nothing_says_so(client, world):
+    workspace = _admin(client, world)
+    policy = retention.create(workspace, {"name": "far future", "segments": ["context"], "max_age_seconds": "3650d"}, actor="t")
+    page = client.get(_url(workspace, f"?preview={policy.pk}")).content.decode()
+    assert "This policy would take no fact now" in page and "retention-facts" not in page
+    assert "Apply every enabled policy now" not in page  # nothing to apply: no button for it
+
+
+def test_the_ladder_is_named_in_the_products_words(client, world):
+    workspace = _admin(client, world)
+    page = client.get(_url(workspace)).content.decode()
+    ladder = page.split('id="retention-ladder"')[1].split("</section>")[0]
+    assert "Preset: the default retention ladder" in ladder and "TTL" not in page and "Seed" not in page
+    assert "Expire short-term memory after 30 days and long-term memory after a year" in ladder
+    made = client.post(_url(workspace), {"op": "ladder", "by": "tiers", "rung_short": "30 days", "rung_long": "1 year",
+                                         "rung_permanent": "never", "basis": "created", "action": "archive"}, follow=True)  # fmt: skip
+    assert "Added 2 policies from the default retention ladder" in made.content.decode()
+
+
+def test_the_explanations_and_command_lines_are_behind_help(client, world):
+    workspace = _admin(client, world)
+    page = client.get(_url(workspace)).content.decode()
+    outside = "".join(part.split("</details>", 1)[-1] for part in page.split('<details class="help">'))
+    assert "tideline retention" not in outside and "Recall hides a fact past its policy" not in outside
+    assert "tideline retention list|preview|apply" in page and "Recall hides a fact past its policy" in page
+    empty = page.split('class="empty"')[1].split("</p>")[0]
+    assert "No retention policy yet" in empty and 'href="#retention-form"' in empty  # says what to do
+
+
+def test_readers_are_told_whom_to_ask_when_there_is_no_policy(client, world):
+    workspace, users = world
+    client.force_login(users["owner"])
+    page = client.get(_url(workspace)).content.decode()
+    assert "Ask an admin of acme to add one." in page
