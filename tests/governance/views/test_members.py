@@ -126,6 +126,34 @@ def test_the_admin_adds_changes_and_removes_after_confirming(client, people):
     assert bad.status_code == 200 and "Nothing was changed." in bad.content.decode()
 
 
+def test_the_member_list_dates_each_membership_like_the_rest_of_the_console(client, people):
+    since = Membership.objects.filter(workspace=people, user__username="bo").order_by("created_at").first().created_at
+    _login(client, "bo")
+    page = client.get(f"/w/{people.name}/members/").content.decode()
+    assert f'<time datetime="{since.isoformat()}">{since:%Y-%m-%d %H:%M}</time>' in page
+
+
+def test_admins_change_roles_where_they_are_listed_and_readers_see_badges(client, people):
+    url = f"/w/{people.name}/members/"
+    _login(client, "ada")
+    table = client.get(url).content.decode().split('class="members-table"')[1].split("</table>")[0]
+    roles = table.split('<td data-label="Roles">')[1].split("</td>")[0]
+    assert 'class="member-roles"' in roles and "Save roles" in roles  # no second, read-only copy of the roles
+    assert 'class="badge role-' not in table and '<td class="member-remove">' in table
+    _login(client, "bo")
+    table = client.get(url).content.decode().split('class="members-table"')[1].split("</table>")[0]
+    assert '<span class="badge role-admin">admin</span>' in table and "member-roles" not in table
+
+
+def test_the_roles_and_the_command_line_are_explained_behind_help(client, people):
+    _login(client, "ada")
+    page = client.get(f"/w/{people.name}/members/").content.decode()
+    outside = "".join(part.split("</details>", 1)[-1] for part in page.split('<details class="help">'))
+    assert "gate durable promotions" not in outside and "tideline members add" not in outside
+    assert "gate durable promotions" in page and "tideline members add" in page and "at least 8 characters" in page
+    assert "Password <span class=\"muted\">(they can change it later)</span>" in page
+
+
 def test_admins_and_superusers_create_workspaces_from_the_console(client, people):
     _login(client, "bo")  # an owner only: not allowed
     assert client.get("/workspaces/new/").status_code == 403
