@@ -197,7 +197,7 @@ TEMPLATES = [
         "OPTIONS": {
             # Partials are built in from Django 6; registering the tag library as a builtin keeps
             # templates identical across that upgrade.
-            "builtins": ["template_partials.templatetags.partials"],
+            "builtins": ["template_partials.templatetags.partials", "tideline_site.icons"],
             "context_processors": [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",

@@ -30,11 +30,12 @@
     const source = document.getElementById(copy.dataset.copyTarget);
     if (!source) return;
     const text = "value" in source && source.tagName !== "BUTTON" ? source.value : source.textContent.trim();
-    const label = copy.dataset.label || (copy.dataset.label = copy.textContent);
+    const words = copy.querySelector("span") || copy;  // the label beside the button's icon
+    const label = copy.dataset.label || (copy.dataset.label = words.textContent);
     const done = (word) => {
-      copy.textContent = word;
+      words.textContent = word;
       copy.dataset.copied = "";
-      setTimeout(() => { copy.textContent = label; delete copy.dataset.copied; }, 2000);
+      setTimeout(() => { words.textContent = label; delete copy.dataset.copied; }, 2000);
     };
     // The clipboard API needs a secure context (HTTPS or localhost); elsewhere select the text so
     // that Ctrl+C copies it.

@@ -57,7 +57,7 @@ def test_the_copy_button_copies_the_id_and_says_so(live_server, browser):
         button = page.locator("button.copy[data-copy-target=fact-id]")
         assert button.is_visible()
         button.click()
-        page.wait_for_function("() => document.querySelector('button.copy').textContent !== 'Copy id'")
+        page.wait_for_function("() => document.querySelector('button.copy span').textContent !== 'Copy id'")
         copied = page.evaluate("() => navigator.clipboard.readText()")
         assert copied == "mem_demo_0003"
     finally:
