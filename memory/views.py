@@ -220,7 +220,11 @@ def _visible_at(fact: Fact, text: str, caller_text: str = "", clearance: str = "
 
 def decay_curve(fact: Fact, weeks: int = 12) -> dict:
     """Effective score today and each week ahead if nobody uses it, laid out as an SVG chart with
-    axes: the y axis 0 to 1, the x axis in weeks, and the GC's two thresholds labelled."""
+    axes: the y axis 0 to 1, the x axis in weeks, and the GC's two thresholds as dashed lines.
+
+    Each threshold's value is written past the right end of its line, outside the plot, where the
+    curve never goes (written inside, at the line's end, a decaying curve ran through it); what each
+    line means is said under the chart (`threshold_key`)."""
     now_ms = int(to_ms(timezone.now()))
     days = np.arange(0, weeks * 7 + 1, 7)
     values = effective_score(
@@ -228,7 +232,7 @@ def decay_curve(fact: Fact, weeks: int = 12) -> dict:
         np.full(days.size, int(to_ms(fact.last_accessed_at))), now_ms + days * 86_400_000,
         np.full(days.size, fact.tier == "permanent"),
     )  # fmt: skip
-    width, height, left, right, top, bottom = 420, 170, 34, 12, 10, 28
+    width, height, left, right, top, bottom = 420, 180, 34, 34, 10, 28
     plot_w, plot_h = width - left - right, height - top - bottom
 
     def x(week: float) -> float:
@@ -243,7 +247,9 @@ def decay_curve(fact: Fact, weeks: int = 12) -> dict:
         "weeks": weeks, "left": left, "right": width - right, "top": top, "bottom": top + plot_h,
         "y_ticks": [{"y": y(v), "label": f"{v:g}"} for v in (0.0, 0.5, 1.0)],
         "x_ticks": [{"x": x(w), "label": "now" if w == 0 else f"{w} wk"} for w in range(0, weeks + 1, 4)],
-        "thresholds": [{"y": y(0.15), "label": "0.15 short tier archives"}, {"y": y(0.05), "label": "0.05 archive / prune"}],
+        "thresholds": [{"y": y(0.15), "label": "0.15"}, {"y": y(0.05), "label": "0.05"}],
+        "threshold_x": width - right + 4,
+        "threshold_key": "Dashed lines: below 0.15 a short-tier fact is archived; below 0.05 any fact is archived or pruned.",
         "label_y": height - 6,
     }  # fmt: skip
 
