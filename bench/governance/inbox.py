@@ -23,9 +23,9 @@ def time_inbox(workspaces: int = 50, items: int = 10_000, repeat: int = 30) -> d
     """Seed `workspaces` workspaces with `items` open review items for one new person (owner, approver
     and admin of each), then time `GET /` for them: p50/p95/max over `repeat` requests after a warm-up,
     every other one with the cache cleared (so the top bar's count is recomputed)."""
+    from django.conf import settings
     from django.contrib.auth import get_user_model
-    from django.core.cache import cache
-    from django.test import Client
+    from django.test import Client, override_settings
 
     from governance.models import GoldSet, Proposal, ReviewItem
     from memory.models import Membership
@@ -46,7 +46,19 @@ def time_inbox(workspaces: int = 50, items: int = 10_000, repeat: int = 30) -> d
                                  for ws in spaces])  # fmt: skip
     client = Client()
     client.force_login(user)
-    first = client.get("/")
+    # The test client's requests name the host `testserver`, which a deployment does not list.
+    with override_settings(ALLOWED_HOSTS=[*settings.ALLOWED_HOSTS, "testserver"]):
+        times, cold = _time_home(client, repeat)
+    every = sorted(times + cold)
+    return {"workspaces": workspaces, "open_items": items, "count": len(every), "p50_ms": statistics.median(every),
+            "p95_ms": every[int(0.95 * (len(every) - 1))], "max_ms": every[-1],
+            "p50_recounted_ms": statistics.median(cold) if cold else None}  # fmt: skip
+
+
+def _time_home(client, repeat: int) -> tuple[list[float], list[float]]:
+    from django.core.cache import cache
+
+    first = client.get("/", secure=True)
     if first.status_code != 200:
         raise RuntimeError(f"the home page answered {first.status_code}")
     times, cold = [], []
@@ -54,14 +66,11 @@ def time_inbox(workspaces: int = 50, items: int = 10_000, repeat: int = 30) -> d
         if index % 2:
             cache.clear()  # every other request also recomputes the top bar's count
         started = time.perf_counter()
-        response = client.get("/")
+        response = client.get("/", secure=True)
         (cold if index % 2 else times).append((time.perf_counter() - started) * 1000)
         if response.status_code != 200:
             raise RuntimeError(f"the home page answered {response.status_code}")
-    every = sorted(times + cold)
-    return {"workspaces": workspaces, "open_items": items, "count": len(every), "p50_ms": statistics.median(every),
-            "p95_ms": every[int(0.95 * (len(every) - 1))], "max_ms": every[-1],
-            "p50_recounted_ms": statistics.median(cold) if cold else None}  # fmt: skip
+    return times, cold
 
 
 def main(argv: list[str] | None = None) -> int:

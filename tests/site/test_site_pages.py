@@ -28,7 +28,9 @@ def test_a_workspace_page_gets_governance_pages_of_its_workspace(rf, owner, work
     assert pages["open_review_count"] == 0
     assert pages["gold_sets_to_score"] == []  # a workspace with no live gold set offers none to score
     assert set(context) == {"open_review_count", "pending_proposal_count", "can_create_workspace", "gold_sets_to_score",
-                            "site_pages"}  # fmt: skip
+                            "site_pages", "workspace_nav"}  # fmt: skip
+    # The workspace navigation: four sections, worked out only when a page shows it.
+    assert [section.key for section in context["workspace_nav"]()] == ["memory", "review", "governance", "settings"]
     with pytest.raises(KeyError):
         pages["no_such_page"]
 

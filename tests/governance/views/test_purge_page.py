@@ -111,7 +111,7 @@ def test_a_retraction_from_the_page(client, world):
 def test_the_navigation_links_the_page_for_admins_only(client, world, role):
     workspace, users, _ = world
     client.force_login(users[role])
-    page = client.get(f"/w/{workspace.name}/facts/").content.decode()
+    page = client.get(f"/w/{workspace.name}/proposals/").content.decode()
     assert (f'href="/w/{workspace.name}/purge/"' in page) is (role == "admin")
 
 
