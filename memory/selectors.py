@@ -573,7 +573,7 @@ KIND_COLORS = {"strong": "#c0392b", "medium": "#7f8c8d", "weak": "#bdc3c7"}
 PALETTE = ["#1f77b4", "#e6550d", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#d6339c", "#0f8b8d", "#8a7f00",
            "#1b2a80", "#6b6b6b", "#b15928", "#006d2c", "#ad1457", "#6a3d9a", "#a6761d", "#3f51b5", "#5b7c00",
            "#4e342e", "#00838f"]  # fmt: skip
-DARK_INK = "#10212f"
+DARK_INK = "#000000"  # white or black: one of them is always at least 4.5:1 on a colour
 LEGEND_COMMUNITIES = 50  # the page lists (and filters by) this many of the largest communities
 
 
@@ -591,7 +591,7 @@ def _contrast(a: str, b: str) -> float:
 
 def ink_on(color: str) -> str:
     """The colour of a community's number written on its swatch: white or dark, whichever reads better."""
-    return "#fff" if _contrast(color, "#ffffff") >= _contrast(color, DARK_INK) else DARK_INK
+    return "#ffffff" if _contrast(color, "#ffffff") >= _contrast(color, DARK_INK) else DARK_INK
 
 
 def graph_payload(export) -> dict:

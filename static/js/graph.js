@@ -196,13 +196,19 @@
       return best;
     };
     const zoom = framedRatio / renderer.getCamera().getState().ratio;
-    const rooms = zoom >= 2 ? [Math.round(Math.min(width - 2 * MARGIN - 40, room * 1.8)), room] : [room];
+    const fitOf = (node, allowed) => {
+      const key = `${allowed} ${node}`;
+      let fit = fitted.get(key);
+      if (!fit) fitted.set(key, fit = fitText(context, graph.getNodeAttribute(node, "label"), allowed) || { text: "", width: 0 });
+      return fit;
+    };
     // Each community's hub (or, while searching, each match) is labelled even over other nodes if it
     // must; any other label only where it covers no node (two at most once zoomed in, where a dense
     // community's nodes touch). Past the hubs, the first CANDIDATES nodes on screen are tried: a big
     // graph stays quick to pan and zoom.
     const order = state.query ? ranked.filter((node) => at.has(node) && matches(node)) : ranked;
     const anyway = state.query ? order.length : hubs.length;
+    const mostOf = (k) => (k < anyway ? Infinity : zoom >= 1.5 ? 2 : 0);
     let tries = 0;
     const candidates = big ? CANDIDATES / 2 : CANDIDATES;
     for (let k = 0; k < order.length && tries < candidates; k++) {
@@ -210,24 +216,35 @@
       const p = at.get(node);
       if (!p || !graph.getNodeAttribute(node, "label")) continue;
       if (k >= anyway) tries++;
-      const disc = { left: p.x - p.r, right: p.x + p.r, top: p.y - p.r, bottom: p.y + p.r };
+      const disc = { left: p.x - p.r, right: p.x + p.r, top: p.y - p.r, bottom: p.y + p.r, node };
       if (taken.hits(disc)) continue; // a label already covers this node
-      // Cut to the room a label has (more when zoomed in: longer first, then the usual length).
-      let best = null, fit = null;
-      for (const allowed of rooms) {
-        const key = `${allowed} ${node}`;
-        fit = fitted.get(key);
-        if (!fit) fitted.set(key, fit = fitText(context, graph.getNodeAttribute(node, "label"), allowed) || { text: "", width: 0 });
-        if (fit.text && (best = spotFor(p, fit.width, k < anyway ? Infinity : zoom >= 2 ? 2 : 0))) break;
-      }
+      const fit = fitOf(node, room);
+      const best = fit.text && spotFor(p, fit.width, mostOf(k));
       if (!best) continue;
-      drawText(context, fit.text, best.left, (best.top + best.bottom) / 2);
-      const placed = { left: best.left, right: best.right, top: best.top, bottom: best.bottom, text: fit.text, node };
+      const placed = { left: best.left, right: best.right, top: best.top, bottom: best.bottom, text: fit.text, node, k };
       labelBoxes.push(placed);
       placedBy.set(node, placed);
       taken.add(placed);
       taken.add(disc);
     }
+    // Zoomed in, a label cut short grows (away from its node) into the room left around it.
+    if (zoom >= 1.5) {
+      const wide = Math.round(Math.min(width - 2 * MARGIN - 40, room * 1.8));
+      for (const placed of labelBoxes) {
+        const fit = fitOf(placed.node, wide);
+        const grow = fit.width - (placed.right - placed.left);
+        if (!fit.text || grow < 1) continue;
+        const p = at.get(placed.node);
+        const shift = placed.left >= p.x ? 0 : placed.right <= p.x ? grow : grow / 2;
+        const box = { left: placed.left - shift, right: placed.right - shift + grow, top: placed.top, bottom: placed.bottom };
+        if (box.left < MARGIN || box.right > width - MARGIN) continue;
+        if (taken.count({ left: box.left - PAD, right: box.right + PAD, top: box.top - PAD / 2, bottom: box.bottom + PAD / 2 }, 1, placed.node)) continue;
+        if (points.count(box, mostOf(placed.k) + 1, placed.node) > Math.min(mostOf(placed.k), points.count(placed, Infinity, placed.node))) continue;
+        Object.assign(placed, box, { text: fit.text });
+        taken.add(placed);
+      }
+    }
+    for (const placed of labelBoxes) drawText(context, placed.text, placed.left, (placed.top + placed.bottom) / 2);
     context.restore();
     if (labelTimes.push(performance.now() - started) > 50) labelTimes.shift();
   };
@@ -290,11 +307,13 @@
     renderLabels: false,
     renderEdgeLabels: false,
     hideEdgesOnMove: big,
+    zIndex: true,
     nodeReducer: (node, attrs) => {
       if (!shown(attrs)) {
         attrs.hidden = true;
       } else if (state.query) {
-        if (!matches(node)) attrs.color = "#dde3ea";
+        if (matches(node)) attrs.zIndex = 1; // drawn over the others
+        else attrs.color = "#dde3ea";
       }
       return attrs;
     },

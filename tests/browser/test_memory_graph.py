@@ -103,3 +103,145 @@ def test_labels_stay_inside_the_canvas_at_any_zoom(live_server, page, width):
     hovered = page.evaluate("() => window.tidelineGraph.labelBoxes.slice()")
     assert all(b["left"] >= 0 and b["right"] <= target["width"] + 0.5 for b in hovered), hovered
     screenshot(page, f"memory-graph-labels-at-the-edge-{width}")
+
+
+# What the last frame drew: its labels (the hover box aside), the canvas's size, and each labelled
+# node's community.
+_LABELS = """() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+    const { graph, renderer, labelBoxes } = window.tidelineGraph;
+    const boxes = labelBoxes.filter((b) => !b.hover).map((b) => ({ ...b, cluster: graph.getNodeAttribute(b.node, 'cluster') }));
+    done({ boxes, ...renderer.getDimensions() });
+})))"""
+
+
+def _open_graph(page, live_server, width, height=900):
+    errors = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    load_demo()
+    _login(page, live_server)
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(live_server.url + "/w/demo/graph/")
+    page.wait_for_function("() => window.tidelineGraph && window.tidelineGraph.drawnAt")
+    return errors
+
+
+def _assert_apart_and_inside(drawn):
+    boxes = drawn["boxes"]
+    for box in boxes:
+        assert box["left"] >= 0 and box["right"] <= drawn["width"], box
+        assert box["top"] >= 0 and box["bottom"] <= drawn["height"], box
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            apart = a["right"] <= b["left"] or b["right"] <= a["left"] or a["bottom"] <= b["top"] or b["bottom"] <= a["top"]
+            assert apart, (a, b)
+
+
+@pytest.mark.parametrize(("width", "at_least"), [(1366, 20), (390, 10)])
+def test_the_best_connected_facts_are_labelled_without_overlaps_and_more_when_zoomed_in(live_server, page, width, at_least):
+    errors = _open_graph(page, live_server, width)
+    drawn = page.evaluate(_LABELS)
+    # Labels at the default zoom, with nothing searched or filtered: apart, inside the canvas, and
+    # at least one in most communities (each community's best-connected fact goes first).
+    assert len(drawn["boxes"]) >= at_least, drawn["boxes"]
+    _assert_apart_and_inside(drawn)
+    communities = page.evaluate("() => window.tidelineGraph.graph.reduceNodes((s, n, a) => s.add(a.cluster), new Set()).size")
+    assert len({b["cluster"] for b in drawn["boxes"]}) >= min(communities, at_least) * 0.8
+    # Zoomed in three times on the largest community: more of its facts are labelled, still apart.
+    largest = page.eval_on_selector("button.cluster-pick", "(b) => b.dataset.cluster")
+    before = sum(b["cluster"] == largest for b in drawn["boxes"])
+    page.evaluate("""(cluster) => {
+        const { graph, renderer } = window.tidelineGraph;
+        const camera = renderer.getCamera();
+        const members = graph.filterNodes((n, a) => a.cluster === cluster).map((n) => renderer.getNodeDisplayData(n));
+        const x = members.reduce((s, d) => s + d.x, 0) / members.length, y = members.reduce((s, d) => s + d.y, 0) / members.length;
+        camera.setState({ x, y, ratio: camera.getState().ratio / 3, angle: 0 });
+    }""", largest)
+    zoomed = page.evaluate(_LABELS)
+    _assert_apart_and_inside(zoomed)
+    members = page.evaluate("(c) => window.tidelineGraph.graph.filterNodes((n, a) => a.cluster === c).length", largest)
+    after = sum(b["cluster"] == largest for b in zoomed["boxes"])
+    screenshot(page, f"memory-graph-zoomed-{width}")
+    assert after > before and after >= members * 0.7, (before, after, members)
+    assert not errors, errors
+
+
+def test_search_labels_its_matches_apart_and_inside_the_canvas(live_server, page):
+    errors = _open_graph(page, live_server, 1366)
+    page.fill("#graph-search", "the")
+    page.wait_for_timeout(100)
+    drawn = page.evaluate(_LABELS)
+    matching = page.evaluate("""() => {
+        const { graph } = window.tidelineGraph;
+        return graph.filterNodes((n, a) => a.label.toLowerCase().includes('the'));
+    }""")
+    assert len(drawn["boxes"]) >= 15 and {b["node"] for b in drawn["boxes"]} <= set(matching)
+    _assert_apart_and_inside(drawn)
+    screenshot(page, "memory-graph-search")
+    assert not errors, errors
+
+
+def test_every_community_is_listed_with_its_own_colour_and_number(live_server, page):
+    errors = _open_graph(page, live_server, 1366)
+    data = page.evaluate("() => JSON.parse(document.getElementById('graph-data').textContent).clusters")
+    listed = page.eval_on_selector_all("ol.clusters li", """(items) => items.map((li) => ({
+        color: li.querySelector('.swatch circle').getAttribute('fill'),
+        number: li.querySelector('.swatch text').textContent,
+        cluster: li.querySelector('button').dataset.cluster,
+        name: li.querySelector('button').innerText,
+    }))""")
+    communities = [c for c in data if c["size"] > 1]
+    assert len(communities) >= 16 and {c["cluster"] for c in listed} == {c["id"] for c in communities}
+    assert [c["number"] for c in listed] == [str(i) for i in range(1, len(listed) + 1)]
+    assert len({c["color"] for c in listed}) == len(listed)  # 18 communities, 20 colours: none repeats
+    drawn_colour = {c["id"]: c["color"] for c in data}
+    assert all(drawn_colour[c["cluster"]] == c["color"] for c in listed)  # the nodes wear the listed colour
+    # The list is open and whole on a desktop: no scroll box, every community in view of the page.
+    assert page.eval_on_selector("#graph-legend", "(d) => d.open")
+    assert page.eval_on_selector("ol.clusters", "(ol) => ol.scrollHeight <= ol.clientHeight + 1")
+    summary = page.inner_text("#graph-legend summary")
+    assert str(len(listed)) in summary
+    # The community filter names each by its number too, and the panel says which community a fact is in.
+    options = page.eval_on_selector_all("#graph-cluster option", "(os) => os.slice(1).map((o) => o.textContent)")
+    assert all(option.startswith(f"{i} · ") for i, option in enumerate(options, start=1))
+    node = page.evaluate("""() => {
+        const { graph, renderer } = window.tidelineGraph;
+        const id = graph.nodes().find((n) => graph.degree(n) > 0);
+        const pos = renderer.graphToViewport(graph.getNodeAttributes(id));
+        const box = document.getElementById('graph').getBoundingClientRect();
+        return { cluster: graph.getNodeAttribute(id, 'cluster'), x: box.left + pos.x, y: box.top + pos.y };
+    }""")
+    page.mouse.click(node["x"], node["y"])
+    page.wait_for_selector("#graph-panel-body")
+    number = next(c["number"] for c in listed if c["cluster"] == node["cluster"])
+    assert f"Community {number}:" in page.inner_text("#graph-panel .graph-community")
+    assert not errors, errors
+
+
+def test_on_a_phone_the_graph_takes_the_width_and_the_controls_fold(live_server, page):
+    errors = _open_graph(page, live_server, 390, 844)
+    assert page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 1
+    canvas = page.eval_on_selector("#graph", "(g) => g.getBoundingClientRect().toJSON()")
+    assert canvas["width"] >= 390 - 2 * 16 and canvas["height"] <= 844 * 0.75
+    # The filters and the list of communities are folded behind their summaries, which open them.
+    assert page.eval_on_selector_all("details.graph-fold", "(ds) => ds.map((d) => d.open)") == [False, False]
+    assert page.is_visible("#graph-search") and not page.is_visible("ol.clusters")
+    # The camera fits the drawing: every node inside the canvas, the drawing nearly as wide or as
+    # tall as the canvas.
+    spread = page.evaluate("""() => {
+        const { graph, renderer } = window.tidelineGraph;
+        const { width, height } = renderer.getDimensions();
+        let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+        graph.forEachNode((n, a) => {
+            const { x, y } = renderer.graphToViewport(a);
+            minX = Math.min(minX, x); maxX = Math.max(maxX, x); minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+        });
+        return { minX, minY, maxX, maxY, width, height };
+    }""")
+    assert spread["minX"] >= 0 and spread["maxX"] <= spread["width"] and spread["minY"] >= 0 and spread["maxY"] <= spread["height"]
+    assert max((spread["maxX"] - spread["minX"]) / spread["width"], (spread["maxY"] - spread["minY"]) / spread["height"]) >= 0.8
+    screenshot(page, "memory-graph-phone")
+    page.click("#graph-legend summary")
+    assert page.is_visible("ol.clusters") and page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 1
+    screenshot(page, "memory-graph-phone-legend")
+    assert not errors, errors

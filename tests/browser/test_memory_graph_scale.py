@@ -40,6 +40,21 @@ def test_a_5000_node_graph_draws_opens_a_fact_on_click_and_filters(live_server, 
     assert 0 < shown["visible"] < FACTS and shown["others"] == 0
     screenshot(page, "memory-graph-5000")
 
+    # With everything drawn again, the best-connected facts are labelled, none over another or past
+    # the canvas's edge; every community is listed with its number.
+    page.select_option("#graph-cluster", "")
+    drawn = page.evaluate("""() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+        const { renderer, labelBoxes } = window.tidelineGraph;
+        done({ boxes: labelBoxes.filter((b) => !b.hover), ...renderer.getDimensions() });
+    })))""")
+    boxes = drawn["boxes"]
+    assert len(boxes) >= 15
+    assert all(0 <= b["left"] and b["right"] <= drawn["width"] and 0 <= b["top"] and b["bottom"] <= drawn["height"] for b in boxes)
+    assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]
+                if a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]]  # fmt: skip
+    numbers = page.eval_on_selector_all("ol.clusters .swatch text", "(ts) => ts.map((t) => t.textContent)")
+    assert numbers == [str(i) for i in range(1, len(numbers) + 1)] and len(numbers) == page.eval_on_selector_all("#graph-cluster option", "(os) => os.length - 1")
+
     TIMINGS.parent.mkdir(parents=True, exist_ok=True)
     TIMINGS.write_text(json.dumps({"test": "memory graph, 5,000 nodes", **timings,
                                    "load_average": [round(x, 2) for x in os.getloadavg()]}, indent=2) + "\n")  # fmt: skip

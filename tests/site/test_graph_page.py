@@ -130,3 +130,20 @@ def test_an_unlinked_workspace_says_so_at_once_whatever_its_size(client, owner, 
         data, body = _graph(client, workspace)
     assert data is None and "No links yet" in body and "5 active facts · no links" in body
     assert not GraphPartition.objects.filter(workspace=workspace).exists()
+
+
+def test_each_community_has_a_number_and_a_colour_its_number_reads_on(client, owner, workspace):
+    from memory.selectors import PALETTE, _contrast, ink_on
+
+    client.force_login(owner)
+    data, body = _graph(client, workspace)
+    clusters = data["clusters"]
+    assert [c["number"] for c in clusters] == list(range(1, len(clusters) + 1))
+    assert len({c["color"] for c in clusters}) == len(clusters)
+    for c in clusters:
+        assert c["ink"] == ink_on(c["color"]) and _contrast(c["color"], c["ink"]) >= 4.5
+        assert f'<text x="10" y="10" fill="{c["ink"]}">{c["number"]}</text>' in body  # drawn in its swatch
+        assert f'<option value="{c["id"]}">{c["number"]} · ' in body
+    # Twenty colours, all distinct, each at least 3:1 against the white canvas, its number 4.5:1 on it.
+    assert len(set(PALETTE)) == len(PALETTE) == 20 and all(_contrast(color, "#ffffff") >= 3 for color in PALETTE)
+    assert all(_contrast(color, ink_on(color)) >= 4.5 for color in PALETTE)
