@@ -355,9 +355,18 @@
     camera.setState({ ...view, ratio: framedRatio });
   };
   frame();
+  // A new size (a phone turned, a window resized) frames the drawing again, unless it was moved.
+  let framed = camera.getState();
+  const unmoved = () => { const now = camera.getState(); return now.x === framed.x && now.y === framed.y && now.ratio === framed.ratio; };
+  let reframe = false; // after sigma's next render: until then its node data is being rebuilt
+  window.addEventListener("resize", () => {
+    if (reframe || !unmoved()) return;
+    reframe = true;
+    renderer.once("afterRender", () => { reframe = false; frame(); framed = camera.getState(); });
+  });
   let pending = 0;
   const refresh = () => renderer.refresh();
-  const refreshFramed = () => { frame(); renderer.refresh(); }; // one render: refresh cancels the camera's
+  const refreshFramed = () => { frame(); framed = camera.getState(); renderer.refresh(); }; // one render: refresh cancels the camera's
   const refreshSoon = () => {
     if (!pending) pending = requestAnimationFrame(() => { pending = 0; renderer.refresh(); });
   };

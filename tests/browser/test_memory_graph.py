@@ -244,4 +244,14 @@ def test_on_a_phone_the_graph_takes_the_width_and_the_controls_fold(live_server,
     page.click("#graph-legend summary")
     assert page.is_visible("ol.clusters") and page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 1
     screenshot(page, "memory-graph-phone-legend")
+    # Turned sideways, the drawing is framed again to the new canvas.
+    page.set_viewport_size({"width": 844, "height": 390})
+    page.wait_for_function("""() => {
+        const { graph, renderer } = window.tidelineGraph;
+        const { width, height } = renderer.getDimensions();
+        return width > 700 && graph.everyNode((n, a) => {
+            const { x, y } = renderer.graphToViewport(a);
+            return x >= 0 && x <= width && y >= 0 && y <= height;
+        });
+    }""")
     assert not errors, errors
