@@ -425,6 +425,8 @@
         panel.prepend(communityLine(node));
         api.panelShownAt = performance.now();
         if (focus) panel.focus();
+        // On a phone the panel is under the drawing: bring its start into view.
+        else if (panel.getBoundingClientRect().top > window.innerHeight - 80) panel.scrollIntoView({ block: "nearest" });
       })
       .catch(() => { if (ticket === clicks) heading.textContent = "Could not load this fact; try again."; });
   }

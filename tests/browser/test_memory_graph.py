@@ -241,6 +241,18 @@ def test_on_a_phone_the_graph_takes_the_width_and_the_controls_fold(live_server,
     assert spread["minX"] >= 0 and spread["maxX"] <= spread["width"] and spread["minY"] >= 0 and spread["maxY"] <= spread["height"]
     assert max((spread["maxX"] - spread["minX"]) / spread["width"], (spread["maxY"] - spread["minY"]) / spread["height"]) >= 0.8
     screenshot(page, "memory-graph-phone")
+    # A tap on a node brings its fact, under the drawing, into view.
+    node = page.evaluate("""() => {
+        const { graph, renderer } = window.tidelineGraph;
+        const id = graph.nodes().find((n) => graph.degree(n) > 0);
+        const pos = renderer.graphToViewport(graph.getNodeAttributes(id));
+        const box = document.getElementById('graph').getBoundingClientRect();
+        return { x: box.left + pos.x, y: box.top + pos.y };
+    }""")
+    assert 0 < node["y"] < 844, node  # the drawing is in view
+    page.mouse.click(node["x"], node["y"])
+    page.wait_for_selector("#graph-panel-body")
+    page.wait_for_function("() => document.getElementById('graph-panel').getBoundingClientRect().top < innerHeight - 40")
     page.click("#graph-legend summary")
     assert page.is_visible("ol.clusters") and page.evaluate("document.documentElement.scrollWidth - innerWidth") <= 1
     screenshot(page, "memory-graph-phone-legend")
