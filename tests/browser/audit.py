@@ -6,7 +6,8 @@ violation is a console error); `problems(page)` then lists, for the page as it i
 - the page scrolling sideways (wider than the window);
 - a box that scrolls sideways without a visible cue (the shadow of `.scroll-cue`: a gradient background);
 - clipped text: an element that hides its overflowing text without an ellipsis and a tooltip;
-- form controls and buttons drawn over one another or outside the window (unless in a scroll box);
+- form controls and buttons drawn over one another or outside the window (unless in a scroll box), a
+  field drawn over a label's words, a select too narrow for the choice it shows;
 - axe-core's serious and critical accessibility violations (vendor/axe-*.min.js, run in the page);
 - the console errors seen since `watch`.
 """
@@ -53,6 +54,33 @@ _LAYOUT = """() => {
       if (overlap && !el.contains(controls[j]) && !controls[j].contains(el))
         found.push(`${name(el)} and ${name(controls[j])} are drawn over each other`);
     }
+  });
+  // A select too narrow for the choice it shows (the list it opens shows every choice whole), and a
+  // field drawn over the words of a label.
+  const canvas = document.createElement("canvas").getContext("2d");
+  const words = [];
+  for (const label of document.querySelectorAll("main label, main legend")) {
+    if (!visible(label) || label.closest("details:not([open])")) continue;
+    const walker = document.createTreeWalker(label, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.textContent.trim() || node.parentElement.closest("select, option, .visually-hidden")) continue;
+      const range = document.createRange(); range.selectNodeContents(node);
+      for (const r of range.getClientRects()) if (r.width > 1 && r.height > 1) words.push({text: node.textContent.trim(), r});
+    }
+  }
+  controls.forEach((el, i) => {
+    const r = boxes[i];
+    if (el.tagName === "SELECT") {
+      const style = getComputedStyle(el);
+      canvas.font = style.font;
+      const room = el.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 18;  // the arrow
+      const shown = el.selectedIndex >= 0 ? el.options[el.selectedIndex].text : "";
+      const cut = canvas.measureText(shown).width - room;
+      if (cut > 1) found.push(`${name(el)} cuts the choice it shows ("${shown.slice(0, 30)}") by ${Math.round(cut)} px`);
+    }
+    if (el.tagName === "BUTTON") return;
+    const under = words.filter((w) => w.r.left < r.right - 1 && r.left < w.r.right - 1 && w.r.top < r.bottom - 1 && r.top < w.r.bottom - 1);
+    if (under.length) found.push(`${name(el)} is drawn over the words "${under.map((w) => w.text).join(" ").slice(0, 40)}"`);
   });
   return found;
 }"""
