@@ -308,6 +308,9 @@
     renderEdgeLabels: false,
     hideEdgesOnMove: big,
     zIndex: true,
+    // A page squeezed to nothing for a moment (a browser taking a full-page screenshot does, ~1 px)
+    // draws nothing until it has a size again, instead of throwing.
+    allowInvalidContainer: true,
     nodeReducer: (node, attrs) => {
       if (!shown(attrs)) {
         attrs.hidden = true;
