@@ -49,7 +49,7 @@ def test_a_5000_node_graph_draws_opens_a_fact_on_click_and_filters(live_server, 
     })))""")
     boxes = drawn["boxes"]
     assert len(boxes) >= 15
-    assert all(0 <= b["left"] and b["right"] <= drawn["width"] and 0 <= b["top"] and b["bottom"] <= drawn["height"] for b in boxes)
+    assert all(b["left"] >= 0 and b["right"] <= drawn["width"] and b["top"] >= 0 and b["bottom"] <= drawn["height"] for b in boxes)
     assert not [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1 :]
                 if a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]]  # fmt: skip
     numbers = page.eval_on_selector_all("ol.clusters .swatch text", "(ts) => ts.map((t) => t.textContent)")
