@@ -21,6 +21,7 @@ from governance.engine import permissions
 from governance.forms import ShredForm, parsed, shred_origin
 from governance.services import shred
 from governance.services.acting import Actor
+from governance.templatetags.origins import origin_words
 from memory.models import MemoryEvent
 from memory.permissions import get_workspace_for_user
 from memory.services.errors import RequestError
@@ -79,7 +80,7 @@ def _shred(request: HttpRequest, workspace: str, act) -> HttpResponse:
     except RequestError as error:  # the same page again, the refusal on it, the reason kept
         return _page(request, ws, form["origin"], problem=error.message, reason=form["reason"])
     messages.success(request, (
-        ("Finished the unfinished shred. " if report.finished_unfinished else "") + f"Shredded origin {report.label}: {report.facts:,} fact{pluralize(report.facts)} are now unreadable "
+        ("Finished the unfinished shred. " if report.finished_unfinished else "") + f"Shredded {origin_words(report.label)} ({report.label}): {report.facts:,} fact{pluralize(report.facts)} are now unreadable "
         f"tombstones, {report.vectors:,} vector{pluralize(report.vectors)} dropped, {report.review_items_closed} "
         f"review item{pluralize(report.review_items_closed)} closed. Receipt: the shredded event at revision "
         f"{report.revision}."

@@ -166,7 +166,7 @@ def test_an_unfinished_shred_is_shown_and_finished_from_the_page(client, world):
     page = client.get(_url(workspace)).content.decode()
     assert "Unfinished shreds" in page and escape(PEER.label()) in page and "user:gone-admin" in page
     done = client.post(_url(workspace), {"origin": PEER.key, "finish": "1"}, follow=True).content.decode()
-    assert "Finished the unfinished shred. Shredded origin" in done and "Unfinished shreds" not in done
+    assert "Finished the unfinished shred. Shredded a peer on" in done and "Unfinished shreds" not in done
     receipt = MemoryEvent.objects.get(workspace=workspace, kind="shredded")
     assert receipt.actor == "user:ada" and receipt.reason == "erasure #9"
     assert receipt.data["begun_by"] == "user:gone-admin"
@@ -188,7 +188,7 @@ def test_an_unfinished_shred_whose_facts_were_purged_since_still_finishes(client
     assert "Unfinished shreds" in client.get(_url(workspace)).content.decode()
     assert client.get(_url(workspace), {"origin": PEER.key}).status_code == 200
     done = client.post(_url(workspace), {"origin": PEER.key, "finish": "1"}, follow=True).content.decode()
-    assert "Finished the unfinished shred. Shredded origin" in done
+    assert "Finished the unfinished shred. Shredded a peer on" in done
     assert not sealing.keyring.exists(workspace.pk, PEER.key) and not shredding.unfinished_shreds(workspace)
     assert MemoryEvent.objects.get(workspace=workspace, kind="shredded").data["facts"] == 0
 
