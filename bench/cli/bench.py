@@ -4,9 +4,10 @@ With `--pages`, the home inbox is timed too, once: a person in `--inbox-workspac
 `--inbox-items` open review items (bench.governance.inbox).
 
 For each size: seed a fresh workspace in bulk, build the recall index cold and time warm recalls (with
-BM25 alone from `bm25s` on the same corpus as reference) and recalls right after writes, time writes
-through the full write path, then the console's pages as an owner (bench.memory.pages), then the
-dream, the GC and the graph export, and recall again on the linked memory the dream left.
+BM25 alone on the same corpus as references: `bm25s`, and tantivy on Tideline's terms when it is
+installed) and recalls right after writes, time writes through the full write path, then the
+console's pages as an owner (bench.memory.pages), then the dream, the GC and the graph export, and
+recall again on the linked memory the dream left.
 """
 
 from __future__ import annotations
@@ -93,7 +94,9 @@ def _bench_size(size: int, options: dict, sampler: PeakSampler) -> dict:
             "bm25s": asdict(bench.bm25s) if bench.bm25s else None, "ratio_to_bm25s": bench.ratio_to_bm25s,
             "after_write": asdict(bench.recall_after_write) if bench.recall_after_write else None,
             "snapshot_write_s": bench.snapshot_write_s, "restart_s": bench.restart_s,
-            "bm25s_peak_rss_mb": bench.bm25s_peak_mb, "resident_mb": {"after seeding": seeded, **bench.resident_mb},
+            "bm25s_peak_rss_mb": bench.bm25s_peak_mb,
+            "tantivy": asdict(bench.tantivy) if bench.tantivy else None, "ratio_to_tantivy": bench.ratio_to_tantivy,
+            "tantivy_peak_rss_mb": bench.tantivy_peak_mb, "resident_mb": {"after seeding": seeded, **bench.resident_mb},
         }  # fmt: skip
     if options["writes"]:
         row["write"] = asdict(time_writes(workspace, corpus, options["writes"]))
@@ -188,6 +191,12 @@ def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
             if r["bm25s"]:
                 b = r["bm25s"]
                 lines.append(f"  bm25s   p50 {b['p50_ms']:7.2f} ms   p95 {b['p95_ms']:7.2f} ms   (ours / bm25s at p50: {r['ratio_to_bm25s']:.1f}x)")
+            if r.get("tantivy"):
+                t = r["tantivy"]
+                lines.append(f"  tantivy p50 {t['p50_ms']:7.2f} ms   p95 {t['p95_ms']:7.2f} ms   (ours / tantivy at p50: {r['ratio_to_tantivy']:.1f}x;"
+                             " Tideline's terms, BM25 alone)")  # fmt: skip
+            else:
+                lines.append("  tantivy not installed (the reference beside bm25s is skipped)")
             if r.get("restart_s") is not None:
                 lines.append(f"  snapshot written in {r['snapshot_write_s']:.2f} s; a restarted process recalls from it in"
                              f" {r['restart_s']:.2f} s")  # fmt: skip
@@ -199,6 +208,8 @@ def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
                 lines.append(f"  resident MB after each phase: {phases}")
             if r.get("bm25s_peak_rss_mb"):
                 lines.append(f"  (bm25s ran in a child process: its peak RSS {r['bm25s_peak_rss_mb']:,.0f} MB is not in this one's)")
+            if r.get("tantivy_peak_rss_mb"):
+                lines.append(f"  (tantivy ran in a child process: its peak RSS {r['tantivy_peak_rss_mb']:,.0f} MB is not in this one's)")
         if row.get("console"):
             lines.append("  console pages, server time as an owner:")
             for label, page in row["console"].items():

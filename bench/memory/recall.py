@@ -1,17 +1,18 @@
 """Recall speed at a given workspace size: cold index build, warm recall latency, the recall that
-follows a write (an agent writes, then recalls), index memory, and BM25 alone from the `bm25s`
-package on the same corpus as a reference."""
+follows a write (an agent writes, then recalls), index memory, and BM25 alone on the same corpus as
+references: the `bm25s` package, and tantivy (fed Tideline's own analysis) when it is installed."""
 
 from __future__ import annotations
 
-import random
 import time
 from dataclasses import asdict, dataclass, field
 
 from django.test import override_settings
 
+from bench.memory import tantivy_reference
 from bench.memory.bm25s_reference import reference_in_child
 from bench.memory.corpus import Corpus
+from bench.memory.queries import queries_for
 from bench.memory.resident import PeakSampler, resident_mb
 from bench.memory.writes import LatencySummary
 from memory import sealing
@@ -37,6 +38,9 @@ class RecallBench:
     # The bm25s reference's own peak (it runs in a child process), and this process's resident
     # memory after each phase: where the memory goes.
     bm25s_peak_mb: float | None = None
+    # BM25 from tantivy on Tideline's terms (None when tantivy is not installed), and its child's peak.
+    tantivy: LatencySummary | None = None
+    tantivy_peak_mb: float | None = None
     resident_mb: dict[str, float] = field(default_factory=dict)
     # The highest resident memory within each phase (when a `PeakSampler` watched).
     peak_mb: dict[str, float] = field(default_factory=dict)
@@ -45,16 +49,9 @@ class RecallBench:
     def ratio_to_bm25s(self) -> float | None:
         return self.warm.p50_ms / self.bm25s.p50_ms if self.bm25s else None
 
-
-def queries_for(contents: list[str], count: int, seed: int) -> list[str]:
-    """Queries a person might type: two or three words taken from a random fact, shuffled."""
-    rng = random.Random(seed)
-    out = []
-    for _ in range(count):
-        words = [w.strip(".,'") for w in rng.choice(contents).split() if len(w) > 3]
-        rng.shuffle(words)
-        out.append(" ".join(words[: rng.choice([2, 3])]) or "memory")
-    return out
+    @property
+    def ratio_to_tantivy(self) -> float | None:
+        return self.warm.p50_ms / self.tantivy.p50_ms if self.tantivy else None
 
 
 def run_recall_bench(
@@ -90,12 +87,13 @@ def run_recall_bench(
         samples.append((time.perf_counter() - t0) * 1000)
     phase_ends("warm recalls")
     reference, reference_peak = _bm25s_reference(contents, queries)
+    tantivy, tantivy_peak = _tantivy_reference(contents, queries)
     writes = min(count, AFTER_WRITE_COUNT) if after_writes is None else after_writes
     after = time_recall_after_write(workspace, writes, seed, contents=contents) if writes else None
     phase_ends("recalls after writes")
     return RecallBench(
         cold, LatencySummary.of(samples), index.size_bytes / max(1, len(contents)), reference, after,
-        snapshot_write_s, restart_s, reference_peak, resident, peaks,
+        snapshot_write_s, restart_s, reference_peak, tantivy, tantivy_peak, resident, peaks,
     )
 
 
@@ -141,6 +139,16 @@ def time_recall_after_write(
 def _bm25s_reference(contents: list[str], queries: list[str]) -> tuple[LatencySummary | None, float | None]:
     """bm25s's latencies on the same corpus and queries, and the peak RSS (MB) of the child it ran in."""
     result = reference_in_child(contents, queries)
+    if result is None:
+        return None, None
+    samples, peak_mb = result
+    return LatencySummary.of(samples), peak_mb
+
+
+def _tantivy_reference(contents: list[str], queries: list[str]) -> tuple[LatencySummary | None, float | None]:
+    """tantivy's latencies (Tideline's analysis of each query included) on the same corpus and queries,
+    and the peak RSS (MB) of the child it ran in; (None, None) when tantivy is not installed."""
+    result = tantivy_reference.reference_in_child(contents, queries)
     if result is None:
         return None, None
     samples, peak_mb = result

@@ -25,6 +25,11 @@ def test_bench_runs_at_200_facts_and_reports_every_figure(capsys):
     assert row["recall"]["bm25s"]["count"] == 5
     # The bm25s reference runs in its own process: its peak is reported apart from the bench's.
     assert row["recall"]["bm25s_peak_rss_mb"] > 0 and report["peak_rss_mb"] > 0
+    # tantivy on Tideline's terms, beside bm25s, in its own process too (the dev extra installs it).
+    tantivy = row["recall"]["tantivy"]
+    assert tantivy["count"] == 5 and tantivy["max_ms"] >= tantivy["p95_ms"] >= tantivy["p50_ms"] >= tantivy["min_ms"] > 0
+    assert row["recall"]["ratio_to_tantivy"] == pytest.approx(row["recall"]["warm"]["p50_ms"] / tantivy["p50_ms"])
+    assert row["recall"]["tantivy_peak_rss_mb"] > 0
     assert list(row["recall"]["resident_mb"]) == ["after seeding", "before", "cold build", "restart from the snapshot",
                                                   "warm recalls", "recalls after writes"]  # fmt: skip
     assert all(mb > 0 for mb in row["recall"]["resident_mb"].values())
@@ -62,3 +67,14 @@ def test_bench_refuses_negative_page_counts(capsys):
     with pytest.raises(SystemExit):
         call_command("tideline", "bench", "--sizes", "200", "--pages", "-1", "--json")
     assert json.loads(capsys.readouterr().out)["error"]["kind"] == "validation"
+
+
+def test_bench_says_when_tantivy_is_not_installed(monkeypatch, capsys):
+    """tantivy is optional: without it the bench says so and reports everything else."""
+    from bench.memory import tantivy_reference
+
+    monkeypatch.setattr(tantivy_reference, "reference_in_child", lambda contents, queries: None)
+    call_command("tideline", "bench", "--sizes", "50", "--writes", "0", "--queries", "3", "--pages", "0",
+                 "--no-maintenance")  # fmt: skip
+    out = capsys.readouterr().out
+    assert "tantivy not installed" in out and "bm25s   p50" in out and "recall  p50" in out
