@@ -44,7 +44,7 @@ MS_SHAPES = frozenset({"interchange", "maint", "recall", "recall_meta", "claim"}
 
 # What a shape carries beyond the fact's own fields (request options, results, derived values).
 SHAPE_EXTRAS: dict[str, tuple[str, ...]] = {
-    "write": ("force",),
+    "write": ("force", "made_by"),  # made_by: who wrote it for the origin, in words, for a hold's reason
     "interchange": ("extra", "absent"),
     "read": ("outcome", "superseded", "review_item_id", "rules", "detected"),
     "maint": (),

@@ -64,8 +64,9 @@ def test_an_import_line_with_an_ambiguous_origin_is_refused_with_its_line(worksp
 
 def test_the_consoles_origin_fields_say_what_is_wrong(client, workspace, owner):
     client.force_login(owner)
-    for url in (f"/w/{workspace.name}/recall/?q=office&origin=channel:slack/gen@x/s1",
-                f"/w/{workspace.name}/facts/?origin=channel:slack/gen@x/s1"):
+    # The playground explains beside its results; a list page refuses a filter it cannot read (400).
+    for url, status in ((f"/w/{workspace.name}/recall/?q=office&origin=channel:slack/gen@x/s1", 200),
+                        (f"/w/{workspace.name}/facts/?origin=channel:slack/gen@x/s1", 400)):  # fmt: skip
         response = client.get(url)
-        assert response.status_code == 200 and "origin conversation 'gen@x' contains '@'" in html.unescape(
+        assert response.status_code == status and "origin conversation 'gen@x' contains '@'" in html.unescape(
             response.content.decode())  # fmt: skip
