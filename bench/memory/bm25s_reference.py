@@ -8,9 +8,10 @@ count in the benchmark's peak. Nothing here imports Django (the child starts a b
 from __future__ import annotations
 
 import multiprocessing
-import resource
 import time
 from concurrent.futures import ProcessPoolExecutor
+
+from bench.memory.resident import peak_mb
 
 
 def reference(contents: list[str], queries: list[str]) -> tuple[list[float], float] | None:
@@ -28,7 +29,7 @@ def reference(contents: list[str], queries: list[str]) -> tuple[list[float], flo
         tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
         retriever.retrieve(tokens, k=min(10, len(contents)), show_progress=False)
         samples.append((time.perf_counter() - t0) * 1000)
-    return samples, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return samples, peak_mb()
 
 
 def reference_in_child(contents: list[str], queries: list[str]) -> tuple[list[float], float] | None:

@@ -43,3 +43,18 @@ class PeakSampler:
     def close(self) -> None:
         self._stop.set()
         self._thread.join()
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory in MB since it started its program.
+
+    Linux's `ru_maxrss` carries over the high-water mark of the process that forked this one (a
+    spawned child reports at least its parent's size then); `VmHWM` belongs to this program alone."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import resource
 import shutil
 import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
+from bench.memory.resident import peak_mb
 from memory.engine.recall.bm25 import query_terms
 from memory.engine.recall.tokenize import recall_terms
 
@@ -104,21 +104,6 @@ def reference(contents: list[str], queries: list[str]) -> tuple[list[float], flo
     finally:
         index.close()
     return samples, peak_mb()
-
-
-def peak_mb() -> float:
-    """This process's peak resident memory in MB since it started its program.
-
-    Linux's `ru_maxrss` carries over the high-water mark of the process that forked this one (a
-    spawned child reports at least its parent's size then); `VmHWM` belongs to this program alone."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def reference_in_child(contents: list[str], queries: list[str]) -> tuple[list[float], float] | None:
