@@ -35,13 +35,14 @@ from collections import defaultdict
 from datetime import datetime
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.db.models.functions import Coalesce, Greatest
 
 from memory.models import Fact, Workspace
 
 log = logging.getLogger("tideline.recall")
+RETRY_SECONDS = 1.0  # the least wait before a batch the database refused is tried again
 
 
 def flush_seconds() -> float:
@@ -60,6 +61,24 @@ class _Pending:
         """Count the uses, and schedule their write `delay` seconds on unless one is due already."""
         with self.lock:
             _tally(self.uses.setdefault(workspace_id, {}), pks, moment)
+            if self.timer is None:
+                self.timer = threading.Timer(delay, _flush_in_thread)
+                self.timer.daemon = True
+                self.timer.start()
+
+    def put_back(self, taken: dict[int, dict[int, list]], delay: float) -> None:
+        """Uses a write could not take (the database was locked or away): counted again, tried again
+        `delay` seconds on. A use is a count, so merging keeps every one."""
+        with self.lock:
+            for workspace_id, uses in taken.items():
+                mine = self.uses.setdefault(workspace_id, {})
+                for pk, (count, moment) in uses.items():
+                    entry = mine.get(pk)
+                    if entry is None:
+                        mine[pk] = [count, moment]
+                    else:
+                        entry[0] += count
+                        entry[1] = max(entry[1], moment)
             if self.timer is None:
                 self.timer = threading.Timer(delay, _flush_in_thread)
                 self.timer.daemon = True
@@ -107,16 +126,29 @@ def record(workspace_id: int, pks: list[int], moment: datetime) -> None:
 
 
 def flush() -> int:
-    """Write every pending use now (in this thread); returns how many facts were written."""
+    """Write every pending use now (in this thread); returns how many facts were written.
+
+    A workspace whose write fails on the database (locked, busy, away) keeps its uses pending, tried
+    again one flush interval on (at least a second), and the error is raised after the others are written."""
     taken = pending.take()
+    failed: dict[int, dict[int, list]] = {}
+    error: DatabaseError | None = None
     for workspace_id, uses in taken.items():
-        _write(workspace_id, uses)
+        try:
+            _write(workspace_id, uses)
+        except DatabaseError as exc:
+            failed[workspace_id], error = uses, exc
+    if failed:
+        pending.put_back(failed, max(flush_seconds(), RETRY_SECONDS))
+        raise error
     return sum(len(uses) for uses in taken.values())
 
 
 def _flush_in_thread() -> None:
     try:
         flush()
+    except DatabaseError as exc:  # kept pending and tried again (flush put them back)
+        log.warning("recall reinforcement not written yet, tried again shortly: %s", exc)
     except Exception:  # noqa: BLE001 — counts are lost, never the process; say so once
         log.exception("could not write recall reinforcement")
     finally:
@@ -150,4 +182,13 @@ def _write(workspace_id: int, uses: dict[int, list]) -> None:
             )
 
 
-atexit.register(lambda: flush() if pending.uses else None)
+def _flush_at_exit() -> None:
+    if not pending.uses:
+        return
+    try:
+        flush()
+    except DatabaseError as exc:  # the process is ending: nothing will try again
+        log.error("recall reinforcement not written at exit: %s", exc)
+
+
+atexit.register(_flush_at_exit)

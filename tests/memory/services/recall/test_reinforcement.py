@@ -43,6 +43,36 @@ def test_uses_wait_for_the_batch_then_add_up(tl, batched):
     assert reinforcement.flush() == 0  # written once, not again
 
 
+def test_a_batch_the_database_refuses_is_kept_and_written_later(tl, batched, monkeypatch):
+    """A locked or unreachable database (SQLite's "database table is locked", a PostgreSQL restart)
+    loses no use: the batch stays pending, counted with the uses that follow, and is written next time."""
+    from django.db import OperationalError
+
+    fact = tl.add("I keep a strict vegetarian diet.", segment="preference")
+    tl.recall("vegetarian diet")
+    real_write = reinforcement._write
+
+    def locked(workspace_id, uses):
+        raise OperationalError("database table is locked")
+
+    monkeypatch.setattr(reinforcement, "_write", locked)
+    with pytest.raises(OperationalError):
+        reinforcement.flush()
+    assert _count(fact.id) == 0 and reinforcement.pending.counts(fact_workspace(fact)) == {fact_pk(fact): 1}
+    tl.recall("vegetarian diet")  # another use meanwhile: counted with the kept one
+    monkeypatch.setattr(reinforcement, "_write", real_write)
+    assert reinforcement.flush() == 1
+    assert _count(fact.id) == 2 and not reinforcement.pending.uses
+
+
+def fact_workspace(fact) -> int:
+    return Fact.objects.get(memory_id=fact.id).workspace_id
+
+
+def fact_pk(fact) -> int:
+    return Fact.objects.get(memory_id=fact.id).pk
+
+
 def test_a_batch_never_moves_a_last_use_back(tl, batched):
     fact = tl.add("I keep a strict vegetarian diet.", segment="preference")
     later = timezone.now() + timedelta(hours=1)
