@@ -8,6 +8,7 @@ from governance.models import ReviewItem
 from memory.models import Fact
 from memory.services.demo import load_demo
 from tests.browser.test_console import _login
+from tests.browser.test_memory_graph import LINKED_NODE
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,13 +60,7 @@ def test_every_console_page_loads_and_works_without_csp_violations(live_server, 
     page.wait_for_function("() => window.tidelineGraph && window.tidelineGraph.graph.order > 20")
     assert page.locator("#graph canvas").count() >= 1
     assert page.locator("svg.swatch circle").count() >= 1
-    node = page.evaluate("""() => {
-        const { graph, renderer } = window.tidelineGraph;
-        const id = graph.nodes().find((n) => graph.degree(n) > 0);
-        const pos = renderer.graphToViewport(graph.getNodeAttributes(id));
-        const box = document.getElementById('graph').getBoundingClientRect();
-        return { x: box.left + pos.x, y: box.top + pos.y };
-    }""")
+    node = page.evaluate(LINKED_NODE)
     page.mouse.click(node["x"], node["y"])
     page.wait_for_selector("#graph-panel-body")
 

@@ -10,6 +10,15 @@ from tests.browser.test_console import _login
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# The first node with a link: its id, community and where it is drawn in the window (to click it).
+LINKED_NODE = """() => {
+    const { graph, renderer } = window.tidelineGraph;
+    const id = graph.nodes().find((n) => graph.degree(n) > 0);
+    const pos = renderer.graphToViewport(graph.getNodeAttributes(id));
+    const box = document.getElementById('graph').getBoundingClientRect();
+    return { id, cluster: graph.getNodeAttribute(id, 'cluster'), x: box.left + pos.x, y: box.top + pos.y };
+}"""
+
 
 def test_the_graph_draws_nodes_and_a_click_opens_the_side_panel(live_server, page):
     load_demo()
@@ -17,13 +26,7 @@ def test_the_graph_draws_nodes_and_a_click_opens_the_side_panel(live_server, pag
     page.goto(live_server.url + "/w/demo/graph/")
     page.wait_for_function("() => window.tidelineGraph && window.tidelineGraph.graph.order > 20")
     assert page.locator("#graph canvas").count() >= 1
-    node = page.evaluate("""() => {
-        const { graph, renderer } = window.tidelineGraph;
-        const id = graph.nodes().find((n) => graph.degree(n) > 0);
-        const pos = renderer.graphToViewport(graph.getNodeAttributes(id));
-        const box = document.getElementById('graph').getBoundingClientRect();
-        return { id, x: box.left + pos.x, y: box.top + pos.y };
-    }""")
+    node = page.evaluate(LINKED_NODE)
     page.mouse.click(node["x"], node["y"])
     page.wait_for_selector("#graph-panel-body")
     assert "Open in the inspector" in page.locator("#graph-panel").inner_text()
@@ -204,13 +207,7 @@ def test_every_community_is_listed_with_its_own_colour_and_number(live_server, p
     # The community filter names each by its number too, and the panel says which community a fact is in.
     options = page.eval_on_selector_all("#graph-cluster option", "(os) => os.slice(1).map((o) => o.textContent)")
     assert all(option.startswith(f"{i} · ") for i, option in enumerate(options, start=1))
-    node = page.evaluate("""() => {
-        const { graph, renderer } = window.tidelineGraph;
-        const id = graph.nodes().find((n) => graph.degree(n) > 0);
-        const pos = renderer.graphToViewport(graph.getNodeAttributes(id));
-        const box = document.getElementById('graph').getBoundingClientRect();
-        return { cluster: graph.getNodeAttribute(id, 'cluster'), x: box.left + pos.x, y: box.top + pos.y };
-    }""")
+    node = page.evaluate(LINKED_NODE)
     page.mouse.click(node["x"], node["y"])
     page.wait_for_selector("#graph-panel-body")
     number = next(c["number"] for c in listed if c["cluster"] == node["cluster"])
@@ -242,13 +239,7 @@ def test_on_a_phone_the_graph_takes_the_width_and_the_controls_fold(live_server,
     assert max((spread["maxX"] - spread["minX"]) / spread["width"], (spread["maxY"] - spread["minY"]) / spread["height"]) >= 0.8
     screenshot(page, "memory-graph-phone")
     # A tap on a node brings its fact, under the drawing, into view.
-    node = page.evaluate("""() => {
-        const { graph, renderer } = window.tidelineGraph;
-        const id = graph.nodes().find((n) => graph.degree(n) > 0);
-        const pos = renderer.graphToViewport(graph.getNodeAttributes(id));
-        const box = document.getElementById('graph').getBoundingClientRect();
-        return { x: box.left + pos.x, y: box.top + pos.y };
-    }""")
+    node = page.evaluate(LINKED_NODE)
     assert 0 < node["y"] < 844, node  # the drawing is in view
     page.mouse.click(node["x"], node["y"])
     page.wait_for_selector("#graph-panel-body")
