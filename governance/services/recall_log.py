@@ -18,7 +18,6 @@ Two candidates come from the log, each for a person to accept or reject:
 
 from __future__ import annotations
 
-import atexit
 import logging
 import math
 import threading
@@ -27,14 +26,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from governance.models import GoldCandidate, ServedRecall
 from governance.services.gold_candidates import open_candidate, storable_query
 from memory.engine.recall.tokenize import recall_terms
 from memory.models import Fact, Workspace
-from memory.services.recall.reinforcement import flush_seconds
+from memory.services.recall.reinforcement import RETRY_SECONDS, flush_at_exit, flush_seconds
 
 log = logging.getLogger("tideline.recall")
 
@@ -42,6 +41,9 @@ SERVED_KEPT = 10  # the ids kept of one recall, best first
 ANSWERED_WITHIN = timedelta(minutes=10)
 VERDICT_QUERIES = 20  # candidates one verdict may open at most (the most recent distinct queries)
 PRUNE_EVERY_SECONDS = 3600.0
+# Rows held while the database refuses them (locked, restarting): beyond this many the oldest go,
+# so a database away for hours costs the log its oldest recalls, never the process its memory.
+HELD_AT_MOST = 50_000
 
 
 def kept_days() -> int:
@@ -60,10 +62,25 @@ class _Pending:
     def add(self, row: ServedRecall, delay: float) -> None:
         with self.lock:
             self.rows.append(row)
-            if self.timer is None:
-                self.timer = threading.Timer(delay, _flush_in_thread)
-                self.timer.daemon = True
-                self.timer.start()
+            self._schedule(delay)
+
+    def put_back(self, rows: list[ServedRecall], delay: float) -> int:
+        """Rows a write could not take (the database was locked or away): kept before the rows that
+        came since, in order, and tried again `delay` seconds on. Returns how many of the oldest went
+        because more than `HELD_AT_MOST` were held."""
+        with self.lock:
+            self.rows = rows + self.rows
+            dropped = max(0, len(self.rows) - HELD_AT_MOST)
+            if dropped:
+                del self.rows[:dropped]
+            self._schedule(delay)
+            return dropped
+
+    def _schedule(self, delay: float) -> None:
+        if self.timer is None:
+            self.timer = threading.Timer(delay, _flush_in_thread)
+            self.timer.daemon = True
+            self.timer.start()
 
     def take(self) -> list[ServedRecall]:
         with self.lock:
@@ -99,17 +116,28 @@ def keep(sender: Any, *, workspace: Workspace, query: str, origin_key: str, memo
 
 
 def flush() -> int:
-    """Write every pending row now (in this thread); returns how many."""
+    """Write every pending row now (in this thread); returns how many.
+
+    Rows the database refuses (locked, busy, away) stay pending, tried again one flush interval on
+    (at least a second), and the error is raised."""
     rows = pending.take()
     if rows:
-        with transaction.atomic():
-            _write(rows)
+        try:
+            with transaction.atomic():
+                _write(rows)
+        except DatabaseError:
+            dropped = pending.put_back(rows, max(flush_seconds(), RETRY_SECONDS))
+            if dropped:
+                log.error("the recall log held %d unwritten recalls: the %d oldest were let go", HELD_AT_MOST, dropped)
+            raise
     return len(rows)
 
 
 def _flush_in_thread() -> None:
     try:
         flush()
+    except DatabaseError as exc:  # kept pending and tried again (flush put them back)
+        log.warning("the recall log is not written yet, tried again shortly: %s", exc)
     except Exception:  # noqa: BLE001 — the log loses a second of recalls, never the process; say so
         log.exception("could not write the recall log")
     finally:
@@ -125,7 +153,7 @@ def _write(rows: list[ServedRecall]) -> None:
         prune()
 
 
-atexit.register(lambda: flush() if pending.rows else None)
+flush_at_exit(lambda: bool(pending.rows), flush, "the recall log")
 
 
 def prune(now: datetime | None = None) -> int:

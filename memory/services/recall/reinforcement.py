@@ -32,6 +32,7 @@ import atexit
 import logging
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime
 
 from django.conf import settings
@@ -182,13 +183,19 @@ def _write(workspace_id: int, uses: dict[int, list]) -> None:
             )
 
 
-def _flush_at_exit() -> None:
-    if not pending.uses:
-        return
-    try:
-        flush()
-    except DatabaseError as exc:  # the process is ending: nothing will try again
-        log.error("recall reinforcement not written at exit: %s", exc)
+def flush_at_exit(waiting: Callable[[], bool], flush: Callable[[], int], what: str) -> None:
+    """Register `flush` to run as the process ends, if `waiting()`; a database that refuses it then
+    is logged (`what` was not written), since nothing will try again."""
+
+    def at_exit() -> None:
+        if not waiting():
+            return
+        try:
+            flush()
+        except DatabaseError as exc:
+            log.error("%s not written at exit: %s", what, exc)
+
+    atexit.register(at_exit)
 
 
-atexit.register(_flush_at_exit)
+flush_at_exit(lambda: bool(pending.uses), flush, "recall reinforcement")

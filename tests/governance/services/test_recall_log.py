@@ -103,3 +103,50 @@ def test_a_query_no_database_would_store_is_logged_without_what_it_refuses_and_b
     tl.recall("green\x00 tea \ud800 morning")  # PostgreSQL refuses NUL and unpaired surrogates in text
     assert ServedRecall.objects.get().query == "green tea morning"
     assert tl.recall("green tea")[0].id == tea  # the test's transaction is still usable
+
+
+def test_recalls_the_database_refuses_are_kept_in_order_and_written_later(tl, workspace, settings, monkeypatch):
+    """A locked or restarting database loses no logged recall: the batch stays pending, ahead of the
+    recalls that follow, and is written on the next flush."""
+    from django.db import OperationalError
+
+    settings.TIDELINE_REINFORCE_FLUSH_SECONDS = 60  # only an explicit flush writes
+    real_write = recall_log._write
+
+    def locked(rows):
+        raise OperationalError("database table is locked")
+
+    try:
+        tl.recall("Where does my sister live?")
+        monkeypatch.setattr(recall_log, "_write", locked)
+        with pytest.raises(OperationalError):
+            recall_log.flush()
+        assert not ServedRecall.objects.exists() and len(recall_log.pending.of(workspace.pk)) == 1
+        tl.recall("Which car do I drive?")  # another recall meanwhile: kept after the refused one
+        monkeypatch.setattr(recall_log, "_write", real_write)
+        assert recall_log.flush() == 2
+        assert list(ServedRecall.objects.order_by("id").values_list("query", flat=True)) == [
+            "Where does my sister live?", "Which car do I drive?"]
+    finally:
+        recall_log.pending.take()
+
+
+def test_a_database_away_for_long_costs_the_log_its_oldest_recalls_not_the_process_its_memory(
+        tl, workspace, settings, monkeypatch):  # fmt: skip
+    from django.db import OperationalError
+
+    settings.TIDELINE_REINFORCE_FLUSH_SECONDS = 60
+    monkeypatch.setattr(recall_log, "HELD_AT_MOST", 2)
+
+    def away(rows):
+        raise OperationalError("the database system is starting up")
+
+    monkeypatch.setattr(recall_log, "_write", away)
+    try:
+        for question in ("first question?", "second question?", "third question?"):
+            tl.recall(question)
+            with pytest.raises(OperationalError):
+                recall_log.flush()
+        assert [row.query for row in recall_log.pending.of(workspace.pk)] == ["second question?", "third question?"]
+    finally:
+        recall_log.pending.take()
