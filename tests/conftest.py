@@ -96,6 +96,19 @@ def _fresh_token_counts():
 
 
 @pytest.fixture(autouse=True)
+def _no_batches_left_behind():
+    # Recall's use counts and the recall log are written in batches off the request; a test that
+    # batched them (a flush interval of a minute) and never flushed must not leave its rows for the
+    # next test, or for the process's exit after the test database is gone.
+    from governance.services import recall_log
+    from memory.services.recall import reinforcement
+
+    yield
+    reinforcement.pending.take()
+    recall_log.pending.take()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_recall_indexes():
     # Recall indexes live in the process: a test must never see another test's (rolled-back) memory.
     from memory.services.recall.index import registry

@@ -207,14 +207,20 @@ class Bm25Index(PickledWithoutLock):
         rows: list[int] = []
         cols: list[int] = []
         vocabulary, analyzer, added = self.vocabulary, self.analyzer, self._added
+        known = vocabulary.get
         for row, text in enumerate(documents):
-            for token in analyzer(text):
-                col = vocabulary.get(token)
-                if col is None:
-                    col = vocabulary[token] = len(vocabulary)
-                    added.append(token)
-                rows.append(row)
-                cols.append(col)
+            tokens = analyzer(text)
+            ids = [known(token) for token in tokens]
+            if None in ids:  # a term new to the vocabulary: numbered in order of first occurrence
+                for i, token in enumerate(tokens):
+                    if ids[i] is None:
+                        col = known(token)  # perhaps numbered a moment ago, earlier in this document
+                        if col is None:
+                            col = vocabulary[token] = len(vocabulary)
+                            added.append(token)
+                        ids[i] = col
+            cols += ids
+            rows += [row] * len(tokens)
         shape = (len(documents), max(1, len(vocabulary)))
         ones = np.ones(len(rows), dtype=np.float64)
         # COO → CSR sums duplicate (row, col) pairs, which turns token occurrences into term counts.

@@ -39,6 +39,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from scipy import sparse
@@ -61,13 +62,17 @@ DRIFT_MIN = 1 << 22
 B_STEPS = 1024  # grid of b = ln(df + 1) (see the module docstring)
 
 
-def _word_features(word: str) -> list[str]:
-    """`w:<word>` and every 3- and 4-character window of `^word$`, duplicates kept."""
+@lru_cache(maxsize=200_000)
+def _word_features(word: str) -> tuple[str, ...]:
+    """`w:<word>` and every 3- and 4-character window of `^word$`, duplicates kept.
+
+    Remembered per word: words repeat across facts and across indexes (every build of a small
+    workspace cut the same common words again)."""
     out = ["w:" + word]
     framed = "^" + word + "$"
     for size in GRAM_SIZES:
-        out.extend("g:" + framed[i : i + size] for i in range(len(framed) - size + 1))
-    return out
+        out += ["g:" + framed[i : i + size] for i in range(len(framed) - size + 1)]
+    return tuple(out)
 
 
 def grid_log(df: np.ndarray) -> np.ndarray:
@@ -150,21 +155,23 @@ class NgramIndex(PickledWithoutLock):
         # Features depend only on the word, and words repeat (Zipf): build a documents × words count
         # matrix and a words × features matrix, and multiply. Only distinct words are cut into pieces.
         word_index: dict[str, int] = {}
+        number = word_index.setdefault
         doc_rows: list[int] = []
         doc_words: list[int] = []
         for row, text in enumerate(documents):
-            for word in capped_tokens(text):
-                doc_words.append(word_index.setdefault(word, len(word_index)))
-                doc_rows.append(row)
+            words = capped_tokens(text)
+            doc_words += [number(word, len(word_index)) for word in words]
+            doc_rows += [row] * len(words)
         # A word seen before adds no feature: the vocabulary grows exactly as if every document
         # had been indexed at once, so appended documents keep the columns of a one-go build.
         vocabulary = self.vocabulary
+        column = vocabulary.setdefault
         feature_rows: list[int] = []
         feature_cols: list[int] = []
         for word, index in word_index.items():
-            for feature in _word_features(word):
-                feature_cols.append(vocabulary.setdefault(feature, len(vocabulary)))
-                feature_rows.append(index)
+            features = _word_features(word)
+            feature_cols += [column(feature, len(vocabulary)) for feature in features]
+            feature_rows += [index] * len(features)
         n_words, n_features = max(1, len(word_index)), max(1, len(vocabulary))
         by_word = sparse.csr_matrix(
             (np.ones(len(doc_rows)), (doc_rows, doc_words)), shape=(len(documents), n_words)

@@ -28,7 +28,7 @@ import gc
 import logging
 import operator
 import threading
-from collections import OrderedDict, namedtuple
+from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from dataclasses import fields as dataclass_fields
@@ -40,7 +40,6 @@ from django.db import DatabaseError, connection
 
 from memory import sealing
 from memory.engine import tuning
-from memory.engine.facts import fields as F
 from memory.engine.facts import records as R
 from memory.engine.lifecycle import expiry
 from memory.engine.maintenance.link_table import LinkTable
@@ -51,7 +50,7 @@ from memory.engine.recall.hrr import HrrEmbedder
 from memory.engine.recall.tokenize import index_tokens
 from memory.models import Fact, MemoryEvent, Workspace
 from memory.services.errors import RequestError
-from memory.services.recall import index_links, index_snapshots, reinforcement
+from memory.services.recall import fact_rows, index_links, index_snapshots, reinforcement
 from memory.services.recall.index_links import IndexLinks
 from memory.services.writes.policy import TidelineError
 from memory.timestamps import to_ms
@@ -75,10 +74,6 @@ class RecallIndexUnavailable(RequestError):
 
 
 CLEARANCE = {"PUBLIC": 0, "INTERNAL": 1, "PII": 2}
-# The columns a fact's `FactRow` and `RowMeta` are read from: the fact vocabulary's "recall" and
-# "recall_meta" fields (memory.engine.facts.fields), read as rows named by this one list.
-_COLUMNS = F.columns_for("recall", "recall_meta")
-_Columns = namedtuple("_Columns", _COLUMNS)
 
 
 @dataclass(slots=True)
@@ -243,7 +238,7 @@ _labels: dict[str, str] = {}
 _NO_TARGETS: list = []
 
 
-def _row_of(row: _Columns, content: str, embedding) -> FactRow:
+def _row_of(row: fact_rows.Columns, content: str, embedding) -> FactRow:
     parts = (row.origin_kind, row.channel_id, row.conversation_id, row.session_key, row.account_id)
     origin = _origins.get(parts)
     if origin is None:  # one object per origin, not per fact (an index holds a single origin)
@@ -251,18 +246,18 @@ def _row_of(row: _Columns, content: str, embedding) -> FactRow:
             _origins.clear()
         origin = _origins[parts] = R.Origin(*parts)
     return FactRow(
-        memory_id=row.memory_id, content=content, segment=_label(row.segment), created_at=to_ms(row.created_at),
+        memory_id=row.memory_id, content=content, segment=_label(row.segment), created_at=row.created_at,
         importance=row.importance, tier=_label(row.tier), decay_rate=row.decay_rate, access_count=row.access_count,
-        last_accessed_at=to_ms(row.last_accessed_at), lifecycle=_label(row.lifecycle), valid_to=to_ms(row.valid_to),
+        last_accessed_at=row.last_accessed_at, lifecycle=_label(row.lifecycle), valid_to=row.valid_to,
         confidence=row.confidence, status=_label(row.status), source_type=_label(row.source_type),
         embedding=embedding, origin=origin,
     )  # fmt: skip
 
 
-def _meta_of(row: _Columns) -> RowMeta:
+def _meta_of(row: fact_rows.Columns) -> RowMeta:
     return RowMeta(
         pk=row.id, clearance=CLEARANCE.get(row.classification, 1), intent_scope=_label(row.intent_scope or ""),
-        archived_at=to_ms(row.archived_at), pruned_at=to_ms(row.pruned_at), modality=_label(row.modality),
+        archived_at=row.archived_at, pruned_at=row.pruned_at, modality=_label(row.modality),
         visible_from=_visible_from(row.held_at, row.admitted_at), media_pointer=row.media_pointer,
         supersedes=row.supersedes or _NO_TARGETS, tier=_label(row.tier or ""),
         classification=_label(row.classification or ""),
@@ -352,9 +347,8 @@ class IndexRegistry:
             restored = not _snapshot_outdated(index, current) and self._restore(index, current, born)
         if restored:
             return True
-        scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
         with _building(index):
-            self._load(index, scope)
+            self._load(index)
             self._load_vectors(index, None)
             index.revision, index.uses_seen = current, uses  # the rows read hold every use up to it
             self._rebuild(index)
@@ -411,13 +405,12 @@ class IndexRegistry:
             if all_links:
                 index_links.load(index)
             return
-        scope = Fact.objects.filter(workspace_id=index.workspace_id, origin_key=index.origin_key)
         before = {mid: index.meta[mid].supersedes for mid in touched if mid in index.meta}
         found: set[str] = set()
         new_ids: set[str] = set()
         ids = sorted(touched)
         for start in range(0, len(ids), TOUCHED_CHUNK):  # a shred or purge may name 50,000 facts
-            new_ids |= self._load(index, scope.filter(memory_id__in=ids[start : start + TOUCHED_CHUNK]), found)
+            new_ids |= self._load(index, ids[start : start + TOUCHED_CHUNK], found)
         vectors_changed = self._load_vectors(index, touched)
         gone = {mid for mid in touched if mid in index.rows} - found
         for memory_id in gone:  # purged or shredded: forget it entirely
@@ -498,9 +491,10 @@ class IndexRegistry:
             cols.access_count[i], cols.last_accessed_at[i] = count, last_ms
             index.rows[memory_id] = replace(row, access_count=count, last_accessed_at=last_ms)
 
-    def _load(self, index: ScopeIndex, facts, found: set[str] | None = None) -> set[str]:
-        """Read facts (decrypting their content) into the row cache; returns the ids that are new.
-        `found`, if given, collects the id of every fact read (none when the origin was shredded)."""
+    def _load(self, index: ScopeIndex, memory_ids: list[str] | None = None, found: set[str] | None = None) -> set[str]:
+        """Read the origin's facts (only `memory_ids`, if given), decrypting their content, into the
+        row cache; returns the ids that are new. `found`, if given, collects the id of every fact
+        read (none when the origin was shredded)."""
         new_ids: set[str] = set()
         try:
             unseal = sealing.unsealer(index.workspace_id, index.origin_key, "content")
@@ -514,8 +508,7 @@ class IndexRegistry:
         # must be the order facts were written in, on every database and after every rebuild.
         # Streamed a few thousand rows at a time: a million rows read at once held 1.5 GB of
         # tuples and datetimes until the loop ended, and left the heap too fragmented to shrink.
-        rows = facts.order_by("pk").values_list(*_COLUMNS).iterator(chunk_size=LOAD_CHUNK)
-        for row in map(_Columns._make, rows):
+        for row in fact_rows.read(index.workspace_id, index.origin_key, memory_ids, chunk=LOAD_CHUNK):
             memory_id = row.memory_id
             if found is not None:
                 found.add(memory_id)
@@ -882,12 +875,12 @@ def _drop_if_shredded(index: ScopeIndex) -> None:
         _drop_and_release(index)
 
 
-def _visible_from(held_at, admitted_at) -> float | None:
-    """From when a fact may be recalled at all: always (None) unless it was held for review; then
-    from its admission, or never while it is held or after it was blocked."""
-    if held_at is None:
+def _visible_from(held_ms, admitted_ms) -> float | None:
+    """From when a fact may be recalled at all (epoch ms): always (None) unless it was held for
+    review; then from its admission, or never while it is held or after it was blocked."""
+    if held_ms is None:
         return None
-    return to_ms(admitted_at) if admitted_at is not None else float("inf")
+    return admitted_ms if admitted_ms is not None else float("inf")
 
 
 def _read_workspace_settings(index: ScopeIndex) -> None:
