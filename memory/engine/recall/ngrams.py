@@ -60,19 +60,25 @@ ENTRY_CHUNK = 1 << 22  # postings per step of a full pass (bounds its scratch me
 DRIFT_PASSES = 64
 DRIFT_MIN = 1 << 22
 B_STEPS = 1024  # grid of b = ln(df + 1) (see the module docstring)
+# Words whose n-grams are remembered (about 1 KB each, 16 MB in all: a word of seven letters has
+# 13 features, each a string of its own).
+WORDS_REMEMBERED = 16_384
 
 
-@lru_cache(maxsize=200_000)
 def _word_features(word: str) -> tuple[str, ...]:
-    """`w:<word>` and every 3- and 4-character window of `^word$`, duplicates kept.
-
-    Remembered per word: words repeat across facts and across indexes (every build of a small
-    workspace cut the same common words again)."""
+    """`w:<word>` and every 3- and 4-character window of `^word$`, duplicates kept."""
     out = ["w:" + word]
     framed = "^" + word + "$"
     for size in GRAM_SIZES:
         out += ["g:" + framed[i : i + size] for i in range(len(framed) - size + 1)]
     return tuple(out)
+
+
+# A few documents (a write's, a small workspace's) bring mostly common words, cut again by every
+# small build and append: their features are remembered. A large build cuts each distinct word once
+# anyway, and its long tail of rare words would only churn the cache.
+_remembered_features = lru_cache(maxsize=WORDS_REMEMBERED)(_word_features)
+REMEMBER_UP_TO = 5_000  # documents weighed at once up to which features are looked up there
 
 
 def grid_log(df: np.ndarray) -> np.ndarray:
@@ -84,7 +90,7 @@ def gram_features(text: str) -> list[str]:
     """`w:<word>` and `g:<window>` for each recall token of the text, duplicates kept."""
     out: list[str] = []
     for word in capped_tokens(text):
-        out.extend(_word_features(word))
+        out.extend(_remembered_features(word))
     return out
 
 
@@ -168,8 +174,9 @@ class NgramIndex(PickledWithoutLock):
         column = vocabulary.setdefault
         feature_rows: list[int] = []
         feature_cols: list[int] = []
+        cut = _remembered_features if len(documents) <= REMEMBER_UP_TO else _word_features
         for word, index in word_index.items():
-            features = _word_features(word)
+            features = cut(word)
             feature_cols += [column(feature, len(vocabulary)) for feature in features]
             feature_rows += [index] * len(features)
         n_words, n_features = max(1, len(word_index)), max(1, len(vocabulary))
