@@ -96,7 +96,8 @@ def _bench_size(size: int, options: dict, sampler: PeakSampler) -> dict:
             "snapshot_write_s": bench.snapshot_write_s, "restart_s": bench.restart_s,
             "bm25s_peak_rss_mb": bench.bm25s_peak_mb,
             "tantivy": asdict(bench.tantivy) if bench.tantivy else None, "ratio_to_tantivy": bench.ratio_to_tantivy,
-            "tantivy_peak_rss_mb": bench.tantivy_peak_mb, "resident_mb": {"after seeding": seeded, **bench.resident_mb},
+            "tantivy_peak_rss_mb": bench.tantivy_peak_mb, "tantivy_build_s": bench.tantivy_build_s,
+            "build_ratio_to_tantivy": bench.build_ratio_to_tantivy, "resident_mb": {"after seeding": seeded, **bench.resident_mb},
         }  # fmt: skip
     if options["writes"]:
         row["write"] = asdict(time_writes(workspace, corpus, options["writes"]))
@@ -195,6 +196,9 @@ def _table(vendor: str, results: list[dict], rss_mb: float) -> str:
                 t = r["tantivy"]
                 lines.append(f"  tantivy p50 {t['p50_ms']:7.2f} ms   p95 {t['p95_ms']:7.2f} ms   (ours / tantivy at p50: {r['ratio_to_tantivy']:.1f}x;"
                              " Tideline's terms, BM25 alone)")  # fmt: skip
+                if r.get("tantivy_build_s"):
+                    lines.append(f"  tantivy build {r['tantivy_build_s']:.2f} s from the same texts, Tideline's analysis included"
+                                 f"   (our cold build / tantivy's: {r['build_ratio_to_tantivy']:.1f}x)")  # fmt: skip
             else:
                 lines.append("  tantivy not installed (the reference beside bm25s is skipped)")
             if r.get("restart_s") is not None:

@@ -41,6 +41,8 @@ class RecallBench:
     # BM25 from tantivy on Tideline's terms (None when tantivy is not installed), and its child's peak.
     tantivy: LatencySummary | None = None
     tantivy_peak_mb: float | None = None
+    # tantivy's build from the same texts (Tideline's analysis, then its indexing), beside `cold_build_s`.
+    tantivy_build_s: float | None = None
     resident_mb: dict[str, float] = field(default_factory=dict)
     # The highest resident memory within each phase (when a `PeakSampler` watched).
     peak_mb: dict[str, float] = field(default_factory=dict)
@@ -52,6 +54,10 @@ class RecallBench:
     @property
     def ratio_to_tantivy(self) -> float | None:
         return self.warm.p50_ms / self.tantivy.p50_ms if self.tantivy else None
+
+    @property
+    def build_ratio_to_tantivy(self) -> float | None:
+        return self.cold_build_s / self.tantivy_build_s if self.tantivy_build_s else None
 
 
 def run_recall_bench(
@@ -87,13 +93,13 @@ def run_recall_bench(
         samples.append((time.perf_counter() - t0) * 1000)
     phase_ends("warm recalls")
     reference, reference_peak = _bm25s_reference(contents, queries)
-    tantivy, tantivy_peak = _tantivy_reference(contents, queries)
+    tantivy, tantivy_peak, tantivy_build = _tantivy_reference(contents, queries)
     writes = min(count, AFTER_WRITE_COUNT) if after_writes is None else after_writes
     after = time_recall_after_write(workspace, writes, seed, contents=contents) if writes else None
     phase_ends("recalls after writes")
     return RecallBench(
         cold, LatencySummary.of(samples), index.size_bytes / max(1, len(contents)), reference, after,
-        snapshot_write_s, restart_s, reference_peak, tantivy, tantivy_peak, resident, peaks,
+        snapshot_write_s, restart_s, reference_peak, tantivy, tantivy_peak, tantivy_build, resident, peaks,
     )
 
 
@@ -145,14 +151,16 @@ def _bm25s_reference(contents: list[str], queries: list[str]) -> tuple[LatencySu
     return LatencySummary.of(samples), peak_mb
 
 
-def _tantivy_reference(contents: list[str], queries: list[str]) -> tuple[LatencySummary | None, float | None]:
+def _tantivy_reference(contents: list[str], queries: list[str]) -> tuple[LatencySummary | None, float | None,
+                                                                        float | None]:  # fmt: skip
     """tantivy's latencies (Tideline's analysis of each query included) on the same corpus and queries,
-    and the peak RSS (MB) of the child it ran in; (None, None) when tantivy is not installed."""
+    the peak RSS (MB) of the child it ran in, and its build's seconds (analysis included); (None,
+    None, None) when tantivy is not installed."""
     result = tantivy_reference.reference_in_child(contents, queries)
     if result is None:
-        return None, None
-    samples, peak_mb = result
-    return LatencySummary.of(samples), peak_mb
+        return None, None, None
+    samples, peak_mb, build_s = result
+    return LatencySummary.of(samples), peak_mb, build_s
 
 
 def time_linked_recall(workspace: Workspace, count: int, seed: int, writes: int = 0) -> dict:

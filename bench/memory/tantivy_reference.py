@@ -89,12 +89,15 @@ class TantivyBm25:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def reference(contents: list[str], queries: list[str]) -> tuple[list[float], float] | None:
-    """Milliseconds of each query (Tideline's analysis of the query + tantivy's top 10), and this
-    process's peak RSS in MB; None when `tantivy` is not installed."""
+def reference(contents: list[str], queries: list[str]) -> tuple[list[float], float, float] | None:
+    """Milliseconds of each query (Tideline's analysis of the query + tantivy's top 10), this
+    process's peak RSS in MB, and the build's seconds (Tideline's analysis of every content, then
+    tantivy's indexing: from texts to a searchable index); None when `tantivy` is not installed."""
     if not installed():
         return None
+    started = time.perf_counter()
     index = TantivyBm25([recall_terms(content) for content in contents])
+    build_s = time.perf_counter() - started
     try:
         samples = []
         for query in queries:
@@ -103,10 +106,10 @@ def reference(contents: list[str], queries: list[str]) -> tuple[list[float], flo
             samples.append((time.perf_counter() - t0) * 1000)
     finally:
         index.close()
-    return samples, peak_mb()
+    return samples, peak_mb(), build_s
 
 
-def reference_in_child(contents: list[str], queries: list[str]) -> tuple[list[float], float] | None:
+def reference_in_child(contents: list[str], queries: list[str]) -> tuple[list[float], float, float] | None:
     """`reference` in a fresh interpreter (spawned, so it inherits none of the caller's memory)."""
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as executor:
         return executor.submit(reference, contents, queries).result()

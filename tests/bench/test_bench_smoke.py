@@ -78,3 +78,14 @@ def test_bench_says_when_tantivy_is_not_installed(monkeypatch, capsys):
                  "--no-maintenance")  # fmt: skip
     out = capsys.readouterr().out
     assert "tantivy not installed" in out and "bm25s   p50" in out and "recall  p50" in out
+
+
+def test_bench_sets_the_cold_build_beside_tantivys_build_from_the_same_texts(capsys):
+    call_command("tideline", "bench", "--sizes", "60", "--writes", "0", "--queries", "3", "--pages", "0",
+                 "--no-maintenance", "--json")  # fmt: skip
+    recall = json.loads(capsys.readouterr().out)["results"][0]["recall"]
+    assert recall["tantivy_build_s"] > 0
+    assert recall["build_ratio_to_tantivy"] == pytest.approx(recall["cold_build_s"] / recall["tantivy_build_s"])
+    call_command("tideline", "bench", "--sizes", "60", "--writes", "0", "--queries", "3", "--pages", "0",
+                 "--no-maintenance")  # fmt: skip
+    assert "tantivy build" in capsys.readouterr().out
