@@ -224,19 +224,29 @@ class NgramIndex(PickledWithoutLock):
         return sums.idf(slice(None)), sums.norms(self._s0, np.arange(self.n_docs))
 
     def _full(self, mask: np.ndarray) -> CandidateSums:
+        """The sums of `mask` in two passes over the postings, a few million at a time: the df of
+        every feature (a running count of candidates down each column), then S1 and S2 (the rows'
+        squared weights times b and b², as sparse products in scipy's C loop)."""
         n_docs, n_features = self.n_docs, self.postings.shape[1]
         df = np.zeros(n_features, dtype=np.float64)
         for first, part in self.postings.parts:
-            for rows, cols, _ in _entries_by_chunk(part, first):
-                df += np.bincount(cols, weights=mask[rows], minlength=n_features)
+            inside = mask[first : first + part.shape[0]]
+            for c0, c1, lo, hi in _column_chunks(part):
+                counted = np.zeros(hi - lo + 1, dtype=np.int64)
+                np.cumsum(inside[part.indices[lo:hi]], out=counted[1:])
+                df[c0:c1] += counted[part.indptr[c0 + 1 : c1 + 1] - lo] - counted[part.indptr[c0:c1] - lo]
         b = grid_log(df)
         s1 = np.zeros(n_docs, dtype=np.float64)
         s2 = np.zeros(n_docs, dtype=np.float64)
         for first, part in self.postings.parts:
-            for rows, cols, weight in _entries_by_chunk(part, first):
-                squared, bb = np.square(weight, dtype=np.float64), b[cols]
-                s1 += np.bincount(rows, weights=squared * bb, minlength=n_docs)
-                s2 += np.bincount(rows, weights=squared * bb * bb, minlength=n_docs)
+            end = first + part.shape[0]
+            for c0, c1, lo, hi in _column_chunks(part):
+                squared = sparse.csc_matrix(
+                    (np.square(part.data[lo:hi], dtype=np.float64), part.indices[lo:hi], part.indptr[c0 : c1 + 1] - lo),
+                    shape=(part.shape[0], c1 - c0),
+                )
+                s1[first:end] += squared @ b[c0:c1]
+                s2[first:end] += squared @ np.square(b[c0:c1])
         return CandidateSums(mask.copy(), int(np.count_nonzero(mask)), df, b, s1, s2, 0)
 
     def _derived(self, mask: np.ndarray) -> CandidateSums | None:
@@ -345,18 +355,15 @@ def _square_sums(weights) -> np.ndarray:
     return sums
 
 
-def _entries_by_chunk(part, first: int):
-    """(row, column, weight) of a CSC part's entries, a few million at a time, whole columns per step."""
-    indptr = part.indptr.astype(np.int64)
+def _column_chunks(part):
+    """(first column, end column, first entry, end entry) of a CSC part, a few million entries
+    (`ENTRY_CHUNK`) at a time, whole columns per step (bounds a pass's scratch memory)."""
+    indptr = part.indptr
     n_columns = part.shape[1]
     start_col = 0
     while start_col < n_columns:
-        limit = indptr[start_col] + ENTRY_CHUNK
+        limit = int(indptr[start_col]) + ENTRY_CHUNK
         end_col = max(start_col + 1, int(np.searchsorted(indptr, limit, side="right")) - 1)
         end_col = min(end_col, n_columns)
-        lo, hi = indptr[start_col], indptr[end_col]
-        if hi > lo:
-            cols = np.repeat(np.arange(start_col, end_col), np.diff(indptr[start_col : end_col + 1]))
-            rows = part.indices[lo:hi].astype(np.int64) + first
-            yield rows, cols, part.data[lo:hi]
+        yield start_col, end_col, int(indptr[start_col]), int(indptr[end_col])
         start_col = end_col
