@@ -12,9 +12,10 @@ of the engine by running this against the same database back to back."""
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import time
+
+from bench.standalone import django_ready, workspace_named
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -24,19 +25,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--served", action="store_true", help="reinforce and log each recall, as an agent's is")
     args = parser.parse_args(argv)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
-    import django
-
-    django.setup()
+    django_ready()
     from bench.memory.corpus import Corpus
-    from memory.services.errors import NotFoundError
     from memory.services.recall import verbs as recall_service
-    from memory.services.workspaces import get_workspace
 
-    try:
-        workspace = get_workspace(args.workspace)
-    except NotFoundError as error:
-        parser.exit(2, f"{error}\n")
+    workspace = workspace_named(parser, args.workspace)
     queries = [" ".join(fact.content.rstrip(".").split()[1:4]) for fact in Corpus(seed=11).facts(2000)]
     random.Random(3).shuffle(queries)  # the API bench's queries, in its order
     queries = queries[: max(1, args.queries)]

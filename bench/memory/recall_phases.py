@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import statistics
 import sys
 import time
 from collections import defaultdict
 from contextlib import contextmanager
+
+from bench.standalone import django_ready, workspace_named
 
 # (label, module, owner within the module or "", function name) of each phase timed.
 PHASES = (
@@ -96,26 +97,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--writes", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
-    import django
-
-    django.setup()
+    django_ready()
     from django.test import override_settings
 
     from bench.memory.corpus import Corpus
     from bench.memory.queries import queries_for
     from memory import sealing
     from memory.engine.facts import records as R
-    from memory.services.errors import NotFoundError
     from memory.services.recall import verbs as recall_service
     from memory.services.recall.index import registry
-    from memory.services.workspaces import get_workspace
     from memory.services.writes.write_path import NewFact, write_fact
 
-    try:
-        workspace = get_workspace(args.workspace)
-    except NotFoundError as error:
-        parser.exit(2, f"{error}\n")
+    workspace = workspace_named(parser, args.workspace)
 
     def recall(query: str) -> float:
         started = time.perf_counter()
