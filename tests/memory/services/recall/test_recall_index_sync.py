@@ -330,10 +330,12 @@ def test_new_facts_are_appended_not_rebuilt(workspace, monkeypatch):
     index = registry.get(workspace, OWNER)
     stems = index.cols.text.stems
 
-    def no_rebuild(_index):
+    def no_rebuild(_registry, _index):
         raise AssertionError("rebuilt the columns for an append")
 
-    monkeypatch.setattr(registry, "_rebuild", no_rebuild)
+    # On the class: patching the shared registry object would leave its own `_rebuild` behind, which
+    # hides the class's from every later test (undo puts the bound method back on the instance).
+    monkeypatch.setattr(IndexRegistry, "_rebuild", no_rebuild)
     monkeypatch.setattr(index_links, "load", lambda _index: (_ for _ in ()).throw(AssertionError("all links")))
     first = write_fact(workspace=workspace, new=NewFact(content="Maria plays the piano on Fridays.", segment="knowledge"),
                        actor="test").fact  # fmt: skip
