@@ -236,6 +236,7 @@ class NgramIndex(PickledWithoutLock):
                 np.cumsum(inside[part.indices[lo:hi]], out=counted[1:])
                 df[c0:c1] += counted[part.indptr[c0 + 1 : c1 + 1] - lo] - counted[part.indptr[c0:c1] - lo]
         b = grid_log(df)
+        b2 = np.square(b)
         s1 = np.zeros(n_docs, dtype=np.float64)
         s2 = np.zeros(n_docs, dtype=np.float64)
         for first, part in self.postings.parts:
@@ -246,7 +247,7 @@ class NgramIndex(PickledWithoutLock):
                     shape=(part.shape[0], c1 - c0),
                 )
                 s1[first:end] += squared @ b[c0:c1]
-                s2[first:end] += squared @ np.square(b[c0:c1])
+                s2[first:end] += squared @ b2[c0:c1]
         return CandidateSums(mask.copy(), int(np.count_nonzero(mask)), df, b, s1, s2, 0)
 
     def _derived(self, mask: np.ndarray) -> CandidateSums | None:

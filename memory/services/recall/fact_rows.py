@@ -4,7 +4,8 @@ The ORM's `values_list` makes an aware `datetime` of every timestamp (through Dj
 loader, in Python), parses every JSON column, and the index then turned each datetime back into
 milliseconds: at a hundred thousand facts that was half of a cold build's reading. Here PostgreSQL
 hands timestamps over as whole epoch microseconds, SQLite as the text it stores (read by
-`datetime.fromisoformat` rather than the regular expression Django's converter runs), and `supersedes` is parsed only when it names something (None when it names nothing). Every value
+`datetime.fromisoformat` rather than the regular expression Django's converter runs), and
+`supersedes` is parsed only when it names something (None when it names nothing). Every value
 equals `memory.timestamps.to_ms` of what the ORM reads, exactly (a test compares both).
 
 Rows come in write (pk) order, streamed `chunk` at a time (a server-side cursor on PostgreSQL), as

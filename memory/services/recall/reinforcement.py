@@ -62,10 +62,7 @@ class _Pending:
         """Count the uses, and schedule their write `delay` seconds on unless one is due already."""
         with self.lock:
             _tally(self.uses.setdefault(workspace_id, {}), pks, moment)
-            if self.timer is None:
-                self.timer = threading.Timer(delay, _flush_in_thread)
-                self.timer.daemon = True
-                self.timer.start()
+            self._schedule(delay)
 
     def put_back(self, taken: dict[int, dict[int, list]], delay: float) -> None:
         """Uses a write could not take (the database was locked or away): counted again, tried again
@@ -80,10 +77,14 @@ class _Pending:
                     else:
                         entry[0] += count
                         entry[1] = max(entry[1], moment)
-            if self.timer is None:
-                self.timer = threading.Timer(delay, _flush_in_thread)
-                self.timer.daemon = True
-                self.timer.start()
+            self._schedule(delay)
+
+    def _schedule(self, delay: float) -> None:
+        """The write `delay` seconds on, unless one is due already (call under `lock`)."""
+        if self.timer is None:
+            self.timer = threading.Timer(delay, _flush_in_thread)
+            self.timer.daemon = True
+            self.timer.start()
 
     def take(self) -> dict[int, dict[int, list]]:
         with self.lock:
