@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from governance.services import contradictions, retention
 from memory.models import Workspace
+from memory.services.maintenance import due
 from memory.services.maintenance import passes as maintenance
 
 
@@ -24,16 +25,20 @@ def run_nightly(workspace_id: int) -> list[dict]:
     One task rather than two schedules, so the order holds whatever the workers do; both passes are
     idempotent (a second dream over the same data changes nothing, a pair is never opened twice)."""
     workspace = Workspace.objects.get(pk=workspace_id)
-    return [
-        maintenance.run_dream(workspace, actor="task:dream", progress=maintenance.logged("dream", workspace)).to_dict(),
-        contradictions.find_contradictions(workspace, actor="task:contradictions").to_dict(),
-    ]
+    began = due.revision_of(workspace)
+    dream = maintenance.run_dream(workspace, actor="task:dream", progress=maintenance.logged("dream", workspace))
+    found = contradictions.find_contradictions(workspace, actor="task:contradictions")
+    # Contradictions held back by the daily cap are work for the next night, whatever changes.
+    due.record(workspace, due.NIGHTLY, began_at_revision=began, own_actors=("task:dream:", "task:contradictions"),
+               due_ms=0 if found.unfinished else dream.next_due_ms)  # fmt: skip
+    return [dream.to_dict(), found.to_dict()]
 
 
 def run_nightly_everywhere() -> list[str]:
-    """Nightly: `run_nightly` queued once per workspace, each with the maintenance timeout (see
-    `memory.tasks`: a million-fact workspace's dream alone takes about ten minutes)."""
-    return maintenance.queue_for_each_workspace("governance.tasks.run_nightly", "nightly")
+    """Nightly: `run_nightly` queued once per workspace that changed since its last night or where
+    time has given the dream work (`memory.services.maintenance.due`), each with the maintenance
+    timeout (see `memory.tasks`: a million-fact workspace's dream alone takes about ten minutes)."""
+    return maintenance.queue_for_each_workspace("governance.tasks.run_nightly", "nightly", due.NIGHTLY)
 
 
 def apply_retention_all() -> list[dict]:

@@ -670,6 +670,25 @@ class GraphPartition(models.Model):
         return f"graph partition of {self.workspace_id} at r{self.revision}"
 
 
+class PassMark(models.Model):
+    """Where a scheduled maintenance pass left a workspace (`memory.services.maintenance.due`): the
+    revision its last run saw the workspace at, and when time alone next gives it work (None: not
+    within a year). The schedule skips a workspace whose revision has not moved until that time, so a
+    night's cost follows what changed, not how many workspaces there are."""
+
+    workspace = models.ForeignKey(Workspace, on_delete=models.CASCADE, related_name="pass_marks")
+    name = models.CharField(max_length=32)  # the pass: "gc", "dream", "nightly"
+    revision = models.BigIntegerField()
+    due_at = models.DateTimeField(null=True, blank=True)
+    ran_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace", "name"], name="pass_mark_once")]
+
+    def __str__(self) -> str:
+        return f"{self.name} of {self.workspace_id} at r{self.revision}"
+
+
 class ShredIntent(models.Model):
     """A crypto-shred decided and begun but not yet finished (`memory.services.keys.crypto_shred`).
 

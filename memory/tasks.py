@@ -10,6 +10,7 @@ together, and one workspace's failure leaves the others' runs alone. (The queuei
 from __future__ import annotations
 
 from memory.models import Workspace
+from memory.services.maintenance import due
 from memory.services.maintenance import passes as maintenance
 
 
@@ -24,11 +25,12 @@ def run_dream(workspace_id: int) -> dict:
 
 
 def run_gc_everywhere() -> list[str]:
-    """Hourly: decay GC for every workspace, one queued task each."""
-    return maintenance.queue_for_each_workspace("memory.tasks.run_gc", "decay GC")
+    """Hourly: decay GC for every workspace that changed since its last GC or where a fact's score has
+    decayed to a threshold since (`maintenance.due`), one queued task each."""
+    return maintenance.queue_for_each_workspace("memory.tasks.run_gc", "decay GC", due.GC)
 
 
 def run_dream_everywhere() -> list[str]:
     """The dream for every workspace, one queued task each (the nightly schedule runs governance's
     `run_nightly_everywhere`, which adds contradiction detection after each workspace's dream)."""
-    return maintenance.queue_for_each_workspace("memory.tasks.run_dream", "dream")
+    return maintenance.queue_for_each_workspace("memory.tasks.run_dream", "dream", due.DREAM)

@@ -62,11 +62,12 @@ def find_contradictions(workspace: Workspace, *, actor: str = "contradictions", 
         opened_today = ReviewItem.objects.filter(workspace=workspace, kind="contradiction", created_at__gte=today).count()
         limit = min(limit, max(0, m.workspace.review_daily_cap - opened_today))
         for candidate in found:
-            if report.counts["opened"] >= limit:  # the run's cap counts new items: old ones never crowd out new
-                break
             pair = (pks[candidate.b], pks[candidate.a])  # the newer fact is the one under review
             if pair in seen or pair[::-1] in seen or (hashes.get(pair[0]), pair[1]) in blocked:
                 continue
+            if report.counts["opened"] >= limit:  # the run's cap counts new items: old ones never crowd out new
+                report.unfinished = True  # a new pair waits for a later run
+                break
             review = ReviewItem.objects.create(
                 workspace=workspace, kind="contradiction", fact_id=pair[0], other_fact_id=pair[1],
                 reason=candidate.reason[:1000],

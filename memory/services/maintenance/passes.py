@@ -27,9 +27,12 @@ from django.utils import timezone
 
 from memory import sealing
 from memory.engine.facts import fields as F
+from memory.engine.maintenance.dream import EVICT_MIN_AGE_MS
+from memory.engine.maintenance.due import after, eviction_due, gc_due
 from memory.engine.maintenance.plans import FactChange, MaintFact
 from memory.engine.recall.heap import release_free_memory
 from memory.models import Fact, FactTerm, Link, TermStat, Workspace
+from memory.services.maintenance import due
 from memory.services.mutation import mutate
 from memory.services.writes import bulk_copy
 from memory.services.writes.interchange import ANALYZE_AFTER, refresh_planner_statistics
@@ -59,6 +62,10 @@ class RunReport:
     links_added: int = 0
     # A dry run's plan, one entry per change it would make: {"memory_id", "action", "reason", …}.
     planned: list[dict[str, Any]] = field(default_factory=list)
+    # When time alone next gives this pass work on the workspace as the run left it (epoch ms; None:
+    # not within a year), and whether the run stopped at a cap with work left (`maintenance.due`).
+    next_due_ms: int | None = None
+    unfinished: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         out = {"kind": self.kind, "workspace": self.workspace, "dry_run": self.dry_run, "counts": self.counts,
@@ -391,12 +398,16 @@ def run_gc(workspace: Workspace, *, dry_run: bool = False, now: datetime | None 
 
     now = now or timezone.now()
     tuning = _tuning_of(workspace)
+    began = due.revision_of(workspace)
     _phase(progress, "reading facts")
     facts = maint_facts(workspace)
     _phase(progress, "planning")
     plan = plan_decay_gc(facts, int(to_ms(now)), archive_below=tuning.gc_archive_below,
                          prune_below=tuning.gc_prune_below)  # fmt: skip
     report = RunReport("gc", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()))
+    report.next_due_ms = gc_due(after(facts, plan.fact_changes()), int(to_ms(now)) + 1,
+                                archive_below=tuning.gc_archive_below, prune_below=tuning.gc_prune_below)  # fmt: skip
+    del facts
     if dry_run:
         report.planned = [{"memory_id": a.memory_id, "action": action, "score": round(a.score, 4), "reason": a.reason}
                           for action, actions in (("archive", plan.archived), ("prune", plan.pruned))
@@ -407,6 +418,7 @@ def run_gc(workspace: Workspace, *, dry_run: bool = False, now: datetime | None 
                   reason_of=lambda change: reasons.get(change.memory_id, ""), progress=progress)  # fmt: skip
     with mutate(workspace, actor=actor, now=now) as m:
         m.record("gc_run", **report.counts)
+    due.record(workspace, due.GC, began_at_revision=began, own_actors=(actor,), due_ms=report.next_due_ms, now=now)
     return report
 
 
@@ -440,15 +452,19 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
 
     now = now or timezone.now()
     tuning = _tuning_of(workspace)
+    began = due.revision_of(workspace)
     _phase(progress, "reading facts")
     facts, links = maint_facts(workspace, lifecycles=None), workspace_links(workspace)
     _phase(progress, "planning")
     plan = plan_dream(facts, links, int(to_ms(now)),
                       consolidate_threshold=tuning.dream_merge_similarity,
                       evict_below_score=tuning.dream_evict_below, progress=progress)  # fmt: skip
+    next_due = eviction_due(after(facts, plan.fact_changes()), int(to_ms(now)) + 1,
+                            below=tuning.dream_evict_below, min_age_ms=EVICT_MIN_AGE_MS)  # fmt: skip
     del facts, links  # a million facts: let them go before the changes are written
     release_free_memory()
-    report = RunReport("dream", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()), len(plan.links_added()))
+    report = RunReport("dream", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()), len(plan.links_added()),
+                       next_due_ms=next_due)  # fmt: skip
     if dry_run:
         report.planned = (
             [{"memory_id": c.memory_id, "action": "confirm", "reason": c.reason} for c in plan.confirmations]
@@ -481,6 +497,7 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
     with mutate(workspace, actor=f"{actor}:{run_id}", now=now) as m:
         m.record("dream_run", run=run_id, status="finished", **report.counts)
     report.counts = {**report.counts, "run": run_id}
+    due.record(workspace, due.DREAM, began_at_revision=began, own_actors=(f"{actor}:{run_id}",), due_ms=next_due, now=now)
     return report
 
 
@@ -616,14 +633,21 @@ def _remove_links(workspace: Workspace, links: Sequence[tuple[str, str, str]]) -
         Link.objects.filter(pk__in=doomed[start : start + _IN_CHUNK]).delete()
 
 
-def queue_for_each_workspace(func: str, label: str) -> list[str]:
+def queue_for_each_workspace(func: str, label: str, pass_name: str | None = None) -> list[str]:
     """Queue `func(workspace_id)` once per workspace, each with the maintenance timeout; the task ids.
 
-    With `TIDELINE_Q_SYNC` the tasks run right here, one after the other. Not a task itself: a
-    schedule naming it could queue any function."""
+    With `pass_name`, only the workspaces that pass must visit (`due.due_workspaces`: changed since
+    its last run there, or due by time); the others are counted in the log and left alone. With
+    `TIDELINE_Q_SYNC` the tasks run right here, one after the other. Not a task itself: a schedule
+    naming it could queue any function."""
     from django_q.tasks import async_task
 
+    if pass_name is None:
+        chosen = list(Workspace.objects.order_by("pk").values_list("pk", "name"))
+    else:
+        chosen = due.due_workspaces(pass_name)
+        logger.info("%s: %d workspaces changed or due, the others skipped", label, len(chosen))
     return [
         async_task(func, pk, task_name=f"{label}: {name}", timeout=settings.TIDELINE_MAINTENANCE_TIMEOUT)
-        for pk, name in Workspace.objects.order_by("pk").values_list("pk", "name")
+        for pk, name in chosen
     ]
