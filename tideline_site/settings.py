@@ -388,7 +388,10 @@ TIDELINE_KEYSTORE_DIR = Path(os.environ.get("TIDELINE_KEYSTORE_DIR", VAR_DIR / "
 TIDELINE_RECALL_INDEX_BUDGET_MB = envint("TIDELINE_RECALL_INDEX_BUDGET_MB", 512)
 # Recall index snapshots (memory.services.recall.index_snapshots): written after a full build of an index of
 # at least this many facts (0: never), sealed with the origin's data key, read by a restarted process.
-TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = envint("TIDELINE_RECALL_SNAPSHOT_MIN_FACTS", 20_000)
+# 200: from a snapshot a cold 1,000-fact index answers its first recall in about 25 ms instead of
+# about 90 ms from the database; below 200 facts the two are within a few ms (docs/BENCHMARKS.md,
+# "Many workspaces"). A snapshot takes about 1.3 KB of disk per fact.
+TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = envint("TIDELINE_RECALL_SNAPSHOT_MIN_FACTS", 200)
 TIDELINE_RECALL_SNAPSHOT_DIR = Path(os.environ.get("TIDELINE_RECALL_SNAPSHOT_DIR", VAR_DIR / "recall-snapshots"))
 # The agent API (governance/api): the largest request body, and calls per token per minute (every host).
 TIDELINE_API_MAX_BODY = envint("TIDELINE_API_MAX_BODY", 256 * 1024)

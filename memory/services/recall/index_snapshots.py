@@ -1,6 +1,6 @@
-"""Recall index snapshots: a restarted process loads a large origin's index from disk instead of
-rebuilding it from the database (a minute at a million facts, most of it decrypting and re-cutting
-every fact).
+"""Recall index snapshots: a process that does not hold an origin's index loads it from disk instead
+of rebuilding it from the database (a minute at a million facts, most of it decrypting and re-cutting
+every fact; 90 ms of a 1,000-fact workspace's first recall, against 25 ms from its snapshot).
 
 After a full build of an index of at least `TIDELINE_RECALL_SNAPSHOT_MIN_FACTS` facts, the index is
 written to `TIDELINE_RECALL_SNAPSHOT_DIR` as of its revision. A later full build first tries the
@@ -52,7 +52,7 @@ def path_of(workspace_id: int, origin_key: str) -> Path:
 
 
 def enabled_for(facts: int) -> bool:
-    minimum = int(getattr(settings, "TIDELINE_RECALL_SNAPSHOT_MIN_FACTS", 20_000))
+    minimum = int(getattr(settings, "TIDELINE_RECALL_SNAPSHOT_MIN_FACTS", 200))
     return minimum > 0 and facts >= minimum
 
 

@@ -1,0 +1,447 @@
+"""Many workspaces on one database, as a hosted deployment holds them (docs/BENCHMARKS.md, "Many workspaces").
+
+    DATABASE_URL=postgres://…/scratch python -m bench.governance.workspaces_load [--workspaces 10000]
+        [--facts 2000000] [--largest 50000] [--seeders 2] [--rate 100] [--seconds 60] [--zipf 1.1]
+        [--workers 2] [--writers 16] [--write-seconds 30] [--passes] [--reuse PREFIX] [--json]
+
+1. **Seed** `--workspaces` workspaces holding about `--facts` facts between them, sizes drawn from a
+   log-normal law (most a few dozen to a few hundred facts) with the largest few at `--largest`,
+   through the bulk import path in `--seeders` processes; each workspace gets an owner read token and
+   a write token. Five more workspaces of exactly 1,000 facts stay out of the load, for the cold
+   recall. What was seeded is kept in the run's var folder, so `--reuse PREFIX` measures it again.
+2. **Serve** with `--workers` web processes as `tideline serve` runs them, none warmed.
+3. **Cold recall**: the first recall of each 1,000-fact workspace, on a new connection: its index
+   is built inside the request.
+4. **Recall, open loop** at `--rate` for `--seconds`: each request asks a workspace drawn with Zipf
+   (`--zipf`) popularity over a random order of the workspaces, with that workspace's token and a
+   question made of one of its facts' words, so most requests go to a few workspaces and a steady
+   stream to ones no process holds. Latency counts from when a request was due. The resident memory
+   of every web process is sampled throughout. Isolation: every hit of a sample of answers must be a
+   fact of the asking workspace.
+5. **Writes**, closed loop: `--writers` writers each writing into workspaces drawn at random; the
+   facts are counted in the database afterwards, so a write answered 201 and lost would show.
+6. **Passes** (`--passes`): the scheduled decay GC and the night (dream and contradictions) over
+   every workspace, in this process one workspace after another as one worker runs them; then both
+   schedules again, which must skip every workspace nothing touched (`memory.services.maintenance.due`).
+
+Run it on a scratch database: it leaves its workspaces behind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import multiprocessing
+import os
+import random
+import statistics
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from bench.governance.api_load import _free_port, _percentile, _wait_for
+from bench.governance.http_client import LoopbackClient
+
+COLD_SIZE = 1000
+COLD_COUNT = 5
+QUERIES_PER_WORKSPACE = 3
+
+
+def sizes(workspaces: int, facts: int, largest: int, seed: int = 5) -> list[int]:
+    """Heavy-tailed workspace sizes summing to about `facts`: log-normal, at least 20, the largest few
+    (one in 2,000, at least one) at `largest`, the rest scaled so the total comes out right."""
+    rng = np.random.default_rng(seed)
+    drawn = np.clip(rng.lognormal(mean=math.log(90), sigma=1.3, size=workspaces), 20, largest)
+    giants = max(1, workspaces // 2000) if facts >= largest * 2 else 0
+    order = np.argsort(-drawn)
+    drawn[order[:giants]] = largest
+    rest = order[giants:]
+    wanted = max(facts - giants * largest, 20 * rest.size)
+    if rest.size and drawn[rest].sum() > 0:
+        drawn[rest] = np.clip(drawn[rest] * wanted / drawn[rest].sum(), 20, largest)
+    return [int(round(s)) for s in drawn]
+
+
+def _seed_slice(args: tuple[str, list[tuple[int, int]], str]) -> list[dict]:
+    """One seeding process: create, import and issue tokens for its share of the workspaces."""
+    prefix, jobs, settings_module = args
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module)
+    import django
+
+    django.setup()
+    from django.db import connection
+    from django.utils import timezone
+
+    from bench.memory.corpus import Corpus
+    from governance.services import tokens
+    from memory.engine.facts import records as R
+    from memory.services.workspaces import create_workspace
+    from memory.services.writes.interchange import import_facts
+    from memory.timestamps import to_ms
+
+    out = []
+    corpus = Corpus(seed=jobs[0][0] if jobs else 0)
+    now_ms = to_ms(timezone.now())
+    for number, size in jobs:
+        name = f"{prefix}-{number}"
+        workspace = create_workspace(name, actor="bench")
+        lines, contents = [], []
+        for index, fact in enumerate(corpus.facts(size)):
+            defaults = R.SEGMENT_DEFAULTS[fact.segment]
+            created = now_ms - (size - index) * 60_000
+            contents.append(fact.content)
+            lines.append(json.dumps({
+                "memoryId": f"mem_{number}_{index}", "content": fact.content, "segment": fact.segment,
+                "tier": defaults.tier, "importance": defaults.importance, "decayRate": defaults.decay_rate,
+                "accessCount": 0, "lastAccessedAt": created, "createdAt": created, "lifecycle": "active",
+                "createdBy": {"kind": "owner"}, "sourceType": "owner_message",
+            }))  # fmt: skip
+        import_facts(workspace=workspace, lines=lines, actor="bench", source_name="bench")
+        read = tokens.create_token(workspace, name="load-reader", origin="owner", verbs="read", actor="bench")[1]
+        write = tokens.create_token(workspace, name="load-writer", origin="owner", verbs="write",
+                                    source="owner_message", actor="bench")[1]  # fmt: skip
+        picks = random.Random(number).sample(contents, min(QUERIES_PER_WORKSPACE, len(contents)))
+        out.append({"name": name, "facts": size, "read": read, "write": write,
+                    "queries": [" ".join(c.rstrip(".").split()[1:4]) for c in picks]})  # fmt: skip
+    connection.close()
+    return out
+
+
+def seed(prefix: str, plan: list[int], processes: int) -> list[dict]:
+    """Seed every workspace of `plan` (sizes; the cold ones last), spread over `processes`."""
+    jobs = list(enumerate(plan))
+    random.Random(1).shuffle(jobs)  # each process gets small and large alike
+    slices = [(prefix, jobs[i::processes], os.environ["DJANGO_SETTINGS_MODULE"]) for i in range(processes)]
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(processes) as pool:
+        seeded = [w for part in pool.map(_seed_slice, slices) for w in part]
+    return sorted(seeded, key=lambda w: int(w["name"].rsplit("-", 1)[1]))
+
+
+class RssSampler(threading.Thread):
+    """The resident memory of each process, sampled every `every` seconds; the peak per process."""
+
+    def __init__(self, pids: list[int], every: float = 0.5) -> None:
+        super().__init__(daemon=True)
+        self.pids, self.every, self.peak_mb = pids, every, {pid: 0.0 for pid in pids}
+        self.stopped = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopped.is_set():
+            for pid in self.pids:
+                self.peak_mb[pid] = max(self.peak_mb[pid], rss_mb(pid))
+            self.stopped.wait(self.every)
+
+
+def rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+@dataclass
+class Load:
+    offered_per_s: float
+    seconds: float
+    workspaces_asked: int = 0
+    sent: int = 0
+    ok: int = 0
+    errors: int = 0
+    statuses: dict[str, int] = field(default_factory=dict)
+    p50_ms: float = 0.0
+    p90_ms: float = 0.0
+    p99_ms: float = 0.0
+    max_ms: float = 0.0
+    first_ask_p50_ms: float = 0.0  # a workspace's first request in the run (its index likely cold)
+    first_ask_p99_ms: float = 0.0
+    later_p50_ms: float = 0.0
+    isolation_checked: int = 0
+    isolation_violations: int = 0
+
+
+def popularity(count: int, exponent: float, seed: int = 9) -> tuple[np.ndarray, np.ndarray]:
+    """Zipf probabilities over ranks 1…count, and which workspace holds each rank (a random order)."""
+    weights = 1.0 / np.arange(1, count + 1, dtype=np.float64) ** exponent
+    return weights / weights.sum(), np.random.default_rng(seed).permutation(count)
+
+
+async def recall_load(url: str, workspaces: list[dict], rate: float, seconds: float, exponent: float,
+                      connections: int = 64, sample_every: int = 10) -> tuple[Load, list[tuple[str, list[str]]]]:  # fmt: skip
+    load = Load(rate, seconds)
+    probabilities, holder = popularity(len(workspaces), exponent)
+    rng = np.random.default_rng(17)
+    total = int(rate * seconds)
+    picks = holder[rng.choice(len(workspaces), size=total, p=probabilities)]
+    seen: set[int] = set()
+    first: list[float] = []
+    later: list[float] = []
+    sampled: list[tuple[str, list[str]]] = []
+    async with LoopbackClient(url, connections=connections) as client:
+        start = time.perf_counter()
+
+        async def one(n: int, due: float, index: int, cold: bool) -> None:
+            w = workspaces[index]
+            query = w["queries"][n % len(w["queries"])] if w["queries"] else "anything at all"
+            try:
+                code, body = await client.post_json("/api/v1/recall", {"query": query, "k": 8},
+                                                    {"Authorization": f"Bearer {w['read']}"})  # fmt: skip
+                status = str(code)
+            except Exception as error:  # noqa: BLE001 — counted as an error, the load goes on
+                status, body = type(error).__name__, b""
+            ms = (time.perf_counter() - due) * 1000
+            load.statuses[status] = load.statuses.get(status, 0) + 1
+            if status != "200":
+                load.errors += 1
+                return
+            load.ok += 1
+            (first if cold else later).append(ms)
+            if n % sample_every == 0:
+                sampled.append((w["name"], [hit["id"] for hit in json.loads(body).get("hits", [])]))
+
+        tasks = []
+        for n, index in enumerate(picks.tolist()):
+            due = start + n / rate
+            delay = due - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            cold = index not in seen
+            seen.add(index)
+            tasks.append(asyncio.create_task(one(n, due, index, cold)))
+            load.sent += 1
+        await asyncio.gather(*tasks)
+    every = sorted(first + later)
+    load.workspaces_asked = len(seen)
+    load.p50_ms = round(statistics.median(every), 2) if every else 0.0
+    load.p90_ms, load.p99_ms = round(_percentile(every, 0.90), 2), round(_percentile(every, 0.99), 2)
+    load.max_ms = round(every[-1], 2) if every else 0.0
+    first.sort()
+    load.first_ask_p50_ms = round(statistics.median(first), 2) if first else 0.0
+    load.first_ask_p99_ms = round(_percentile(first, 0.99), 2)
+    load.later_p50_ms = round(statistics.median(later), 2) if later else 0.0
+    return load, sampled
+
+
+def check_isolation(load: Load, sampled: list[tuple[str, list[str]]]) -> None:
+    """Every sampled hit must be a fact of the workspace that asked (read back from the database)."""
+    from memory.models import Fact
+
+    ids = {i for _, hits in sampled for i in hits}
+    home = {}
+    listed = sorted(ids)
+    for start in range(0, len(listed), 2000):
+        home.update(Fact.objects.filter(memory_id__in=listed[start : start + 2000]).values_list("memory_id", "workspace__name"))
+    load.isolation_checked = sum(len(hits) for _, hits in sampled)
+    load.isolation_violations = sum(home.get(i) != name for name, hits in sampled for i in hits)
+
+
+def cold_recalls(url: str, cold: list[dict]) -> list[float]:
+    """The first recall of each untouched workspace, each on a new connection (ms)."""
+    import httpx2
+
+    out = []
+    limits = httpx2.Limits(max_keepalive_connections=0)
+    with httpx2.Client(base_url=url, timeout=120, limits=limits) as client:
+        for w in cold:
+            started = time.perf_counter()
+            answer = client.post("/api/v1/recall", json={"query": w["queries"][0], "k": 8},
+                                 headers={"Authorization": f"Bearer {w['read']}"})  # fmt: skip
+            answer.raise_for_status()
+            out.append(round((time.perf_counter() - started) * 1000, 1))
+    return out
+
+
+async def spread_writes(url: str, workspaces: list[dict], writers: int, seconds: float) -> dict:
+    """Closed loop: each writer writes into a workspace drawn at random each time."""
+    created: dict[str, int] = {}
+    statuses: dict[str, int] = {}
+    latencies: list[float] = []
+    deadline = time.perf_counter() + seconds
+    async with LoopbackClient(url, connections=writers) as client:
+
+        async def writer(number: int) -> None:
+            rng = random.Random(number)
+            n = 0
+            while time.perf_counter() < deadline:
+                n += 1
+                w = workspaces[rng.randrange(len(workspaces))]
+                body = {"content": f"Load writer {number} noted parcel {number * 1_000_000 + n} for the depot.",
+                        "segment": "knowledge"}  # fmt: skip
+                started = time.perf_counter()
+                try:
+                    code, _ = await client.post_json("/api/v1/memories", body, {"Authorization": f"Bearer {w['write']}"})
+                    status = str(code)
+                except Exception as error:  # noqa: BLE001
+                    status = type(error).__name__
+                latencies.append((time.perf_counter() - started) * 1000)
+                statuses[status] = statuses.get(status, 0) + 1
+                if status == "201":
+                    created[w["name"]] = created.get(w["name"], 0) + 1
+
+        began = time.perf_counter()
+        await asyncio.gather(*(writer(i) for i in range(writers)))
+        elapsed = time.perf_counter() - began
+    ordered = sorted(latencies)
+    return {"writers": writers, "seconds": round(elapsed, 1), "workspaces_written": len(created),
+            "created": sum(created.values()), "statuses": statuses, "per_s": round(sum(created.values()) / elapsed, 1),
+            "p50_ms": round(statistics.median(ordered), 2) if ordered else 0.0,
+            "p99_ms": round(_percentile(ordered, 0.99), 2), "by_workspace": created}  # fmt: skip
+
+
+def fact_counts(prefix: str) -> dict[str, int]:
+    """Facts per workspace of this run (one grouped query)."""
+    from django.db.models import Count
+
+    from memory.models import Fact
+
+    rows = (Fact.objects.filter(workspace__name__startswith=f"{prefix}-").values("workspace__name")
+            .annotate(n=Count("id")).values_list("workspace__name", "n"))  # fmt: skip
+    return dict(rows)
+
+
+def passes() -> dict:
+    """The scheduled GC and night over every workspace, one after another (as one worker runs the
+    queued tasks), then both again: the second time only what changed or came due is visited."""
+    from django_q.conf import Conf
+
+    from governance import tasks as governance_tasks
+    from memory import tasks as memory_tasks
+
+    Conf.SYNC = True  # each queued task runs here, in turn, as one worker would run them
+    out = {}
+    for label, schedule in (("gc", memory_tasks.run_gc_everywhere), ("nightly", governance_tasks.run_nightly_everywhere)):
+        for attempt in ("first", "again"):
+            started = time.perf_counter()
+            visited = len(schedule())
+            out[f"{label}_{attempt}"] = {"visited": visited, "seconds": round(time.perf_counter() - started, 2)}
+            print(f"  {label} ({attempt}): {visited:,} workspaces visited in {out[f'{label}_{attempt}']['seconds']} s",
+                  file=sys.stderr, flush=True)  # fmt: skip
+    return out
+
+
+def serve_and_load(args, prefix: str, loaded: list[dict], cold: list[dict]) -> dict:
+    """Phases 2–5 of the module docstring, with the web processes started and stopped here."""
+    from tideline_kit.serving import start_web
+
+    report: dict = {}
+    port = _free_port()
+    env = {**os.environ, "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # as tideline serve runs it
+    servers = start_web(port=port, workers=args.workers, env=env)
+    url = f"http://127.0.0.1:{port}"
+    sampler = RssSampler([s.pid for s in servers])
+    try:
+        _wait_for(url)
+        sampler.start()
+        report["idle_rss_mb"] = [round(rss_mb(s.pid), 1) for s in servers]
+        print("cold recalls…", file=sys.stderr, flush=True)
+        report["cold_1000_ms"] = cold_recalls(url, cold)
+        print(f"recall at {args.rate:g}/s for {args.seconds:g} s, Zipf({args.zipf:g})…", file=sys.stderr, flush=True)
+        load, sampled = asyncio.run(recall_load(url, loaded, args.rate, args.seconds, args.zipf))
+        check_isolation(load, sampled)
+        report["recall"] = asdict(load)
+        before = fact_counts(prefix)
+        print(f"writes, {args.writers} writers for {args.write_seconds:g} s…", file=sys.stderr, flush=True)
+        writes = asyncio.run(spread_writes(url, loaded, args.writers, args.write_seconds))
+        after = fact_counts(prefix)
+        writes["lost"] = sum(n - (after.get(name, 0) - before.get(name, 0)) for name, n in writes.pop("by_workspace").items())
+        report["writes"] = writes
+    finally:
+        sampler.stopped.set()
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            server.wait(timeout=30)
+    report["peak_rss_mb"] = [round(v, 1) for v in sampler.peak_mb.values()]
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.governance.workspaces_load", description=__doc__.split("\n")[0])
+    parser.add_argument("--workspaces", type=int, default=10_000)
+    parser.add_argument("--facts", type=int, default=2_000_000)
+    parser.add_argument("--largest", type=int, default=50_000)
+    parser.add_argument("--seeders", type=int, default=2)
+    parser.add_argument("--rate", type=float, default=100)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--zipf", type=float, default=1.1)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--writers", type=int, default=16)
+    parser.add_argument("--write-seconds", type=float, default=30)
+    parser.add_argument("--passes", action="store_true", help="also time the scheduled GC and night over every workspace")
+    parser.add_argument("--no-load", action="store_true", help="seed (or reuse) and run the passes only: no server, no load")
+    parser.add_argument("--reuse", default="", help="measure the workspaces an earlier run seeded under this prefix")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if args.workspaces < 1 or args.facts < 20 * args.workspaces or args.largest < 20:
+        parser.error("give at least one workspace and at least 20 facts per workspace")
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
+    os.environ.setdefault("TIDELINE_API_RATE_PER_MINUTE", "0")  # the bench measures the server, not the limiter
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    var = Path(settings.VAR_DIR)
+    report: dict = {}
+    if args.reuse:
+        prefix = args.reuse
+        seeded = json.loads((var / f"{prefix}.json").read_text())
+    else:
+        prefix = f"many{int(time.time())}"
+        plan = sizes(args.workspaces, args.facts, args.largest) + [COLD_SIZE] * COLD_COUNT
+        print(f"seeding {len(plan):,} workspaces, {sum(plan):,} facts, in {args.seeders} processes…", file=sys.stderr, flush=True)
+        started = time.perf_counter()
+        seeded = seed(prefix, plan, args.seeders)
+        report["seed_seconds"] = round(time.perf_counter() - started, 1)
+        (var / f"{prefix}.json").write_text(json.dumps(seeded))
+        print(f"  seeded in {report['seed_seconds']} s (kept as {var / f'{prefix}.json'})", file=sys.stderr, flush=True)
+    loaded, cold = seeded[:-COLD_COUNT], seeded[-COLD_COUNT:]
+    facts = [w["facts"] for w in loaded]
+    report.update(prefix=prefix, workspaces=len(loaded), facts=sum(facts), largest=max(facts),
+                  median_size=int(statistics.median(facts)), workers=args.workers)  # fmt: skip
+
+    if not args.no_load:
+        report.update(serve_and_load(args, prefix, loaded, cold))
+    if args.passes:
+        print("scheduled passes over every workspace…", file=sys.stderr, flush=True)
+        report["passes"] = passes()
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"{report['workspaces']:,} workspaces, {report['facts']:,} facts (median {report['median_size']}, largest "
+          f"{report['largest']:,}), {args.workers} web processes")
+    if "seed_seconds" in report:
+        print(f"seeded in {report['seed_seconds']} s")
+    if "recall" in report:
+        print_load(report)
+    for name, figures in report.get("passes", {}).items():
+        print(f"{name.replace('_', ' ')}: {figures['visited']:,} workspaces visited, {figures['seconds']} s")
+    return 0
+
+
+def print_load(report: dict) -> None:
+    r, w = report["recall"], report["writes"]
+    print(f"cold recall of a 1,000-fact workspace (its index built, or restored from a snapshot, in the request): {report['cold_1000_ms']} ms")
+    print(f"recall at {r['offered_per_s']:g}/s for {r['seconds']:g} s over {r['workspaces_asked']:,} workspaces: p50 "
+          f"{r['p50_ms']} ms, p90 {r['p90_ms']} ms, p99 {r['p99_ms']} ms, max {r['max_ms']} ms; {r['ok']} ok, "
+          f"{r['errors']} errors {r['statuses']}")
+    print(f"  a workspace's first request in the run: p50 {r['first_ask_p50_ms']} ms, p99 {r['first_ask_p99_ms']} ms; "
+          f"later ones p50 {r['later_p50_ms']} ms")
+    print(f"  isolation: {r['isolation_violations']} hits from another workspace among {r['isolation_checked']} checked")
+    print(f"resident memory per web process: idle {report['idle_rss_mb']} MB, peak {report['peak_rss_mb']} MB")
+    print(f"writes: {w['per_s']}/s over {w['workspaces_written']:,} workspaces ({w['writers']} writers, {w['seconds']} s), "
+          f"p50 {w['p50_ms']} ms, p99 {w['p99_ms']} ms, statuses {w['statuses']}, lost {w['lost']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
