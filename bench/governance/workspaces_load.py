@@ -139,6 +139,24 @@ class RssSampler(threading.Thread):
             self.stopped.wait(self.every)
 
 
+def cpu_seconds(pids: list[int] | None = None, command: str = "") -> float:
+    """User and system CPU seconds used so far by these processes, or by every process named `command`."""
+    if pids is None:
+        pids = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+    total = 0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        name, rest = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
+        if command and name != command:
+            continue
+        total += int(rest[11]) + int(rest[12])  # utime, stime
+    return total / tick
+
+
 def rss_mb(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -266,6 +284,7 @@ async def spread_writes(url: str, workspaces: list[dict], writers: int, seconds:
     statuses: dict[str, int] = {}
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
+    run = int(time.time())  # a rerun writes new facts, not duplicates of the last run's
     async with LoopbackClient(url, connections=writers) as client:
 
         async def writer(number: int) -> None:
@@ -274,7 +293,7 @@ async def spread_writes(url: str, workspaces: list[dict], writers: int, seconds:
             while time.perf_counter() < deadline:
                 n += 1
                 w = workspaces[rng.randrange(len(workspaces))]
-                body = {"content": f"Load writer {number} noted parcel {number * 1_000_000 + n} for the depot.",
+                body = {"content": f"Load writer {number} noted parcel {number * 1_000_000 + n} for depot {run}.",
                         "segment": "knowledge"}  # fmt: skip
                 started = time.perf_counter()
                 try:
@@ -345,12 +364,22 @@ def serve_and_load(args, prefix: str, loaded: list[dict], cold: list[dict]) -> d
         print("cold recalls…", file=sys.stderr, flush=True)
         report["cold_1000_ms"] = cold_recalls(url, cold)
         print(f"recall at {args.rate:g}/s for {args.seconds:g} s, Zipf({args.zipf:g})…", file=sys.stderr, flush=True)
+        web_before, db_before = cpu_seconds([s.pid for s in servers]), cpu_seconds(command="postgres")
         load, sampled = asyncio.run(recall_load(url, loaded, args.rate, args.seconds, args.zipf))
+        report["recall_cpu_ms_per_request"] = {
+            "web": round((cpu_seconds([s.pid for s in servers]) - web_before) * 1000 / max(load.ok, 1), 2),
+            "postgres": round((cpu_seconds(command="postgres") - db_before) * 1000 / max(load.ok, 1), 2),
+        }
         check_isolation(load, sampled)
         report["recall"] = asdict(load)
         before = fact_counts(prefix)
         print(f"writes, {args.writers} writers for {args.write_seconds:g} s…", file=sys.stderr, flush=True)
+        web_before, db_before = cpu_seconds([s.pid for s in servers]), cpu_seconds(command="postgres")
         writes = asyncio.run(spread_writes(url, loaded, args.writers, args.write_seconds))
+        writes["cpu_ms_per_write"] = {
+            "web": round((cpu_seconds([s.pid for s in servers]) - web_before) * 1000 / max(writes["created"], 1), 2),
+            "postgres": round((cpu_seconds(command="postgres") - db_before) * 1000 / max(writes["created"], 1), 2),
+        }
         after = fact_counts(prefix)
         writes["lost"] = sum(n - (after.get(name, 0) - before.get(name, 0)) for name, n in writes.pop("by_workspace").items())
         report["writes"] = writes
@@ -437,10 +466,13 @@ def print_load(report: dict) -> None:
           f"{r['errors']} errors {r['statuses']}")
     print(f"  a workspace's first request in the run: p50 {r['first_ask_p50_ms']} ms, p99 {r['first_ask_p99_ms']} ms; "
           f"later ones p50 {r['later_p50_ms']} ms")
+    cpu = report["recall_cpu_ms_per_request"]
+    print(f"  CPU per recall: web {cpu['web']} ms, PostgreSQL {cpu['postgres']} ms")
     print(f"  isolation: {r['isolation_violations']} hits from another workspace among {r['isolation_checked']} checked")
     print(f"resident memory per web process: idle {report['idle_rss_mb']} MB, peak {report['peak_rss_mb']} MB")
     print(f"writes: {w['per_s']}/s over {w['workspaces_written']:,} workspaces ({w['writers']} writers, {w['seconds']} s), "
-          f"p50 {w['p50_ms']} ms, p99 {w['p99_ms']} ms, statuses {w['statuses']}, lost {w['lost']}")
+          f"p50 {w['p50_ms']} ms, p99 {w['p99_ms']} ms, statuses {w['statuses']}, lost {w['lost']}; CPU per write: web "
+          f"{w['cpu_ms_per_write']['web']} ms, PostgreSQL {w['cpu_ms_per_write']['postgres']} ms")
 
 
 if __name__ == "__main__":

@@ -146,6 +146,8 @@ class ScopeIndex:
     vectors: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
     learned: dict[str, Learned] = field(default_factory=dict)
     extra: Extra | None = None
+    # The spec lanes' tokens of each text this index has analysed (`_Analyzer`).
+    lexical_tokens: dict[str, list[str]] = field(default_factory=dict)
     # The workspace's retention rules as of `revision` (a policy change is a mutation, so it bumps it).
     expiry_rules: tuple = ()
     # The workspace's tuning in force as of `revision` (memory.engine.tuning) and its version.
@@ -155,6 +157,11 @@ class ScopeIndex:
     # Set when a sync failed: the index was emptied and left the registry. A caller that fetched it
     # before must not read it (`usable`), and the registry's next `get` starts a fresh one.
     broken: bool = False
+    # What the registry counts this index as holding (in its running total), and `size_bytes` as last
+    # measured with the state it was measured in (`_measured`).
+    counted_bytes: int = 0
+    measured_bytes: int = 0
+    measured_as: tuple = ()
 
     def usable(self) -> ScopeIndex:
         """This index, unless a failed sync emptied it (then `RecallIndexUnavailable`). Call under `lock`."""
@@ -174,7 +181,7 @@ class ScopeIndex:
         self.rows, self.meta = {}, {}
         self.link_state = IndexLinks()
         self.cols = self.vector_cols = self.extra = None
-        self.vectors, self.learned = {}, {}
+        self.vectors, self.learned, self.lexical_tokens = {}, {}, {}
 
     @property
     def links(self) -> LinkTable:
@@ -183,21 +190,33 @@ class ScopeIndex:
 
     @property
     def size_bytes(self) -> int:
-        """Approximate memory of the derived structures (sparse matrices, vectors, per-row arrays)."""
+        """Approximate memory of the index, as the process's resident memory grows with it: the arrays
+        and matrices as they measure, and the Python objects by calibrated constants (see
+        `ROW_BYTES`). Costs a pass over the rows: the registry asks only when the index changed."""
         if self.cols is None:
             return 0
         total = 120 * len(self.cols)  # numeric columns and per-row bookkeeping
+        total += ROW_BYTES * len(self.rows) + sum(len(row.content) for row in self.rows.values())
         total += self.link_state.nbytes
         bm25 = self.cols.bm25
         text = self.cols.text
         # The term matrices (with their row-major copies once expansion built them) and n-gram weights.
         for part in (bm25._target if isinstance(bm25, _Lazy) else bm25, text._stems, text._ngrams):
-            total += getattr(part, "nbytes", 0)
+            total += getattr(part, "nbytes", 0) + VOCABULARY_ENTRY_BYTES * len(getattr(part, "vocabulary", ()))
         if self.vector_cols is not None and self.vector_cols.embeddings is not None:
             total += self.vector_cols.embeddings.nbytes
         total += sum(learned.embeddings.nbytes + learned.norms.nbytes for learned in self.learned.values())
         return int(total)
 
+
+# What an index's Python objects take beyond its arrays, fitted on the resident memory of a process
+# holding 301 small indexes (43,648 facts) and one holding three large ones (100,027 facts), on
+# PostgreSQL (docs/BENCHMARKS.md, "Many workspaces"): per fact its row and metadata objects, ids
+# and bookkeeping (plus its text, a byte a character); per term of a vocabulary (stems, n-grams) its
+# dict entry, string and column number. Counting only the arrays had put a small index at a fifth
+# of what it holds, so the memory budget let a process grow past a gigabyte.
+ROW_BYTES = 1400
+VOCABULARY_ENTRY_BYTES = 85
 
 # Facts read per round trip while loading (a server-side cursor on PostgreSQL).
 LOAD_CHUNK = 5000
@@ -205,17 +224,26 @@ LOAD_CHUNK = 5000
 # Touched ids read per query (SQLite binds at most 32,766 parameters per statement).
 TOUCHED_CHUNK = 5000
 
-_tokens_cache: dict[str, list[str]] = {}
+class _Analyzer:
+    """The spec lanes' analyzer, remembering each text's tokens in `cache`: the index's own, so a
+    rebuild after a write re-indexes every document by copying, and the texts go when the index
+    goes (a process-wide cache kept the plaintext of evicted and shredded indexes). A snapshot keeps
+    the analyzer, not what it remembered."""
 
+    def __init__(self, cache: dict[str, list[str]]) -> None:
+        self.cache = cache
 
-def _analyzer(text: str) -> list[str]:
-    # Rebuilds after a write re-index every document; remembering tokens per text makes that a copy.
-    tokens = _tokens_cache.get(text)
-    if tokens is None:
-        tokens = index_tokens(text)
-        if len(_tokens_cache) < 2_000_000:
-            _tokens_cache[text] = tokens
-    return tokens
+    def __call__(self, text: str) -> list[str]:
+        tokens = self.cache.get(text)
+        if tokens is None:
+            tokens = self.cache[text] = index_tokens(text)
+        return tokens
+
+    def __getstate__(self) -> dict:
+        return {}
+
+    def __setstate__(self, state: dict) -> None:
+        self.cache = {}
 
 
 def _label(value):
@@ -267,11 +295,22 @@ def _meta_of(row: fact_rows.Columns) -> RowMeta:
 _origins: dict[tuple, R.Origin] = {}
 
 
+def _measured(index: ScopeIndex) -> int:
+    """The index's `size_bytes`, measured again only when what it holds may have changed since it was
+    last measured (another revision, columns, vectors, links or rows). Call under the index's lock."""
+    state = (index.revision, id(index.cols), id(index.vector_cols), id(index.link_state), len(index.rows),
+             tuple(index.learned))  # fmt: skip
+    if state != index.measured_as:
+        index.measured_as, index.measured_bytes = state, index.size_bytes
+    return index.measured_bytes
+
+
 class IndexRegistry:
     """Process-wide LRU of scope indexes."""
 
     def __init__(self) -> None:
         self._indexes: OrderedDict[tuple[int, str], ScopeIndex] = OrderedDict()
+        self._held = 0  # the sum of the indexes' `counted_bytes`
         self._lock = threading.Lock()
         self.embedder = HrrEmbedder()
 
@@ -300,6 +339,11 @@ class IndexRegistry:
                     raise
                 logger.exception("recall index of workspace %s, origin %s failed to build", workspace_id, origin.key)
                 raise RecallIndexUnavailable(error) from error
+            size = _measured(index)
+        with self._lock:
+            if self._indexes.get(key) is index:
+                self._held += size - index.counted_bytes
+                index.counted_bytes = size
         self._evict()
         return index
 
@@ -309,20 +353,26 @@ class IndexRegistry:
         with self._lock:
             if self._indexes.get(key) is index:
                 del self._indexes[key]
+                self._held -= index.counted_bytes
 
     def clear(self) -> None:
         """Let every index go, and the memory of a large one with it (see `release_heap`)."""
         with self._lock:
             largest = max((_facts_in(index) for index in self._indexes.values()), default=0)
             self._indexes.clear()
+            self._held = 0
         release_heap(largest)
 
     def _evict(self) -> None:
-        budget = int(getattr(settings, "TIDELINE_RECALL_INDEX_BUDGET_MB", 512)) * 1024 * 1024
+        """Let the least recently used indexes go while those held exceed the budget (the one just
+        used always stays). The registry keeps the running total, so this costs nothing per call."""
+        budget = float(getattr(settings, "TIDELINE_RECALL_INDEX_BUDGET_MB", 512)) * 1024 * 1024
         evicted = 0
         with self._lock:
-            while len(self._indexes) > 1 and sum(i.size_bytes for i in self._indexes.values()) > budget:
-                evicted = max(evicted, _facts_in(self._indexes.popitem(last=False)[1]))
+            while len(self._indexes) > 1 and self._held > budget:
+                gone = self._indexes.popitem(last=False)[1]
+                self._held -= gone.counted_bytes
+                evicted = max(evicted, _facts_in(gone))
         release_heap(evicted)
 
     # ---------------------------------------------------------------- syncing
@@ -358,10 +408,9 @@ class IndexRegistry:
         return False
 
     def held_bytes(self) -> int:
-        """What every index this process holds takes, as `size_bytes` estimates it."""
+        """What every index this process holds takes, as `size_bytes` estimated it when each was last used."""
         with self._lock:
-            indexes = list(self._indexes.values())
-        return sum(index.size_bytes for index in indexes)
+            return self._held
 
     def _sync_revision(self, index: ScopeIndex, found) -> None:
         current, born, uses = found
@@ -458,7 +507,7 @@ class IndexRegistry:
             return False
         cols = index.cols
         if cols is not None and cols.bm25 is None:  # the spec lanes' index, not built when it was written
-            cols.bm25 = _lexical_index(lambda: cols)
+            cols.bm25 = _lexical_index(lambda: cols, index.lexical_tokens)
         index.revision, index.vector_cols = revision, None
         return True
 
@@ -631,7 +680,7 @@ class IndexRegistry:
         if not rows:
             index.cols, index.extra, index.learned = None, self._extra(index, rows), {}
             return
-        cols = FactColumns.from_rows(rows, embedder=None, bm25=_lexical_index(lambda: cols))
+        cols = FactColumns.from_rows(rows, embedder=None, bm25=_lexical_index(lambda: cols, index.lexical_tokens))
         cols.text.stems  # noqa: B018 - build now
         cols.text.ngrams  # noqa: B018
         index.cols = cols
@@ -852,13 +901,13 @@ def _snapshot_state(index: ScopeIndex) -> dict[str, Any]:
     return state
 
 
-def _lexical_index(columns) -> _Lazy:
+def _lexical_index(columns, tokens: dict[str, list[str]]) -> _Lazy:
     """The spec lanes' BM25 (whole-token analyzer) over the contents of the columns `columns()`
     returns, built on first use: it serves only the comparison capabilities and lexical explanations
     (appends extend it once built)."""
     from memory.engine.recall.bm25 import Bm25Index
 
-    return _Lazy(lambda: Bm25Index(columns().contents, analyzer=_analyzer))
+    return _Lazy(lambda: Bm25Index(columns().contents, analyzer=_Analyzer(tokens)))
 
 
 def _drop_if_shredded(index: ScopeIndex) -> None:
