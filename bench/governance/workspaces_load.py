@@ -12,7 +12,9 @@
 2. **Serve** with `--workers` web processes as `tideline serve` runs them, none warmed.
 3. **Cold recall**: the first recall of each 1,000-fact workspace, on a new connection: its index
    is built inside the request.
-4. **Recall, open loop** at `--rate` for `--seconds`: each request asks a workspace drawn with Zipf
+4. **Recall, open loop** at `--rate` for `--seconds`, twice: the first period right after the
+   processes started (every index cold), then the next (the popular ones warm, a steady stream of
+   cold ones). Each request asks a workspace drawn with Zipf
    (`--zipf`) popularity over a random order of the workspaces, with that workspace's token and a
    question made of one of its facts' words, so most requests go to a few workspaces and a steady
    stream to ones no process holds. Latency counts from when a request was due. The resident memory
@@ -194,13 +196,16 @@ def popularity(count: int, exponent: float, seed: int = 9) -> tuple[np.ndarray, 
 
 
 async def recall_load(url: str, workspaces: list[dict], rate: float, seconds: float, exponent: float,
-                      connections: int = 64, sample_every: int = 10) -> tuple[Load, list[tuple[str, list[str]]]]:  # fmt: skip
+                      connections: int = 64, sample_every: int = 10, seen: set[int] | None = None,
+                      seed: int = 17) -> tuple[Load, list[tuple[str, list[str]]]]:  # fmt: skip
+    """One open-loop minute (or `seconds`); `seen`: the workspaces asked before, in an earlier phase."""
     load = Load(rate, seconds)
     probabilities, holder = popularity(len(workspaces), exponent)
-    rng = np.random.default_rng(17)
+    rng = np.random.default_rng(seed)
     total = int(rate * seconds)
     picks = holder[rng.choice(len(workspaces), size=total, p=probabilities)]
-    seen: set[int] = set()
+    seen = set() if seen is None else seen
+    asked: set[int] = set()
     first: list[float] = []
     later: list[float] = []
     sampled: list[tuple[str, list[str]]] = []
@@ -234,11 +239,12 @@ async def recall_load(url: str, workspaces: list[dict], rate: float, seconds: fl
                 await asyncio.sleep(delay)
             cold = index not in seen
             seen.add(index)
+            asked.add(index)
             tasks.append(asyncio.create_task(one(n, due, index, cold)))
             load.sent += 1
         await asyncio.gather(*tasks)
     every = sorted(first + later)
-    load.workspaces_asked = len(seen)
+    load.workspaces_asked = len(asked)
     load.p50_ms = round(statistics.median(every), 2) if every else 0.0
     load.p90_ms, load.p99_ms = round(_percentile(every, 0.90), 2), round(_percentile(every, 0.99), 2)
     load.max_ms = round(every[-1], 2) if every else 0.0
@@ -284,7 +290,11 @@ async def spread_writes(url: str, workspaces: list[dict], writers: int, seconds:
     statuses: dict[str, int] = {}
     latencies: list[float] = []
     deadline = time.perf_counter() + seconds
-    run = int(time.time())  # a rerun writes new facts, not duplicates of the last run's
+    from bench.memory.corpus import Corpus
+
+    # Sentences of the bench corpus drawn afresh each run: distinct facts, not near-duplicates that
+    # the write path would rightly answer with the fact already there (200, not 201).
+    contents = [f.content for f in Corpus(seed=int(time.time())).facts(int(writers * seconds * 40))]
     async with LoopbackClient(url, connections=writers) as client:
 
         async def writer(number: int) -> None:
@@ -293,8 +303,7 @@ async def spread_writes(url: str, workspaces: list[dict], writers: int, seconds:
             while time.perf_counter() < deadline:
                 n += 1
                 w = workspaces[rng.randrange(len(workspaces))]
-                body = {"content": f"Load writer {number} noted parcel {number * 1_000_000 + n} for depot {run}.",
-                        "segment": "knowledge"}  # fmt: skip
+                body = {"content": contents[(number + writers * n) % len(contents)], "segment": "knowledge"}
                 started = time.perf_counter()
                 try:
                     code, _ = await client.post_json("/api/v1/memories", body, {"Authorization": f"Bearer {w['write']}"})
@@ -363,15 +372,18 @@ def serve_and_load(args, prefix: str, loaded: list[dict], cold: list[dict]) -> d
         report["idle_rss_mb"] = [round(rss_mb(s.pid), 1) for s in servers]
         print("cold recalls…", file=sys.stderr, flush=True)
         report["cold_1000_ms"] = cold_recalls(url, cold)
-        print(f"recall at {args.rate:g}/s for {args.seconds:g} s, Zipf({args.zipf:g})…", file=sys.stderr, flush=True)
-        web_before, db_before = cpu_seconds([s.pid for s in servers]), cpu_seconds(command="postgres")
-        load, sampled = asyncio.run(recall_load(url, loaded, args.rate, args.seconds, args.zipf))
-        report["recall_cpu_ms_per_request"] = {
-            "web": round((cpu_seconds([s.pid for s in servers]) - web_before) * 1000 / max(load.ok, 1), 2),
-            "postgres": round((cpu_seconds(command="postgres") - db_before) * 1000 / max(load.ok, 1), 2),
-        }
-        check_isolation(load, sampled)
-        report["recall"] = asdict(load)
+        seen: set[int] = set()
+        for phase, seed_of_phase in (("recall_after_start", 17), ("recall", 18)):
+            print(f"{phase}: {args.rate:g}/s for {args.seconds:g} s, Zipf({args.zipf:g})…", file=sys.stderr, flush=True)
+            web_before, db_before = cpu_seconds([s.pid for s in servers]), cpu_seconds(command="postgres")
+            load, sampled = asyncio.run(recall_load(url, loaded, args.rate, args.seconds, args.zipf, seen=seen,
+                                                    seed=seed_of_phase))  # fmt: skip
+            report[f"{phase}_cpu_ms_per_request"] = {
+                "web": round((cpu_seconds([s.pid for s in servers]) - web_before) * 1000 / max(load.ok, 1), 2),
+                "postgres": round((cpu_seconds(command="postgres") - db_before) * 1000 / max(load.ok, 1), 2),
+            }
+            check_isolation(load, sampled)
+            report[phase] = asdict(load)
         before = fact_counts(prefix)
         print(f"writes, {args.writers} writers for {args.write_seconds:g} s…", file=sys.stderr, flush=True)
         web_before, db_before = cpu_seconds([s.pid for s in servers]), cpu_seconds(command="postgres")
@@ -459,16 +471,16 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def print_load(report: dict) -> None:
-    r, w = report["recall"], report["writes"]
+    w = report["writes"]
     print(f"cold recall of a 1,000-fact workspace (its index built, or restored from a snapshot, in the request): {report['cold_1000_ms']} ms")
-    print(f"recall at {r['offered_per_s']:g}/s for {r['seconds']:g} s over {r['workspaces_asked']:,} workspaces: p50 "
-          f"{r['p50_ms']} ms, p90 {r['p90_ms']} ms, p99 {r['p99_ms']} ms, max {r['max_ms']} ms; {r['ok']} ok, "
-          f"{r['errors']} errors {r['statuses']}")
-    print(f"  a workspace's first request in the run: p50 {r['first_ask_p50_ms']} ms, p99 {r['first_ask_p99_ms']} ms; "
-          f"later ones p50 {r['later_p50_ms']} ms")
-    cpu = report["recall_cpu_ms_per_request"]
-    print(f"  CPU per recall: web {cpu['web']} ms, PostgreSQL {cpu['postgres']} ms")
-    print(f"  isolation: {r['isolation_violations']} hits from another workspace among {r['isolation_checked']} checked")
+    for phase, title in (("recall_after_start", "the first minute after start"), ("recall", "the minute after")):
+        r, cpu = report[phase], report[f"{phase}_cpu_ms_per_request"]
+        print(f"recall, {title}: {r['offered_per_s']:g}/s for {r['seconds']:g} s over {r['workspaces_asked']:,} workspaces: "
+              f"p50 {r['p50_ms']} ms, p90 {r['p90_ms']} ms, p99 {r['p99_ms']} ms, max {r['max_ms']} ms; {r['ok']} ok, "
+              f"{r['errors']} errors {r['statuses']}")
+        print(f"  a workspace's first request: p50 {r['first_ask_p50_ms']} ms, p99 {r['first_ask_p99_ms']} ms; "
+              f"later ones p50 {r['later_p50_ms']} ms; CPU per recall: web {cpu['web']} ms, PostgreSQL {cpu['postgres']} ms")
+        print(f"  isolation: {r['isolation_violations']} hits from another workspace among {r['isolation_checked']} checked")
     print(f"resident memory per web process: idle {report['idle_rss_mb']} MB, peak {report['peak_rss_mb']} MB")
     print(f"writes: {w['per_s']}/s over {w['workspaces_written']:,} workspaces ({w['writers']} writers, {w['seconds']} s), "
           f"p50 {w['p50_ms']} ms, p99 {w['p99_ms']} ms, statuses {w['statuses']}, lost {w['lost']}; CPU per write: web "

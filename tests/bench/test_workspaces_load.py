@@ -47,6 +47,7 @@ def test_a_small_run_seeds_serves_checks_isolation_and_skips_unchanged_workspace
     assert len(report["cold_1000_ms"]) == bench.COLD_COUNT
     recall = report["recall"]
     assert recall["errors"] == 0 and recall["ok"] == recall["sent"] == 40
+    assert report["recall_after_start"]["ok"] == 40 and report["recall_after_start"]["isolation_violations"] == 0
     assert recall["isolation_checked"] > 0 and recall["isolation_violations"] == 0
     assert report["writes"]["created"] > 0 and report["writes"]["lost"] == 0
     assert all(0 < mb < 2048 for mb in report["peak_rss_mb"])

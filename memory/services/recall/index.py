@@ -24,10 +24,12 @@ index missing its columns would answer "nothing relevant" where facts exist.
 from __future__ import annotations
 
 import copy
+import functools
 import gc
 import logging
 import operator
 import threading
+import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -507,7 +509,8 @@ class IndexRegistry:
             return False
         cols = index.cols
         if cols is not None and cols.bm25 is None:  # the spec lanes' index, not built when it was written
-            cols.bm25 = _lexical_index(lambda: cols, index.lexical_tokens)
+            cols.bm25, owner = _lexical_index(index.lexical_tokens)
+            owner[0] = weakref.ref(cols)
         index.revision, index.vector_cols = revision, None
         return True
 
@@ -680,7 +683,9 @@ class IndexRegistry:
         if not rows:
             index.cols, index.extra, index.learned = None, self._extra(index, rows), {}
             return
-        cols = FactColumns.from_rows(rows, embedder=None, bm25=_lexical_index(lambda: cols, index.lexical_tokens))
+        lexical, owner = _lexical_index(index.lexical_tokens)
+        cols = FactColumns.from_rows(rows, embedder=None, bm25=lexical)
+        owner[0] = weakref.ref(cols)
         cols.text.stems  # noqa: B018 - build now
         cols.text.ngrams  # noqa: B018
         index.cols = cols
@@ -901,13 +906,23 @@ def _snapshot_state(index: ScopeIndex) -> dict[str, Any]:
     return state
 
 
-def _lexical_index(columns, tokens: dict[str, list[str]]) -> _Lazy:
-    """The spec lanes' BM25 (whole-token analyzer) over the contents of the columns `columns()`
-    returns, built on first use: it serves only the comparison capabilities and lexical explanations
-    (appends extend it once built)."""
+def _lexical_index(tokens: dict[str, list[str]]) -> tuple[_Lazy, list]:
+    """The spec lanes' BM25 (whole-token analyzer), built on first use over the contents of the
+    columns the caller then names in the returned holder (`holder[0] = weakref.ref(columns)`): it
+    serves only the comparison capabilities and lexical explanations (appends extend it once built).
+    The columns hold it and it knows them only weakly: a reference cycle would keep an index that
+    was let go alive whenever a large build had frozen the heap (`_building`)."""
+    holder: list = [None]
+    return _Lazy(functools.partial(_build_lexical, holder, tokens)), holder
+
+
+def _build_lexical(holder: list, tokens: dict[str, list[str]]):
     from memory.engine.recall.bm25 import Bm25Index
 
-    return _Lazy(lambda: Bm25Index(columns().contents, analyzer=_Analyzer(tokens)))
+    columns = holder[0]() if holder[0] is not None else None
+    if columns is None:  # the index was let go while a caller still held the lazy part
+        raise RecallIndexUnavailable()
+    return Bm25Index(columns.contents, analyzer=_Analyzer(tokens))
 
 
 def _drop_if_shredded(index: ScopeIndex) -> None:

@@ -79,3 +79,29 @@ def test_an_index_keeps_its_analysed_texts_and_they_go_with_it(workspace, settin
     # Let go (evicted, shredded): no process-wide cache keeps the plaintext.
     index.drop_content()
     assert index.lexical_tokens == {}
+
+
+def test_a_small_index_let_go_is_freed_even_after_a_large_build_froze_the_heap(workspace, settings):
+    """A large build freezes every object alive (`_building`), small indexes held then included; once
+    let go, such an index must be freed by reference counting alone: no cycle may hold its plaintext."""
+    import gc
+
+    settings.TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = 0
+    registry.clear()
+    secret = "The vault code for the east wing is 4471-kestrel."
+    write_fact(workspace=workspace, new=NewFact(content=secret, segment="knowledge"), actor="test")
+    _fill(workspace, 3, "vault")
+    index = registry.get(workspace, OWNER)
+    index.cols.bm25.vocabulary  # noqa: B018 - the spec lanes' index too, with its analysed texts
+    del index
+    gc.collect()
+    gc.freeze()  # as a large build elsewhere in the process would
+    try:
+        registry.clear()
+    finally:
+        gc.unfreeze()  # back where the collector (and this test) can see them, nothing collected yet
+    def holds(obj) -> bool:
+        values = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, (list, tuple)) else ()
+        return any(isinstance(value, str) and value == secret for value in values)
+
+    assert [obj for obj in gc.get_objects() if holds(obj)] == []
