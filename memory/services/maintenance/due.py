@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from django.db.models import F, FilteredRelation, Q
+from django.db.models import Exists, F, FilteredRelation, OuterRef, Q
 from django.utils import timezone
 
 from memory.models import MemoryEvent, PassMark, Workspace
@@ -22,6 +22,12 @@ from memory.timestamps import from_ms
 GC = "gc"
 DREAM = "dream"
 NIGHTLY = "nightly"  # governance's night: the dream, then contradiction detection
+
+# Events that record that something ran, not that anything changed: a pass that finds nothing still
+# writes its run event, and counting those as changes would have each pass wake the others for ever
+# (the night's dream_run making the next hour's GC due, its gc_run the next night).
+BOOKKEEPING = (MemoryEvent.Kind.GC_RUN, MemoryEvent.Kind.DREAM_RUN, MemoryEvent.Kind.RETENTION_RUN,
+               MemoryEvent.Kind.EXPORTED)  # fmt: skip
 
 
 def revision_of(workspace: Workspace | int) -> int:
@@ -40,7 +46,7 @@ def record(workspace: Workspace | int, name: str, *, began_at_revision: int, own
     for prefix in own_actors:
         own |= Q(actor__startswith=prefix)
     foreign = (MemoryEvent.objects.filter(workspace_id=pk, revision__gt=began_at_revision, revision__lte=ended)
-               .exclude(own).exists())  # fmt: skip
+               .exclude(own).exclude(kind__in=BOOKKEEPING).exists())  # fmt: skip
     mark, _ = PassMark.objects.update_or_create(
         workspace_id=pk, name=name,
         defaults={"revision": began_at_revision if foreign else ended,
@@ -51,10 +57,14 @@ def record(workspace: Workspace | int, name: str, *, began_at_revision: int, own
 
 def due_workspaces(name: str, now: datetime | None = None) -> list[tuple[int, str]]:
     """(id, name) of every workspace pass `name` must visit now, in id order: one query, whatever the
-    number of workspaces (a left join on the marks)."""
+    number of workspaces (a left join on the marks; the events are looked at only for a workspace
+    whose revision moved past its mark, through the log's (workspace, revision) index)."""
     now = now or timezone.now()
+    changed = (MemoryEvent.objects.filter(workspace_id=OuterRef("pk"), revision__gt=OuterRef("seen"))
+               .exclude(kind__in=BOOKKEEPING))  # fmt: skip
     return list(
-        Workspace.objects.annotate(mark=FilteredRelation("pass_marks", condition=Q(pass_marks__name=name)))
-        .filter(Q(mark__id__isnull=True) | Q(mark__revision__lt=F("revision")) | Q(mark__due_at__lte=now))
+        Workspace.objects.annotate(mark=FilteredRelation("pass_marks", condition=Q(pass_marks__name=name)),
+                                   seen=F("mark__revision"))
+        .filter(Q(mark__id__isnull=True) | Q(mark__due_at__lte=now) | (Q(seen__lt=F("revision")) & Exists(changed)))
         .order_by("pk").values_list("pk", "name")
     )  # fmt: skip

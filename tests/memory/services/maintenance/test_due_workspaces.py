@@ -83,11 +83,10 @@ def test_the_nightly_pass_skips_unchanged_workspaces_and_a_dream_mark_is_its_own
     runs = MemoryEvent.objects.filter(kind="dream_run").count()
     assert governance_tasks.run_nightly_everywhere() == []
     assert MemoryEvent.objects.filter(kind="dream_run").count() == runs
-    # The night's dream left its own mark too; a dream run by hand is a change the night has not seen.
+    # The night's dream left its own mark too; a dream run by hand that changes nothing wakes nobody.
     assert due.due_workspaces(due.DREAM) == []
     run_dream(workspace)
-    assert due.due_workspaces(due.DREAM) == []
-    assert _names(due.due_workspaces(due.NIGHTLY)) == [workspace.name]
+    assert due.due_workspaces(due.DREAM) == [] and due.due_workspaces(due.NIGHTLY) == []
 
 
 def test_a_night_that_the_review_cap_cut_short_is_due_the_next_night(workspace):
@@ -109,3 +108,17 @@ def test_a_night_that_the_review_cap_cut_short_is_due_the_next_night(workspace):
     governance_tasks.run_nightly(workspace.pk)
     assert ReviewItem.objects.filter(workspace=workspace).count() == 2
     assert due.due_workspaces(due.NIGHTLY) == []
+
+
+def test_passes_that_change_nothing_do_not_wake_each_other(workspace, other_workspace):
+    """Each pass writes a run event even when it finds nothing: the night's dream_run must not make
+    the next hour's GC due, nor the GC's gc_run the next night, or every workspace runs every day."""
+    Tideline(workspace).add("The printer on the third floor needs toner.", segment="knowledge")
+    Tideline(other_workspace).add("The lift is serviced on Fridays.", segment="knowledge")
+    assert len(tasks.run_gc_everywhere()) == 2
+    assert len(governance_tasks.run_nightly_everywhere()) == 2  # its dream_run events come after the GC
+    assert tasks.run_gc_everywhere() == []
+    assert governance_tasks.run_nightly_everywhere() == []
+    # A real change still counts, whoever makes it.
+    Tideline(workspace).add("The printer toner is in the supply room.", segment="knowledge")
+    assert _names(due.due_workspaces(due.GC)) == _names(due.due_workspaces(due.NIGHTLY)) == [workspace.name]
