@@ -226,6 +226,7 @@ LOAD_CHUNK = 5000
 # Touched ids read per query (SQLite binds at most 32,766 parameters per statement).
 TOUCHED_CHUNK = 5000
 
+
 class _Analyzer:
     """The spec lanes' analyzer, remembering each text's tokens in `cache`: the index's own, so a
     rebuild after a write re-indexes every document by copying, and the texts go when the index
