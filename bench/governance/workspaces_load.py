@@ -49,6 +49,7 @@ import numpy as np
 
 from bench.governance.api_load import _free_port, _percentile, _wait_for
 from bench.governance.http_client import LoopbackClient
+from bench.memory.resident import resident_mb
 
 COLD_SIZE = 1000
 COLD_COUNT = 5
@@ -81,8 +82,8 @@ def _seed_slice(args: tuple[str, list[tuple[int, int]], str]) -> list[dict]:
     from django.utils import timezone
 
     from bench.memory.corpus import Corpus
+    from bench.memory.writes import import_line
     from governance.services import tokens
-    from memory.engine.facts import records as R
     from memory.services.workspaces import create_workspace
     from memory.services.writes.interchange import import_facts
     from memory.timestamps import to_ms
@@ -93,17 +94,10 @@ def _seed_slice(args: tuple[str, list[tuple[int, int]], str]) -> list[dict]:
     for number, size in jobs:
         name = f"{prefix}-{number}"
         workspace = create_workspace(name, actor="bench")
-        lines, contents = [], []
-        for index, fact in enumerate(corpus.facts(size)):
-            defaults = R.SEGMENT_DEFAULTS[fact.segment]
-            created = now_ms - (size - index) * 60_000
-            contents.append(fact.content)
-            lines.append(json.dumps({
-                "memoryId": f"mem_{number}_{index}", "content": fact.content, "segment": fact.segment,
-                "tier": defaults.tier, "importance": defaults.importance, "decayRate": defaults.decay_rate,
-                "accessCount": 0, "lastAccessedAt": created, "createdAt": created, "lifecycle": "active",
-                "createdBy": {"kind": "owner"}, "sourceType": "owner_message",
-            }))  # fmt: skip
+        facts = list(corpus.facts(size))
+        contents = [fact.content for fact in facts]
+        lines = [import_line(f"mem_{number}_{index}", fact, now_ms - (size - index) * 60_000)
+                 for index, fact in enumerate(facts)]  # fmt: skip
         import_facts(workspace=workspace, lines=lines, actor="bench", source_name="bench")
         read = tokens.create_token(workspace, name="load-reader", origin="owner", verbs="read", actor="bench")[1]
         write = tokens.create_token(workspace, name="load-writer", origin="owner", verbs="write",
@@ -137,7 +131,7 @@ class RssSampler(threading.Thread):
     def run(self) -> None:
         while not self.stopped.is_set():
             for pid in self.pids:
-                self.peak_mb[pid] = max(self.peak_mb[pid], rss_mb(pid))
+                self.peak_mb[pid] = max(self.peak_mb[pid], resident_mb(pid))
             self.stopped.wait(self.every)
 
 
@@ -157,16 +151,6 @@ def cpu_seconds(pids: list[int] | None = None, command: str = "") -> float:
             continue
         total += int(rest[11]) + int(rest[12])  # utime, stime
     return total / tick
-
-
-def rss_mb(pid: int) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
 
 
 @dataclass
@@ -369,7 +353,7 @@ def serve_and_load(args, prefix: str, loaded: list[dict], cold: list[dict]) -> d
     try:
         _wait_for(url)
         sampler.start()
-        report["idle_rss_mb"] = [round(rss_mb(s.pid), 1) for s in servers]
+        report["idle_rss_mb"] = [round(resident_mb(s.pid), 1) for s in servers]
         print("cold recalls…", file=sys.stderr, flush=True)
         report["cold_1000_ms"] = cold_recalls(url, cold)
         seen: set[int] = set()

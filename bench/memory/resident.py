@@ -7,13 +7,14 @@ import resource
 import threading
 
 
-def resident_mb() -> float:
-    """This process's resident memory now, in MB (Linux; elsewhere its peak so far)."""
+def resident_mb(pid: int | None = None) -> float:
+    """This process's resident memory now, in MB (Linux; elsewhere its peak so far), or another
+    process's (`pid`; 0 when it cannot be read, as after it exited)."""
     try:
-        with open("/proc/self/statm") as statm:
+        with open(f"/proc/{pid or 'self'}/statm") as statm:
             return int(statm.read().split()[1]) * resource.getpagesize() / 2**20
     except OSError:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 if pid is None else 0.0
 
 
 class PeakSampler:

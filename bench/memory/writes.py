@@ -39,18 +39,22 @@ def seed_workspace(size: int, *, seed: int, progress: Callable[[int], None] | No
     workspace = create_workspace(f"bench-{size}-{int(time.time() * 1000)}", actor="bench")
     corpus = Corpus(seed=seed)
     now_ms = to_ms(timezone.now())
-    lines = []
-    for index, fact in enumerate(corpus.facts(size)):
-        defaults = R.SEGMENT_DEFAULTS[fact.segment]
-        created = now_ms - (size - index) * 60_000
-        lines.append(json.dumps({
-            "memoryId": f"mem_bench_{index}", "content": fact.content, "segment": fact.segment,
-            "tier": defaults.tier, "importance": defaults.importance, "decayRate": defaults.decay_rate,
-            "accessCount": 0, "lastAccessedAt": created, "createdAt": created, "lifecycle": "active",
-            "createdBy": {"kind": "owner"}, "sourceType": "owner_message",
-        }))  # fmt: skip
+    lines = [import_line(f"mem_bench_{index}", fact, now_ms - (size - index) * 60_000)
+             for index, fact in enumerate(corpus.facts(size))]  # fmt: skip
     import_facts(workspace=workspace, lines=lines, actor="bench", source_name="bench", progress=progress)
     return workspace, corpus
+
+
+def import_line(memory_id: str, fact, created_ms: int) -> str:
+    """One facts.jsonl line for the bulk import: an active owner fact of the bench corpus with its
+    segment's defaults, written and last used at `created_ms`."""
+    defaults = R.SEGMENT_DEFAULTS[fact.segment]
+    return json.dumps({
+        "memoryId": memory_id, "content": fact.content, "segment": fact.segment,
+        "tier": defaults.tier, "importance": defaults.importance, "decayRate": defaults.decay_rate,
+        "accessCount": 0, "lastAccessedAt": created_ms, "createdAt": created_ms, "lifecycle": "active",
+        "createdBy": {"kind": "owner"}, "sourceType": "owner_message",
+    })  # fmt: skip
 
 
 def time_writes(workspace: Workspace, corpus: Corpus, count: int) -> LatencySummary:
