@@ -405,8 +405,9 @@ def run_gc(workspace: Workspace, *, dry_run: bool = False, now: datetime | None 
     plan = plan_decay_gc(facts, int(to_ms(now)), archive_below=tuning.gc_archive_below,
                          prune_below=tuning.gc_prune_below)  # fmt: skip
     report = RunReport("gc", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()))
-    report.next_due_ms = gc_due(after(facts, plan.fact_changes()), int(to_ms(now)) + 1,
-                                archive_below=tuning.gc_archive_below, prune_below=tuning.gc_prune_below)  # fmt: skip
+    if not dry_run:  # a dry run leaves no mark, so it needs no next time
+        report.next_due_ms = gc_due(after(facts, plan.fact_changes()), int(to_ms(now)) + 1,
+                                    archive_below=tuning.gc_archive_below, prune_below=tuning.gc_prune_below)  # fmt: skip
     del facts
     if dry_run:
         report.planned = [{"memory_id": a.memory_id, "action": action, "score": round(a.score, 4), "reason": a.reason}
@@ -459,8 +460,8 @@ def run_dream(workspace: Workspace, *, dry_run: bool = False, now: datetime | No
     plan = plan_dream(facts, links, int(to_ms(now)),
                       consolidate_threshold=tuning.dream_merge_similarity,
                       evict_below_score=tuning.dream_evict_below, progress=progress)  # fmt: skip
-    next_due = eviction_due(after(facts, plan.fact_changes()), int(to_ms(now)) + 1,
-                            below=tuning.dream_evict_below, min_age_ms=EVICT_MIN_AGE_MS)  # fmt: skip
+    next_due = None if dry_run else eviction_due(after(facts, plan.fact_changes()), int(to_ms(now)) + 1,
+                                                 below=tuning.dream_evict_below, min_age_ms=EVICT_MIN_AGE_MS)  # fmt: skip
     del facts, links  # a million facts: let them go before the changes are written
     release_free_memory()
     report = RunReport("dream", workspace.name, dry_run, plan.summary(), len(plan.fact_changes()), len(plan.links_added()),
