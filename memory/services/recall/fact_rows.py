@@ -8,7 +8,7 @@ hands timestamps over as whole epoch microseconds, SQLite as the text it stores 
 `supersedes` is parsed only when it names something (None when it names nothing). Every value
 equals `memory.timestamps.to_ms` of what the ORM reads, exactly (a test compares both).
 
-Rows come in write (pk) order, streamed `chunk` at a time (a server-side cursor on PostgreSQL), as
+Rows come in write (pk) order, `chunk` at a time (memory.services.recall.paged), as
 `Columns` named tuples whose timestamp fields hold milliseconds (an int when whole, else a float)
 or None.
 """
@@ -24,6 +24,7 @@ from django.db import connection, models
 
 from memory.engine.facts import fields as F
 from memory.models import Fact
+from memory.services.recall import paged
 
 COLUMNS = F.columns_for("recall", "recall_meta")
 Columns = namedtuple("Columns", COLUMNS)
@@ -93,11 +94,8 @@ def read(workspace_id: int, origin_key: str, memory_ids: Sequence[str] | None = 
     sql += f" ORDER BY {connection.ops.quote_name(Fact._meta.pk.column)}"
     stamp = _ms_of_microseconds if vendor == "postgresql" else _ms_of_text
     convert = [(i, stamp) for i in sorted(_TIMESTAMPS)] + [(i, _json) for i in sorted(_JSON)]
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, params)
-        while batch := cursor.fetchmany(chunk):
-            for values in batch:
-                values = list(values)
-                for i, how in convert:
-                    values[i] = how(values[i])
-                yield Columns._make(values)
+    for values in paged.raw_rows(sql, params, chunk):
+        values = list(values)
+        for i, how in convert:
+            values[i] = how(values[i])
+        yield Columns._make(values)

@@ -52,7 +52,7 @@ from memory.engine.recall.hrr import HrrEmbedder
 from memory.engine.recall.tokenize import index_tokens
 from memory.models import Fact, MemoryEvent, Workspace
 from memory.services.errors import RequestError
-from memory.services.recall import fact_rows, index_links, index_snapshots, reinforcement
+from memory.services.recall import fact_rows, index_links, index_snapshots, paged, reinforcement
 from memory.services.recall.index_links import IndexLinks
 from memory.services.writes.policy import TidelineError
 from memory.timestamps import to_ms
@@ -866,9 +866,8 @@ def _snapshot_outdated(index: ScopeIndex, current: int) -> bool:
 def _events_since(workspace_id: int, revision: int, current: int):
     """(kind, fact ids) of the workspace's events after `revision` up to `current`, streamed: after a
     dream they name a million facts."""
-    return MemoryEvent.objects.filter(
-        workspace_id=workspace_id, revision__gt=revision, revision__lte=current
-    ).values_list("kind", "fact_ids").iterator(chunk_size=LOAD_CHUNK)
+    events = MemoryEvent.objects.filter(workspace_id=workspace_id, revision__gt=revision, revision__lte=current)
+    return paged.rows(events.order_by("revision", "pk").values_list("kind", "fact_ids"), LOAD_CHUNK)
 
 
 def _facts_in(index: ScopeIndex) -> int:

@@ -15,12 +15,13 @@ import numpy as np
 
 from memory.engine.maintenance.link_table import LinkTable, NodeTable, TableGraph, targets_by_source
 from memory.models import Link
+from memory.services.recall import paged
 
 # Past this many changed facts in one sync, every link of the scope is re-read instead of those
 # touching the changed facts (one query without a long list of ids).
 LINK_REREAD_LIMIT = 500
 
-# Links read per round trip while loading (a server-side cursor on PostgreSQL).
+# Links read per round trip while loading (memory.services.recall.paged).
 LINK_CHUNK = 20_000
 
 _FIELDS = ("from_fact_id", "from_fact__memory_id", "kind", "to_fact__memory_id")
@@ -107,7 +108,7 @@ def load(index: LinkedScope) -> None:
     if cols is not None and extra is not None and len(extra.pk):
         from_pks, to_pks, kind = array("q"), array("q"), array("B")
         found = Link.objects.filter(workspace_id=index.workspace_id).order_by("from_fact_id", "position", "pk")
-        for from_pk, link_kind, to_pk in found.values_list("from_fact_id", "kind", "to_fact_id").iterator(LINK_CHUNK):
+        for from_pk, link_kind, to_pk in paged.rows(found.values_list("from_fact_id", "kind", "to_fact_id"), LINK_CHUNK):
             from_pks.append(from_pk)
             to_pks.append(to_pk)
             kind.append(nodes.kind(link_kind))
