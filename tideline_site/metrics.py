@@ -5,7 +5,8 @@ What is measured where:
 * every operation memory and governance announce (`tideline_kit.telemetry`): `tideline_write_seconds`
   and `tideline_writes_total{outcome}` (stored, reinforced, held, unchanged, refused:<kind>),
   `tideline_recall_seconds{operation}` and `tideline_recalls_total{operation,outcome}` (answered or
-  abstained), `tideline_recall_index_builds_total{source}`, and every other operation (maintenance
+  abstained), `tideline_recall_index_builds_total{source}` and
+  `tideline_recall_index_build_seconds{source}`, and every other operation (maintenance
   passes, governance verbs, backups) as `tideline_operation_seconds{operation,outcome}`;
 * every request: `tideline_http_request_seconds{route,method,status}` (the URL pattern, never the path);
 * at scrape time, from the database and the worker's status: `tideline_review_items_open{workspace}`,
@@ -63,6 +64,8 @@ RECALL_SECONDS = Histogram("tideline_recall_seconds", "Time to recall (recall an
 RECALLS = Counter("tideline_recalls", "Recalls by how they ended (answered, abstained)", ["operation", "outcome"])
 INDEX_BUILDS = Counter("tideline_recall_index_builds", "Recall index builds, from a snapshot or the database",
                        ["source"])  # fmt: skip
+INDEX_BUILD_SECONDS = Histogram("tideline_recall_index_build_seconds", "Time to build a recall index, by source",
+                                ["source"], buckets=LATENCY_BUCKETS)  # fmt: skip
 OPERATION_SECONDS = Histogram("tideline_operation_seconds", "Time of maintenance passes, governance verbs and backups",
                               ["operation", "outcome"], buckets=LATENCY_BUCKETS)  # fmt: skip
 REQUEST_SECONDS = Histogram("tideline_http_request_seconds", "Time to answer a request, by route",
@@ -88,7 +91,9 @@ class PrometheusObserver:
             RECALL_SECONDS.labels(op.name).observe(op.seconds)
             RECALLS.labels(op.name, op.outcome).inc()
         elif op.name == "memory.recall_index.build":
-            INDEX_BUILDS.labels(str(op.attributes.get("source", "database"))).inc()
+            source = str(op.attributes.get("source", "database"))
+            INDEX_BUILDS.labels(source).inc()
+            INDEX_BUILD_SECONDS.labels(source).observe(op.seconds)
             _note_index_bytes()
         else:
             OPERATION_SECONDS.labels(op.name, op.outcome).observe(op.seconds)
@@ -201,8 +206,8 @@ def _exposition() -> bytes:
         _forget_dead_processes(directory)
         MultiProcessCollector(registry, path=str(directory))
     else:  # one process: its own samples
-        for collector in (WRITE_SECONDS, WRITES, RECALL_SECONDS, RECALLS, INDEX_BUILDS, OPERATION_SECONDS,
-                          REQUEST_SECONDS, INDEX_BYTES):  # fmt: skip
+        for collector in (WRITE_SECONDS, WRITES, RECALL_SECONDS, RECALLS, INDEX_BUILDS, INDEX_BUILD_SECONDS,
+                          OPERATION_SECONDS, REQUEST_SECONDS, INDEX_BYTES):  # fmt: skip
             registry.register(collector)
     registry.register(WaitingWork())
     return generate_latest(registry)

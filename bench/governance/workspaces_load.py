@@ -40,6 +40,7 @@ import os
 import random
 import statistics
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -54,6 +55,7 @@ from bench.memory.resident import resident_mb
 COLD_SIZE = 1000
 COLD_COUNT = 5
 QUERIES_PER_WORKSPACE = 3
+METRICS_TOKEN = "bench-workspaces-load-metrics"  # the web processes here answer /metrics to this bench alone
 
 
 def sizes(workspaces: int, facts: int, largest: int, seed: int = 5) -> list[int]:
@@ -309,6 +311,26 @@ async def spread_writes(url: str, workspaces: list[dict], writers: int, seconds:
             "p99_ms": round(_percentile(ordered, 0.99), 2), "by_workspace": created}  # fmt: skip
 
 
+def index_builds(url: str, since: dict | None = None) -> dict[str, dict[str, float]]:
+    """Recall index builds the web processes made, by source: how many and their seconds (from
+    `/metrics`, every process's samples summed); with `since`, only those made after it."""
+    import httpx2
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = httpx2.get(f"{url}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"}, timeout=60).text
+    out: dict[str, dict[str, float]] = {}
+    for family in text_string_to_metric_families(text):
+        if family.name != "tideline_recall_index_build_seconds":
+            continue
+        for sample in family.samples:
+            part = {"tideline_recall_index_build_seconds_count": "count",
+                    "tideline_recall_index_build_seconds_sum": "seconds"}.get(sample.name)  # fmt: skip
+            if part:
+                before = (since or {}).get(sample.labels["source"], {}).get(part, 0.0)
+                out.setdefault(sample.labels["source"], {})[part] = round(sample.value - before, 3)
+    return out
+
+
 def fact_counts(prefix: str) -> dict[str, int]:
     """Facts per workspace of this run (one grouped query)."""
     from django.db.models import Count
@@ -346,7 +368,9 @@ def serve_and_load(args, prefix: str, loaded: list[dict], cold: list[dict]) -> d
 
     report: dict = {}
     port = _free_port()
-    env = {**os.environ, "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # as tideline serve runs it
+    env = {**os.environ, "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1"),  # as tideline serve runs it
+           "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="tideline-bench-metrics-"),
+           "TIDELINE_METRICS_TOKEN": METRICS_TOKEN}  # fmt: skip
     servers = start_web(port=port, workers=args.workers, env=env)
     url = f"http://127.0.0.1:{port}"
     sampler = RssSampler([s.pid for s in servers])
@@ -360,12 +384,14 @@ def serve_and_load(args, prefix: str, loaded: list[dict], cold: list[dict]) -> d
         for phase, seed_of_phase in (("recall_after_start", 17), ("recall", 18)):
             print(f"{phase}: {args.rate:g}/s for {args.seconds:g} s, Zipf({args.zipf:g})…", file=sys.stderr, flush=True)
             web_before, db_before = cpu_seconds([s.pid for s in servers]), cpu_seconds(command="postgres")
+            builds_before = index_builds(url)
             load, sampled = asyncio.run(recall_load(url, loaded, args.rate, args.seconds, args.zipf, seen=seen,
                                                     seed=seed_of_phase))  # fmt: skip
             report[f"{phase}_cpu_ms_per_request"] = {
                 "web": round((cpu_seconds([s.pid for s in servers]) - web_before) * 1000 / max(load.ok, 1), 2),
                 "postgres": round((cpu_seconds(command="postgres") - db_before) * 1000 / max(load.ok, 1), 2),
             }
+            report[f"{phase}_index_builds"] = index_builds(url, since=builds_before)
             check_isolation(load, sampled)
             report[phase] = asdict(load)
         before = fact_counts(prefix)
@@ -465,6 +491,9 @@ def print_load(report: dict) -> None:
         print(f"  a workspace's first request: p50 {r['first_ask_p50_ms']} ms, p99 {r['first_ask_p99_ms']} ms; "
               f"later ones p50 {r['later_p50_ms']} ms; CPU per recall: web {cpu['web']} ms, PostgreSQL {cpu['postgres']} ms")
         print(f"  isolation: {r['isolation_violations']} hits from another workspace among {r['isolation_checked']} checked")
+        builds = report.get(f"{phase}_index_builds", {})
+        print("  index builds: " + (", ".join(f"{int(b.get('count', 0)):,} from the {source} in {b.get('seconds', 0):.1f} s"
+                                               for source, b in sorted(builds.items())) or "none"))  # fmt: skip
     print(f"resident memory per web process: idle {report['idle_rss_mb']} MB, peak {report['peak_rss_mb']} MB")
     print(f"writes: {w['per_s']}/s over {w['workspaces_written']:,} workspaces ({w['writers']} writers, {w['seconds']} s), "
           f"p50 {w['p50_ms']} ms, p99 {w['p99_ms']} ms, statuses {w['statuses']}, lost {w['lost']}; CPU per write: web "

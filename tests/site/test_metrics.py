@@ -101,6 +101,8 @@ def test_writes_and_recalls_are_counted_by_how_they_ended(token, workspace):
     assert delta("tideline_recalls_total", operation="memory.context", outcome="answered") == 1
     assert delta("tideline_recall_seconds_count", operation="memory.recall") == 2
     assert delta("tideline_recall_index_builds_total", source="database") >= 1
+    assert delta("tideline_recall_index_build_seconds_count", source="database") >= 1
+    assert delta("tideline_recall_index_build_seconds_sum", source="database") > 0
     assert sample(after, "tideline_recall_index_bytes") > 0
     assert sample(after, "tideline_review_items_open", workspace=workspace.name) == 1  # the held write's
 
