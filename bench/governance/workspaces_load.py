@@ -17,11 +17,14 @@
    cold ones). Each request asks a workspace drawn with Zipf
    (`--zipf`) popularity over a random order of the workspaces, with that workspace's token and a
    question made of one of its facts' words, so most requests go to a few workspaces and a steady
-   stream to ones no process holds. Latency counts from when a request was due. The resident memory
+   stream to ones no process holds. Latency counts from when a request was due. Meanwhile a person
+   signed in to the console (owner, approver and admin of the 50 most asked workspaces) opens their
+   inbox and the most asked workspace's overview, each about once a second. The resident memory
    of every web process is sampled throughout. Isolation: every hit of a sample of answers must be a
    fact of the asking workspace.
 5. **Writes**, closed loop: `--writers` writers each writing into workspaces drawn at random; the
-   facts are counted in the database afterwards, so a write answered 201 and lost would show.
+   facts are counted in the database afterwards, so a write answered 201 and lost would show. The
+   console person goes on opening the same two pages.
 6. **Passes** (`--passes`): the scheduled decay GC and the night (dream and contradictions) over
    every workspace, in this process one workspace after another as one worker runs them; then both
    schedules again, which must skip every workspace nothing touched (`memory.services.maintenance.due`).
@@ -43,6 +46,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -55,6 +59,7 @@ from bench.memory.resident import resident_mb
 COLD_SIZE = 1000
 COLD_COUNT = 5
 QUERIES_PER_WORKSPACE = 3
+CONSOLE_WORKSPACES = 50  # the console person's workspaces: the most asked
 METRICS_TOKEN = "bench-workspaces-load-metrics"  # the web processes here answer /metrics to this bench alone
 
 
@@ -241,6 +246,62 @@ async def recall_load(url: str, workspaces: list[dict], rate: float, seconds: fl
     return load, sampled
 
 
+def console_session(loaded: list[dict], exponent: float, count: int = CONSOLE_WORKSPACES) -> tuple[str, list[str]]:
+    """A new person, owner, approver and admin of the `count` most asked workspaces, signed in:
+    (their session key, those workspaces' names, most asked first)."""
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from memory.models import Membership, Workspace
+
+    names = [loaded[i]["name"] for i in popularity(len(loaded), exponent)[1][:count].tolist()]
+    user = get_user_model().objects.create_user(f"console-{uuid.uuid4().hex[:8]}", password=uuid.uuid4().hex)
+    Membership.objects.bulk_create([Membership(user=user, workspace=ws, role=role)
+                                    for ws in Workspace.objects.filter(name__in=names)
+                                    for role in ("owner", "approver", "admin")])  # fmt: skip
+    session = SessionStore()
+    session[SESSION_KEY], session[BACKEND_SESSION_KEY] = str(user.pk), "django.contrib.auth.backends.ModelBackend"
+    session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    session.create()
+    return session.session_key, names
+
+
+def _probe_console(args: tuple[str, str, dict[str, str], float, float]) -> dict:
+    """One process: GET each page of `pages` (label → path) in turn, one every `every` seconds, for
+    `seconds`, signed in with `session`; the latencies (ms) and statuses by label."""
+    url, session, pages, seconds, every = args
+    import httpx2
+
+    latencies: dict[str, list[float]] = {label: [] for label in pages}
+    statuses: dict[str, int] = {}
+    deadline, n = time.perf_counter() + seconds, 0
+    with httpx2.Client(base_url=url, cookies={"sessionid": session}, timeout=60) as client:
+        while (started := time.perf_counter()) < deadline:
+            label = list(pages)[n % len(pages)]
+            n += 1
+            try:
+                status = str(client.get(pages[label]).status_code)
+            except Exception as error:  # noqa: BLE001 — counted, the probe goes on
+                status = type(error).__name__
+            statuses[status] = statuses.get(status, 0) + 1
+            latencies[label].append((time.perf_counter() - started) * 1000)
+            time.sleep(max(0.0, every - (time.perf_counter() - started)))
+    return {"statuses": statuses, **{label: {"n": len(v), "p50_ms": round(statistics.median(v), 1) if v else 0.0,
+                                             "p95_ms": round(_percentile(sorted(v), 0.95), 1)}
+                                     for label, v in latencies.items()}}  # fmt: skip
+
+
+def probing_console(url: str, session: str, names: list[str], seconds: float):
+    """Start the console probe (`_probe_console`) in a process of its own, so the load's event loop
+    shares no interpreter with it: the inbox (`/`) and the most asked workspace's overview, each about
+    once a second. Returns the pending result (`.get()` it after the phase)."""
+    pages = {"inbox": "/", "dashboard": f"/w/{names[0]}/"}
+    pool = multiprocessing.get_context("spawn").Pool(1)
+    result = pool.apply_async(_probe_console, ((url, session, pages, seconds, 0.5),))
+    pool.close()
+    return result
+
+
 def check_isolation(load: Load, sampled: list[tuple[str, list[str]]]) -> None:
     """Every sampled hit must be a fact of the workspace that asked (read back from the database)."""
     from memory.models import Fact
@@ -381,12 +442,15 @@ def serve_and_load(args, prefix: str, loaded: list[dict], cold: list[dict]) -> d
         print("cold recalls…", file=sys.stderr, flush=True)
         report["cold_1000_ms"] = cold_recalls(url, cold)
         seen: set[int] = set()
+        session, names = console_session(loaded, args.zipf)
         for phase, seed_of_phase in (("recall_after_start", 17), ("recall", 18)):
             print(f"{phase}: {args.rate:g}/s for {args.seconds:g} s, Zipf({args.zipf:g})…", file=sys.stderr, flush=True)
             web_before, db_before = cpu_seconds([s.pid for s in servers]), cpu_seconds(command="postgres")
             builds_before = index_builds(url)
+            console = probing_console(url, session, names, args.seconds)
             load, sampled = asyncio.run(recall_load(url, loaded, args.rate, args.seconds, args.zipf, seen=seen,
                                                     seed=seed_of_phase))  # fmt: skip
+            report[f"{phase}_console"] = console.get(timeout=120)
             report[f"{phase}_cpu_ms_per_request"] = {
                 "web": round((cpu_seconds([s.pid for s in servers]) - web_before) * 1000 / max(load.ok, 1), 2),
                 "postgres": round((cpu_seconds(command="postgres") - db_before) * 1000 / max(load.ok, 1), 2),
@@ -397,7 +461,9 @@ def serve_and_load(args, prefix: str, loaded: list[dict], cold: list[dict]) -> d
         before = fact_counts(prefix)
         print(f"writes, {args.writers} writers for {args.write_seconds:g} s…", file=sys.stderr, flush=True)
         web_before, db_before = cpu_seconds([s.pid for s in servers]), cpu_seconds(command="postgres")
+        console = probing_console(url, session, names, args.write_seconds)
         writes = asyncio.run(spread_writes(url, loaded, args.writers, args.write_seconds))
+        writes["console"] = console.get(timeout=120)
         writes["cpu_ms_per_write"] = {
             "web": round((cpu_seconds([s.pid for s in servers]) - web_before) * 1000 / max(writes["created"], 1), 2),
             "postgres": round((cpu_seconds(command="postgres") - db_before) * 1000 / max(writes["created"], 1), 2),
@@ -491,6 +557,7 @@ def print_load(report: dict) -> None:
         print(f"  a workspace's first request: p50 {r['first_ask_p50_ms']} ms, p99 {r['first_ask_p99_ms']} ms; "
               f"later ones p50 {r['later_p50_ms']} ms; CPU per recall: web {cpu['web']} ms, PostgreSQL {cpu['postgres']} ms")
         print(f"  isolation: {r['isolation_violations']} hits from another workspace among {r['isolation_checked']} checked")
+        print_console(report.get(f"{phase}_console"))
         builds = report.get(f"{phase}_index_builds", {})
         print("  index builds: " + (", ".join(f"{int(b.get('count', 0)):,} from the {source} in {b.get('seconds', 0):.1f} s"
                                                for source, b in sorted(builds.items())) or "none"))  # fmt: skip
@@ -498,6 +565,13 @@ def print_load(report: dict) -> None:
     print(f"writes: {w['per_s']}/s over {w['workspaces_written']:,} workspaces ({w['writers']} writers, {w['seconds']} s), "
           f"p50 {w['p50_ms']} ms, p99 {w['p99_ms']} ms, statuses {w['statuses']}, lost {w['lost']}; CPU per write: web "
           f"{w['cpu_ms_per_write']['web']} ms, PostgreSQL {w['cpu_ms_per_write']['postgres']} ms")
+    print_console(w.get("console"))
+
+
+def print_console(console: dict | None) -> None:
+    if console:
+        print("  console meanwhile: " + ", ".join(f"{label} p50 {console[label]['p50_ms']} ms, p95 {console[label]['p95_ms']} ms"
+                                                  for label in ("inbox", "dashboard")) + f", statuses {console['statuses']}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -51,6 +51,11 @@ def test_a_small_run_seeds_serves_checks_isolation_and_skips_unchanged_workspace
     assert recall["isolation_checked"] > 0 and recall["isolation_violations"] == 0
     assert report["writes"]["created"] > 0 and report["writes"]["lost"] == 0
     assert all(0 < mb < 2048 for mb in report["peak_rss_mb"])
+    builds = report["recall_after_start_index_builds"]["database"]
+    assert builds["count"] >= 6 and builds["seconds"] > 0  # every workspace's index built once at least
+    for console in (report["recall_console"], report["writes"]["console"]):  # the person in the console meanwhile
+        assert set(console["statuses"]) == {"200"}
+        assert console["inbox"]["n"] >= 1 and console["dashboard"]["n"] >= 1 and console["inbox"]["p95_ms"] > 0
     passes = report["passes"]
     assert passes["gc_first"]["visited"] == 6 + bench.COLD_COUNT
     assert passes["gc_again"]["visited"] == 0 and passes["nightly_first"]["visited"] == 6 + bench.COLD_COUNT
