@@ -214,6 +214,18 @@ if DATABASE_URL:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 else:
     DATABASES = {"default": sqlite_database(VAR_DIR / "tideline.sqlite3")}
+# A PostgreSQL streaming replica of DATABASE_URL's database, for the full builds of recall indexes
+# (memory.replica; docs/SCALING.md §4). Never migrated; reads go there only where memory.replica says.
+TIDELINE_REPLICA_URL = os.environ.get("TIDELINE_REPLICA_URL", "").strip()
+if TIDELINE_REPLICA_URL:
+    if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        raise ImproperlyConfigured("TIDELINE_REPLICA_URL needs DATABASE_URL at PostgreSQL (a streaming replica of it)")
+    DATABASES["replica"] = {**database_from_url(TIDELINE_REPLICA_URL), "TEST": {"MIRROR": "default"}}
+DATABASE_ROUTERS = ["memory.replica.ReplicaRouter"]
+# A workspace the replica holds more than this many revisions behind the primary is built from the
+# primary; a replica that fails is left alone this many seconds.
+TIDELINE_REPLICA_MAX_BEHIND = envint("TIDELINE_REPLICA_MAX_BEHIND", 1000)
+TIDELINE_REPLICA_RETRY_SECONDS = envint("TIDELINE_REPLICA_RETRY_SECONDS", 30)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -54,6 +54,13 @@ def test_a_server_deployment_requires_a_secret_key_and_a_master_key(tmp_path):
     assert missing_master.returncode != 0 and "TIDELINE_MASTER_KEY is required" in missing_master.stderr
 
 
+def test_a_read_replica_is_refused_beside_sqlite(tmp_path):
+    probe = "import django, os; os.environ['DJANGO_SETTINGS_MODULE']='tideline_site.settings'; django.setup()"
+    result = _run(probe, DATABASE_URL="", TIDELINE_VAR_DIR=str(tmp_path),
+                  TIDELINE_REPLICA_URL="postgres://postgres@127.0.0.1:5432/unused")  # fmt: skip
+    assert result.returncode != 0 and "TIDELINE_REPLICA_URL needs DATABASE_URL at PostgreSQL" in result.stderr
+
+
 def test_debug_is_off_unless_asked_for_and_embedded_secrets_are_generated_privately(tmp_path):
     probe = (
         "import os; os.environ['DJANGO_SETTINGS_MODULE']='tideline_site.settings';"

@@ -20,7 +20,7 @@ from collections import namedtuple
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connections, models
 
 from memory.engine.facts import fields as F
 from memory.models import Fact
@@ -38,7 +38,7 @@ _MICROSECOND = timedelta(microseconds=1)
 
 
 def _select_list(vendor: str) -> str:
-    quote = connection.ops.quote_name
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
     parts = []
     for i, field in enumerate(_FIELDS):
         column = quote(field.column)
@@ -80,8 +80,9 @@ def _json(value):
 
 
 def read(workspace_id: int, origin_key: str, memory_ids: Sequence[str] | None = None,
-         chunk: int = 5000) -> Iterator[Columns]:  # fmt: skip
-    """The facts of one origin (only `memory_ids`, if given), in pk order."""
+         chunk: int = 5000, using: str = DEFAULT_DB_ALIAS) -> Iterator[Columns]:  # fmt: skip
+    """The facts of one origin (only `memory_ids`, if given), in pk order, from the database `using`."""
+    connection = connections[using]
     vendor = connection.vendor
     sql = (f"SELECT {_select_list(vendor)} FROM {connection.ops.quote_name(Fact._meta.db_table)}"
            f" WHERE {connection.ops.quote_name('workspace_id')} = %s AND {connection.ops.quote_name('origin_key')} = %s")  # fmt: skip
@@ -94,7 +95,7 @@ def read(workspace_id: int, origin_key: str, memory_ids: Sequence[str] | None = 
     sql += f" ORDER BY {connection.ops.quote_name(Fact._meta.pk.column)}"
     stamp = _ms_of_microseconds if vendor == "postgresql" else _ms_of_text
     convert = [(i, stamp) for i in sorted(_TIMESTAMPS)] + [(i, _json) for i in sorted(_JSON)]
-    for values in paged.raw_rows(sql, params, chunk):
+    for values in paged.raw_rows(sql, params, chunk, using):
         values = list(values)
         for i, how in convert:
             values[i] = how(values[i])

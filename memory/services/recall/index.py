@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import DatabaseError, connection
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 
-from memory import sealing
+from memory import replica, sealing
 from memory.engine import tuning
 from memory.engine.facts import records as R
 from memory.engine.lifecycle import expiry
@@ -390,8 +390,10 @@ class IndexRegistry:
         self._sync_revision(index, found)
         self._sync_uses(index, found[2])
 
-    def _build(self, index: ScopeIndex, current: int, born, uses: int) -> bool:
-        """Fill an empty index: from its snapshot (True: the events since must follow) or from the database."""
+    def _build(self, index: ScopeIndex, current: int, born, uses: int) -> str:
+        """Fill an empty index; returns where from. From its snapshot or the read replica, as of an
+        earlier revision ("snapshot", "replica": the events since must follow), or from the
+        primary as of `current` ("database")."""
         # A full build decrypts every fact: it must see a shred made by another process a moment
         # ago, so the key is read from the key store, not from this process's short-lived cache.
         sealing.keyring.forget(index.workspace_id, index.origin_key)
@@ -399,16 +401,40 @@ class IndexRegistry:
         with _building(index):
             restored = not _snapshot_outdated(index, current) and self._restore(index, current, born)
         if restored:
-            return True
-        with _building(index):
-            self._load(index)
-            self._load_vectors(index, None)
-            index.revision, index.uses_seen = current, uses  # the rows read hold every use up to it
-            self._rebuild(index)
-            index_links.load(index)
+            return "snapshot"
+        source = "replica" if replica.available() and self._load_from_replica(index, current, born) else "database"
+        if source == "database":
+            with _building(index):
+                self._load_everything(index, current, uses)  # the rows read hold every use up to `uses`
         if index_snapshots.enabled_for(len(index.rows)):
             self.save_snapshot(index)
-        return False
+        return source
+
+    def _load_everything(self, index: ScopeIndex, revision: int, uses: int, using: str = DEFAULT_DB_ALIAS) -> None:
+        """Read every fact, vector and link of the scope (as of `revision` and `uses`) and lay them out."""
+        self._load(index, using=using)
+        self._load_vectors(index, None)
+        index.revision, index.uses_seen = revision, uses
+        self._rebuild(index)
+        index_links.load(index)
+
+    def _load_from_replica(self, index: ScopeIndex, current: int, born) -> bool:
+        """Build from the read replica, as of the revision it has (memory.replica); False, with
+        nothing kept, when it cannot serve this workspace now."""
+        try:
+            with replica.reading() as alias, _building(index):
+                found = _revision_of(index.workspace_id, using=alias)
+                if found is None or found[1] != born or current - found[0] > replica.max_behind():
+                    return False  # not there yet, or so far behind that the primary is cheaper
+                _read_workspace_settings(index)  # as of the same revision as the facts
+                self._load_everything(index, found[0], found[2], using=alias)
+            return True
+        except DatabaseError as error:
+            replica.failed(error)
+            index.rows, index.meta, index.cols, index.revision = {}, {}, None, -1
+            index.link_state, index.vectors, index.learned, index.vector_cols = IndexLinks(), {}, {}, None
+            _read_workspace_settings(index)
+            return False
 
     def held_bytes(self) -> int:
         """What every index this process holds takes, as `size_bytes` estimated it when each was last used."""
@@ -424,11 +450,12 @@ class IndexRegistry:
         index.born = born
         if index.revision < 0:
             with telemetry.operation("memory.recall_index.build", workspace_id=index.workspace_id) as op:
-                restored = self._build(index, current, born, uses)
-                op.set(source="snapshot" if restored else "database", records=len(index.rows))
-            if not restored:
+                source = self._build(index, current, born, uses)
+                op.set(source=source, records=len(index.rows))
+            if source == "database":
                 return
-            # Restored as of its snapshot's revision: the events since follow below, as for any index.
+            # Built as of the snapshot's or the replica's revision: the events since follow below,
+            # from the primary, as for any index.
         if current == index.revision:
             return
         _read_workspace_settings(index)
@@ -544,7 +571,8 @@ class IndexRegistry:
             cols.access_count[i], cols.last_accessed_at[i] = count, last_ms
             index.rows[memory_id] = replace(row, access_count=count, last_accessed_at=last_ms)
 
-    def _load(self, index: ScopeIndex, memory_ids: list[str] | None = None, found: set[str] | None = None) -> set[str]:
+    def _load(self, index: ScopeIndex, memory_ids: list[str] | None = None, found: set[str] | None = None,
+              using: str = DEFAULT_DB_ALIAS) -> set[str]:  # fmt: skip
         """Read the origin's facts (only `memory_ids`, if given), decrypting their content, into the
         row cache; returns the ids that are new. `found`, if given, collects the id of every fact
         read (none when the origin was shredded)."""
@@ -561,7 +589,7 @@ class IndexRegistry:
         # must be the order facts were written in, on every database and after every rebuild.
         # Streamed a few thousand rows at a time: a million rows read at once held 1.5 GB of
         # tuples and datetimes until the loop ended, and left the heap too fragmented to shrink.
-        for row in fact_rows.read(index.workspace_id, index.origin_key, memory_ids, chunk=LOAD_CHUNK):
+        for row in fact_rows.read(index.workspace_id, index.origin_key, memory_ids, chunk=LOAD_CHUNK, using=using):
             memory_id = row.memory_id
             if found is not None:
                 found.add(memory_id)
@@ -961,11 +989,11 @@ def _read_workspace_settings(index: ScopeIndex) -> None:
         index.tuning, index.tuning_version = tuning.DEFAULT, version
 
 
-def _revision_of(workspace_id: int):
+def _revision_of(workspace_id: int, using: str = DEFAULT_DB_ALIAS):
     """(revision, created_at, uses_version) of a workspace, or None. Asked before every recall, so it
     skips the ORM's query compilation (a millisecond of the 5 ms budget at 10,000 facts) for one
     indexed read."""
-    with connection.cursor() as cursor:
+    with connections[using].cursor() as cursor:
         cursor.execute(_REVISION_SQL, [workspace_id])
         found = cursor.fetchone()
     if found is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import QuerySet
 
 
@@ -27,8 +27,10 @@ def rows(queryset: QuerySet, chunk: int) -> Iterator:
         yield from queryset[chunk:].iterator(chunk_size=chunk)
 
 
-def raw_rows(sql: str, params: Sequence, chunk: int) -> Iterator[tuple]:
-    """The rows of `sql` (ending in a complete ORDER BY, no LIMIT), `chunk` per round trip."""
+def raw_rows(sql: str, params: Sequence, chunk: int, using: str = DEFAULT_DB_ALIAS) -> Iterator[tuple]:
+    """The rows of `sql` (ending in a complete ORDER BY, no LIMIT), `chunk` per round trip, read
+    through the database `using`."""
+    connection = connections[using]
     if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(sql, params)
