@@ -9,12 +9,13 @@ as events: an agent recalls on every turn.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -24,7 +25,10 @@ from governance.services.acting import Actor, actor_text, require_role
 from memory.models import Workspace
 from memory.services.errors import NotFoundError, RequestError
 from memory.services.mutation import mutate
+from memory.services.recall.reinforcement import flush_at_exit, flush_seconds
 from tideline_kit import telemetry
+
+log = logging.getLogger("tideline.tokens")
 
 NAME_MAX = 100
 MAX_EXPIRY_DAYS = 3650
@@ -153,52 +157,80 @@ def _live(token: ApiToken, moment: datetime) -> bool:
     return token.revoked_at is None and not (token.expires_at and token.expires_at <= moment)
 
 
-# Use is counted in the process and written at most every FLUSH_SECONDS per token: an agent calls on
-# every turn, and a committed UPDATE per call would cost more than the recall it counts. A process
-# that dies loses at most that many seconds of counts; `flush_use` writes what is pending now.
+# Use is counted in the process and written off the request, FLUSH_SECONDS after the first call not
+# written yet, every token used since in one transaction (by a short-lived thread, as recall's use
+# counts are: memory.services.recall.reinforcement). An agent calls on every turn, and a committed
+# UPDATE per call would cost more than the recall it counts; written with the first call of each
+# token, it still cost a write a commit of its own (a fifth of its database round trips) whenever
+# agents spread over many workspaces. A process that dies hard loses at most that many seconds of
+# counts; a normal exit writes them; `flush_use` writes them now. With recall's use counts written
+# at once (`TIDELINE_REINFORCE_FLUSH_SECONDS` 0, as the tests run), these are too.
 FLUSH_SECONDS = 5.0
-_pending: dict[int, list] = {}  # token pk → [calls, reads, last used, last flushed (monotonic)]
+_pending: dict[int, list] = {}  # token pk → [calls, reads, last used]
 _pending_lock = threading.Lock()
+_flush_timer: threading.Timer | None = None
 
 
 def note_use(grant: Grant, *, reads: int = 0) -> None:
     """Count a call (and its reads) on the token; no event, no lock on the workspace."""
-    now, tick = timezone.now(), time.monotonic()
+    global _flush_timer
+    now = timezone.now()
+    at_once = flush_seconds() <= 0
     with _pending_lock:
-        entry = _pending.setdefault(grant.token.pk, [0, 0, now, tick - FLUSH_SECONDS])
+        entry = _pending.setdefault(grant.token.pk, [0, 0, now])
         entry[0] += 1
         entry[1] += reads
         entry[2] = now
-        due = tick - entry[3] >= FLUSH_SECONDS
-        if due:
-            calls, read_calls, last = entry[0], entry[1], entry[2]
-            entry[0], entry[1], entry[3] = 0, 0, tick
-    if due:
-        _write_use(grant.token.pk, calls, read_calls, last)
+        if not at_once and _flush_timer is None:
+            _flush_timer = threading.Timer(FLUSH_SECONDS, _flush_in_thread)
+            _flush_timer.daemon = True
+            _flush_timer.start()
+    if at_once:
+        flush_use()
 
 
-def flush_use() -> None:
-    """Write every token's pending counts now (tests, and a process about to stop)."""
+def flush_use() -> int:
+    """Write every token's pending counts now, in one transaction; returns how many tokens. Counts
+    the database refuses are lost (they are counts, not records), and the error is raised."""
+    global _flush_timer
     with _pending_lock:
-        pending = [(pk, e[0], e[1], e[2]) for pk, e in _pending.items() if e[0]]
-        for entry in _pending.values():
-            entry[0], entry[1], entry[3] = 0, 0, time.monotonic()
-    for pk, calls, read_calls, last in pending:
-        _write_use(pk, calls, read_calls, last)
+        pending = [(pk, *entry) for pk, entry in _pending.items() if entry[0]]
+        _pending.clear()
+        if _flush_timer is not None:
+            _flush_timer.cancel()
+            _flush_timer = None
+    if pending:
+        with transaction.atomic():
+            for pk, calls, reads, last in pending:
+                ApiToken.objects.filter(pk=pk).update(use_count=F("use_count") + calls,
+                                                      read_count=F("read_count") + reads, last_used_at=last)  # fmt: skip
+    return len(pending)
+
+
+def _flush_in_thread() -> None:
+    try:
+        flush_use()
+    except DatabaseError as error:
+        log.warning("API token use counts not written: %s", error)
+    except Exception:  # noqa: BLE001 — counts are lost, never the process; say so once
+        log.exception("could not write API token use counts")
+    finally:
+        connection.close()  # this thread's own connection
+
+
+flush_at_exit(lambda: bool(_pending), flush_use, "API token use counts")
 
 
 def forget_use() -> None:
     """Drop pending counts unwritten and remembered grants (tests: rolled-back tokens come back)."""
+    global _flush_timer
     with _pending_lock:
         _pending.clear()
+        if _flush_timer is not None:
+            _flush_timer.cancel()
+            _flush_timer = None
     with _grants_lock:
         _grants.clear()
-
-
-def _write_use(pk: int, calls: int, reads: int, last) -> None:
-    with transaction.atomic():
-        ApiToken.objects.filter(pk=pk).update(use_count=F("use_count") + calls, read_count=F("read_count") + reads,
-                                              last_used_at=last)  # fmt: skip
 
 
 def token_or_404(workspace: Workspace, name: str) -> ApiToken:

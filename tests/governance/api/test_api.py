@@ -7,7 +7,9 @@ import json
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -153,6 +155,26 @@ def test_changes_land_in_the_event_log_as_the_token_and_reads_are_counted(worksp
     row.refresh_from_db()
     assert row.read_count == 3 and row.use_count == 4 and row.last_used_at is not None
     assert MemoryEvent.objects.count() == before  # reads are counted, not logged one by one
+
+
+def test_a_call_writes_no_use_count_in_the_request_and_every_token_is_written_in_one_go(workspace, memory, settings):
+    settings.TIDELINE_REINFORCE_FLUSH_SECONDS = 1  # as served: counts written off the request
+    first, second = _token(workspace), _token(workspace, verbs="read")
+    rows = [ApiToken.objects.get(digest=tokens.rules.digest(t)) for t in (first, second)]
+    for token in (first, second, first):
+        status, _ = _call("POST", "recall", token, {"query": "peanuts"})
+        assert status == 200
+    for row in rows:
+        row.refresh_from_db()
+        assert row.use_count == 0 and row.last_used_at is None  # nothing written by the calls themselves
+    with CaptureQueriesContext(connection) as queries:
+        assert tokens.flush_use() == 2
+    assert sum(q["sql"].startswith("UPDATE") for q in queries.captured_queries) == 2
+    assert [q["sql"] for q in queries.captured_queries].count("COMMIT") <= 1  # one transaction for both
+    for row, calls in zip(rows, (2, 1), strict=True):
+        row.refresh_from_db()
+        assert row.use_count == row.read_count == calls and row.last_used_at is not None
+    assert tokens.flush_use() == 0  # nothing twice
 
 
 def test_refused_writes_are_typed_422s(workspace):
