@@ -32,6 +32,20 @@ def test_a_member_sees_the_workspace_and_its_facts(client, owner, workspace):
     assert "I keep a strict vegetarian diet." in page
 
 
+def test_the_home_page_counts_each_workspaces_facts_once_whatever_the_persons_roles(client, owner, workspace,
+                                                                                    other_workspace):  # fmt: skip
+    from memory.models import Membership
+
+    for n in range(3):
+        make_fact(workspace, f"Fact number {n} about the harbour.", segment="knowledge")
+    for role in ("owner", "approver", "admin"):  # three roles in the other one, which holds no fact
+        Membership.objects.get_or_create(user=owner, workspace=other_workspace, role=role)
+    Membership.objects.get_or_create(user=owner, workspace=workspace, role="approver")
+    client.force_login(owner)
+    rows = {row["workspace"].name: row["workspace"].fact_count for row in client.get("/").context["rows"]}
+    assert rows == {workspace.name: 3, other_workspace.name: 0}
+
+
 def test_untrusted_content_is_escaped(client, owner, workspace):
     make_fact(workspace, '<img src=x onerror="alert(1)"> <a href="http://evil">x</a>', segment="knowledge",
               source_type="retrieved_document")  # fmt: skip
