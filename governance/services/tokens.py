@@ -190,28 +190,39 @@ def note_use(grant: Grant, *, reads: int = 0) -> None:
 
 
 def flush_use() -> int:
-    """Write every token's pending counts now, in one transaction; returns how many tokens. Counts
-    the database refuses are lost (they are counts, not records), and the error is raised."""
+    """Write every token's pending counts now, in one transaction; returns how many tokens.
+
+    Rows are updated in pk order, as every process does, so two processes writing at once wait for
+    each other instead of deadlocking. Counts the database refuses stay pending for the next try, and
+    the error is raised."""
     global _flush_timer
     with _pending_lock:
-        pending = [(pk, *entry) for pk, entry in _pending.items() if entry[0]]
+        pending = sorted((pk, *entry) for pk, entry in _pending.items() if entry[0])
         _pending.clear()
         if _flush_timer is not None:
             _flush_timer.cancel()
             _flush_timer = None
-    if pending:
+    if not pending:
+        return 0
+    try:
         with transaction.atomic():
             for pk, calls, reads, last in pending:
                 ApiToken.objects.filter(pk=pk).update(use_count=F("use_count") + calls,
                                                       read_count=F("read_count") + reads, last_used_at=last)  # fmt: skip
+    except DatabaseError:
+        with _pending_lock:
+            for pk, calls, reads, last in pending:
+                entry = _pending.setdefault(pk, [0, 0, last])
+                entry[0], entry[1], entry[2] = entry[0] + calls, entry[1] + reads, max(entry[2], last)
+        raise
     return len(pending)
 
 
 def _flush_in_thread() -> None:
     try:
         flush_use()
-    except DatabaseError as error:
-        log.warning("API token use counts not written: %s", error)
+    except DatabaseError as error:  # kept pending: the next call's flush, or the exit's, writes them
+        log.warning("API token use counts not written yet: %s", error)
     except Exception:  # noqa: BLE001 — counts are lost, never the process; say so once
         log.exception("could not write API token use counts")
     finally:
