@@ -51,6 +51,7 @@ def test_every_page_reads_well_for_each_role_at_both_widths(live_server, page, r
             if path.endswith("graph/"):
                 page.wait_for_function("() => window.tidelineGraph && window.tidelineGraph.drawnAt")
             found += [f"{path} at {width} px: {problem}" for problem in problems(page, errors)]
-            name = path.split("?")[0].strip("/").removeprefix("w/demo").strip("/").replace("/", "-") or "overview"
+            name = ("home" if path == "/" else
+                    path.split("?")[0].strip("/").removeprefix("w/demo").strip("/").replace("/", "-") or "overview")
             screenshot(page, f"page-{role}-{name}-{width}")
     assert not found, "\n".join(found)
