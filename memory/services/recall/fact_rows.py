@@ -33,6 +33,7 @@ _FIELDS = [Fact._meta.get_field(name) for name in COLUMNS]
 _TIMESTAMPS = frozenset(i for i, f in enumerate(_FIELDS) if isinstance(f, models.DateTimeField))
 _JSON = frozenset(i for i, f in enumerate(_FIELDS) if isinstance(f, models.JSONField))
 _EMPTY_JSON = frozenset({"[]", "null", ""})
+_KEY_AT = COLUMNS.index("id")  # the pk: rows come in its order, and a page continues after the last
 _EPOCH = datetime(1970, 1, 1)
 _MICROSECOND = timedelta(microseconds=1)
 
@@ -92,11 +93,12 @@ def read(workspace_id: int, origin_key: str, memory_ids: Sequence[str] | None = 
             return
         sql += f" AND {connection.ops.quote_name('memory_id')} IN ({', '.join(['%s'] * len(memory_ids))})"
         params.extend(memory_ids)
-    sql += f" ORDER BY {connection.ops.quote_name(Fact._meta.pk.column)}"
     stamp = _ms_of_microseconds if vendor == "postgresql" else _ms_of_text
     convert = [(i, stamp) for i in sorted(_TIMESTAMPS)] + [(i, _json) for i in sorted(_JSON)]
-    for values in paged.raw_rows(sql, params, chunk, using):
-        values = list(values)
-        for i, how in convert:
-            values[i] = how(values[i])
-        yield Columns._make(values)
+    key = f"{connection.ops.quote_name(Fact._meta.db_table)}.{connection.ops.quote_name(Fact._meta.pk.column)}"
+    for batch in paged.raw_batches(sql, params, chunk, key, _KEY_AT, using):
+        for values in batch:
+            values = list(values)
+            for i, how in convert:
+                values[i] = how(values[i])
+            yield Columns._make(values)

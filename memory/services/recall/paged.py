@@ -6,7 +6,8 @@ PostgreSQL, Django streams with a server-side cursor (DECLARE, FETCH, FETCH, CLO
 and their bookkeeping), which holds memory flat at a million rows but made a 60-fact workspace's
 build pay 1.5 ms of its 10 ms per read. Here the first `chunk` rows come from one ordinary query; only
 when that page comes back full does the rest follow through a streaming cursor, from where the page
-ended (`OFFSET`, so the query must order its rows completely). On SQLite both are the same cursor.
+ended: after its last key for raw SQL, at `OFFSET` for a queryset (which must therefore order its
+rows completely). On SQLite both are the same cursor.
 """
 
 from __future__ import annotations
@@ -27,23 +28,28 @@ def rows(queryset: QuerySet, chunk: int) -> Iterator:
         yield from queryset[chunk:].iterator(chunk_size=chunk)
 
 
-def raw_rows(sql: str, params: Sequence, chunk: int, using: str = DEFAULT_DB_ALIAS) -> Iterator[tuple]:
-    """The rows of `sql` (ending in a complete ORDER BY, no LIMIT), `chunk` per round trip, read
-    through the database `using`."""
+def raw_batches(sql: str, params: Sequence, chunk: int, key: str, key_at: int,
+                using: str = DEFAULT_DB_ALIAS) -> Iterator[list[tuple]]:  # fmt: skip
+    """The rows of `sql` (a SELECT with a WHERE clause, no ORDER BY) in order of the unique column
+    `key` (selected at position `key_at` of each row), in lists of at most `chunk`, one round trip
+    each, read through the database `using`. The rows past the first page continue from its last
+    key (`key > last`), so PostgreSQL never reads the first page twice."""
     connection = connections[using]
+    ordered = f"{sql} ORDER BY {key}"
     if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
+            cursor.execute(ordered, params)
             while batch := cursor.fetchmany(chunk):
-                yield from batch
+                yield batch
         return
     with connection.cursor() as cursor:
-        cursor.execute(f"{sql} LIMIT %s", [*params, chunk])
+        cursor.execute(f"{ordered} LIMIT %s", [*params, chunk])
         page = cursor.fetchall()
-    yield from page
+    if page:
+        yield page
     if len(page) < chunk:
         return
     with connection.chunked_cursor() as cursor:
-        cursor.execute(f"{sql} OFFSET %s", [*params, chunk])
+        cursor.execute(f"{sql} AND {key} > %s ORDER BY {key}", [*params, page[-1][key_at]])
         while batch := cursor.fetchmany(chunk):
-            yield from batch
+            yield batch
