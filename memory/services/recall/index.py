@@ -431,8 +431,8 @@ class IndexRegistry:
             return True
         except DatabaseError as error:
             replica.failed(error)
-            index.rows, index.meta, index.cols, index.revision = {}, {}, None, -1
-            index.link_state, index.vectors, index.learned, index.vector_cols = IndexLinks(), {}, {}, None
+            index.drop_content()  # whatever the replica's rows had filled in
+            index.revision = -1
             _read_workspace_settings(index)
             return False
 
