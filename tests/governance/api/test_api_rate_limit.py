@@ -42,6 +42,26 @@ def test_concurrent_connections_each_get_a_count_of_their_own(transactional_db, 
     assert ApiCallCount.objects.get(token=row, minute=minute).calls == 180
 
 
+def _synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="synchronous_commit is PostgreSQL's")
+def test_the_count_commits_lazily_on_its_own_and_never_changes_a_callers_commit(transactional_db, workspace):
+    from django.db import transaction
+
+    row, _ = _token(workspace)
+    assert _synchronous_commit() == "on"
+    assert api_rate.count_call(row.pk, 100) == 1
+    assert _synchronous_commit() == "on"  # the lazy commit was the count's own transaction only
+    with transaction.atomic():
+        assert api_rate.count_call(row.pk, 100) == 2
+        assert _synchronous_commit() == "on"  # the caller's transaction still commits durably
+    assert ApiCallCount.objects.get(token=row, minute=100).calls == 2
+
+
 def test_a_new_minute_starts_again_and_prunes_the_tokens_old_minutes(workspace):
     row, _ = _token(workspace)
     other, _ = _token(workspace, "other")
