@@ -11,7 +11,9 @@ shredded origin takes its rows along: its queries are its own words.
 Two candidates come from the log, each for a person to accept or reject:
 
 * a recall that found nothing relevant, followed within `ANSWERED_WITHIN` by a write from the same
-  origin that shares the query's words: "this fact answers that question";
+  origin that shares the query's words: "this fact answers that question". Writes are matched
+  against the log in the same batches, after the recalls are written: one query for every write of
+  the interval, where asking at each write cost every write a statement of its own;
 * a reviewer's verdict that admits a fact and archives the one recall served first for a query:
   "that query should now find the admitted fact".
 """
@@ -22,6 +24,7 @@ import logging
 import math
 import threading
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -50,12 +53,26 @@ def kept_days() -> int:
     return int(getattr(settings, "TIDELINE_RECALL_LOG_DAYS", 14))
 
 
+@dataclass(frozen=True)
+class Written:
+    """A fact just written, waiting to be matched against the recalls that found nothing before it."""
+
+    workspace_id: int
+    origin_key: str
+    fact_id: int
+    memory_id: str
+    written_by: str
+    content: str
+    at: datetime
+
+
 class _Pending:
-    """Served recalls not yet written, in order, and the timer that writes them."""
+    """Served recalls and written facts not yet handled, in order, and the timer that handles them."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.rows: list[ServedRecall] = []
+        self.written: list[Written] = []
         self.timer: threading.Timer | None = None
         self.pruned_at = 0.0
 
@@ -64,15 +81,23 @@ class _Pending:
             self.rows.append(row)
             self._schedule(delay)
 
-    def put_back(self, rows: list[ServedRecall], delay: float) -> int:
+    def add_written(self, item: Written, delay: float) -> None:
+        with self.lock:
+            self.written.append(item)
+            self._schedule(delay)
+
+    def put_back(self, rows: list[ServedRecall], delay: float, written: list[Written] = ()) -> int:
         """Rows a write could not take (the database was locked or away): kept before the rows that
         came since, in order, and tried again `delay` seconds on. Returns how many of the oldest went
-        because more than `HELD_AT_MOST` were held."""
+        because more than `HELD_AT_MOST` were held (recalls and writes each)."""
         with self.lock:
             self.rows = rows + self.rows
+            self.written = list(written) + self.written
             dropped = max(0, len(self.rows) - HELD_AT_MOST)
             if dropped:
                 del self.rows[:dropped]
+            if len(self.written) > HELD_AT_MOST:
+                del self.written[: len(self.written) - HELD_AT_MOST]
             self._schedule(delay)
             return dropped
 
@@ -82,13 +107,18 @@ class _Pending:
             self.timer.daemon = True
             self.timer.start()
 
-    def take(self) -> list[ServedRecall]:
+    def forget_written(self, workspace_id: int, origin_key: str) -> None:
+        with self.lock:
+            self.written = [w for w in self.written if (w.workspace_id, w.origin_key) != (workspace_id, origin_key)]
+
+    def take(self) -> tuple[list[ServedRecall], list[Written]]:
         with self.lock:
             taken, self.rows = self.rows, []
+            written, self.written = self.written, []
             if self.timer is not None:
                 self.timer.cancel()
                 self.timer = None
-            return taken
+            return taken, written
 
     def of(self, workspace_id: int) -> list[ServedRecall]:
         with self.lock:
@@ -120,13 +150,14 @@ def flush() -> int:
 
     Rows the database refuses (locked, busy, away) stay pending, tried again one flush interval on
     (at least a second), and the error is raised."""
-    rows = pending.take()
-    if rows:
+    rows, written = pending.take()
+    if rows or written:
         try:
             with transaction.atomic():
                 _write(rows)
+                _answer(written)
         except DatabaseError:
-            dropped = pending.put_back(rows, max(flush_seconds(), RETRY_SECONDS))
+            dropped = pending.put_back(rows, max(flush_seconds(), RETRY_SECONDS), written)
             if dropped:
                 log.error("the recall log held %d unwritten recalls: the %d oldest were let go", HELD_AT_MOST, dropped)
             raise
@@ -145,6 +176,8 @@ def _flush_in_thread() -> None:
 
 
 def _write(rows: list[ServedRecall]) -> None:
+    if not rows:
+        return
     live = set(Workspace.objects.filter(pk__in={r.workspace_id for r in rows}).values_list("pk", flat=True))
     ServedRecall.objects.bulk_create([r for r in rows if r.workspace_id in live])
     now = time.monotonic()
@@ -153,7 +186,7 @@ def _write(rows: list[ServedRecall]) -> None:
         prune()
 
 
-flush_at_exit(lambda: bool(pending.rows), flush, "the recall log")
+flush_at_exit(lambda: bool(pending.rows or pending.written), flush, "the recall log")
 
 
 def prune(now: datetime | None = None) -> int:
@@ -163,17 +196,11 @@ def prune(now: datetime | None = None) -> int:
 
 
 def forget_origin(sender: Any, *, workspace: Workspace, origin_key: str, **kwargs: Any) -> None:
-    """Receiver of `origin_shredded`: the origin's queries go with its facts."""
+    """Receiver of `origin_shredded`: the origin's queries go with its facts, and its writes still
+    waiting to be matched are let go unmatched (a candidate would keep the origin's own words)."""
+    pending.forget_written(workspace.pk, origin_key)
     flush()
     ServedRecall.objects.filter(workspace=workspace, origin_key=origin_key).delete()
-
-
-def _misses(workspace: Workspace, origin_key: str, since: datetime) -> list[ServedRecall]:
-    """The origin's recalls that found nothing since `since`, this process's unwritten ones included,
-    newest first (asked of the database by its origin index: a write reads only what it may answer)."""
-    written = list(ServedRecall.objects.filter(workspace=workspace, origin_key=origin_key, top_id="", at__gte=since))
-    unwritten = [r for r in pending.of(workspace.pk) if r.origin_key == origin_key and not r.top_id and r.at >= since]
-    return sorted(written + unwritten, key=lambda r: r.at, reverse=True)
 
 
 def answers(query: str, content: str) -> bool:
@@ -188,17 +215,54 @@ def answers(query: str, content: str) -> bool:
 
 def answered_after(sender: Any, *, workspace: Workspace, fact: Fact, **kwargs: Any) -> None:
     """Receiver of `fact_written`: a recall by the same origin that found nothing a short while before,
-    whose words the new fact shares, becomes a candidate ("this fact answers that question")."""
-    misses = _misses(workspace, fact.origin_key, timezone.now() - ANSWERED_WITHIN)
-    if not misses:
+    whose words the new fact shares, becomes a candidate ("this fact answers that question"). Matched
+    with the next batch of the log (at once when the log is written at once)."""
+    if kept_days() <= 0:
         return
-    content = fact.content
-    seen: set[str] = set()
-    for row in misses:
-        if row.query in seen or not answers(row.query, content):
+    item = Written(workspace_id=workspace.pk, origin_key=fact.origin_key, fact_id=fact.pk, memory_id=fact.memory_id,
+                   written_by=fact.written_by or "", content=fact.content, at=timezone.now())  # fmt: skip
+    delay = flush_seconds()
+    if delay <= 0:
+        _answer([item])
+    else:
+        pending.add_written(item, delay)
+
+
+def _answer(written: list[Written]) -> int:
+    """Match written facts against the recalls that found nothing: each recall by the fact's origin in
+    its workspace within `ANSWERED_WITHIN` before the write, whose words the fact shares, opens a
+    candidate for the fact (once per query). One query reads every such recall for the whole batch;
+    a fact purged since it was written opens nothing. Returns how many candidates were opened."""
+    if not written:
+        return 0
+    misses = ServedRecall.objects.filter(
+        workspace_id__in={w.workspace_id for w in written}, origin_key__in={w.origin_key for w in written},
+        top_id="", at__gte=min(w.at for w in written) - ANSWERED_WITHIN, at__lte=max(w.at for w in written),
+    ).order_by("-at")  # fmt: skip
+    by_origin: dict[tuple[int, str], list[ServedRecall]] = {}
+    for row in misses.only("workspace_id", "origin_key", "query", "at"):
+        by_origin.setdefault((row.workspace_id, row.origin_key), []).append(row)
+    matched: list[tuple[Written, list[str]]] = []
+    for item in written:
+        seen: list[str] = []
+        for row in by_origin.get((item.workspace_id, item.origin_key), ()):
+            if item.at - ANSWERED_WITHIN <= row.at <= item.at and row.query not in seen and answers(row.query, item.content):
+                seen.append(row.query)
+        if seen:
+            matched.append((item, seen))
+    if not matched:
+        return 0
+    live = set(Fact.objects.filter(pk__in=[item.fact_id for item, _ in matched]).values_list("pk", flat=True))
+    workspaces = Workspace.objects.in_bulk([item.workspace_id for item, _ in matched])
+    opened = 0
+    for item, queries in matched:
+        workspace = workspaces.get(item.workspace_id)
+        if workspace is None or item.fact_id not in live:
             continue
-        seen.add(row.query)
-        open_candidate(workspace, row.query, fact.memory_id, GoldCandidate.Source.WRITTEN_AFTER, fact.written_by)
+        for query in queries:
+            opened += open_candidate(workspace, query, item.memory_id, GoldCandidate.Source.WRITTEN_AFTER,
+                                     item.written_by)  # fmt: skip
+    return opened
 
 
 def after_verdict(workspace: Workspace, decision: dict[str, Any], *, reviewer: str) -> int:

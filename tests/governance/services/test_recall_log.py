@@ -52,14 +52,46 @@ def test_a_recall_found_nothing_long_ago_or_found_something_makes_no_candidate(t
     assert not GoldCandidate.objects.exists()
 
 
-def test_unwritten_recalls_meet_the_write_too_and_are_written_on_flush(tl, workspace, settings):
+def test_unwritten_recalls_meet_the_write_in_the_batch_that_writes_them(tl, workspace, settings):
     settings.TIDELINE_REINFORCE_FLUSH_SECONDS = 60  # only an explicit flush writes
     try:
         tl.recall("Where does my sister live?")
         assert not ServedRecall.objects.exists() and len(recall_log.pending.of(workspace.pk)) == 1
         answer = tl.add("My sister lives in Oslo.", segment="knowledge").id
-        assert GoldCandidate.objects.get().memory_id == answer
-        assert recall_log.flush() == 1 and ServedRecall.objects.count() == 1
+        assert not GoldCandidate.objects.exists()  # the write asked the database nothing
+        tl.recall("Where does my brother live?")  # served after the write: that write cannot answer it
+        tl.add("My brother lives in Bergen.", segment="knowledge")
+        assert recall_log.flush() == 2 and ServedRecall.objects.count() == 2
+        found = [(c.query, c.memory_id) for c in GoldCandidate.objects.all()]
+        assert ("Where does my sister live?", answer) in found
+        assert all(query != "Where does my brother live?" or memory_id != answer for query, memory_id in found)
+    finally:
+        recall_log.pending.take()
+
+
+def test_a_batch_of_writes_is_matched_by_one_query_and_a_fact_purged_meanwhile_opens_nothing(tl, workspace, settings):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from memory.services.lifecycle.retract_and_purge import purge_facts
+
+    settings.TIDELINE_REINFORCE_FLUSH_SECONDS = 60
+    try:
+        tl.recall("Where does my sister live?")
+        recall_log.flush()
+
+        def flush_queries(writes: int) -> int:
+            for n in range(writes):
+                tl.add(f"The garden shed number {n} holds {n + 2} rakes.", segment="knowledge")  # answers nothing
+            with CaptureQueriesContext(connection) as queries:
+                recall_log.flush()
+            return len(queries.captured_queries)
+
+        assert flush_queries(1) == flush_queries(6)  # one read of the log for the whole batch
+        gone = tl.add("My sister lives in Oslo.", segment="knowledge").id
+        purge_facts(workspace, [gone], actor="ada", reason="wrong")
+        recall_log.flush()
+        assert not GoldCandidate.objects.exists()
     finally:
         recall_log.pending.take()
 
@@ -88,6 +120,20 @@ def test_a_shredded_origin_takes_its_logged_questions_along(tl, workspace):
     assert ServedRecall.objects.count() == 2
     shred_origin(workspace, R.parse_origin(origin).key, actor="ada", reason="asked to forget")
     assert list(ServedRecall.objects.values_list("origin_key", flat=True)) == ["owner"]
+
+
+def test_a_shredded_origins_writes_waiting_for_the_batch_open_no_candidate(tl, workspace, settings):
+    settings.TIDELINE_REINFORCE_FLUSH_SECONDS = 60
+    try:
+        peer = Tideline(workspace, actor="agent:peer")
+        origin = "channel:slack/c1/s1"
+        peer.recall("When is the standup?", origin=origin)
+        peer.add("The standup is at nine.", segment="knowledge", origin=origin)
+        shred_origin(workspace, R.parse_origin(origin).key, actor="ada", reason="asked to forget")
+        recall_log.flush()
+        assert not GoldCandidate.objects.exists() and not ServedRecall.objects.exists()
+    finally:
+        recall_log.pending.take()
 
 
 def test_the_log_keeps_its_days_and_no_more(tl, workspace, settings):
