@@ -507,7 +507,9 @@ def main(argv: list[str] | None = None) -> int:
 
     django.setup()
     from django.conf import settings
+    from django.core.management import call_command
 
+    call_command("migrate", verbosity=0)  # a fresh database is seeded as it is, not refused with a traceback
     var = Path(settings.VAR_DIR)
     report: dict = {}
     if args.reuse:
