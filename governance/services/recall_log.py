@@ -86,18 +86,13 @@ class _Pending:
             self.written.append(item)
             self._schedule(delay)
 
-    def put_back(self, rows: list[ServedRecall], delay: float, written: list[Written] = ()) -> int:
+    def put_back(self, rows: list[ServedRecall], delay: float, written: list[Written]) -> int:
         """Rows a write could not take (the database was locked or away): kept before the rows that
-        came since, in order, and tried again `delay` seconds on. Returns how many of the oldest went
-        because more than `HELD_AT_MOST` were held (recalls and writes each)."""
+        came since, in order, and tried again `delay` seconds on. Returns how many of the oldest
+        recalls went because more than `HELD_AT_MOST` were held (writes are held to as many)."""
         with self.lock:
-            self.rows = rows + self.rows
-            self.written = list(written) + self.written
-            dropped = max(0, len(self.rows) - HELD_AT_MOST)
-            if dropped:
-                del self.rows[:dropped]
-            if len(self.written) > HELD_AT_MOST:
-                del self.written[: len(self.written) - HELD_AT_MOST]
+            self.rows, dropped = _newest(rows + self.rows)
+            self.written, _ = _newest(written + self.written)
             self._schedule(delay)
             return dropped
 
@@ -123,6 +118,12 @@ class _Pending:
     def of(self, workspace_id: int) -> list[ServedRecall]:
         with self.lock:
             return [row for row in self.rows if row.workspace_id == workspace_id]
+
+
+def _newest(items: list) -> tuple[list, int]:
+    """The last `HELD_AT_MOST` of `items`, and how many older ones went."""
+    dropped = max(0, len(items) - HELD_AT_MOST)
+    return items[dropped:], dropped
 
 
 pending = _Pending()
