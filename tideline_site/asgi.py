@@ -7,11 +7,9 @@ alone), so any worker of any host can answer any request; its lifespan (the sess
 only lifespan there is, as Django's ASGI handler takes none.
 """
 
-import asyncio
 import json
 import os
 import warnings
-import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import django
@@ -22,29 +20,28 @@ from django.core.handlers.asgi import ASGIHandler, get_script_prefix
 from django.http import FileResponse
 from django.urls import set_script_prefix
 
+from tideline_site.admission import Admission, per_loop, person_request
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tideline_site.settings")
 # Static files (WhiteNoise) and the exports stream from synchronous iterators; Django's ASGI handler
 # serves them correctly in a worker thread but warns on every response. The warning is not news.
 warnings.filterwarnings("ignore", message="StreamingHttpResponse must consume synchronous iterators")
 
 
-# Django requests in progress per worker process. Each runs in a thread of its own with a database
-# connection of its own; past this many, more threads only contend for one interpreter lock and
-# empty the connection pool (a burst then failed with pool timeouts and throughput collapsed).
-# Further requests wait for a thread, in arrival order, holding nothing but their socket.
+# Agent requests (a bearer token) in progress per worker process. Each runs in a thread of its own
+# with a database connection of its own; past this many, more threads only contend for one
+# interpreter lock and empty the connection pool (a burst then failed with pool timeouts and
+# throughput collapsed). Further ones wait in arrival order, holding nothing but their socket.
+# People at the console have threads of their own and go first (tideline_site/admission.py).
 CONCURRENCY = max(1, int(os.environ.get("TIDELINE_WEB_CONCURRENCY", "8")))
-_threads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # event loop → its queue of request threads
+PEOPLE_THREADS = 2  # console pages at once per worker; a third waits for one of them
 
 
-def _request_threads() -> asyncio.Queue:
-    """The free request threads of the running event loop (one loop per worker; tests run several)."""
-    loop = asyncio.get_running_loop()
-    threads = _threads.get(loop)
-    if threads is None:
-        threads = _threads[loop] = asyncio.Queue()
-        for number in range(CONCURRENCY):
-            threads.put_nowait(ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"request-{number}"))
-    return threads
+def _threads(lane: str, count: int) -> list[ThreadPoolExecutor]:
+    return [ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"request-{lane}-{n}") for n in range(count)]
+
+
+_admission = per_loop(lambda: Admission(_threads("people", PEOPLE_THREADS), _threads("agents", CONCURRENCY)))
 
 
 class OneHopASGIHandler(ASGIHandler):
@@ -73,8 +70,8 @@ class OneHopASGIHandler(ASGIHandler):
         set_script_prefix(get_script_prefix(scope))
         # A request thread is taken only once the body is in, and an answer already in memory is
         # sent after the thread is back: a slow client, uploading or downloading, holds no thread.
-        threads = _request_threads()
-        thread = await threads.get()
+        admission, person = _admission(), person_request(scope.get("headers", []))
+        thread = await admission.take(person=person)
         held = True
         try:
             async with ThreadSensitiveContext(executor=thread):
@@ -85,12 +82,12 @@ class OneHopASGIHandler(ASGIHandler):
                     finally:
                         await sync_to_async(response.close, thread_sensitive=True)()
                     return
-            threads.put_nowait(thread)
+            admission.give(thread, person=person)
             held = False
             await self.send_response(response, send)
         finally:
             if held:
-                threads.put_nowait(thread)
+                admission.give(thread, person=person)
             body_file.close()
 
     def _respond(self, scope, body_file):
