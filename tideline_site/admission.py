@@ -11,11 +11,15 @@ So each worker has two lanes of threads:
 - **people** (a request without an `Authorization` header: the console, signed in with a cookie)
   have threads of their own, so a page never waits behind agents for a thread;
 - **agents** (a bearer token: the API and MCP) run up to their lane's size at once, in arrival order,
-  except that while a person's request waits, or has been running for less than `hold_seconds`, no
-  new agent request starts: the page shares the lock only with the agent requests already running,
-  which finish within a few milliseconds. A person's request that runs longer (a streamed export, a
-  large import) stops holding agents back once `hold_seconds` have passed, so agents on that worker
-  are delayed by at most that much, never stopped.
+  except that while a person's request waits, or has been running for less than `hold_seconds`, at
+  most `beside_people` (one) agent requests run: new ones wait until the page is done, so it shares
+  the lock with one agent, not eight. A person's request that runs longer (a streamed export, a large
+  import) stops holding agents back once `hold_seconds` have passed.
+
+Agents are slowed by people, never stopped: one agent request per worker always may run, so a stream
+of requests without a token (a flood of anonymous page loads) cannot starve the agents of a worker,
+only hold them to one at a time while it lasts. Those requests have two threads, so they never take
+the agents' threads either.
 
 Plain asyncio, no Django: the ASGI handler takes a thread with `take` and gives it back with `give`.
 """
@@ -34,24 +38,22 @@ Thread = TypeVar("Thread")
 class Admission(Generic[Thread]):
     """The request threads of one event loop, in a people's lane and an agents' lane (module docstring)."""
 
-    def __init__(self, people: list[Thread], agents: list[Thread], *, hold_seconds: float = 0.5) -> None:
+    def __init__(self, people: list[Thread], agents: list[Thread], *, hold_seconds: float = 0.5,
+                 beside_people: int = 1) -> None:  # fmt: skip
         if not people or not agents:
             raise ValueError("each lane needs at least one thread")
-        self._free: dict[bool, deque[Thread]] = {
-            True: deque(people),
-            False: deque(agents),
-        }  # person? → threads
+        self._free: dict[bool, deque[Thread]] = {True: deque(people), False: deque(agents)}  # person? → threads
         self._waiting: dict[bool, deque[asyncio.Future]] = {True: deque(), False: deque()}
-        self._holds: dict[
-            int, asyncio.TimerHandle
-        ] = {}  # id(thread) of a person's request still holding agents back
+        self._holds: dict[int, asyncio.TimerHandle] = {}  # id(thread) → a person's request holding agents back
         self.running = {True: 0, False: 0}
         self.hold_seconds = hold_seconds
+        self.beside_people = max(1, beside_people)  # at least one: agents are never stopped
 
     def _may_start(self, person: bool) -> bool:
         if not self._free[person]:
             return False
-        return person or not (self._holds or self._waiting[True])
+        held = self._holds or self._waiting[True]
+        return person or not held or self.running[False] < self.beside_people
 
     async def take(self, *, person: bool) -> Thread:
         """A thread for one request; waits, in arrival order within its lane, until one may start."""

@@ -29,7 +29,7 @@ def test_a_person_gets_a_thread_while_every_agent_thread_is_busy_and_agents_queu
     assert not agent_started
 
 
-def test_no_new_agent_starts_while_a_page_runs_and_the_queued_ones_start_after_it_in_order():
+def test_while_a_page_runs_one_agent_request_runs_beside_it_and_the_rest_start_after_it_in_order():
     async def run():
         admission = Admission(["p0"], ["a0", "a1", "a2"])
         page = await admission.take(person=True)
@@ -42,23 +42,46 @@ def test_no_new_agent_starts_while_a_page_runs_and_the_queued_ones_start_after_i
 
         agents = [asyncio.create_task(agent(n)) for n in range(3)]
         await asyncio.sleep(0.05)
-        held_back = list(started)
+        beside = list(started)
         admission.give(page, person=True)
         await asyncio.gather(*agents)
-        return held_back, started, admission.running
+        return beside, started, admission.running
 
-    held_back, started, running = _run(run())
-    assert held_back == []
+    beside, started, running = _run(run())
+    assert beside == [0]  # one agent goes on; the others wait for the page
     assert started == [0, 1, 2]  # arrival order once the page is done
     assert running == {True: 0, False: 3}
 
 
+def test_a_flood_of_pages_slows_agents_to_one_at_a_time_and_never_stops_them():
+    async def run():
+        admission = Admission(["p0", "p1"], ["a0", "a1"], hold_seconds=3600)
+        for _ in range(2):
+            await admission.take(person=True)  # never given back: the people's lane stays full
+        flood = [asyncio.create_task(admission.take(person=True)) for _ in range(5)]
+        first = await admission.take(person=False)
+        second = asyncio.create_task(admission.take(person=False))
+        await asyncio.sleep(0.05)
+        held = second.done()
+        admission.give(first, person=False)
+        await second
+        for task in flood:
+            task.cancel()
+        await asyncio.gather(*flood, return_exceptions=True)
+        return first, held
+
+    first, held = _run(run())
+    assert first == "a0"
+    assert not held  # the second agent waited for the first, not for the flood
+
+
 def test_a_long_person_request_holds_agents_back_for_hold_seconds_only():
-    """An export streaming for minutes must not stop the agents on its worker."""
+    """An export streaming for minutes must not keep its worker's agents to one at a time."""
 
     async def run():
-        admission = Admission(["p0"], ["a0"], hold_seconds=0.1)
+        admission = Admission(["p0"], ["a0", "a1"], hold_seconds=0.1)
         await admission.take(person=True)  # never given back in this test
+        await admission.take(person=False)  # the one agent beside it
         loop = asyncio.get_running_loop()
         asked = loop.time()
         await admission.take(person=False)
@@ -70,10 +93,11 @@ def test_a_long_person_request_holds_agents_back_for_hold_seconds_only():
 
 def test_a_person_waiting_for_a_thread_also_holds_agents_back():
     async def run():
-        admission = Admission(["p0"], ["a0", "a1"])
+        admission = Admission(["p0"], ["a0", "a1", "a2"])
         first = await admission.take(person=True)
-        await asyncio.sleep(0)
+        beside = await admission.take(person=False)
         second = asyncio.create_task(admission.take(person=True))  # waits for the people's one thread
+        await asyncio.sleep(0)
         agent = asyncio.create_task(admission.take(person=False))
         await asyncio.sleep(0.05)
         before = (second.done(), agent.done())
@@ -81,6 +105,7 @@ def test_a_person_waiting_for_a_thread_also_holds_agents_back():
         await asyncio.sleep(0)
         middle = (second.done(), agent.done())
         admission.give(await second, person=True)
+        admission.give(beside, person=False)
         await agent
         return before, middle
 
@@ -91,18 +116,19 @@ def test_a_person_waiting_for_a_thread_also_holds_agents_back():
 
 def test_a_request_that_goes_away_while_waiting_gives_nothing_up_and_frees_the_agents_it_held():
     async def run():
-        admission = Admission(["p0"], ["a0"])
+        admission = Admission(["p0"], ["a0", "a1"])
         page = await admission.take(person=True)
+        beside = await admission.take(person=False)
         gone = asyncio.create_task(admission.take(person=True))  # waits for p0
         await asyncio.sleep(0)
         gone.cancel()
         await asyncio.gather(gone, return_exceptions=True)
         admission.give(page, person=True)
-        return await admission.take(person=True), await admission.take(person=False), admission.running
+        return await admission.take(person=False), beside, admission.running
 
-    page, agent, running = _run(run())
-    assert (page, agent) == ("p0", "a0")
-    assert running == {True: 1, False: 1}
+    agent, beside, running = _run(run())
+    assert (agent, beside) == ("a1", "a0")
+    assert running == {True: 0, False: 2}
 
 
 def test_an_admission_needs_a_thread_in_each_lane():
