@@ -5,6 +5,7 @@ Plain asyncio, no Django: the threads here are names, and a "request" is a take,
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -12,7 +13,10 @@ from tideline_site.admission import Admission, person_request
 
 
 def _run(coroutine):
-    return asyncio.run(asyncio.wait_for(coroutine, timeout=10))
+    """asyncio.run on a thread of its own: the browser tests leave Playwright's loop running on the
+    main thread, where asyncio.run refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, asyncio.wait_for(coroutine, timeout=10)).result(timeout=30)
 
 
 def test_a_person_gets_a_thread_while_every_agent_thread_is_busy_and_agents_queue():
