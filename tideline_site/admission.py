@@ -4,8 +4,8 @@ A worker runs Django on a few kept request threads (`tideline_site.asgi`). They 
 interpreter lock, and a request gives the lock up at every database query and waits for it again
 after: with eight agent writes running beside it, a console page that makes a dozen queries waited
 for the lock at each of them, behind writes that went on arriving. Sixteen writers made the inbox
-five times slower than it is alone, and the overview ten times (docs/BENCHMARKS.md, "The console
-while agents write").
+and the overview several times slower than alone (docs/BENCHMARKS.md, "The console while agents
+write").
 
 So each worker has two lanes of threads:
 - **people** (a request without an `Authorization` header: the console, signed in with a cookie)
