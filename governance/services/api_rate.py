@@ -21,13 +21,12 @@ from django.db import connection
 from governance.models import ApiCallCount
 
 _TABLE = ApiCallCount._meta.db_table
-_COUNT = (f"INSERT INTO {_TABLE} (token_id, minute, calls) VALUES (%s, %s, 1) "
-          f"ON CONFLICT (token_id, minute) DO UPDATE SET calls = {_TABLE}.calls + 1 RETURNING calls")  # fmt: skip
+_ADD_ONE = f"ON CONFLICT (token_id, minute) DO UPDATE SET calls = {_TABLE}.calls + 1 RETURNING calls"
+_COUNT = f"INSERT INTO {_TABLE} (token_id, minute, calls) VALUES (%s, %s, 1) {_ADD_ONE}"
 # The same count, with synchronous_commit off for this statement's own (implicit) transaction only:
 # set_config(…, true) is local to the transaction, and the CTE is read so that it is evaluated.
 _COUNT_LAZY = (f"WITH lazy AS (SELECT set_config('synchronous_commit', 'off', true)) "
-               f"INSERT INTO {_TABLE} (token_id, minute, calls) SELECT %s, %s, 1 FROM lazy "
-               f"ON CONFLICT (token_id, minute) DO UPDATE SET calls = {_TABLE}.calls + 1 RETURNING calls")  # fmt: skip
+               f"INSERT INTO {_TABLE} (token_id, minute, calls) SELECT %s, %s, 1 FROM lazy {_ADD_ONE}")  # fmt: skip
 _PRUNE = f"DELETE FROM {_TABLE} WHERE token_id = %s AND minute < %s"
 
 
