@@ -107,7 +107,9 @@ def load(index: LinkedScope) -> None:
     cols, extra = index.cols, index.extra
     if cols is not None and extra is not None and len(extra.pk):
         from_pks, to_pks, kind = array("q"), array("q"), array("B")
-        found = Link.objects.filter(workspace_id=index.workspace_id).order_by("from_fact_id", "position", "pk")
+        # A dangling link (its target not in the workspace yet) has no target pk: nothing to walk.
+        found = (Link.objects.filter(workspace_id=index.workspace_id, to_fact_id__isnull=False)
+                 .order_by("from_fact_id", "position", "pk"))  # fmt: skip
         for from_pk, link_kind, to_pk in paged.rows(found.values_list("from_fact_id", "kind", "to_fact_id"), LINK_CHUNK):
             from_pks.append(from_pk)
             to_pks.append(to_pk)

@@ -165,3 +165,20 @@ def test_an_index_follows_later_writes(tl):
     assert _ids(tl.recall("billing pipeline", reinforce=False)) == [first.id]
     second = tl.add("The billing pipeline exports invoices to S3.", segment="project")
     assert set(_ids(tl.recall("billing pipeline", reinforce=False))) == {first.id, second.id}
+
+
+def test_a_link_to_a_fact_not_imported_yet_does_not_stop_recall(tl, workspace):
+    """An imported link may point at an id the workspace does not hold (kept as a dangling link): the
+    index is built all the same, walks the links it can, and later finds the target once it comes."""
+    records = [
+        {"memoryId": "m_port", "content": "The staging database listens on port 5433.", "segment": "knowledge",
+         "lifecycle": "active", "links": [{"kind": "relates", "target": "m_later"}, {"kind": "relates", "target": "m_host"}]},
+        {"memoryId": "m_host", "content": "The staging database runs on host db-stage-2.", "segment": "knowledge",
+         "lifecycle": "active"},
+    ]  # fmt: skip
+    import_facts(workspace=workspace, lines=[json.dumps(r) for r in records], actor="test")
+    assert _ids(tl.recall("staging database port"))[0] == "m_port"
+    later = {"memoryId": "m_later", "content": "The staging database is backed up every night.", "segment": "knowledge",
+             "lifecycle": "active"}  # fmt: skip
+    import_facts(workspace=workspace, lines=[json.dumps(later)], actor="test")
+    assert "m_later" in _ids(tl.recall("staging database backed up nightly"))
