@@ -12,6 +12,7 @@ from __future__ import annotations
 from memory.models import Workspace
 from memory.services.maintenance import due
 from memory.services.maintenance import passes as maintenance
+from memory.services.recall import index
 
 
 def run_gc(workspace_id: int) -> dict:
@@ -22,6 +23,11 @@ def run_gc(workspace_id: int) -> dict:
 def run_dream(workspace_id: int) -> dict:
     workspace = Workspace.objects.get(pk=workspace_id)
     return maintenance.run_dream(workspace, actor="task:dream", progress=maintenance.logged("dream", workspace)).to_dict()
+
+
+def write_recall_snapshots(workspace_id: int) -> list[str]:
+    """After a bulk import: the recall index snapshots of the workspace's large origins."""
+    return index.write_snapshots(workspace_id)
 
 
 def run_gc_everywhere() -> list[str]:

@@ -6,8 +6,9 @@
 
 1. **Seed** `--workspaces` workspaces holding about `--facts` facts between them, sizes drawn from a
    log-normal law (most a few dozen to a few hundred facts) with the largest few at `--largest`,
-   through the bulk import path in `--seeders` processes; each workspace gets an owner read token and
-   a write token. Five more workspaces of exactly 1,000 facts stay out of the load, for the cold
+   through the bulk import path in `--seeders` processes, each doing what the worker does after an
+   import (the recall snapshots of origins of 200 facts or more) before the next workspace; each
+   workspace gets an owner read token and a write token. Five more workspaces of exactly 1,000 facts stay out of the load, for the cold
    recall. What was seeded is kept in the run's var folder, so `--reuse PREFIX` measures it again.
    Then `VACUUM ANALYZE`, as autovacuum would have run by then (`vacuum`).
 2. **Serve** with `--workers` web processes and the worker, as `tideline serve` runs them, none warmed.
@@ -84,6 +85,9 @@ def _seed_slice(args: tuple[str, list[tuple[int, int]], str]) -> list[dict]:
     """One seeding process: create, import and issue tokens for its share of the workspaces."""
     prefix, jobs, settings_module = args
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", settings_module)
+    # What the worker does after each import (the recall snapshots of the workspace's large origins)
+    # runs here, inside the seed's time, so no backlog of it is left for the load.
+    os.environ["TIDELINE_Q_SYNC"] = "1"
     import django
 
     django.setup()

@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from django.test import override_settings
 from django.utils import timezone
 
 from bench.memory.corpus import Corpus
@@ -41,7 +42,10 @@ def seed_workspace(size: int, *, seed: int, progress: Callable[[int], None] | No
     now_ms = to_ms(timezone.now())
     lines = [import_line(f"mem_bench_{index}", fact, now_ms - (size - index) * 60_000)
              for index, fact in enumerate(corpus.facts(size))]  # fmt: skip
-    import_facts(workspace=workspace, lines=lines, actor="bench", source_name="bench", progress=progress)
+    # No snapshot queued after the import: the bench times the index's cold build and its snapshot
+    # itself, and a worker writing one meanwhile would share the CPU with what it times.
+    with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=0):
+        import_facts(workspace=workspace, lines=lines, actor="bench", source_name="bench", progress=progress)
     return workspace, corpus
 
 

@@ -38,7 +38,8 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
+from django.db.models import Count
 
 from memory import replica, sealing
 from memory.engine import tuning
@@ -510,6 +511,25 @@ class IndexRegistry:
         if vectors_changed:
             self._relay_learned(index, vectors_changed)
         index_links.update(index, touched, new_ids, before, everything=all_links)
+
+    def write_snapshot(self, workspace_id: int, origin_key: str) -> bool:
+        """Build one origin's index as a first recall would, write its snapshot, and let it go: this
+        process keeps nothing (the worker runs it, for the web processes). False when the origin is
+        under the snapshot minimum or its snapshot is already current."""
+        found = _revision_of(workspace_id)
+        head = index_snapshots.peek(workspace_id, origin_key)
+        if found is None or (head is not None and head[0] == found[0]):
+            return False
+        index = ScopeIndex(workspace_id, origin_key)
+        try:
+            with index.lock:
+                self._sync(index, found)
+                if not index_snapshots.enabled_for(len(index.rows)):
+                    return False
+                head = index_snapshots.peek(workspace_id, origin_key)
+                return (head is not None and head[0] == index.revision) or self.save_snapshot(index)
+        finally:
+            _drop_and_release(index)
 
     @staticmethod
     def save_snapshot(index: ScopeIndex) -> bool:
@@ -1036,3 +1056,27 @@ class _Lazy:
 
 
 registry = IndexRegistry()
+
+
+def write_snapshots(workspace_id: int) -> list[str]:
+    """Write the snapshot of every origin of the workspace that is large enough to have one and whose
+    snapshot is not current (`IndexRegistry.write_snapshot`); the origin keys written. After a bulk
+    import the worker runs this, so no web process builds those indexes from the database: the first
+    recall of each, in every process, restores it (`index_snapshots`)."""
+    minimum = index_snapshots.minimum_facts()
+    if minimum <= 0:
+        return []
+    origins = (Fact.objects.filter(workspace_id=workspace_id).values("origin_key")
+               .annotate(facts=Count("*")).filter(facts__gte=minimum).values_list("origin_key", flat=True))  # fmt: skip
+    return [key for key in sorted(origins) if registry.write_snapshot(workspace_id, key)]
+
+
+def write_snapshots_later(workspace: Workspace) -> None:
+    """Queue `write_snapshots` for the worker once the current transaction commits (nothing when
+    it rolls back)."""
+    from django_q.tasks import async_task
+
+    def queue() -> None:
+        async_task("memory.tasks.write_recall_snapshots", workspace.pk, task_name=f"memory-recall-snapshots-{workspace.pk}")
+
+    transaction.on_commit(queue)

@@ -3,7 +3,8 @@ of rebuilding it from the database (a minute at a million facts, most of it decr
 every fact; 90 ms of a 1,000-fact workspace's first recall, against 25 ms from its snapshot).
 
 After a full build of an index of at least `TIDELINE_RECALL_SNAPSHOT_MIN_FACTS` facts, the index is
-written to `TIDELINE_RECALL_SNAPSHOT_DIR` as of its revision. A later full build first tries the
+written to `TIDELINE_RECALL_SNAPSHOT_DIR` as of its revision; after a bulk import of at least that many
+facts, the worker writes the workspace's (`index.write_snapshots`). A later full build first tries the
 snapshot: it is used only if it opens with the origin's data key, names this very workspace row
 (id, origin and creation time) and a revision no later than the workspace's; the index then takes
 the events since that revision through the ordinary sync, as any index does. Anything else (a
@@ -51,8 +52,13 @@ def path_of(workspace_id: int, origin_key: str) -> Path:
     return directory() / f"w{workspace_id}-{digest}.index"
 
 
+def minimum_facts() -> int:
+    """The fewest facts an index holds to be snapshotted; 0 turns snapshots off."""
+    return int(getattr(settings, "TIDELINE_RECALL_SNAPSHOT_MIN_FACTS", 200))
+
+
 def enabled_for(facts: int) -> bool:
-    minimum = int(getattr(settings, "TIDELINE_RECALL_SNAPSHOT_MIN_FACTS", 200))
+    minimum = minimum_facts()
     return minimum > 0 and facts >= minimum
 
 

@@ -116,6 +116,7 @@ def import_facts(
             _import_gated(workspace, parsed, actor, report, strict, progress)
             _import_links(workspace, [], present, actor, report)
         report.refused.sort(key=lambda refusal: refusal.line)
+        _snapshot_later(workspace, report)
         return report
 
     with transaction.atomic() if strict else nullcontext():
@@ -128,7 +129,17 @@ def import_facts(
     report.refused.sort(key=lambda refusal: refusal.line)
     if report.imported >= ANALYZE_AFTER:
         refresh_planner_statistics()
+    _snapshot_later(workspace, report)
     return report
+
+
+def _snapshot_later(workspace: Workspace, report: ImportReport) -> None:
+    """After a bulk import, the worker writes the recall snapshots of the workspace's large origins,
+    so no web process's first recall builds those indexes from the database."""
+    from memory.services.recall import index, index_snapshots
+
+    if 0 < index_snapshots.minimum_facts() <= report.imported:
+        index.write_snapshots_later(workspace)
 
 
 def preview_import(*, workspace: Workspace, lines: Iterable[str | bytes]) -> ImportReport:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
 from memory import sealing
 from memory.engine.facts import records as R
@@ -15,7 +16,9 @@ from memory.services.recall import index as recall_index
 from memory.services.recall import index_snapshots
 from memory.services.recall import verbs as recall_service
 from memory.services.recall.index import IndexRegistry
+from memory.services.writes.interchange import import_facts
 from memory.services.writes.write_path import NewFact, write_fact
+from memory.timestamps import to_ms
 
 pytestmark = pytest.mark.django_db
 
@@ -223,3 +226,54 @@ def test_a_snapshot_this_code_cannot_read_is_dropped_once_and_the_index_built(wo
     rebuilt, from_snapshot = _restored(_fresh_process(), workspace, OWNER, monkeypatch)
     assert sorted(rebuilt.cols.contents) == sorted(FACTS)
     assert _restored(_fresh_process(), workspace, OWNER, monkeypatch)[1]  # written again, and good
+
+
+def _import_lines(count: int, prefix: str = "mem_bulk") -> list[str]:
+    import json
+
+    now = to_ms(timezone.now())
+    return [json.dumps({"memoryId": f"{prefix}_{i}", "content": f"{FACTS[i % len(FACTS)][:-1]} (note {i}).",
+                        "segment": "knowledge", "tier": "long", "importance": 0.7, "decayRate": 0.01,
+                        "lifecycle": "active", "accessCount": 0, "createdAt": now, "lastAccessedAt": now,
+                        "createdBy": {"kind": "owner"}, "sourceType": "owner_message"})
+            for i in range(count)]  # fmt: skip
+
+
+def test_a_bulk_import_leaves_each_large_origin_snapshotted_for_every_process_first_recall(
+    workspace, monkeypatch, django_capture_on_commit_callbacks
+):
+    from tests.memory.services.recall.test_recall_index_sync import assert_same_index
+
+    _write(workspace, FACTS[0], origin=PEER)
+    _write(workspace, FACTS[1], origin=PEER)
+    with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=3), django_capture_on_commit_callbacks(execute=True) as queued:
+        report = import_facts(workspace=workspace, lines=_import_lines(6), actor="test")
+    assert report.imported == 6 and len(queued) == 1
+    workspace.refresh_from_db()
+    # The owner's six facts are on disk as of the import; the peer's two are under the minimum.
+    assert index_snapshots.peek(workspace.pk, OWNER.key) == (workspace.revision, 6)
+    assert not index_snapshots.path_of(workspace.pk, PEER.key).exists()
+    # The worker that wrote it keeps no index in memory.
+    assert (workspace.pk, OWNER.key) not in recall_index.registry._indexes
+    index, from_snapshot = _restored(_fresh_process(), workspace, OWNER, monkeypatch)
+    assert from_snapshot and index.revision == workspace.revision
+    with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=0):
+        assert_same_index(index, IndexRegistry().get(workspace, OWNER))
+    assert "falcon project" in " ".join(text for _, text in _hits(workspace, OWNER, "falcon project deadline"))
+
+
+def test_a_small_import_queues_no_snapshot_and_a_current_one_is_not_written_again(
+    workspace, django_capture_on_commit_callbacks
+):
+    with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=5), django_capture_on_commit_callbacks(execute=True) as queued:
+        import_facts(workspace=workspace, lines=_import_lines(4), actor="test")
+    assert queued == [] and not index_snapshots.path_of(workspace.pk, OWNER.key).exists()
+    with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=3):
+        assert recall_index.write_snapshots(workspace.pk) == [OWNER.key]
+        written = index_snapshots.path_of(workspace.pk, OWNER.key).stat().st_mtime_ns
+        assert recall_index.write_snapshots(workspace.pk) == []  # current: left as it is
+        assert index_snapshots.path_of(workspace.pk, OWNER.key).stat().st_mtime_ns == written
+        _write(workspace, "My bicycle is blue.")
+        assert recall_index.write_snapshots(workspace.pk) == [OWNER.key]  # behind the workspace: written anew
+        workspace.refresh_from_db()
+        assert index_snapshots.peek(workspace.pk, OWNER.key) == (workspace.revision, 5)
