@@ -130,3 +130,20 @@ def test_clients_still_sending_their_body_hold_no_request_thread():
 
     status, _ = _in_own_loop(run)
     assert status == 401  # answered (the API's refusal without a token), not left waiting for a thread
+
+
+def test_a_web_process_loads_every_view_as_it_starts_not_in_its_first_request():
+    """With two web processes behind one port, the one the readiness probe missed imported every view
+    inside an agent's first recall (600 ms, against 50 for the next)."""
+    import subprocess
+    import sys
+
+    from django.conf import settings
+
+    probe = ("import sys, tideline_site.asgi; "
+             "print(sorted(m for m in ('governance.api.urls', 'governance.api.views', 'memory.urls', 'governance.urls')"
+             " if m not in sys.modules))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", probe], cwd=str(settings.BASE_DIR), capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
