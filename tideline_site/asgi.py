@@ -42,6 +42,10 @@ def _threads(lane: str, count: int) -> list[ThreadPoolExecutor]:
 
 
 _admission = per_loop(lambda: Admission(_threads("people", PEOPLE_THREADS), _threads("agents", CONCURRENCY)))
+# Health probes and /metrics (a millisecond each) on a thread of their own, outside the admission: a
+# load balancer's probe must not wait behind two long exports holding the people's threads, nor hold
+# agents back as a person's page does.
+_probe_thread = _threads("probes", 1)[0]
 
 
 class OneHopASGIHandler(ASGIHandler):
@@ -71,8 +75,9 @@ class OneHopASGIHandler(ASGIHandler):
         # A request thread is taken only once the body is in, and an answer already in memory is
         # sent after the thread is back: a slow client, uploading or downloading, holds no thread.
         admission, person = _admission(), person_request(scope.get("headers", []))
-        thread = await admission.take(person=person)
-        held = True
+        probe = scope.get("path", "") in ProbeMiddleware.PROBES
+        thread = _probe_thread if probe else await admission.take(person=person)
+        held = not probe  # a thread of the admission's, to give back
         try:
             async with ThreadSensitiveContext(executor=thread):
                 response = await sync_to_async(self._respond, thread_sensitive=True)(scope, body_file)
@@ -82,8 +87,9 @@ class OneHopASGIHandler(ASGIHandler):
                     finally:
                         await sync_to_async(response.close, thread_sensitive=True)()
                     return
-            admission.give(thread, person=person)
-            held = False
+            if held:
+                admission.give(thread, person=person)
+                held = False
             await self.send_response(response, send)
         finally:
             if held:
@@ -131,6 +137,7 @@ from governance.api.auth import bearer_value  # noqa: E402
 from governance.mcp_tools import build_server, header_grant  # noqa: E402
 from governance.services import tokens  # noqa: E402
 from memory.services.errors import RequestError  # noqa: E402
+from tideline_site.health import ProbeMiddleware  # noqa: E402
 
 MCP_PATH = "/mcp"
 # Tokens, not cookies, authenticate every MCP request, so a rebinding page has nothing to borrow;

@@ -147,3 +147,43 @@ def test_a_web_process_loads_every_view_as_it_starts_not_in_its_first_request():
                           timeout=120, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_health_probes_are_answered_while_every_page_and_agent_thread_is_busy():
+    """Two long exports hold the people's threads and agents hold theirs: a load balancer's probe is
+    still answered at once, on a thread of its own (and holds no agent back, as a page would)."""
+    release = threading.Event()
+    busy: list[str] = []
+
+    def hold(scope=None, **kwargs):
+        if scope and scope.get("path") in ("/login/", "/api/v1/whoami"):
+            busy.append(threading.current_thread().name)
+            release.wait(60)
+
+    request_started.connect(hold)
+    try:
+
+        async def run():
+            agent = [(b"authorization", b"Bearer not-a-token")]
+            held = [asyncio.create_task(_call("/login/")) for _ in range(asgi.PEOPLE_THREADS)]
+            held += [asyncio.create_task(_call("/api/v1/whoami", agent)) for _ in range(asgi.CONCURRENCY)]
+            for _ in range(200):  # until every thread is taken
+                if len(busy) == asgi.PEOPLE_THREADS + asgi.CONCURRENCY:
+                    break
+                await asyncio.sleep(0.05)
+            try:
+                probes = [await asyncio.wait_for(_call(path), timeout=10) for path in ("/healthz", "/readyz")]
+                return len(busy), probes
+            finally:
+                release.set()
+                await asyncio.gather(*held)
+
+        taken, probes = _in_own_loop(run)
+    finally:
+        release.set()
+        request_started.disconnect(hold)
+
+    assert taken == asgi.PEOPLE_THREADS + asgi.CONCURRENCY
+    (live, live_body), (ready, ready_body) = probes
+    assert live == 200 and json.loads(live_body) == {"status": "ok"}
+    assert ready in (200, 503) and "checks" in json.loads(ready_body)
