@@ -533,10 +533,19 @@ class IndexRegistry:
 
     @staticmethod
     def save_snapshot(index: ScopeIndex) -> bool:
-        """Write `index`'s snapshot as of its revision (memory.services.recall.index_snapshots)."""
+        """Write `index`'s snapshot as of its revision (memory.services.recall.index_snapshots).
+
+        A purge or shred deletes the workspace's snapshots as it deletes the facts; one that
+        committed while this index was being built or written would find nothing to delete yet, and
+        the file would keep the deleted facts' text. So a snapshot older than such an event is
+        deleted again at once."""
         with index.lock:
-            return index_snapshots.save(index.workspace_id, index.origin_key, index.born, index.revision,
-                                        _snapshot_state(index))  # fmt: skip
+            saved = index_snapshots.save(index.workspace_id, index.origin_key, index.born, index.revision,
+                                         _snapshot_state(index))  # fmt: skip
+            if saved and _deleted_since(index.workspace_id, index.revision):
+                index_snapshots.discard(index.workspace_id, index.origin_key)
+                return False
+            return saved
 
     @staticmethod
     def _restore(index: ScopeIndex, current: int, born) -> bool:
@@ -916,6 +925,13 @@ def _events_since(workspace_id: int, revision: int, current: int):
     dream they name a million facts."""
     events = MemoryEvent.objects.filter(workspace_id=workspace_id, revision__gt=revision, revision__lte=current)
     return paged.rows(events.order_by("revision", "pk").values_list("kind", "fact_ids"), LOAD_CHUNK)
+
+
+def _deleted_since(workspace_id: int, revision: int) -> bool:
+    """Were facts of the workspace hard-deleted (purged, shredded) after `revision`?"""
+    return MemoryEvent.objects.filter(
+        workspace_id=workspace_id, revision__gt=revision, kind__in=(MemoryEvent.Kind.PURGED, MemoryEvent.Kind.SHREDDED)
+    ).exists()
 
 
 def _facts_in(index: ScopeIndex) -> int:

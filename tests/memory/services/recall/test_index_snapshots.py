@@ -277,3 +277,23 @@ def test_a_small_import_queues_no_snapshot_and_a_current_one_is_not_written_agai
         assert recall_index.write_snapshots(workspace.pk) == [OWNER.key]  # behind the workspace: written anew
         workspace.refresh_from_db()
         assert index_snapshots.peek(workspace.pk, OWNER.key) == (workspace.revision, 5)
+
+
+def test_a_purge_that_commits_while_a_snapshot_is_written_leaves_no_file_behind(workspace, monkeypatch):
+    """The purge deletes the snapshots as it deletes the facts; a build that read the facts before it
+    and writes its snapshot after would leave their text on disk: that file is deleted at once."""
+    facts = [_write(workspace, text).fact for text in FACTS]
+    original = index_snapshots.save
+
+    def purge_first(*args):
+        monkeypatch.setattr(index_snapshots, "save", original)
+        purge_facts(workspace, [facts[0].memory_id], actor="admin", reason="asked")  # commits before the write
+        return original(*args)
+
+    monkeypatch.setattr(index_snapshots, "save", purge_first)
+    recall_index.registry.get(workspace, OWNER)
+    assert not index_snapshots.path_of(workspace.pk, OWNER.key).exists()
+    # The index follows the purge on its next use, and the next snapshot is written as usual.
+    workspace.refresh_from_db()
+    assert facts[0].memory_id not in recall_index.registry.get(workspace, OWNER).rows
+    assert recall_index.write_snapshots(workspace.pk) == [OWNER.key]
