@@ -105,6 +105,13 @@ def web_environment(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return out
 
 
+def worker_environment(env: Mapping[str, str]) -> dict[str, str]:
+    """The environment of the django-q2 worker beside web processes started with `env`: no
+    connection pool, since django-q2 forks its processes and each keeps one connection of its own
+    (tideline_site.forks makes sure a forked process never reuses what it inherited)."""
+    return {**env, "TIDELINE_DB_POOL": "0"}
+
+
 def start_web(*, host: str = "127.0.0.1", port: int, workers: int, env: Mapping[str, str] | None = None,
               cwd: Path = ROOT, application: str | None = None) -> list[subprocess.Popen]:  # fmt: skip
     """Start the web processes (after checking the port is free); the caller stops them."""

@@ -446,7 +446,7 @@ def passes() -> dict:
 
 def serve_and_load(args, prefix: str, loaded: list[dict], cold: list[dict]) -> dict:
     """Phases 2–5 of the module docstring, with the web processes started and stopped here."""
-    from tideline_kit.serving import ROOT, start_web
+    from tideline_kit.serving import ROOT, start_web, worker_environment
 
     report: dict = {}
     port = _free_port()
@@ -457,7 +457,7 @@ def serve_and_load(args, prefix: str, loaded: list[dict], cold: list[dict]) -> d
            "PROMETHEUS_MULTIPROC_DIR": tempfile.mkdtemp(prefix="tideline-bench-metrics-"),
            "TIDELINE_METRICS_TOKEN": METRICS_TOKEN}  # fmt: skip
     servers = start_web(port=port, workers=args.workers, env=env)
-    worker = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=str(ROOT), env={**env, "TIDELINE_DB_POOL": "0"},
+    worker = subprocess.Popen([sys.executable, "manage.py", "qcluster"], cwd=str(ROOT), env=worker_environment(env),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     url = f"http://127.0.0.1:{port}"
     sampler = RssSampler([s.pid for s in servers])

@@ -23,7 +23,7 @@ from django.conf import settings
 from memory.services.demo import DEMO_PASSWORD, DEMO_USERS
 from memory.services.errors import RequestError
 from memory.services.keys import binding as key_binding
-from tideline_kit.serving import PortInUse, start_web
+from tideline_kit.serving import PortInUse, start_web, worker_environment
 from tideline_kit.worker_watch import WorkerWatch
 
 HELP = "run the web console and the django-q2 worker together"
@@ -52,9 +52,7 @@ def run(options: dict) -> None:
     manage = [sys.executable, str(settings.BASE_DIR / "manage.py")]
     env = {**os.environ, **_plain_http_for_the_local_console(), **_shared_metrics(),
            "TIDELINE_DB_POOL": os.environ.get("TIDELINE_DB_POOL", "1")}  # one connection pool per web process
-    # None for the worker: django-q2 forks its processes, and each keeps one connection of its own
-    # (tideline_site.forks makes sure a forked process never reuses what it inherited).
-    worker_env = {**env, "TIDELINE_DB_POOL": "0"}
+    worker_env = worker_environment(env)
     address = f"{options['host']}:{options['port']}"
     try:
         web = start_web(host=options["host"], port=options["port"], workers=options["workers"], env=env,
