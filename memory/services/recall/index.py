@@ -517,8 +517,7 @@ class IndexRegistry:
         process keeps nothing (the worker runs it, for the web processes). False when the origin is
         under the snapshot minimum or its snapshot is already current."""
         found = _revision_of(workspace_id)
-        head = index_snapshots.peek(workspace_id, origin_key)
-        if found is None or (head is not None and head[0] == found[0]):
+        if found is None or index_snapshots.is_current(workspace_id, origin_key, found[1], found[0]):
             return False
         index = ScopeIndex(workspace_id, origin_key)
         try:
@@ -526,8 +525,8 @@ class IndexRegistry:
                 self._sync(index, found)
                 if not index_snapshots.enabled_for(len(index.rows)):
                     return False
-                head = index_snapshots.peek(workspace_id, origin_key)
-                return (head is not None and head[0] == index.revision) or self.save_snapshot(index)
+                current = index_snapshots.is_current(workspace_id, origin_key, index.born, index.revision)
+                return current or self.save_snapshot(index)
         finally:
             _drop_and_release(index)
 

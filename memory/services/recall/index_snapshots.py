@@ -135,6 +135,17 @@ def peek(workspace_id: int, origin_key: str) -> tuple[int, int] | None:
         return None
 
 
+def is_current(workspace_id: int, origin_key: str, born, revision: int) -> bool:
+    """Does this origin's snapshot (by its plaintext header) name this very workspace row and origin
+    at `revision`, in this format? A hint, as `peek`: `load` checks everything again."""
+    try:
+        with path_of(workspace_id, origin_key).open("rb") as source:
+            header = json.loads(source.readline(4096))
+        return header == json.loads(_header(workspace_id, origin_key, born, revision, int(header["facts"])))
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
 def discard(workspace_id: int, origin_key: str | None = None) -> int:
     """Delete the snapshots of one origin, or of every origin of the workspace; how many went."""
     if origin_key is not None:

@@ -297,3 +297,18 @@ def test_a_purge_that_commits_while_a_snapshot_is_written_leaves_no_file_behind(
     workspace.refresh_from_db()
     assert facts[0].memory_id not in recall_index.registry.get(workspace, OWNER).rows
     assert recall_index.write_snapshots(workspace.pk) == [OWNER.key]
+
+
+def test_a_snapshot_of_an_earlier_workspace_under_the_same_id_is_not_taken_as_current(workspace):
+    """An id can come back (a rolled-back transaction); the creation time cannot: a file naming the
+    same id and revision but another creation time is written anew, not kept."""
+    from datetime import timedelta
+
+    from memory.models import Workspace
+
+    for text in FACTS:
+        _write(workspace, text)
+    assert recall_index.write_snapshots(workspace.pk) == [OWNER.key]
+    Workspace.objects.filter(pk=workspace.pk).update(created_at=workspace.created_at + timedelta(seconds=1))
+    assert recall_index.write_snapshots(workspace.pk) == [OWNER.key]
+    assert recall_index.write_snapshots(workspace.pk) == []  # now it names this row: current
