@@ -1088,10 +1088,11 @@ def write_snapshots(workspace_id: int) -> list[str]:
 
 def write_snapshots_later(workspace: Workspace) -> None:
     """Queue `write_snapshots` for the worker once the current transaction commits (nothing when
-    it rolls back)."""
+    it rolls back). Robust: snapshots are a cache, so a broker that cannot take the task (Redis
+    down) is logged and the import that committed still reports its success."""
     from django_q.tasks import async_task
 
     def queue() -> None:
         async_task("memory.tasks.write_recall_snapshots", workspace.pk, task_name=f"memory-recall-snapshots-{workspace.pk}")
 
-    transaction.on_commit(queue)
+    transaction.on_commit(queue, robust=True)

@@ -312,3 +312,19 @@ def test_a_snapshot_of_an_earlier_workspace_under_the_same_id_is_not_taken_as_cu
     Workspace.objects.filter(pk=workspace.pk).update(created_at=workspace.created_at + timedelta(seconds=1))
     assert recall_index.write_snapshots(workspace.pk) == [OWNER.key]
     assert recall_index.write_snapshots(workspace.pk) == []  # now it names this row: current
+
+
+def test_an_import_still_succeeds_when_the_broker_cannot_take_the_snapshot_task(
+    workspace, monkeypatch, django_capture_on_commit_callbacks
+):
+    import django_q.tasks
+
+    def broker_down(*args, **kwargs):
+        raise ConnectionError("the broker does not answer")
+
+    monkeypatch.setattr(django_q.tasks, "async_task", broker_down)
+    with override_settings(TIDELINE_RECALL_SNAPSHOT_MIN_FACTS=3), django_capture_on_commit_callbacks(execute=True) as queued:
+        report = import_facts(workspace=workspace, lines=_import_lines(4), actor="test")
+    assert len(queued) == 1 and report.imported == 4
+    assert not index_snapshots.path_of(workspace.pk, OWNER.key).exists()
+    assert "Porto" in " ".join(text for _, text in _hits(workspace, OWNER, "Where do I live in Porto"))
