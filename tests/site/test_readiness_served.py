@@ -130,6 +130,10 @@ class _Proxy:
 
     def cut(self) -> None:
         if self.listener is not None:
+            # Shut down, not only closed: a close leaves the accepting thread blocked in accept() on
+            # the still-listening socket, which then lets one more connection through to PostgreSQL.
+            with contextlib.suppress(OSError):
+                self.listener.shutdown(socket.SHUT_RDWR)
             self.listener.close()
             self.listener = None
         with self.lock:
