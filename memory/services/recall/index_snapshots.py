@@ -123,13 +123,22 @@ def load(workspace_id: int, origin_key: str, born, revision: int) -> tuple[int, 
     return facts["revision"], state
 
 
+def _plain_header(workspace_id: int, origin_key: str) -> dict:
+    """The plaintext header of this origin's snapshot, without opening the sealed frames; raises
+    OSError (no file) or ValueError (not a header)."""
+    with path_of(workspace_id, origin_key).open("rb") as source:
+        header = json.loads(source.readline(4096))
+    if not isinstance(header, dict):
+        raise ValueError("not a snapshot header")
+    return header
+
+
 def peek(workspace_id: int, origin_key: str) -> tuple[int, int] | None:
     """(revision, facts) from the plaintext header of this origin's snapshot, without opening it; None
     when there is no file or its header does not parse. Only a hint for choosing whether to restore:
     `load` checks everything again."""
     try:
-        with path_of(workspace_id, origin_key).open("rb") as source:
-            header = json.loads(source.readline(4096))
+        header = _plain_header(workspace_id, origin_key)
         return int(header["revision"]), int(header["facts"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -139,8 +148,7 @@ def is_current(workspace_id: int, origin_key: str, born, revision: int) -> bool:
     """Does this origin's snapshot (by its plaintext header) name this very workspace row and origin
     at `revision`, in this format? A hint, as `peek`: `load` checks everything again."""
     try:
-        with path_of(workspace_id, origin_key).open("rb") as source:
-            header = json.loads(source.readline(4096))
+        header = _plain_header(workspace_id, origin_key)
         return header == json.loads(_header(workspace_id, origin_key, born, revision, int(header["facts"])))
     except (OSError, ValueError, KeyError, TypeError):
         return False
