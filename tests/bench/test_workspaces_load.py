@@ -51,8 +51,11 @@ def test_a_small_run_seeds_serves_checks_isolation_and_skips_unchanged_workspace
     assert recall["isolation_checked"] > 0 and recall["isolation_violations"] == 0
     assert report["writes"]["created"] > 0 and report["writes"]["lost"] == 0
     assert all(0 < mb < 2048 for mb in report["peak_rss_mb"])
-    builds = report["recall_after_start_index_builds"]["database"]
-    assert builds["count"] >= 6 and builds["seconds"] > 0  # every workspace's index built once at least
+    builds = report["recall_after_start_index_builds"]
+    # after the restart every workspace's index came back: built from the database, or restored from the
+    # snapshot the seed's import left for the one origin large enough to have one
+    assert builds["database"]["count"] + builds.get("snapshot", {}).get("count", 0) >= 6
+    assert builds["database"]["seconds"] > 0
     for console in (report["recall_console"], report["writes"]["console"]):  # the person in the console meanwhile
         assert set(console["statuses"]) == {"200"}
         assert console["inbox"]["n"] >= 1 and console["dashboard"]["n"] >= 1 and console["inbox"]["p95_ms"] > 0
