@@ -365,8 +365,8 @@ def _graph_page(ws: Workspace) -> dict:
     export, partition = graph_service.export(ws, max_nodes=GRAPH_MAX_NODES, recompute=in_request)
     key = (ws.pk, ws.revision, partition.revision, ws.created_at.timestamp(), GRAPH_MAX_NODES)  # as drawn
     recomputing = not graph_service.is_current(partition, ws.revision)  # the worker brings it up to date
-    if recomputing:
-        graph_service.recompute_later(ws)
+    if recomputing and graph_service.recompute_later(ws) is None:
+        recomputing = False  # the broker is down: say when the communities date from, not that they are moving
     payload = selectors.graph_payload(export)
     page = {name: payload[name] for name in ("node_count", "edge_count", "kinds", "segments", "clusters", "stats")}
     page["graph_json"] = json_script(payload["data"], "graph-data")

@@ -44,7 +44,8 @@ log = logging.getLogger("tideline.api")
 MAX_K = 50
 MAX_QUERY = 2000
 STATUS_OF_KIND = {"validation": 422, "not_found": 404, "conflict": 409, "unauthorized": 401, "forbidden": 403,
-                  "unworthy": 422, "write_gate": 422, "threat": 422, "secret": 422}  # fmt: skip
+                  "unworthy": 422, "write_gate": 422, "threat": 422, "secret": 422,
+                  "unavailable": 503}  # fmt: skip
 
 
 def _json(payload: dict, status: int = 200, headers: dict[str, str] | None = None) -> JsonResponse:

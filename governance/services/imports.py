@@ -23,6 +23,7 @@ from governance.models import ImportJob
 from governance.services import run_locks
 from governance.services.acting import actor_text, require_role
 from memory.services.errors import RequestError
+from memory.services.queueing import QueueUnavailableError, enqueue
 from memory.services.writes.interchange import import_facts, preview_import
 from tideline_kit import telemetry
 
@@ -61,14 +62,16 @@ def receive(workspace, upload, *, user=None, actor: str) -> ImportJob:
 def confirm(job: ImportJob, *, user=None, gated: bool) -> ImportJob:
     """Queue a previewed job for the worker (or run it now when tasks run synchronously)."""
     require_role(user, job.workspace, "import", "import facts")
-    from django_q.tasks import async_task
-
     updated = ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.PREVIEWED).update(
         status=ImportJob.Status.QUEUED, gated=gated)
     if not updated:
         raise RequestError(f"this import is {job.status} already; upload the file again to import it again",
                            kind="conflict")  # fmt: skip
-    async_task("governance.tasks.run_console_import", job.pk)
+    try:
+        enqueue("governance.tasks.run_console_import", job.pk)
+    except QueueUnavailableError:  # still previewed: the person can confirm again once the queue is back
+        ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.QUEUED).update(status=ImportJob.Status.PREVIEWED)
+        raise
     job.refresh_from_db()
     return job
 
@@ -140,8 +143,6 @@ def _run_locked(job_id: int, *, first: bool) -> dict:
 def resume(job: ImportJob, *, user=None) -> ImportJob:
     """Queue a failed (or interrupted) import again: lines already imported are skipped."""
     require_role(user, job.workspace, "import", "import facts")
-    from django_q.tasks import async_task
-
     stopped = f"this import is {job.status}; only a stopped import can be resumed"
     if job.status != ImportJob.Status.FAILED:
         raise RequestError(stopped, kind="conflict")
@@ -150,7 +151,12 @@ def resume(job: ImportJob, *, user=None) -> ImportJob:
     if not ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.FAILED).update(
             status=ImportJob.Status.QUEUED, starts=0, error=""):  # fmt: skip
         raise RequestError(stopped, kind="conflict")
-    async_task("governance.tasks.run_console_import", job.pk)
+    try:
+        enqueue("governance.tasks.run_console_import", job.pk)
+    except QueueUnavailableError:  # still stopped, with its reason: resuming later works as before
+        ImportJob.objects.filter(pk=job.pk, status=ImportJob.Status.QUEUED).update(
+            status=ImportJob.Status.FAILED, starts=job.starts, error=job.error)
+        raise
     job.refresh_from_db()
     return job
 

@@ -36,6 +36,7 @@ from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
 from memory.services.lifecycle.curation import fact_states, set_fact_states
 from memory.services.mutation import mutate
+from memory.services.queueing import QueueUnavailableError, enqueue
 from tideline_kit import telemetry
 
 TELEMETRY = "telemetry"
@@ -257,8 +258,6 @@ def request_evaluation(proposal: Proposal, *, user=None, actor: str, inline: boo
                        progress=None) -> Proposal:  # fmt: skip
     """Queue an evaluation in the worker (or run it now when tasks run synchronously). `inline` runs
     it in this process instead (the CLI, which shows its own progress bar through `progress`)."""
-    from django_q.tasks import async_task
-
     require_role(user, proposal.workspace, "evaluate_proposal", "evaluate proposals")
     if proposal.status not in (Proposal.Status.PENDING, Proposal.Status.APPROVED):
         raise RequestError(f"proposal #{proposal.pk} is {proposal.status}: only pending proposals are evaluated",
@@ -274,7 +273,13 @@ def request_evaluation(proposal: Proposal, *, user=None, actor: str, inline: boo
     if inline:
         run_evaluation(proposal.pk, progress=progress)
     else:
-        async_task("governance.tasks.evaluate_proposal", proposal.pk)
+        try:
+            enqueue("governance.tasks.evaluate_proposal", proposal.pk)
+        except QueueUnavailableError:  # put back what the proposal said before: nothing was started
+            Proposal.objects.filter(pk=proposal.pk, evaluation=Proposal.Evaluation.QUEUED).update(
+                evaluation=proposal.evaluation, eval_done=proposal.eval_done, eval_total=proposal.eval_total,
+                eval_error=proposal.eval_error)  # fmt: skip
+            raise
     proposal.refresh_from_db()
     return proposal
 

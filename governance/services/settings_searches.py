@@ -21,6 +21,7 @@ from governance.services import proposal_eval, proposals, run_locks
 from governance.services.acting import acting_name, require_role
 from memory.models import Workspace
 from memory.services.errors import RequestError
+from memory.services.queueing import QueueUnavailableError, enqueue
 
 
 def latest(workspace: Workspace) -> SettingsSearch | None:
@@ -39,8 +40,6 @@ def get(workspace: Workspace, search_id: int) -> SettingsSearch:
 def request(workspace: Workspace, *, user=None, actor: str) -> SettingsSearch:
     """Queue a search (an owner's or admin's act, as proposing is). A search already queued or running
     for the workspace is returned instead of a second one."""
-    from django_q.tasks import async_task
-
     require_role(user, workspace, "propose", "propose changes")
     if not proposal_eval.usable_sets(workspace):
         raise RequestError(proposal_eval.gate_refusal(workspace), kind="unapproved")
@@ -50,7 +49,11 @@ def request(workspace: Workspace, *, user=None, actor: str) -> SettingsSearch:
         if running is not None:
             return running
         search = SettingsSearch.objects.create(workspace=workspace, requested_by_name=acting_name(user, actor))
-    async_task("governance.tasks.search_settings", search.pk)
+    try:
+        enqueue("governance.tasks.search_settings", search.pk)
+    except QueueUnavailableError:
+        search.delete()  # never started: a queued row no worker will run would block every later search
+        raise
     search.refresh_from_db()
     return search
 
