@@ -519,7 +519,8 @@ def traffic_since_applied(proposal: Proposal) -> dict[str, Any] | None:
                                         to_version=done["to_version"], start=proposal.applied_at, end=until)  # fmt: skip
     return {"after": counted(done["to_version"], proposal.applied_at, until),
             "before": counted(done["from_version"], proposal.applied_at - span, proposal.applied_at),
-            "span": timesince(proposal.applied_at, until), "to_version": done["to_version"],
+            "span": timesince(proposal.applied_at, until) if span.total_seconds() >= 60 else "less than a minute",
+            "to_version": done["to_version"],
             "from_version": done["from_version"], "asked_both": moved["asked_both"],
             "moved": _with_words(proposal.workspace, moved["moved"])}  # fmt: skip
 

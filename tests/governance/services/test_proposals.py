@@ -235,3 +235,4 @@ def test_the_votes_on_recall_since_a_settings_proposal_was_applied_are_counted_b
     page = personas.client_for(personas.approver).get(f"/w/{ws.name}/proposals/{proposal.pk}/").content.decode()
     assert "Of the 2 questions agents asked both before and after, 1 got a different first hit" in page
     assert "Maya keeps a lisbon in the study." in page
+    assert "over less than a minute, beside" in page and "0 minutes" not in page  # applied seconds ago
