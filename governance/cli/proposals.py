@@ -173,7 +173,7 @@ def _propose(options: dict, workspace) -> None:
     elif options.get("from_misses"):
         bar = progress_bar(None, "searching recall settings", "ranking")
         try:
-            proposal, why = proposals.propose_from_recall_misses(workspace, progress=counting(bar))
+            proposal, why = proposals.propose_from_recall_misses(workspace, user=user, progress=counting(bar))
         finally:
             bar.close()
         made = [proposal] if proposal is not None else []

@@ -189,11 +189,13 @@ def propose_from_telemetry(workspace: Workspace, *, min_downvotes: int = rules.D
     return made
 
 
-def propose_from_recall_misses(workspace: Workspace, *, actor: str = TELEMETRY, max_cases: int = 300,
+def propose_from_recall_misses(workspace: Workspace, *, user=None, actor: str = TELEMETRY, max_cases: int = 300,
                                progress=None, live_bar=None) -> tuple[Proposal | None, str]:  # fmt: skip
     """Search the recall settings around those in force (`proposal_eval.search_settings`) and propose
     the best only when it does better on gold cases it was not fitted to. (the proposal, or None; what
-    the search found, in words: why nothing was proposed, or what the proposal expects)."""
+    the search found, in words: why nothing was proposed, or what the proposal expects). The person
+    who asked for the search (`user`, or their name as `actor`) is the proposal's author, so a second
+    person approves it; with neither it is telemetry's."""
     found = proposal_eval.search_settings(workspace, max_cases=max_cases, progress=progress, live_bar=live_bar)
     if found.chosen is None:
         return None, found.reason
@@ -209,7 +211,8 @@ def propose_from_recall_misses(workspace: Workspace, *, actor: str = TELEMETRY, 
                  f"{gain.hi:+.3f}]). The evaluation decides; a second person approves.")  # fmt: skip
     changes = {c["name"]: c["after"] for c in T.diff(in_force, found.chosen)}
     try:
-        made = propose_tuning(workspace, changes, rationale=rationale, actor=actor, source=Proposal.Source.RECALL_MISSES)
+        made = propose_tuning(workspace, changes, rationale=rationale, user=user, actor=actor,
+                              source=Proposal.Source.RECALL_MISSES)  # fmt: skip
     except RequestError as error:
         if error.kind == "conflict":
             return None, "the search found the settings of a proposal that is open already: decide that one"

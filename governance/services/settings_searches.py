@@ -75,7 +75,8 @@ def run(search_id: int) -> dict[str, Any]:
             seen.update(done=done, total=total)
 
         try:
-            made, why = proposals.propose_from_recall_misses(search.workspace, progress=count, live_bar=bar)
+            made, why = proposals.propose_from_recall_misses(search.workspace, actor=search.requested_by_name,
+                                                             progress=count, live_bar=bar)  # fmt: skip
         except RequestError as error:
             _finish(search_id, SettingsSearch.Status.FAILED, error.message)
             return {"search": search_id, "error": error.message}

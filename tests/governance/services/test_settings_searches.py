@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from governance.models import GoldCase, GoldSet, SettingsSearch
-from governance.services import settings_searches
+from governance.services import proposals, settings_searches
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
 from tests.governance.services.test_proposals import TYPOS, WORDS
@@ -32,6 +32,10 @@ def test_a_search_runs_as_a_task_keeps_its_progress_and_ends_with_the_proposal(t
     assert search.status == "done" and search.requested_by_name == "olga"
     assert search.total > 0 and search.done == search.total and search.percent == 100
     assert search.proposal is not None and search.proposal.tuning["ngram_floor"] < 0.95
+    # the person who asked for the search is its proposal's author: a second person approves it
+    assert search.proposal.author_name == "olga"
+    assert proposals.is_author(search.proposal, personas.owner, "olga")
+    assert not proposals.is_author(search.proposal, personas.approver, "abe")
     assert search.reason.startswith("expected MRR gain on unseen questions")
     assert settings_searches.latest(typos) == search
 
