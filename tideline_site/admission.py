@@ -49,6 +49,10 @@ class Admission(Generic[Thread]):
         self.hold_seconds = hold_seconds
         self.beside_people = max(1, beside_people)  # at least one: agents are never stopped
 
+    def threads(self) -> list[Thread]:
+        """Every thread of both lanes that is free now (all of them before the first request)."""
+        return [*self._free[True], *self._free[False]]
+
     def _may_start(self, person: bool) -> bool:
         if not self._free[person]:
             return False

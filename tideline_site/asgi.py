@@ -137,7 +137,10 @@ from governance.api.auth import bearer_value  # noqa: E402
 from governance.mcp_tools import build_server, header_grant  # noqa: E402
 from governance.services import tokens  # noqa: E402
 from memory.services.errors import RequestError  # noqa: E402
+from tideline_site import warmup  # noqa: E402
 from tideline_site.health import ProbeMiddleware  # noqa: E402
+
+WARM_SESSIONS = os.environ.get("TIDELINE_WARM_SESSIONS", "1") != "0"
 
 MCP_PATH = "/mcp"
 # Tokens, not cookies, authenticate every MCP request, so a rebinding page has nothing to borrow;
@@ -155,9 +158,21 @@ async def _refuse(send, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+async def _lifespan(scope, receive, send):
+    """The MCP app's lifespan, with each request thread's database session warmed (tideline_site/warmup.py)
+    before the startup completes, so before this process accepts a connection."""
+    async def receive_after_warming():
+        message = await receive()
+        if message["type"] == "lifespan.startup" and WARM_SESSIONS:
+            await warmup.warm_threads(_admission().threads())
+        return message
+
+    return await mcp_application(scope, receive_after_warming, send)
+
+
 async def application(scope, receive, send):
     if scope["type"] == "lifespan":
-        return await mcp_application(scope, receive, send)
+        return await _lifespan(scope, receive, send)
     path = scope.get("path", "")
     if scope["type"] == "http" and (path == MCP_PATH or path.startswith(MCP_PATH + "/")):
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
