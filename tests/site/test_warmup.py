@@ -88,3 +88,12 @@ def test_the_lifespan_startup_warms_this_loops_request_threads_before_it_complet
 
     asyncio.run(run())
     assert said[:1] == ["lifespan.startup.complete"] and warmed == [asgi.PEOPLE_THREADS + asgi.CONCURRENCY]
+
+
+def test_with_a_pool_as_many_sessions_are_warmed_as_the_pool_keeps_open(monkeypatch):
+    from django.conf import settings
+
+    monkeypatch.setitem(settings.DATABASES["default"], "OPTIONS", {"pool": {"min_size": 2}})
+    assert warmup.sessions_to_keep_warm(10) == 2
+    monkeypatch.setitem(settings.DATABASES["default"], "OPTIONS", {})
+    assert warmup.sessions_to_keep_warm(10) == 10  # a session per thread, each its own
