@@ -74,6 +74,9 @@ READS = {
     "docs": [], "api-not-found": [],
 }  # fmt: skip
 UNREAD = ["zz", "page", "id[]"]
+# A parameter a page never reads can only trip what reads every parameter (middleware, a form bound to
+# the whole query string), so it gets the values that stress decoding and size, not every value.
+UNREAD_HOSTILE = ["", "%00", "a%00b", "99999999999999999999999", "%FF%FE", "%ED%A0%80", "x" * 5000, "[]"]
 # Hostile path segments for each kind of path argument, besides the real value.
 PATH_VALUES = {
     "workspace": ["nope", "a" * 300],
@@ -168,8 +171,11 @@ def test_no_parameter_value_makes_a_page_fail(client, world):
             for query in ("", "?q=%00&page=99999999999999999999999", "?format=graphml&at=%00"):
                 assert_no_server_error(client, url + query)
             continue
-        for param in READS[name] + UNREAD:
+        for param in READS[name]:
             for value in HOSTILE:
+                assert_no_server_error(client, f"{url}?{param}={value}")
+        for param in (p for p in UNREAD if p not in READS[name]):
+            for value in UNREAD_HOSTILE:
                 assert_no_server_error(client, f"{url}?{param}={value}")
 
 

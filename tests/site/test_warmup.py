@@ -12,6 +12,13 @@ from django.db import OperationalError, connection, connections
 from tideline_site import asgi, warmup
 
 
+def _run(coroutine):
+    """`asyncio.run` on a thread of its own: a test run before this one (the browser's) may have left
+    an event loop running on this thread."""
+    with ThreadPoolExecutor(max_workers=1) as runner:
+        return runner.submit(asyncio.run, coroutine).result(timeout=120)
+
+
 def _on(thread, func):
     return thread.submit(func).result(timeout=30)
 
@@ -32,7 +39,7 @@ def test_every_request_thread_opens_a_session_of_its_own_and_asks_each_table_onc
     threads = [ThreadPoolExecutor(max_workers=1) for _ in range(3)]
     try:
         assert [_on(t, _session_of_thread) for t in threads] == [None, None, None]  # nothing open yet
-        touched = asyncio.run(warmup.warm_threads(threads))
+        touched = _run(warmup.warm_threads(threads))
         tables = len(warmup.models_to_warm())
         assert tables >= 30 and touched == [tables] * 3
         sessions = [_on(t, _session_of_thread) for t in threads]
@@ -57,7 +64,7 @@ def test_a_database_that_fails_is_logged_and_the_process_starts_anyway(monkeypat
     thread = ThreadPoolExecutor(max_workers=1)
     try:
         monkeypatch.setattr(type(connections["default"]), "ensure_connection", unreachable)  # in every thread
-        assert asyncio.run(warmup.warm_threads([thread])) == [0]
+        assert _run(warmup.warm_threads([thread])) == [0]
         assert "warming a request thread's database session failed: OperationalError" in caplog.text
     finally:
         thread.shutdown()
@@ -86,7 +93,7 @@ def test_the_lifespan_startup_warms_this_loops_request_threads_before_it_complet
 
         await asgi.application({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send)
 
-    asyncio.run(run())
+    _run(run())
     assert said[:1] == ["lifespan.startup.complete"] and warmed == [asgi.PEOPLE_THREADS + asgi.CONCURRENCY]
 
 
