@@ -7,15 +7,17 @@ alone, that is a 500 in the console and a task the person believes is running. T
 - `enqueue` for work somebody asked for (an import, an evaluation, a search): the caller puts back
   whatever it marked as queued and the refusal reaches the person as `QueueUnavailableError`, a
   `RequestError` of kind "unavailable" (503 in the API, a message in the console).
-- `enqueue_or_log` for work that only refreshes a cache (dashboard figures, the graph's partition):
-  the page is shown from what it has, the failure is logged, and the caller lets the next request
-  try again.
+- `enqueue_once` for work that only refreshes a cache (dashboard figures, the graph's partition):
+  queued once per key, the page is shown from what it has, and a failure is logged and forgets the
+  key, so the next request tries again.
 """
 
 from __future__ import annotations
 
 import logging
 from typing import Any
+
+from django.core.cache import cache
 
 from memory.services.errors import RequestError, is_read_only_error
 
@@ -46,11 +48,15 @@ def enqueue(func: str, *args: Any, **options: Any) -> str:
         raise QueueUnavailableError(UNREACHABLE) from error
 
 
-def enqueue_or_log(func: str, *args: Any, **options: Any) -> bool:
-    """`enqueue` for work a later request can ask for again: False (logged) when the broker could
-    not take it."""
+def enqueue_once(key: str, timeout: int, func: str, *args: Any, **options: Any) -> bool | None:
+    """`enqueue` at most once per cache `key` for `timeout` seconds, for work a later request can ask
+    for again: True when queued now, False when queued already, None when the broker could not take
+    it (logged, and the key forgotten so the next request tries again)."""
+    if not cache.add(key, 1, timeout=timeout):
+        return False
     try:
         enqueue(func, *args, **options)
     except QueueUnavailableError:
-        return False
+        cache.delete(key)
+        return None
     return True

@@ -16,7 +16,7 @@ from django.core.cache import cache
 
 from memory import selectors
 from memory.models import Workspace
-from memory.services.queueing import enqueue_or_log
+from memory.services.queueing import enqueue_once
 
 STALE_SECONDS = 300  # how old shown figures may be while newer ones are computed
 KEEP_SECONDS = 3600
@@ -63,11 +63,6 @@ def refresh(workspace_id: int) -> None:
 def _refresh_later(workspace: Workspace) -> bool:
     """Queue `refresh` once per revision; False if it is queued already, or the broker could not take
     it (logged; the page shows the kept figures and the next request tries again)."""
-    key = f"{_key(workspace)}:queued:{workspace.revision}"
-    if not cache.add(key, 1, timeout=STALE_SECONDS):
-        return False
-    if enqueue_or_log("memory.services.maintenance.dashboard_stats.refresh", workspace.pk,
-                      task_name=f"memory-dashboard-{workspace.pk}"):  # fmt: skip
-        return True
-    cache.delete(key)
-    return False
+    return bool(enqueue_once(f"{_key(workspace)}:queued:{workspace.revision}", STALE_SECONDS,
+                             "memory.services.maintenance.dashboard_stats.refresh", workspace.pk,
+                             task_name=f"memory-dashboard-{workspace.pk}"))  # fmt: skip

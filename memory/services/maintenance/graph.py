@@ -16,13 +16,12 @@ from __future__ import annotations
 import time
 from datetime import datetime
 
-from django.core.cache import cache
 from django.utils import timezone
 
 from memory.engine.maintenance.graph_export import GraphExport, export_memory_graph
 from memory.models import GraphPartition, Workspace
 from memory.services.maintenance.passes import maint_facts, workspace_links
-from memory.services.queueing import enqueue_or_log
+from memory.services.queueing import enqueue_once
 from memory.timestamps import to_ms
 
 IN_REQUEST_LIMIT = 2000  # active facts up to which the console computes the graph itself
@@ -76,10 +75,5 @@ def recompute_later(workspace: Workspace) -> bool | None:
     """Queue `recompute` for the worker once per workspace revision: True when queued now, False when
     queued already, None when the broker could not take it (logged; the next request tries again)."""
     key = f"tideline:graph-queued:{workspace.pk}:{workspace.created_at.timestamp()}:{workspace.revision}"
-    if not cache.add(key, 1, timeout=3600):
-        return False
-    if enqueue_or_log("memory.services.maintenance.graph.recompute", workspace.pk,
-                      task_name=f"memory-graph-{workspace.pk}"):  # fmt: skip
-        return True
-    cache.delete(key)
-    return None
+    return enqueue_once(key, 3600, "memory.services.maintenance.graph.recompute", workspace.pk,
+                        task_name=f"memory-graph-{workspace.pk}")  # fmt: skip
