@@ -5,7 +5,7 @@ starts and without (`TIDELINE_WARM_SESSIONS`), alternating.
 
 PREFIX names workspaces `bench.governance.workspaces_load` seeded (its `var/PREFIX.json`). Each
 start is one web process with a connection pool, as `tideline serve` runs it; once `/healthz`
-answers, four recalls follow, each to a workspace of 60–199 facts no process has served since its
+answers, four recalls follow (`workspaces_load.cold_recalls`: each on a new connection), each to a workspace of 60–199 facts no process has served since its
 start (its index built from the database in the request). Reports the median of the first, the
 second, and the third and fourth, per setting.
 """
@@ -17,14 +17,12 @@ import json
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
 
 def _serve_once(seeded: list[dict], warm: str) -> list[float]:
-    import httpx2
-
     from bench.governance.api_load import _free_port, _wait_for
+    from bench.governance.workspaces_load import cold_recalls
     from tideline_kit.serving import start_web
 
     port = _free_port()
@@ -34,15 +32,7 @@ def _serve_once(seeded: list[dict], warm: str) -> list[float]:
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_for(url)
-        times = []
-        with httpx2.Client(base_url=url, timeout=60) as client:
-            for workspace in seeded:
-                started = time.perf_counter()
-                answer = client.post("/api/v1/recall", json={"query": workspace["queries"][0], "k": 8},
-                                     headers={"Authorization": f"Bearer {workspace['read']}"})  # fmt: skip
-                answer.raise_for_status()
-                times.append(round((time.perf_counter() - started) * 1000, 1))
-        return times
+        return cold_recalls(url, seeded)
     finally:
         for server in servers:
             server.terminate()
