@@ -29,6 +29,7 @@ import gc
 import logging
 import operator
 import threading
+import time
 import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
@@ -846,10 +847,15 @@ class IndexRegistry:
 # collector's full passes walk all of them: 300 ms with the process stopped, several times a
 # minute under an API's load (the p99 of a recall was those pauses). While an index is built no
 # pass runs (its objects all live on: passes over them were 1 s of a 6 s build at 100,000 facts);
-# after building one this large the process collects once and freezes what is there
-# (`gc.freeze`), so later passes skip it. Thawing first lets that collection free an index this
-# one replaced. Smaller indexes are not worth a full collection per build.
+# after building one this large the process collects the young generation (the build's objects:
+# 15 ms after a 50,000-fact build) and freezes what is there (`gc.freeze`), so later passes skip it.
+# A full collection, thawed first, stops every request of the process for as long as the heap is
+# large (about 200 ms with the index budget's 512 MB held), so it runs at most every
+# SETTLE_SECONDS, after a large build or eviction: it frees what was frozen while it was in use and
+# became garbage in a cycle since (a request that was in flight during a freeze, say). Indexes
+# themselves hold no cycle, so letting one go frees it at once without any collection.
 FREEZE_AT_FACTS = 20_000
+SETTLE_SECONDS = 300.0
 # An index of at least REBUILD_MIN_FACTS facts whose next sync would re-read more than REBUILD_SHARE
 # of them is built afresh instead (`_sync_revision`): after a dream touched 887,000 of a million
 # facts, patching held the old index and the re-read facts at once, and left 2.26 GB resident where
@@ -858,6 +864,7 @@ REBUILD_MIN_FACTS = FREEZE_AT_FACTS
 REBUILD_SHARE = 0.5
 _heap_lock = threading.Lock()
 _paused, _was_enabled = 0, True
+_settled_at = float("-inf")  # when the whole heap was last thawed and collected (`_settle_if_due`)
 
 
 @contextmanager
@@ -879,24 +886,35 @@ def _building(index: ScopeIndex):
                 gc.enable()
     if index.cols is not None and len(index.cols) >= FREEZE_AT_FACTS:
         with _heap_lock:
-            gc.unfreeze()
-            gc.collect()
+            if not _settle_if_due():
+                gc.collect(1)  # the build's own objects are all young: whatever of them is garbage
             gc.freeze()
 
 
-def release_heap(facts: int) -> None:
-    """After letting go of an index of `facts` facts: free it now, and hand its pages back.
+def _settle_if_due() -> bool:
+    """Thaw and collect the whole heap if `SETTLE_SECONDS` have passed since it was last done; whether
+    it was. Call under `_heap_lock`; the caller freezes again."""
+    global _settled_at
+    now = time.monotonic()
+    if now - _settled_at < SETTLE_SECONDS:
+        return False
+    gc.unfreeze()
+    gc.collect()
+    _settled_at = now
+    return True
 
-    A large index was frozen after its build (`_building`), and the collector never looks at frozen
-    objects: the reference cycles among its rows stayed in memory after it was dropped (1.3 GB of a
-    million-fact index's 2.4 GB, and a shredded origin's plaintext with them) until the next large
-    build thawed them. Small indexes were never frozen, and are not worth a full collection."""
+
+def release_heap(facts: int) -> None:
+    """After letting go of an index of `facts` facts: hand its pages back to the system.
+
+    Its objects are already gone: an index holds no reference cycles (a test keeps it so), so its
+    rows, strings and arrays are freed as the last reference goes, frozen or not (`gc.freeze` only
+    hides objects from the cycle collector). Small indexes leave too little to hand back."""
     if facts < FREEZE_AT_FACTS:
         return
     with _heap_lock:
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
+        if _settle_if_due():
+            gc.freeze()
     release_free_memory()
 
 

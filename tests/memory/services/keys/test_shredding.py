@@ -103,7 +103,7 @@ def test_a_warm_index_in_another_registry_drops_the_shredded_origin(world, works
     shred_origin(workspace, PEER.key, actor="user:root")
     # The other process's key cache still holds the key for a second or two: put it back.
     now = __import__("time").monotonic()
-    sealing.keyring._fast[(str(sealing.settings.TIDELINE_KEYSTORE_DIR), workspace.pk, PEER.key)] = (stale, now)
+    sealing.keyring._cache[(workspace.pk, PEER.key)] = {str(sealing.settings.TIDELINE_KEYSTORE_DIR): (stale, now)}
 
     assert _hits(PEER) == [] and _hits(PEER, "vault door green") == []
     assert index.rows == {} and index.cols is None and index.vectors == {} and index.learned == {}

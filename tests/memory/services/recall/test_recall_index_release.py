@@ -92,3 +92,81 @@ def test_an_index_s_links_hold_the_rows_own_id_strings(workspace, synced):
     assert src is index.rows[b.memory_id].memory_id and dst is index.rows[a.memory_id].memory_id
     assert index.link_state.stored.group(index.meta[b.memory_id].pk) == [(src, kind, dst)]
     assert index.link_state.into == {a.memory_id: index.meta[b.memory_id].pk}
+
+
+def test_an_index_that_served_recalls_leaves_no_cycle_behind(workspace, monkeypatch, settings):
+    """Letting an index go frees it by reference counting alone (`release_heap` no longer stops the
+    process for a full collection): nothing of it may sit in a reference cycle, whatever it served
+    (recall, explain, context, a sync after a write, links, the lexical caches)."""
+    from memory.services.recall import verbs as recall_service
+
+    settings.TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = 0
+    monkeypatch.setattr(recall_index, "FREEZE_AT_FACTS", 2)
+    secret = " ".join(["Quintessa hid the ledger", "behind the third loose brick."])
+
+    def write(text, links=()):
+        return write_fact(workspace=workspace, new=NewFact(content=text, segment="knowledge", links=links),
+                          actor="test").fact  # fmt: skip
+
+    first = write("The rose garden has a keeper.")
+    write("The keeper waters the roses at dawn.", links=(("supports", first.memory_id, ""),))
+    for query in ("rose garden keeper", "who waters the roses"):
+        recall_service.recall(workspace=workspace, query=query, origin="owner", k=5, reinforce=False)
+    write(secret)  # arrives through a sync of the index built above
+    recall_service.recall(workspace=workspace, query="ledger brick", origin="owner", k=5, reinforce=False)
+    recall_service.explain(workspace=workspace, query="loose brick ledger", origin="owner", embedder=None)
+    recall_service.context(workspace=workspace, query="where is the ledger", origin="owner", embedder=None)
+    assert gc.get_freeze_count() > 0  # large enough (here) to have been frozen
+    gc.collect()  # whatever the calls themselves left
+    registry.clear()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        left = [obj for obj in gc.garbage
+                if type(obj).__module__.startswith(("memory.engine.recall", "memory.services.recall"))
+                or secret in _strings_in(obj)]  # fmt: skip
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert left == []
+    assert _alive_with(secret) == 0
+
+
+def test_a_large_index_built_or_let_go_stops_the_process_for_a_full_collection_only_when_one_is_due(
+        workspace, monkeypatch, settings):  # fmt: skip
+    """A full collection stops every request of the process for as long as the heap is large (about
+    200 ms with the index budget held): after a large build only the young generation is collected,
+    letting an index go collects nothing, and the whole heap is collected at most every
+    SETTLE_SECONDS."""
+    import time
+
+    settings.TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = 0
+    monkeypatch.setattr(recall_index, "FREEZE_AT_FACTS", 2)
+    for i in range(3):
+        write_fact(workspace=workspace, new=NewFact(content=f"Fact number {i} about the orchard.", segment="knowledge"),
+                   actor="test")  # fmt: skip
+    generations: list[int] = []
+
+    def count(phase, info):
+        if phase == "start":
+            generations.append(info["generation"])
+
+    registry.clear()
+    monkeypatch.setattr(recall_index, "_settled_at", time.monotonic())  # the heap was just collected
+    gc.callbacks.append(count)
+    try:
+        registry.get(workspace, R.Origin.owner())
+        assert generations and max(generations) < 2 and gc.get_freeze_count() > 0  # young only, then frozen
+        generations.clear()
+        registry.clear()
+        assert 2 not in generations  # letting it go collects nothing
+
+        monkeypatch.setattr(recall_index, "_settled_at", time.monotonic() - recall_index.SETTLE_SECONDS - 1)
+        registry.get(workspace, R.Origin.owner())
+        assert 2 in generations  # due: the whole heap once
+        generations.clear()
+        monkeypatch.setattr(recall_index, "_settled_at", time.monotonic() - recall_index.SETTLE_SECONDS - 1)
+        registry.clear()
+        assert 2 in generations and gc.get_freeze_count() > 0  # due again on letting it go, and frozen after
+    finally:
+        gc.callbacks.remove(count)
