@@ -843,19 +843,27 @@ class IndexRegistry:
             index.rows[memory_id] = replace(row, access_count=row.access_count + 1, last_accessed_at=now_ms)
 
 
-# An index this large holds a million or more Python objects (rows, their dicts and strings). The
-# collector's full passes walk all of them: 300 ms with the process stopped, several times a
-# minute under an API's load (the p99 of a recall was those pauses). While an index is built no
-# pass runs (its objects all live on: passes over them were 1 s of a 6 s build at 100,000 facts);
-# after building one this large the process collects the young generation (the build's objects:
-# 15 ms after a 50,000-fact build) and freezes what is there (`gc.freeze`), so later passes skip it.
-# A full collection, thawed first, stops every request of the process for as long as the heap is
-# large (about 200 ms with the index budget's 512 MB held), so it runs at most every
-# SETTLE_SECONDS, after a large build or eviction: it frees what was frozen while it was in use and
-# became garbage in a cycle since (a request that was in flight during a freeze, say). Indexes
-# themselves hold no cycle, so letting one go frees it at once without any collection.
+# Every index's rows are Python objects (a row, its metadata, their dicts), a few per fact: with the
+# index budget's 512 MB held, a process tracks some 350,000 containers, and the collector's full
+# passes walk all of them, stopping every request of the process: about 200 ms each (500 ms on a
+# slow minute), nineteen in four minutes of the many-workspaces bench, and the p99 of its recalls
+# was those pauses (docs/BENCHMARKS.md, "Ten thousand workspaces: the collector's pauses").
+# So the indexes are kept out of the collector's sight:
+# * while an index is built no pass runs (its objects all live on: passes over them were 1 s of a
+#   6 s build at 100,000 facts);
+# * after a build the process collects its young generations (the build's own objects and whatever
+#   else is new: 15 ms after a 50,000-fact build) and freezes what is there (`gc.freeze`, which only
+#   moves lists), so later passes skip it: after every large build, and after a small one at most
+#   every FREEZE_EVERY_SECONDS;
+# * an index holds no reference cycle (a test keeps it so), so letting one go frees it at once,
+#   frozen or not, without any collection;
+# * what was frozen while in use and became cyclic garbage since (mostly requests in flight during a
+#   freeze, 84 objects and a few KB each) waits for the next full collection, thawed first, which
+#   runs after a build or a large index let go once SETTLE_SECONDS have passed since the last: one
+#   pause a minute instead of several, and a few MB held meanwhile at most.
 FREEZE_AT_FACTS = 20_000
-SETTLE_SECONDS = 300.0
+FREEZE_EVERY_SECONDS = 1.0
+SETTLE_SECONDS = 60.0
 # An index of at least REBUILD_MIN_FACTS facts whose next sync would re-read more than REBUILD_SHARE
 # of them is built afresh instead (`_sync_revision`): after a dream touched 887,000 of a million
 # facts, patching held the old index and the re-read facts at once, and left 2.26 GB resident where
@@ -864,13 +872,14 @@ REBUILD_MIN_FACTS = FREEZE_AT_FACTS
 REBUILD_SHARE = 0.5
 _heap_lock = threading.Lock()
 _paused, _was_enabled = 0, True
-_settled_at = float("-inf")  # when the whole heap was last thawed and collected (`_settle_if_due`)
+_frozen_at = float("-inf")  # when the heap was last frozen (`_freeze_after_build`)
+_settled_at = float("-inf")  # when it was last thawed and collected whole (`_settle_if_due`)
 
 
 @contextmanager
 def _building(index: ScopeIndex):
     """Build `index` inside: no automatic collection meanwhile (threads building at once share the
-    pause), and the heap settled afterwards when the index is large."""
+    pause), and what it built kept out of the collector's sight afterwards (see FREEZE_AT_FACTS)."""
     global _paused, _was_enabled
     with _heap_lock:
         if _paused == 0:
@@ -884,19 +893,28 @@ def _building(index: ScopeIndex):
             _paused -= 1
             if _paused == 0 and _was_enabled:
                 gc.enable()
-    if index.cols is not None and len(index.cols) >= FREEZE_AT_FACTS:
-        with _heap_lock:
-            if not _settle_if_due():
-                gc.collect(1)  # the build's own objects are all young: whatever of them is garbage
-            gc.freeze()
+    _freeze_after_build(large=index.cols is not None and len(index.cols) >= FREEZE_AT_FACTS)
 
 
-def _settle_if_due() -> bool:
-    """Thaw and collect the whole heap if `SETTLE_SECONDS` have passed since it was last done; whether
-    it was. Call under `_heap_lock`; the caller freezes again."""
+def _freeze_after_build(*, large: bool) -> None:
+    """Collect the young generations and freeze the heap, or collect it whole if that is due; after
+    a small build only if FREEZE_EVERY_SECONDS have passed since the last freeze."""
+    global _frozen_at
+    with _heap_lock:
+        now = time.monotonic()
+        if not _settle_if_due(now):
+            if not large and now - _frozen_at < FREEZE_EVERY_SECONDS:
+                return
+            gc.collect(1)  # the young generations: the build's objects, and what else is new
+        gc.freeze()
+        _frozen_at = now
+
+
+def _settle_if_due(now: float) -> bool:
+    """Thaw and collect the whole heap if something was frozen since that was last done and
+    SETTLE_SECONDS have passed; whether it was. Call under `_heap_lock`; the caller freezes again."""
     global _settled_at
-    now = time.monotonic()
-    if now - _settled_at < SETTLE_SECONDS:
+    if now - _settled_at < SETTLE_SECONDS or _frozen_at <= _settled_at:
         return False
     gc.unfreeze()
     gc.collect()
@@ -905,16 +923,18 @@ def _settle_if_due() -> bool:
 
 
 def release_heap(facts: int) -> None:
-    """After letting go of an index of `facts` facts: hand its pages back to the system.
-
-    Its objects are already gone: an index holds no reference cycles (a test keeps it so), so its
-    rows, strings and arrays are freed as the last reference goes, frozen or not (`gc.freeze` only
-    hides objects from the cycle collector). Small indexes leave too little to hand back."""
+    """After letting go of an index of `facts` facts: hand its pages back to the system (and collect
+    the whole heap if that is due). Its objects are already gone: an index holds no reference
+    cycle, so its rows, strings and arrays were freed as the last reference went, frozen or not.
+    Small indexes leave too little to hand back."""
+    global _frozen_at
     if facts < FREEZE_AT_FACTS:
         return
     with _heap_lock:
-        if _settle_if_due():
+        now = time.monotonic()
+        if _settle_if_due(now):
             gc.freeze()
+            _frozen_at = now
     release_free_memory()
 
 

@@ -170,3 +170,26 @@ def test_a_large_index_built_or_let_go_stops_the_process_for_a_full_collection_o
         assert 2 in generations and gc.get_freeze_count() > 0  # due again on letting it go, and frozen after
     finally:
         gc.callbacks.remove(count)
+
+
+def test_small_builds_freeze_the_heap_at_most_once_a_second(workspace, monkeypatch, settings):
+    """Small indexes are kept out of the collector's full passes too, but a freeze also keeps other
+    requests' objects in flight from it until the next full collection: at most one a second."""
+    import time
+
+    settings.TIDELINE_RECALL_SNAPSHOT_MIN_FACTS = 0
+    write_fact(workspace=workspace, new=NewFact(content="The pear tree is by the gate.", segment="knowledge"),
+               actor="test")  # fmt: skip
+    freezes: list[float] = []
+    real_freeze = gc.freeze
+    monkeypatch.setattr(gc, "freeze", lambda: (freezes.append(time.monotonic()), real_freeze())[1])
+    monkeypatch.setattr(recall_index, "_settled_at", time.monotonic())  # no full collection due
+    monkeypatch.setattr(recall_index, "_frozen_at", time.monotonic())  # just frozen
+    registry.clear()
+    registry.get(workspace, R.Origin.owner())
+    assert freezes == []
+    before = time.monotonic()
+    monkeypatch.setattr(recall_index, "_frozen_at", before - recall_index.FREEZE_EVERY_SECONDS)
+    registry.clear()
+    registry.get(workspace, R.Origin.owner())
+    assert len(freezes) == 1 and recall_index._frozen_at >= before
