@@ -159,12 +159,14 @@ async def _refuse(send, message: str) -> None:
 
 
 async def _lifespan(scope, receive, send):
-    """The MCP app's lifespan, with each request thread's database session warmed (tideline_site/warmup.py)
-    before the startup completes, so before this process accepts a connection."""
+    """The MCP app's lifespan, with each request thread's database session warmed and the heap frozen
+    (tideline_site/warmup.py) before the startup completes, so before this process accepts a connection."""
     async def receive_after_warming():
         message = await receive()
-        if message["type"] == "lifespan.startup" and WARM_SESSIONS:
-            await warmup.warm_threads(_admission().threads())
+        if message["type"] == "lifespan.startup":
+            if WARM_SESSIONS:
+                await warmup.warm_threads(_admission().threads())
+            warmup.freeze_startup_heap()
         return message
 
     return await mcp_application(scope, receive_after_warming, send)

@@ -78,6 +78,7 @@ def test_the_lifespan_startup_warms_this_loops_request_threads_before_it_complet
         return []
 
     monkeypatch.setattr(warmup, "warm_threads", warm)
+    monkeypatch.setattr(warmup, "freeze_startup_heap", lambda: warmed.append("frozen"))
     said: list[str] = []
 
     async def run() -> None:
@@ -89,12 +90,12 @@ def test_the_lifespan_startup_warms_this_loops_request_threads_before_it_complet
         async def send(message):
             said.append(message["type"])
             if message["type"] == "lifespan.startup.complete":
-                assert warmed == [asgi.PEOPLE_THREADS + asgi.CONCURRENCY]  # before the startup completes
+                assert warmed == [asgi.PEOPLE_THREADS + asgi.CONCURRENCY, "frozen"]  # before the startup completes
 
         await asgi.application({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send)
 
     _run(run())
-    assert said[:1] == ["lifespan.startup.complete"] and warmed == [asgi.PEOPLE_THREADS + asgi.CONCURRENCY]
+    assert said[:1] == ["lifespan.startup.complete"] and warmed == [asgi.PEOPLE_THREADS + asgi.CONCURRENCY, "frozen"]
 
 
 def test_with_a_pool_as_many_sessions_are_warmed_as_the_pool_keeps_open(monkeypatch):
@@ -104,3 +105,16 @@ def test_with_a_pool_as_many_sessions_are_warmed_as_the_pool_keeps_open(monkeypa
     assert warmup.sessions_to_keep_warm(10) == 2
     monkeypatch.setitem(settings.DATABASES["default"], "OPTIONS", {})
     assert warmup.sessions_to_keep_warm(10) == 10  # a session per thread, each its own
+
+
+def test_freezing_the_startup_heap_keeps_what_the_process_holds_out_of_full_collections():
+    import gc
+
+    gc.unfreeze()
+    try:
+        frozen = warmup.freeze_startup_heap()
+        assert frozen == gc.get_freeze_count() > 1000  # the modules and settings, at least
+        still_walked = sum(len(gc.get_objects(generation=g)) for g in range(3))
+        assert still_walked < frozen / 10  # a full pass now walks only what came after
+    finally:
+        gc.unfreeze()

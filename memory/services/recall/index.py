@@ -859,11 +859,13 @@ class IndexRegistry:
 #   frozen or not, without any collection;
 # * what was frozen while in use and became cyclic garbage since (mostly requests in flight during a
 #   freeze, 84 objects and a few KB each) waits for the next full collection, thawed first, which
-#   runs after a build or a large index let go once SETTLE_SECONDS have passed since the last: one
-#   pause a minute instead of several, and a few MB held meanwhile at most.
+#   runs after a build or a large index let go once SETTLE_SECONDS have passed since the last. Under
+#   the bench's load such a collection found 15,000–19,000 objects after a minute (and took
+#   370–550 ms on a slow hour): one pause in five minutes instead of several a minute, for a few
+#   tens of MB held meanwhile at most.
 FREEZE_AT_FACTS = 20_000
 FREEZE_EVERY_SECONDS = 1.0
-SETTLE_SECONDS = 60.0
+SETTLE_SECONDS = 300.0
 # An index of at least REBUILD_MIN_FACTS facts whose next sync would re-read more than REBUILD_SHARE
 # of them is built afresh instead (`_sync_revision`): after a dream touched 887,000 of a million
 # facts, patching held the old index and the re-read facts at once, and left 2.26 GB resident where
