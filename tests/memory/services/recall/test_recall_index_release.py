@@ -193,3 +193,18 @@ def test_small_builds_freeze_the_heap_at_most_once_a_second(workspace, monkeypat
     registry.clear()
     registry.get(workspace, R.Origin.owner())
     assert len(freezes) == 1 and recall_index._frozen_at >= before
+
+
+def test_a_new_process_collects_its_whole_heap_only_once_it_has_run_a_while():
+    """Counted from the start (when the web process froze its heap), not from never: otherwise the
+    second build of a new process collected everything, inside a cold recall."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import django, time; django.setup(); from memory.services.recall import index as I; "
+            "I._frozen_at = time.monotonic(); print(I._settle_if_due(time.monotonic()))")  # fmt: skip
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tideline_site.settings"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
