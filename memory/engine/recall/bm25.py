@@ -13,6 +13,7 @@ given; origin isolation happens before scoring, so one principal's facts never s
 from __future__ import annotations
 
 import hashlib
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -136,7 +137,13 @@ class Bm25Scores:
 
 
 class PickledWithoutLock:
-    """Pickles (a recall index snapshot) without its `_lock`, and gets a fresh one when loaded."""
+    """Pickles (a recall index snapshot) without its `_lock`, and gets a fresh one when loaded.
+
+    A loaded `vocabulary` has its words interned, as the indexes built in this process have theirs
+    (the n-gram lane interns every feature it cuts): unpickled, every small index held its own copy
+    of every word and letter run, and 500 indexes of 40–199 facts took 309 MB resident where the same
+    indexes built from the database took 234 (docs/BENCHMARKS.md, "Ten thousand workspaces: the
+    collector's pauses")."""
 
     _lock: threading.Lock
 
@@ -144,6 +151,11 @@ class PickledWithoutLock:
         return {k: v for k, v in self.__dict__.items() if k != "_lock"}
 
     def __setstate__(self, state: dict) -> None:
+        vocabulary = state.get("vocabulary")
+        if isinstance(vocabulary, dict):
+            state = {**state, "vocabulary": {sys.intern(word): column for word, column in vocabulary.items()}}
+            if state.get("_terms") is not None:  # the same words, in column order
+                state["_terms"] = list(state["vocabulary"])
         self.__dict__.update(state)
         self._lock = threading.Lock()
 

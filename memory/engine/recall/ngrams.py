@@ -36,6 +36,7 @@ equals a fresh build.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -74,10 +75,16 @@ def _word_features(word: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _shared_features(word: str) -> tuple[str, ...]:
+    """`_word_features`, interned: the vocabularies of the many small indexes of a process (restored
+    from snapshots too, which intern theirs) share one copy of each feature."""
+    return tuple(map(sys.intern, _word_features(word)))
+
+
 # A few documents (a write's, a small workspace's) bring mostly common words, cut again by every
 # small build and append: their features are remembered. A large build cuts each distinct word once
 # anyway, and its long tail of rare words would only churn the cache.
-_remembered_features = lru_cache(maxsize=WORDS_REMEMBERED)(_word_features)
+_remembered_features = lru_cache(maxsize=WORDS_REMEMBERED)(_shared_features)
 REMEMBER_UP_TO = 5_000  # documents weighed at once up to which features are looked up there
 
 
