@@ -62,3 +62,12 @@ def test_a_small_run_seeds_serves_checks_isolation_and_skips_unchanged_workspace
     passes = report["passes"]
     assert passes["gc_first"]["visited"] == 6 + bench.COLD_COUNT
     assert passes["gc_again"]["visited"] == 0 and passes["nightly_first"]["visited"] == 6 + bench.COLD_COUNT
+
+    # what those workspaces' indexes take in resident memory (bench.memory.index_memory), on the same seed
+    measured = subprocess.run([sys.executable, "-m", "bench.memory.index_memory", "--reuse", report["prefix"],
+                               "--count", "4", "--smallest", "20", "--largest", "200", "--json"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert measured.returncode == 0, measured.stderr[-3000:]
+    memory = json.loads(measured.stdout)
+    assert memory["source"] == "database" and memory["indexes"] == 4 and memory["facts"] >= 4 * 20
+    assert memory["estimate_mb"] > 0 and memory["resident_growth_mb"] >= 0
