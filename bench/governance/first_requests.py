@@ -17,7 +17,6 @@ import json
 import os
 import statistics
 import sys
-from pathlib import Path
 
 
 def _serve_once(seeded: list[dict], warm: str) -> list[float]:
@@ -50,9 +49,9 @@ def main(argv: list[str] | None = None) -> None:
     import django
 
     django.setup()
-    from django.conf import settings
+    from bench.governance.workspaces_load import seeded_record
 
-    seeded = json.loads((Path(settings.VAR_DIR) / f"{args.reuse}.json").read_text())
+    seeded = json.loads(seeded_record(args.reuse).read_text())
     small = [w for w in seeded if 60 <= w["facts"] < 200]
     if len(small) < 8 * args.starts:
         parser.error(f"{args.reuse} has {len(small)} workspaces of 60–199 facts; {8 * args.starts} are needed")

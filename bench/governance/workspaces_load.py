@@ -321,6 +321,14 @@ def check_isolation(load: Load, sampled: list[tuple[str, list[str]]]) -> None:
     load.isolation_violations = sum(home.get(i) != name for name, hits in sampled for i in hits)
 
 
+def seeded_record(prefix: str) -> Path:
+    """Where a run keeps the workspaces it seeded under `prefix` (names, sizes, tokens, queries), for
+    `--reuse` here and in the benches that measure the same workspaces again. Needs Django's settings."""
+    from django.conf import settings
+
+    return Path(settings.VAR_DIR) / f"{prefix}.json"
+
+
 def cold_recalls(url: str, cold: list[dict]) -> list[float]:
     """The first recall of each untouched workspace, each on a new connection (ms)."""
     import httpx2
@@ -532,15 +540,13 @@ def main(argv: list[str] | None = None) -> int:
     import django
 
     django.setup()
-    from django.conf import settings
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)  # a fresh database is seeded as it is, not refused with a traceback
-    var = Path(settings.VAR_DIR)
     report: dict = {}
     if args.reuse:
         prefix = args.reuse
-        seeded = json.loads((var / f"{prefix}.json").read_text())
+        seeded = json.loads(seeded_record(prefix).read_text())
     else:
         prefix = f"many{int(time.time())}"
         plan = sizes(args.workspaces, args.facts, args.largest) + [COLD_SIZE] * COLD_COUNT
@@ -548,8 +554,8 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         seeded = seed(prefix, plan, args.seeders)
         report["seed_seconds"] = round(time.perf_counter() - started, 1)
-        (var / f"{prefix}.json").write_text(json.dumps(seeded))
-        print(f"  seeded in {report['seed_seconds']} s (kept as {var / f'{prefix}.json'})", file=sys.stderr, flush=True)
+        seeded_record(prefix).write_text(json.dumps(seeded))
+        print(f"  seeded in {report['seed_seconds']} s (kept as {seeded_record(prefix)})", file=sys.stderr, flush=True)
     loaded, cold = seeded[:-COLD_COUNT], seeded[-COLD_COUNT:]
     report["vacuum_seconds"] = vacuum()
     facts = [w["facts"] for w in loaded]

@@ -22,7 +22,6 @@ import json
 import os
 import random
 import sys
-from pathlib import Path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,12 +40,13 @@ def main(argv: list[str] | None = None) -> int:
     from django.conf import settings
     from django.test import override_settings
 
+    from bench.governance.workspaces_load import seeded_record
     from bench.memory.resident import resident_mb
     from memory.engine.facts.records import Origin
     from memory.models import Workspace
     from memory.services.recall import index as recall_index
 
-    seeded = json.loads((Path(settings.VAR_DIR) / f"{args.reuse}.json").read_text())
+    seeded = json.loads(seeded_record(args.reuse).read_text())
     sized = [w for w in seeded if args.smallest <= w["facts"] <= args.largest]
     chosen = random.Random(9).sample(sized, min(args.count, len(sized)))
     ids = dict(Workspace.objects.filter(name__in=[w["name"] for w in chosen]).values_list("name", "pk"))
