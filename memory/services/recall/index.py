@@ -907,23 +907,23 @@ def _freeze_after_build(*, large: bool) -> None:
     global _frozen_at
     with _heap_lock:
         now = time.monotonic()
-        if not _settle_if_due(now):
-            if not large and now - _frozen_at < FREEZE_EVERY_SECONDS:
-                return
-            gc.collect(1)  # the young generations: the build's objects, and what else is new
+        if _settle_if_due(now) or (not large and now - _frozen_at < FREEZE_EVERY_SECONDS):
+            return
+        gc.collect(1)  # the young generations: the build's objects, and what else is new
         gc.freeze()
         _frozen_at = now
 
 
 def _settle_if_due(now: float) -> bool:
-    """Thaw and collect the whole heap if something was frozen since that was last done and
-    SETTLE_SECONDS have passed; whether it was. Call under `_heap_lock`; the caller freezes again."""
-    global _settled_at
+    """Thaw, collect and freeze again the whole heap if something was frozen since that was last
+    done and SETTLE_SECONDS have passed; whether it was. Call under `_heap_lock`."""
+    global _frozen_at, _settled_at
     if now - _settled_at < SETTLE_SECONDS or _frozen_at <= _settled_at:
         return False
     gc.unfreeze()
     gc.collect()
-    _settled_at = now
+    gc.freeze()
+    _frozen_at = _settled_at = now
     return True
 
 
@@ -932,14 +932,10 @@ def release_heap(facts: int) -> None:
     the whole heap if that is due). Its objects are already gone: an index holds no reference
     cycle, so its rows, strings and arrays were freed as the last reference went, frozen or not.
     Small indexes leave too little to hand back."""
-    global _frozen_at
     if facts < FREEZE_AT_FACTS:
         return
     with _heap_lock:
-        now = time.monotonic()
-        if _settle_if_due(now):
-            gc.freeze()
-            _frozen_at = now
+        _settle_if_due(time.monotonic())
     release_free_memory()
 
 
