@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.core.cache import cache
 
-from governance.models import GoldSet, ImportJob, Proposal, ReviewItem
+from governance.models import GoldSet, ImportJob, Proposal, ReviewItem, SettingsSearch
 from governance.services import inbox, proposals
 from memory.engine.facts import records as R
 from memory.models import Fact, Membership
@@ -55,6 +55,33 @@ def test_never_ones_own_work_to_approve(work, personas):
 def test_an_approved_proposal_waits_for_anyone_to_apply_it(work, personas):
     Proposal.objects.update(status="approved")
     assert "1 approved proposal to apply" in _what(personas.owner)
+
+
+def test_every_kind_is_counted_by_workspace_in_one_query(work, other_workspace, personas, django_assert_num_queries):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    Membership.objects.create(user=personas.admin, workspace=other_workspace, role="owner")
+    for text in ("I live in Lisbon.", "I work in Braga.", "I was born in Faro."):
+        Tideline(other_workspace).add(text, segment="identity")
+    a, b, c = Fact.objects.filter(workspace=other_workspace).order_by("pk")
+    for fact, other in ((a, b), (a, c)):
+        ReviewItem.objects.create(workspace=other_workspace, kind="contradiction", fact=fact, other_fact=other, reason="x")
+    Proposal.objects.filter(workspace=work).update(evaluation=Proposal.Evaluation.FAILED)
+    SettingsSearch.objects.create(workspace=work, requested_by_name="olga", status="failed")
+    old = SettingsSearch.objects.create(workspace=work, requested_by_name="olga", status="failed")
+    SettingsSearch.objects.filter(pk=old.pk).update(created_at=timezone.now() - inbox.FAILED_WINDOW - timedelta(days=1))
+    roles = inbox.memberships(personas.admin)
+    with django_assert_num_queries(1):
+        waiting = inbox.waiting_for(personas.admin, roles=roles)
+    assert [(item.workspace, item.what, item.role) for item in waiting] == [
+        ("acme", "1 contradiction to decide", "owner"), ("acme", "1 held write to decide", "owner"),
+        ("acme", "1 durable promotion to approve", "approver"), ("acme", "1 proposal awaiting a decision", "approver"),
+        ("acme", "1 gold set to approve", "approver"), ("acme", "1 proposal evaluation failed", "owner"),
+        ("acme", "1 settings search failed", "owner"), ("acme", "1 import failed", "admin"),
+        ("globex", "2 contradictions to decide", "owner")]  # fmt: skip
+    assert inbox.total_waiting(personas.admin, known=waiting) == 10
 
 
 def test_the_home_page_lists_the_work_and_the_top_bar_counts_it(work, personas):
