@@ -55,9 +55,12 @@ def waiting_for(user, *, roles: dict[int, tuple[str, set[str]]] | None = None) -
         return []
     actor = f"user:{user.get_username()}"
     name = user.get_username()
-    deciders = [ws for ws, (_, r) in roles.items() if r & {"owner", "admin"}]
-    approvers = [ws for ws, (_, r) in roles.items() if r & {"approver", "admin"}]
-    admins = [ws for ws, (_, r) in roles.items() if "admin" in r]
+    # The workspaces where the person holds these roles, as subqueries: the person's workspaces as
+    # lists of ids made a statement of hundreds of parameters, slower to build than to answer.
+    mine = Membership.objects.filter(user=user)
+    deciders = mine.filter(role__in=("owner", "admin")).values("workspace_id")
+    approvers = mine.filter(role__in=("approver", "admin")).values("workspace_id")
+    admins = mine.filter(role="admin").values("workspace_id")
     found: dict[int, list[Waiting]] = defaultdict(list)
 
     def add(ws: int, count: int, singular: str, plural: str, url_name: str, role: str, query: str = "") -> None:
@@ -72,7 +75,7 @@ def waiting_for(user, *, roles: dict[int, tuple[str, set[str]]] | None = None) -
         ("kind", open_items.filter(workspace_id__in=deciders, kind__in=("contradiction", "quarantine"))),
         ("promotion", open_items.filter(workspace_id__in=approvers, kind="promotion").exclude(fact__written_by=actor)),
         ("pending", Proposal.objects.filter(workspace_id__in=approvers, status=Proposal.Status.PENDING).exclude(author=user)),
-        ("approved", Proposal.objects.filter(workspace_id__in=list(roles), status=Proposal.Status.APPROVED)),
+        ("approved", Proposal.objects.filter(workspace_id__in=mine.values("workspace_id"), status=Proposal.Status.APPROVED)),
         ("gold", GoldSet.objects.filter(workspace_id__in=approvers, approved_at__isnull=True).exclude(created_by=name)),
         ("failed-evaluation", Proposal.objects.filter(workspace_id__in=deciders, evaluation=Proposal.Evaluation.FAILED,
                                                       status=Proposal.Status.PENDING)),  # fmt: skip
