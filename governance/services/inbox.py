@@ -58,6 +58,7 @@ def waiting_for(user, *, roles: dict[int, tuple[str, set[str]]] | None = None) -
     # The workspaces where the person holds these roles, as subqueries: the person's workspaces as
     # lists of ids made a statement of hundreds of parameters, slower to build than to answer.
     mine = Membership.objects.filter(user=user)
+    members = mine.values("workspace_id")
     deciders = mine.filter(role__in=("owner", "admin")).values("workspace_id")
     approvers = mine.filter(role__in=("approver", "admin")).values("workspace_id")
     admins = mine.filter(role="admin").values("workspace_id")
@@ -75,7 +76,7 @@ def waiting_for(user, *, roles: dict[int, tuple[str, set[str]]] | None = None) -
         ("kind", open_items.filter(workspace_id__in=deciders, kind__in=("contradiction", "quarantine"))),
         ("promotion", open_items.filter(workspace_id__in=approvers, kind="promotion").exclude(fact__written_by=actor)),
         ("pending", Proposal.objects.filter(workspace_id__in=approvers, status=Proposal.Status.PENDING).exclude(author=user)),
-        ("approved", Proposal.objects.filter(workspace_id__in=mine.values("workspace_id"), status=Proposal.Status.APPROVED)),
+        ("approved", Proposal.objects.filter(workspace_id__in=members, status=Proposal.Status.APPROVED)),
         ("gold", GoldSet.objects.filter(workspace_id__in=approvers, approved_at__isnull=True).exclude(created_by=name)),
         ("failed-evaluation", Proposal.objects.filter(workspace_id__in=deciders, evaluation=Proposal.Evaluation.FAILED,
                                                       status=Proposal.Status.PENDING)),  # fmt: skip
