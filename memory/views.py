@@ -153,20 +153,21 @@ def fact_detail(request: HttpRequest, workspace: str, memory_id: str) -> HttpRes
     events = selectors.filtered_events(ws, {"fact": memory_id})[:200]
     form = FactQueryForm(request.GET)
     query = form.cleaned_data["q"] if form.is_valid() else ""
-    explanation, best, cut_bar = None, 0.0, 0.0
+    explanation, kept = None, False
     if query:
-        # Floor and cut 0: explain this fact even when the relevance floor or cut would hold it back.
-        hits = recall_service.explain(workspace=ws, query=query, origin=fact.origin, k=50, floor=0.0, cut=0.0)
-        explanation = next((h for h in hits if h.id == memory_id), False)
-        best = hits[0].relevance if hits else 0.0
-        cut_bar = recall_service.relevance_cut(ws) * best
+        # With the workspace's floor and cuts: a fact they hold back is among what was left out, and says why.
+        found = recall_service.explain_selection(workspace=ws, query=query, origin=fact.origin, k=50)
+        explanation = next((h for h in found.hits if h.id == memory_id), None)
+        kept = explanation is not None
+        if explanation is None:
+            explanation = next((h for h in found.left_out if h.id == memory_id), False)
     curve = decay_curve(fact)
     visible = _visible_at(fact, request.GET.get("at", ""), request.GET.get("caller", "")[:900],
                           request.GET.get("clearance", ""))  # fmt: skip
     context = {"workspace": ws, "fact": fact, "outbound": outbound, "inbound": inbound, "events": list(events),
                "query": query, "explanation": explanation, "curve": curve, "visible": visible,
                "relevance_floor": recall_service.relevance_floor(ws) if query else None,
-               "best_relevance": best, "cut_bar": cut_bar,
+               "kept": kept,
                "can_curate": bool(roles_in(request.user, ws) & set(CURATORS)),
                "expired": expired_by(fact) if fact.lifecycle == "active" else None}  # fmt: skip
     return render(request, "memory/fact_detail.html", context)
@@ -279,7 +280,8 @@ def recall_playground(request: HttpRequest, workspace: str) -> HttpResponse:
             hits, left_out, block, recall_error = None, None, None, error.message
     context = {"workspace": ws, "form": form, "hits": hits, "left_out": left_out, "context_block": block,
                "origins": selectors.origins_of(ws), "recall_error": recall_error,
-               "relevance_floor": recall_service.relevance_floor(ws), "relevance_cut": recall_service.relevance_cut(ws)}  # fmt: skip
+               "relevance_floor": recall_service.relevance_floor(ws), "relevance_cut": recall_service.relevance_cut(ws),
+               "match_cut": recall_service.match_cut(ws)}  # fmt: skip
     template = "memory/recall_playground.html" + ("#recall-results" if wants_partial(request) else "")
     return render(request, template, context)
 

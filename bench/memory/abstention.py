@@ -56,7 +56,7 @@ Knobs = tuple[float, float]  # (unknown_power, unknown_word_weight)
 ENGINE: Knobs = (relevance_rules.UNKNOWN_POWER, relevance_rules.UNKNOWN_WORD_WEIGHT)
 TARGET_NO_HIT = 0.6  # the bar: at least 60% of out-of-domain questions get nothing
 TARGET_PRECISION = 0.25  # the bar: a quarter of what recall returns for a question it can answer is evidence
-CUT_GRID = (0.0, 0.3, 0.4, 0.5, 0.55, 0.6, 0.65, 0.7, 0.725, 0.75, 0.775, 0.8, 0.825, 0.85, 0.9)
+CUT_GRID = (0.0, 0.3, 0.4, *(round(0.5 + 0.025 * i, 3) for i in range(17)))  # 0.5 to 0.9 in steps of 0.025
 KNOB_GRID = tuple(product((1.0, 2.0, 4.0, 6.0, 8.0, 12.0), (0.0, 0.1, 0.25, 0.5, 1.0)))
 # A small grid around the shipped fusion settings: the cross-validation picks per fold.
 SETTINGS_GRID = tuple(
@@ -80,6 +80,7 @@ class Question:
     relevant: np.ndarray  # per candidate: is it one of the relevant facts
     category: str = ""
     trust: np.ndarray | None = None  # per candidate: its source weight × confidence factor (None: all 1)
+    match: np.ndarray | None = None  # per candidate: its match strength (the blend; None: its relevance)
 
 
 @dataclass(frozen=True)
@@ -136,7 +137,7 @@ def collect(specs: Sequence[dict], settings: FusionSettings = DEFAULT_SETTINGS, 
                     weights=tuple(c[0]["query_weights"]) if c else (0.0, 0.0, 0.0),
                     relevant=np.array([h.memory_id in relevant for h in hits], dtype=bool),
                     category=case.get("category") or "uncategorized",
-                    trust=np.array([x["relevance_trust"] for x in c]),
+                    trust=np.array([x["relevance_trust"] for x in c]), match=np.array([x["match"] for x in c]),
                 ))  # fmt: skip
     return out
 
@@ -149,14 +150,26 @@ def relevances(question: Question, knobs: Knobs) -> np.ndarray:
     return evidence if question.trust is None else np.round(np.clip(evidence, 0.0, 1.0), 6) * question.trust
 
 
-def returned(rel: np.ndarray, floor: float, cut: float, k: int = K) -> np.ndarray:
+def returned(rel: np.ndarray, floor: float, cut: float, k: int = K, match: np.ndarray | None = None) -> np.ndarray:
     """The positions recall returns, in its order: most relevant first (ties keep the candidates'
-    order), reaching `floor` and `cut` × the best, at most `k` (`memory.engine.recall.selection`)."""
+    order), reaching `floor` and `cut` × the best match among them (`match` given: the match cut, as
+    the engine ships) or × the best relevance (`match` None), at most `k`
+    (`memory.engine.recall.selection`)."""
     order = np.argsort(-rel, kind="stable")
     order = order[rel[order] >= floor]
     if order.size and cut > 0:
-        order = order[rel[order] >= cut * rel[order[0]]]
+        if match is None:
+            order = order[rel[order] >= cut * rel[order[0]]]
+        else:
+            order = order[match[order] >= cut * match[order].max()]
     return order[:k]
+
+
+CUT_ON = "match"  # which cut the procedure chooses: the match cut (shipped) or the relevance cut (--cut-on)
+
+
+def _cut_by(question: Question) -> np.ndarray | None:
+    return question.match if CUT_ON == "match" else None
 
 
 def score(questions: Sequence[Question], floor: float, knobs: Knobs, cut: float = 0.0) -> Figures:
@@ -171,7 +184,7 @@ def _figures(questions: Sequence[Question], rels: Sequence[np.ndarray], floor: f
     cuts = cut if isinstance(cut, Sequence) else [cut] * n
     tops_in, tops_out, hits, rr, returned_n, good_n, empty_out = [], [], [], [], 0, 0, 0
     for q, rel, f, c in zip(questions, rels, floors, cuts, strict=True):
-        kept = returned(rel, f, c)
+        kept = returned(rel, f, c, match=_cut_by(q))
         top = float(rel[kept[0]]) / max(f, 1e-12) if kept.size else 0.0  # relative to the floor, pooled folds
         if not q.inside:
             tops_out.append(top)
@@ -282,7 +295,9 @@ def evaluate(paths: Sequence[str | Path], floor: float | None = None, cv: bool =
         return cross_validate(specs, grid=grid, learned=learned, knob_grid=KNOB_GRID if search_knobs else (ENGINE,))
     questions = collect(specs, learned=learned)
     floor = relevance_rules.DEFAULT_FLOOR if floor is None else floor
-    cut = relevance_rules.DEFAULT_CUT if cut is None else cut
+    if cut is None:  # what recall ships: the match cut (with an embedder, its own), else the relevance cut
+        shipped = relevance_rules.DEFAULT_LEARNED_MATCH_CUT if learned is not None else relevance_rules.DEFAULT_MATCH_CUT
+        cut = shipped if CUT_ON == "match" else relevance_rules.DEFAULT_CUT
     rels = [relevances(q, ENGINE) for q in questions]
     categories = sorted({q.category for q in questions if q.inside})
     by_category = {name: asdict(_figures(*zip(*[(q, r) for q, r in zip(questions, rels, strict=True)
@@ -336,6 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--settings-grid", action="store_true", help="with --cv, also choose the fused lane's settings")
     parser.add_argument("--search-knobs", action="store_true", help="with --cv, also choose relevance's knobs")
     parser.add_argument("--cv", action="store_true", help="leave-one-conversation-out cross-validation")
+    parser.add_argument("--cut-on", choices=("match", "relevance"), default="match",
+                        help="the cut is a share of the best match strength (shipped) or of the best relevance")
     parser.add_argument("--learned", action="store_true",
                         help="give the facts all-MiniLM-L6-v2 vectors and fuse its cosine, as default+learned does")
     parser.add_argument("--json", action="store_true")
@@ -345,6 +362,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     missing = [p for p in args.paths if not Path(p).is_file()]
     if missing:
         parser.error(f"no such file: {', '.join(missing)}")
+    global CUT_ON
+    CUT_ON = args.cut_on
     learned = None
     if args.learned:
         from memory.engine.recall.minilm import MiniLmEmbedder

@@ -6,7 +6,7 @@ do no better on the conversation's other questions than the ones shipped. So the
 the way the shipped constants were chosen, by cases it did not see:
 
 1. every candidate is scored case by case: the settings in force and their one-knob neighbours
-   (each recall knob a step either way, and its default), each with every relevance cut of
+   (each recall knob a step either way, and its default), each with every match cut of
    `CUT_OPTIONS` (the cut is applied to the ranked list, so trying a cut costs no recall);
 2. the answerable cases are split into `FOLDS` folds; for each fold, the candidate that scores best
    on the *other* folds (mean reciprocal rank at k, never returning more to a question that should
@@ -20,7 +20,7 @@ change), then over every knob, which is taken only when choosing among all of th
 the cut and floor alone on held-out folds (`_staged`).
 
 Pure: the caller ranks (one recall per ranking candidate and case, with no cut) and hands over each
-case's ranked (id, relevance) pairs.
+case's ranked (id, relevance, match strength) triples: every candidate reaching the floor.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ K = 10
 FOLDS = 5
 MIN_CASES = 10  # answerable cases the search needs before it can check anything on cases it did not see
 CUT_OPTIONS = (0.0, 0.3, 0.5, 0.6, 0.65, 0.7, 0.725, 0.75, 0.8, 0.85, 0.9)
-# One step either way for each knob that changes what recall ranks. `relevance_cut` is not here:
-# every candidate is tried with each of `CUT_OPTIONS`.
+# One step either way for each knob that changes what recall ranks. `match_cut` is not here: every
+# candidate is tried with each of `CUT_OPTIONS`; `relevance_cut` stays as in force.
 STEPS: dict[str, float] = {
     "ngram_weight": 0.1,
     "expansion_weight": 0.15,
@@ -54,13 +54,14 @@ STEPS: dict[str, float] = {
 FLOOR_FACTORS = (0.0, 0.5, 2.0)  # the relevance floor is scaled, not stepped: its scale is small
 
 
-Ranked = Sequence[tuple[str, float]]  # one case's hits under one ranking: (memory id, relevance), best first
+Ranked = Sequence[tuple[str, float, float]]  # one case's candidates under one ranking: (memory id, relevance,
+#                                              match strength), most relevant first, all reaching the floor
 
 
 def ranking_candidates(current: T.Tuning, *, learned: bool = False) -> list[T.Tuning]:
     """The settings in force first, then its one-knob neighbours (a step either way and the knob's
     default; the floor halved, doubled, at 0 and at its default), each within the knob's range.
-    The cut stays as in force: `CUT_OPTIONS` are tried on each ranking."""
+    The cuts stay as in force: `CUT_OPTIONS` are tried on each ranking as the match cut."""
     out = [current]
     seen = {current}
 
@@ -89,8 +90,9 @@ def ranking_candidates(current: T.Tuning, *, learned: bool = False) -> list[T.Tu
     return out
 
 
-def cut_options(current: T.Tuning) -> tuple[float, ...]:
-    return tuple(sorted({*CUT_OPTIONS, current.relevance_cut, T.DEFAULT.relevance_cut}))
+def cut_options(current: T.Tuning, *, learned: bool = False) -> tuple[float, ...]:
+    knob = current.cut_knob(learned=learned)
+    return tuple(sorted({*CUT_OPTIONS, getattr(current, knob), getattr(T.DEFAULT, knob)}))
 
 
 @dataclass(frozen=True)
@@ -120,28 +122,34 @@ class Table:
         return asks.value(self.rr, self.returned, self.good) if asks.trades_noise else self.rr
 
 
-def with_cut(ranked: Ranked, cut: float, k: int = K) -> list[str]:
-    """What recall returns from a list ranked with no cut: the hits reaching `cut` × the best
-    relevance, at most k (`memory.engine.recall.selection.select`, the floor already applied)."""
+def with_cut(ranked: Ranked, match_cut: float, k: int = K, relevance_cut: float = 0.0) -> list[str]:
+    """What recall returns from a list ranked with no cut: the hits reaching `relevance_cut` × the
+    best relevance and `match_cut` × the best match among those, at most k
+    (`memory.engine.recall.selection.select`, the floor already applied)."""
     if not ranked:
         return []
-    bar = cut * ranked[0][1]
-    return [mid for mid, relevance in ranked if relevance >= bar][:k]
+    bar = relevance_cut * ranked[0][1]
+    reaching = [item for item in ranked if item[1] >= bar]
+    match_bar = match_cut * max(match for _, _, match in reaching)
+    return [mid for mid, _, match in reaching if match >= match_bar][:k]
 
 
 def build_table(cases: Sequence[Case], rankings: Sequence[Mapping[str, Ranked]], tunings: Sequence[T.Tuning],
-                *, cuts: Sequence[float] | None = None, k: int = K) -> Table:  # fmt: skip
-    """Score every case under every (ranking tuning, cut); `rankings[i][case.id]` is the case's list
-    under `tunings[i]`, ranked with no cut. The first tuning is the settings in force."""
-    cuts = tuple(sorted({*cuts, tunings[0].relevance_cut})) if cuts is not None else cut_options(tunings[0])
+                *, cuts: Sequence[float] | None = None, k: int = K, learned: bool = False) -> Table:  # fmt: skip
+    """Score every case under every (ranking tuning, match cut); `rankings[i][case.id]` is the case's
+    list under `tunings[i]`, ranked with no cut. The first tuning is the settings in force. `learned`:
+    ranked with a learned embedder, whose match cut is `learned_match_cut`."""
+    knob = tunings[0].cut_knob(learned=learned)
+    cuts = (tuple(sorted({*cuts, getattr(tunings[0], knob)})) if cuts is not None
+            else cut_options(tunings[0], learned=learned))  # fmt: skip
     columns: list[T.Tuning] = []
     rr, returned, good = [], [], []
     for tuning, ranking in zip(tunings, rankings, strict=True):
         for cut in cuts:
-            columns.append(tuning if cut == tuning.relevance_cut else tuning.changed(relevance_cut=cut))
+            columns.append(tuning if cut == getattr(tuning, knob) else tuning.changed(**{knob: cut}))
             col_rr, col_ret, col_good = [], [], []
             for case in cases:
-                kept = with_cut(ranking.get(case.id, ()), cut, k)
+                kept = with_cut(ranking.get(case.id, ()), cut, k, tuning.relevance_cut)
                 first = next((i for i, mid in enumerate(kept) if mid in case.relevant), None)
                 col_rr.append(0.0 if first is None else 1.0 / (first + 1))
                 col_ret.append(len(kept))
@@ -284,7 +292,7 @@ def figures(table: Table, column: int) -> Figures:
     )  # fmt: skip
 
 
-SELECTION_KNOBS = frozenset({"relevance_cut", "relevance_floor"})
+SELECTION_KNOBS = frozenset({"relevance_cut", "match_cut", "learned_match_cut", "relevance_floor"})
 
 
 def selection_only(table: Table) -> np.ndarray:

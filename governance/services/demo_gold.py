@@ -3,8 +3,8 @@ answer only in part, so that a new user can run the whole self-improvement loop 
 
 An agent rarely asks "which seat do I like?"; it asks "Booking Maya's flight to Lisbon: which seat
 does she like?", and the task's words ("Lisbon", "flight") match other facts better than the answer.
-The shipped relevance cut keeps only hits nearly as relevant as the best one, so some answers are
-cut. On these cases a settings search finds that a lower cut returns them, shows it on cases it was
+The shipped match cut keeps only hits that match nearly as strongly as the best one, so some answers
+are cut. On these cases a settings search finds that a lower cut returns them, shows it on cases it was
 not fitted to, and says what it costs (more facts per question): propose, evaluate, approve as a
 second person, apply, see the playground change, revert. Two questions no setting answers (the
 memory words them differently) stay, as in any real gold set.
@@ -62,6 +62,12 @@ CASES = (
      "I keep a strict vegetarian diet.", "preference"),
     ("Picking a database for the new routing service feature: which does Maya prefer?",
      "I prefer PostgreSQL over MySQL.", "preference"),
+    ("Writing the driver app API docs for Maya: which units should distances use?", "I prefer metric units.",
+     "preference"),
+    ("Ordering coffee for Maya at the cost dashboard review: how does she take it?",
+     "I like my coffee black when I do drink it.", "preference"),
+    ("Writing the cost dashboard documentation for Maya: in which language?", "I prefer English for work documents.",
+     "preference"),
 )  # fmt: skip
 
 

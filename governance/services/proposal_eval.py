@@ -255,11 +255,12 @@ def search_settings(workspace: Workspace, *, max_cases: int = 300, progress: Cal
         raise RequestError(gate_refusal(workspace), kind="unapproved")
     _, in_force = tuning_service.current(workspace)
     now = timezone.now()
-    tunings = search_rules.ranking_candidates(in_force, learned=embedding.configured() is not None)
+    learned = embedding.configured() is not None
+    tunings = search_rules.ranking_candidates(in_force, learned=learned)
     planned = min(max_cases, sum(len(s.cases.all()) for s in sets))
     bar = _Progress(live_bar, planned * len(tunings), progress)
     cases: list[search_rules.Case] = []
-    rankings: list[dict[str, list[tuple[str, float]]]] = [{} for _ in tunings]
+    rankings: list[dict[str, list[tuple[str, float, float]]]] = [{} for _ in tunings]
     budget = max_cases
     try:
         for gold in sets:
@@ -271,13 +272,19 @@ def search_settings(workspace: Workspace, *, max_cases: int = 300, progress: Cal
                 cases += [search_rules.Case(c["id"], frozenset(c["relevant_ids"])) for c in set_cases]
                 for position, tuning in enumerate(tunings):
                     for case in set_cases:
-                        hits = recall_service.recall(workspace=where, query=case["query"], origin="owner", k=K,
-                                                     reinforce=False, now=now, tuning=tuning, cut=0.0)  # fmt: skip
-                        rankings[position][case["id"]] = [(h.id, h.relevance) for h in hits]
+                        # With no cut: the k best and every other candidate reaching the floor
+                        # (the best match among them sets the match cut's bar).
+                        found = recall_service.recall_selection(
+                            workspace=where, query=case["query"], origin="owner", k=K, reinforce=False, now=now,
+                            tuning=tuning, cut=0.0)  # fmt: skip
+                        rankings[position][case["id"]] = [
+                            (h.id, h.relevance, float(h.components.get("match", h.relevance)))
+                            for h in [*found.hits, *found.left_out] if h.relevance >= tuning.relevance_floor]
                         bar.step()
     finally:
         bar.stop()
-    return search_rules.search(search_rules.build_table(cases, rankings, tunings), asks=proposal_bar.asks(workspace))
+    return search_rules.search(search_rules.build_table(cases, rankings, tunings, learned=learned),
+                               asks=proposal_bar.asks(workspace))
 
 
 def _map_removed(workspace: Workspace, removed: frozenset[str], parsed, ids_by_key: dict[str, str]) -> set[str]:

@@ -14,7 +14,12 @@ from typing import Any
 from memory.engine.maintenance.decay_gc import ARCHIVE_BELOW, PRUNE_BELOW
 from memory.engine.maintenance.dream import CONSOLIDATE_THRESHOLD, EVICT_BELOW_SCORE
 from memory.engine.recall.fusion import DEFAULT_SETTINGS, FusionSettings
-from memory.engine.recall.relevance import DEFAULT_CUT, DEFAULT_FLOOR
+from memory.engine.recall.relevance import (
+    DEFAULT_CUT,
+    DEFAULT_FLOOR,
+    DEFAULT_LEARNED_MATCH_CUT,
+    DEFAULT_MATCH_CUT,
+)
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,8 @@ KNOBS: tuple[Knob, ...] = (
     Knob("learned_weight", "learned lane weight (with an embedder)", 0.0, 0.7),
     Knob("relevance_floor", "relevance a hit needs to be returned", 0.0, 0.9),
     Knob("relevance_cut", "share of the best hit's relevance a hit needs", 0.0, 1.0),
+    Knob("match_cut", "share of the best hit's match strength a hit needs", 0.0, 1.0),
+    Knob("learned_match_cut", "the same, with a learned embedder", 0.0, 1.0),
     Knob("gc_archive_below", "decay GC archives below", 0.0, 0.5, group="maintenance"),
     Knob("gc_prune_below", "decay GC prunes below", 0.0, 0.5, group="maintenance"),
     Knob("dream_merge_similarity", "dream merges near-duplicates from", 0.8, 1.0, group="maintenance"),
@@ -63,6 +70,8 @@ class Tuning:
     learned_weight: float = 0.4
     relevance_floor: float = DEFAULT_FLOOR
     relevance_cut: float = DEFAULT_CUT
+    match_cut: float = DEFAULT_MATCH_CUT
+    learned_match_cut: float = DEFAULT_LEARNED_MATCH_CUT
     gc_archive_below: float = ARCHIVE_BELOW
     gc_prune_below: float = PRUNE_BELOW
     dream_merge_similarity: float = CONSOLIDATE_THRESHOLD
@@ -75,6 +84,10 @@ class Tuning:
             expansion_weight=self.expansion_weight, ngram_floor=self.ngram_floor,
             vector_weight=self.learned_weight if learned else 0.0,
         )  # fmt: skip
+
+    def cut_knob(self, *, learned: bool = False) -> str:
+        """The match cut in force: `learned_match_cut` when a learned embedder joins the blend."""
+        return "learned_match_cut" if learned else "match_cut"
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

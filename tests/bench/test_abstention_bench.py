@@ -47,7 +47,8 @@ def test_the_figures_match_a_question_by_question_count():
             rel = abstention.relevances(q, abstention.ENGINE)
             ranked = sorted(range(rel.size), key=lambda i: -rel[i])  # stable: ties keep the fused order
             kept = [i for i in ranked if rel[i] >= floor]
-            kept = [i for i in kept if rel[i] >= cut * rel[kept[0]]][:10] if kept else []
+            # the shipped cut: a share of the best match strength among the hits reaching the floor
+            kept = [i for i in kept if q.match[i] >= cut * max(q.match[j] for j in kept)][:10] if kept else []
             top = float(rel[kept[0]]) if kept else 0.0
             (inside if q.inside else outside).append(top)
             empty += not q.inside and not kept

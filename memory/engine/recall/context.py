@@ -112,10 +112,10 @@ def pack_context(
 def left_out_note(left_out: Mapping[str, int], skipped: int, max_chars: int) -> str:
     """`(N more facts left out: …)`, or "" when recall left nothing out."""
     reasons = []
-    # Candidates under the floor answer nothing; those under the cut answer something, less well.
+    # Candidates under the floor answer nothing; those under a cut answer something, less well.
     weaker = left_out.get("cut", 0)
     if weaker:
-        reasons.append(f"{weaker} much less relevant than these")
+        reasons.append(f"{weaker} answering much less well than these")
     if left_out.get("limit", 0):
         reasons.append(f"{left_out['limit']} past the number of facts asked for")
     if skipped:

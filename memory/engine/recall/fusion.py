@@ -207,6 +207,7 @@ def recall_fused(
     mmr_lambda: float = 1.0,
     floor: float = 0.0,
     cut: float = 0.0,
+    match_cut: float = 0.0,
 ) -> list[Hit]:
     """The default recall (see the module docstring for every rule): at most `limit` hits, most
     relevant first, each reaching relevance `floor` and `cut` × the best hit's relevance.
@@ -219,7 +220,7 @@ def recall_fused(
                     min_sim=min_sim)  # fmt: skip
     if fused is None:
         return []
-    return fused.rank(limit, floor=floor, cut=cut, mmr_lambda=mmr_lambda)
+    return fused.rank(limit, floor=floor, cut=cut, match_cut=match_cut, mmr_lambda=mmr_lambda)
 
 
 def prepare(cols: FactColumns, query: str, now: int, scope: Any, *, settings: FusionSettings = DEFAULT_SETTINGS,
@@ -274,15 +275,18 @@ class FusedQuery:
         maxima = (self.lexical_max, lanes.maxima[1], lanes.maxima[2])
         return blend_at(lexical, lanes.ngram[rows], lanes.cosine[rows], maxima, self.settings)
 
-    def rank(self, limit: int | None, *, floor: float = 0.0, cut: float = 0.0, mmr_lambda: float = 1.0) -> list[Hit]:
+    def rank(self, limit: int | None, *, floor: float = 0.0, cut: float = 0.0, match_cut: float = 0.0,
+             mmr_lambda: float = 1.0) -> list[Hit]:  # fmt: skip
         """At most `limit` hits reaching `floor`, most relevant first (ties: best score, newest,
-        column order), each at least `cut` × the best relevance (`selection.select`)."""
+        column order), each at least `cut` × the best relevance and `match_cut` × the best match
+        (`selection.select`)."""
         if mmr_lambda < 1.0:
             hits = [hit for hit in self.candidates(limit, mmr_lambda) if hit.components["relevance"] >= floor]
             picked = mmr_pick(self.cols, np.array([h.row for h in hits], dtype=np.int64),
                               np.array([h.score for h in hits]), resolve_limit(limit), mmr_lambda)  # fmt: skip
             return self.detail([hits[i] for i in picked])
-        return self.detail(select(self.candidates(limit), floor=floor, cut=cut, limit=resolve_limit(limit)).hits)
+        chosen = select(self.candidates(limit), floor=floor, cut=cut, match_cut=match_cut, limit=resolve_limit(limit))
+        return self.detail(chosen.hits)
 
     def candidates(self, limit: int | None, mmr_lambda: float = 1.0) -> list[Hit]:
         """The best-scoring facts, judged: best score first (ties: newest, then column order), twice
@@ -317,6 +321,9 @@ class FusedQuery:
         match = relevance_rules.match(self.words, present, spelling, similarity)
         score = float(scored.score[i])
         components = {**match.as_components(float(scored.trust[i])), "score": score}
+        # How strongly the fact matches (selection.py): the lanes' blend before decay and trust, or its
+        # relevance when higher (a fact holding the question's words in another form matches that well).
+        components["match"] = round(max(float(blended), components["relevance"]), 6)
         self._pending[self.cols.memory_ids[row]] = (
             row, present, lexical, blended, float(scored.effective[i]), float(scored.modulator[i]),
             float(scored.weight[i]), float(scored.conf[i]), float(scored.trust[i]),

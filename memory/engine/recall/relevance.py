@@ -38,11 +38,12 @@ what the memory knows.
 
 Recall returns only hits whose relevance reaches the workspace's floor (`DEFAULT_FLOOR` unless a
 person or an approved proposal changed it), so a question about something the memory does not hold
-gets nothing, and only those reaching `DEFAULT_CUT` × the best hit's (`selection.py`).
-`DEFAULT_FLOOR` and `DEFAULT_CUT` were chosen by leave-one-conversation-out cross-validation on
-LoCoMo's development conversations (`python -m bench.memory.abstention --cv`: the lowest floor that
-leaves 60% of foreign questions with nothing, the lowest cut that makes a quarter of what is
-returned evidence); `UNKNOWN_POWER` and `UNKNOWN_WORD_WEIGHT` likewise (searching them again per
+gets nothing, and only those whose match strength reaches `DEFAULT_MATCH_CUT` × the best hit's
+(`selection.py`; a cut on relevance, `DEFAULT_CUT`, is off by default). `DEFAULT_FLOOR` and
+`DEFAULT_MATCH_CUT` were chosen by leave-one-conversation-out cross-validation on LoCoMo's
+development conversations (`python -m bench.memory.abstention --cv`: the lowest floor that leaves
+60% of foreign questions with nothing, the lowest cut that makes a quarter of what is returned
+evidence); `UNKNOWN_POWER` and `UNKNOWN_WORD_WEIGHT` likewise (searching them again per
 fold, `--search-knobs`, scores worse on the held-out folds, so they stay) (figures in
 docs/BENCHMARKS.md). Pure: no Django.
 """
@@ -63,7 +64,11 @@ UNKNOWN_POWER = 6.0
 UNKNOWN_WORD_WEIGHT = 0.1
 MIN_SPELLING_LENGTH = 5  # shorter words are too often a real word one edit from another
 DEFAULT_FLOOR = 0.0152
-DEFAULT_CUT = 0.725  # a hit needs this share of the best hit's relevance (selection.py)
+DEFAULT_CUT = 0.0  # a hit needs this share of the best hit's relevance (selection.py): off by default
+DEFAULT_MATCH_CUT = 0.65  # and this share of the best hit's match strength (selection.py)
+# With a learned embedder the blend gives its cosine a share, which flattens the matches: the same
+# procedure chooses a higher cut there (every held-out fold chose it; docs/BENCHMARKS.md).
+DEFAULT_LEARNED_MATCH_CUT = 0.725
 
 # Words that shape a question but never say what it is about. Recall still matches on them; only
 # relevance ignores them. Surface forms, as a person types them (compared before stemming).

@@ -194,13 +194,13 @@ def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: 
     each hit's components name the settings version that ranked it ("proposed" for a trial).
 
     Every candidate, the walk's included, is judged by its own words: only hits reaching the tuning's
-    `relevance_floor`, and its `relevance_cut` × the best hit's relevance, come back, most relevant
-    first. `k` is a maximum, and a query the memory holds nothing for gets none. `floor` and `cut`
-    override the tuning's (0 and 0 to see every candidate)."""
+    `relevance_floor`, its `relevance_cut` × the best hit's relevance and its `match_cut` (with a
+    learned embedder, `learned_match_cut`) × the best match strength (`selection.py`) come back, most relevant first. `k` is a maximum, and a query
+    the memory holds nothing for gets none. `floor` and `cut` override the tuning's (`cut` stands
+    for the relevance cut and turns the match cut off: 0 and 0 to see every candidate)."""
     version: int | str = "proposed" if tuning is not None else index.tuning_version
     tuning = tuning or index.tuning or tuning_rules.DEFAULT
     floor = tuning.relevance_floor if floor is None else floor
-    cut = tuning.relevance_cut if cut is None else cut
     lane_args: dict[str, Any] = {"settings": tuning.fusion()}
     if embedder is not None:
         learned = registry.with_learned(index, view, embedder.fingerprint)
@@ -208,6 +208,8 @@ def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: 
             view = learned
             lane_args = {"settings": tuning.fusion(learned=True), "embedder": embedder,
                          "query_vector": embedder.embed_one(query)}  # fmt: skip
+    match_cut = getattr(tuning, tuning.cut_knob(learned="embedder" in lane_args)) if cut is None else 0.0
+    cut = tuning.relevance_cut if cut is None else cut
     fused = prepare_fused(view, query, now_ms, scope, **lane_args)
     if fused is None:
         return Selection([], floor=floor, cut=cut, limit=k)
@@ -223,7 +225,7 @@ def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: 
     candidates = [_walked(by_id[hit.memory_id], hit) for hit in walked if hit.memory_id in by_id]
     shown = {hit.memory_id for hit in candidates}
     candidates += [hit for hit in judged if hit.memory_id not in shown]
-    chosen = select(candidates, floor=floor, cut=cut, limit=k)
+    chosen = select(candidates, floor=floor, cut=cut, match_cut=match_cut, limit=k)
     fused.detail(chosen.hits + ([item.hit for item in chosen.left_out] if detail_left_out else []))
     for hit in chosen.hits:
         hit.components["settings_version"] = version
@@ -260,7 +262,7 @@ def recall(
     `embedder`: the learned embedder whose vectors join the fused lane (default: the configured one;
     None for model-free recall whatever the settings say). `tuning`: rank with these values instead
     of the workspace's (an evaluation's trial; never reinforces). `floor` and `cut` override the
-    tuning's relevance floor and cut (`cut=0` returns every hit reaching the floor, up to `k`)."""
+    tuning's relevance floor and cuts (`cut=0` returns every hit reaching the floor, up to `k`)."""
     return recall_selection(workspace=workspace, query=query, origin=origin, k=k, filters=filters, reinforce=reinforce,
                             now=now, embedder=embedder, tuning=tuning, floor=floor, cut=cut, left_out=False).hits
 
@@ -412,6 +414,15 @@ def relevance_cut(workspace: Workspace) -> float:
     from memory.services.tuning import current
 
     return current(workspace)[1].relevance_cut
+
+
+def match_cut(workspace: Workspace) -> float:
+    """The share of the best hit's match strength a hit needs in this workspace (`match_cut`, or
+    `learned_match_cut` when a learned embedder is configured)."""
+    from memory.services.tuning import current
+
+    tuning = current(workspace)[1]
+    return getattr(tuning, tuning.cut_knob(learned=embedding.configured() is not None))
 
 
 def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now: datetime | None = None,

@@ -10,7 +10,7 @@ from memory.engine import tuning as T
 from memory.engine.recall.metrics import evaluate
 
 NOISY = rules.Bar(noise_weight=0.02, hit_allowance=0.05)
-IN_FORCE = T.DEFAULT.changed(relevance_cut=0.0)  # every hit reaching the floor comes back
+IN_FORCE = T.DEFAULT.changed(relevance_cut=0.0, match_cut=0.0)  # every hit reaching the floor comes back
 
 
 def _cases(n: int) -> list[dict]:
@@ -46,8 +46,8 @@ def test_less_noise_that_loses_more_answers_than_the_bar_allows_does_not_clear()
 
 def _table(cases: list[S.Case], answer_relevance) -> S.Table:
     """Each case: its answer first (relevance per `answer_relevance(i)`), then four weaker hits; the
-    settings in force return them all (cut 0), the other cut keeps only what reaches 0.725 × the best."""
-    rankings = [{c.id: [(f"answer{i}", answer_relevance(i)), *((f"noise{i}-{j}", 0.4) for j in range(4))]
+    settings in force return them all (cut 0), the other cut keeps only what reaches 0.725 × the best match."""
+    rankings = [{c.id: [(f"answer{i}", answer_relevance(i), answer_relevance(i)), *((f"noise{i}-{j}", 0.4, 0.4) for j in range(4))]
                  for i, c in enumerate(cases)}]  # fmt: skip
     return S.build_table(cases, rankings, [IN_FORCE], cuts=[0.0, 0.725])
 
@@ -57,7 +57,7 @@ def test_the_search_proposes_a_higher_cut_for_a_bar_that_prices_noise_and_nothin
     table = _table(cases, lambda i: 0.9)
     assert S.search(table).chosen is None  # every answer is first already
     outcome = S.search(table, asks=NOISY)
-    assert outcome.chosen is not None and outcome.chosen.relevance_cut == 0.725
+    assert outcome.chosen is not None and outcome.chosen.match_cut == 0.725
     assert outcome.after.precision == 1.0 and outcome.before.precision == 0.2
     assert "expected value (MRR less 0.02 per fact that does not answer) gain" in outcome.reason
 
@@ -65,8 +65,8 @@ def test_the_search_proposes_a_higher_cut_for_a_bar_that_prices_noise_and_nothin
 def test_the_search_keeps_within_the_hit_allowance():
     cases = [S.Case(f"c{i}", frozenset({f"answer{i}"})) for i in range(30)]
     # The answer is itself the best hit, so a cut never drops it; make three answers second to noise.
-    rankings = [{c.id: ([(f"noise{i}-0", 0.9), (f"answer{i}", 0.5)] if i < 3 else [(f"answer{i}", 0.9)])
-                 + [(f"noise{i}-{j}", 0.4) for j in range(1, 9)] for i, c in enumerate(cases)}]  # fmt: skip
+    rankings = [{c.id: ([(f"noise{i}-0", 0.9, 0.9), (f"answer{i}", 0.5, 0.5)] if i < 3 else [(f"answer{i}", 0.9, 0.9)])
+                 + [(f"noise{i}-{j}", 0.4, 0.4) for j in range(1, 9)] for i, c in enumerate(cases)}]  # fmt: skip
     table = S.build_table(cases, rankings, [IN_FORCE], cuts=[0.0, 0.725])
     assert S.figures(table, 1).hit_at_k == 0.9  # the higher cut loses 3 answers in 30
     assert S.search(table, asks=rules.Bar(noise_weight=0.05, hit_allowance=0.05)).chosen is None

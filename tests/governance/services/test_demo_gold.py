@@ -13,8 +13,8 @@ from memory.services.demo import load_demo
 from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
-TRIP = "Planning the Lisbon trip: does Maya take the train or fly for short trips?"
-ANSWER = "I prefer trains to planes for trips under 600 km."
+QUESTION = "Replying to Rui Costa about the cost dashboard: email or phone call?"
+ANSWER = "I prefer email to phone calls for anything non-urgent."
 
 
 def test_the_demo_loop_proposes_clears_its_bar_applies_changes_recall_and_reverts():
@@ -29,13 +29,13 @@ def test_the_demo_loop_proposes_clears_its_bar_applies_changes_recall_and_revert
     memory = Tideline(ws, embedder=None)
 
     def answers() -> list[str]:
-        return [h.content for h in memory.recall(TRIP, k=10, reinforce=False)]
+        return [h.content for h in memory.recall(QUESTION, k=10, reinforce=False)]
 
     assert ANSWER not in answers()  # the shipped cut leaves it out
     proposal, why = proposals.propose_from_recall_misses(ws)
     assert proposal is not None and "expected MRR gain on unseen questions" in why
-    assert [c["name"] for c in proposals.describe_change(proposal)] == ["relevance_cut"]
-    assert proposal.tuning["relevance_cut"] < T.DEFAULT.relevance_cut
+    assert [c["name"] for c in proposals.describe_change(proposal)] == ["match_cut"]
+    assert proposal.tuning["match_cut"] < T.DEFAULT.match_cut
     proposals.request_evaluation(proposal, user=users["demo-owner"], actor="demo-owner", inline=True)
     proposal.refresh_from_db()
     assert proposal.clears_bar is True, proposal.bar_reason

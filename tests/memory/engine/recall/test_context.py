@@ -121,6 +121,6 @@ def test_a_blocked_untrusted_fact_is_not_fenced_because_none_of_its_text_is_show
 def test_the_block_ends_saying_how_many_facts_were_left_out_and_why():
     assert left_out_note({"floor": 12, "cut": 0, "limit": 0}, 0, 1200) == ""  # under the floor answers nothing
     assert left_out_note({"floor": 3, "cut": 2, "limit": 1}, 1, 1200) == (
-        "(4 more facts left out: 2 much less relevant than these; 1 past the number of facts asked for; "
+        "(4 more facts left out: 2 answering much less well than these; 1 past the number of facts asked for; "
         "1 over the 1200-character budget)")
-    assert left_out_note({"cut": 1}, 0, 1200) == "(1 more fact left out: 1 much less relevant than these)"
+    assert left_out_note({"cut": 1}, 0, 1200) == "(1 more fact left out: 1 answering much less well than these)"

@@ -57,3 +57,41 @@ def test_every_candidate_is_either_returned_or_left_out_with_its_reason(relevanc
         r = item.hit.components["relevance"]
         assert (item.reason == BELOW_FLOOR) == (r < floor)
         assert item.reason != BELOW_CUT or r < cut * chosen.best
+
+
+def matched(name: str, relevance: float, match: float) -> Hit:
+    return Hit(name, 0.0, {"relevance": relevance, "match": match}, 0)
+
+
+def test_the_match_cut_leaves_out_a_fact_as_relevant_as_the_best_but_matching_far_less_strongly():
+    # Both hold the question's one important word; the second mentions it in passing in a long fact.
+    candidates = [matched("strong", 0.9, 1.0), matched("passing", 0.9, 0.4), matched("near", 0.6, 0.8)]
+    chosen = select(candidates, floor=0.05, cut=0.0, match_cut=0.625, limit=8)
+    assert [h.memory_id for h in chosen.hits] == ["strong", "near"]  # still in relevance order
+    assert chosen.best_match == 1.0 and chosen.match_bar == 0.625
+    (item,) = chosen.left_out
+    assert item.reason == BELOW_CUT and item.hit.memory_id == "passing"
+    assert why_left_out(chosen, item) == ("Left out: relevance 0.90, but its match 0.40 is below 62.5% of the best "
+                                          "match 1.00: other facts match the question's words more strongly.")
+    assert why_kept(chosen, chosen.hits[1]) == ("Kept: relevance 0.60 reaches the floor 0.05, and its match 0.80 "
+                                                "reaches 62.5% of the best match 1.00.")
+
+
+def test_the_best_match_is_taken_among_the_facts_reaching_the_floor_and_the_relevance_cut():
+    # A fact under the floor that matches strongly (a long fact repeating a common word) sets no bar.
+    candidates = [matched("answer", 0.5, 0.5), matched("under", 0.01, 1.0)]
+    chosen = select(candidates, floor=0.05, cut=0.0, match_cut=0.9, limit=8)
+    assert [h.memory_id for h in chosen.hits] == ["answer"] and chosen.best_match == 0.5
+
+
+@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0)), max_size=30), st.floats(0.0, 1.0),
+       st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.integers(1, 12))  # fmt: skip
+def test_every_returned_hit_reaches_both_cuts_and_the_list_keeps_relevance_order(pairs, floor, cut, match_cut, limit):
+    candidates = [matched(str(i), r, m) for i, (r, m) in enumerate(pairs)]
+    chosen = select(candidates, floor=floor, cut=cut, match_cut=match_cut, limit=limit)
+    assert len(chosen.hits) + len(chosen.left_out) == len(candidates) and len(chosen.hits) <= limit
+    shown = [h.components["relevance"] for h in chosen.hits]
+    assert shown == sorted(shown, reverse=True)
+    assert all(h.components["match"] >= match_cut * chosen.best_match for h in chosen.hits)
+    if any(r >= floor for r, _ in pairs):
+        assert chosen.hits, "the hit with the best match among those reaching the floor always reaches the cut"

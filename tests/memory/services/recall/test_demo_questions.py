@@ -75,4 +75,4 @@ def test_the_context_block_packs_what_recall_returns_and_says_what_it_left_out(d
     block = demo.context("When is Tomas Reis's birthday?")
     lines = block.splitlines()
     assert [line.split("] ", 1)[1] for line in lines[:-1]] == _contents(hits)
-    assert lines[-1].startswith("(") and "left out" in lines[-1] and "less relevant" in lines[-1]
+    assert lines[-1].startswith("(") and "left out" in lines[-1] and "answering much less well" in lines[-1]

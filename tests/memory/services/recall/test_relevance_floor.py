@@ -46,11 +46,11 @@ def test_a_question_about_someone_the_memory_never_met_gets_nothing(tl, memory):
 
 def test_every_hit_reaches_the_workspaces_floor_which_a_setting_can_raise(tl, memory, workspace):
     query = "staff engineer coffee billing"
-    set_tuning(workspace, {"relevance_cut": 0.0}, actor="t")  # the floor alone
+    set_tuning(workspace, {"match_cut": 0.0}, actor="t")  # the floor alone
     loose = tl.recall(query, k=8)
     assert len(loose) >= 2 and all(h.relevance >= DEFAULT.relevance_floor for h in loose)
     strict_floor = sorted(h.relevance for h in loose)[-1]  # only the best survives
-    set_tuning(workspace, {"relevance_cut": 0.0, "relevance_floor": strict_floor}, actor="t")
+    set_tuning(workspace, {"match_cut": 0.0, "relevance_floor": strict_floor}, actor="t")
     strict = tl.recall(query, k=8)
     assert strict and all(h.relevance >= strict_floor for h in strict) and len(strict) < len(loose)
     assert recall_service.relevance_floor(workspace) == strict_floor
@@ -84,9 +84,9 @@ def test_the_cli_prints_relevance_and_says_nothing_relevant(memory, workspace, c
 
 def test_the_cut_keeps_the_hits_nearly_as_good_as_the_best_and_says_why_the_next_is_left_out(tl, memory, workspace):
     query = "staff engineer coffee billing"
-    set_tuning(workspace, {"relevance_cut": 0.0}, actor="t")
+    set_tuning(workspace, {"match_cut": 0.0}, actor="t")
     every = tl.recall(query, k=8)
-    set_tuning(workspace, {"relevance_cut": 0.9}, actor="t")
+    set_tuning(workspace, {"match_cut": 0.0, "relevance_cut": 0.9}, actor="t")
     found = recall_service.recall_selection(workspace=workspace, query=query, origin="owner", reinforce=False)
     best = found.hits[0].relevance
     assert found.hits and all(h.relevance >= 0.9 * best for h in found.hits) and len(found.hits) < len(every)
