@@ -281,7 +281,7 @@ def recall_playground(request: HttpRequest, workspace: str) -> HttpResponse:
     context = {"workspace": ws, "form": form, "hits": hits, "left_out": left_out, "context_block": block,
                "origins": selectors.origins_of(ws), "recall_error": recall_error,
                "relevance_floor": recall_service.relevance_floor(ws), "relevance_cut": recall_service.relevance_cut(ws),
-               "match_cut": recall_service.match_cut(ws)}  # fmt: skip
+               "match_cut_share": f"{recall_service.match_cut(ws) * 100:g}%"}  # fmt: skip
     template = "memory/recall_playground.html" + ("#recall-results" if wants_partial(request) else "")
     return render(request, template, context)
 
