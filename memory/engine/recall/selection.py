@@ -18,10 +18,11 @@ configured) match the query, each lane scaled to its best candidate; or its rele
 higher (a fact that holds the question's words in another form, "allergy" for "allergic", matches
 as well as it is relevant). Relevance says *whether* a fact holds the question's words; the blend
 says *how well*, counting how often they occur and how long the fact is (BM25). Cut on relevance
-alone, many facts tie with the best hit on the words they share; the match separates them. Leaving one LoCoMo development conversation out at a time, a cut
-on the match keeps the evidence more often at the same precision than a cut on relevance
-(docs/BENCHMARKS.md), so `DEFAULT_MATCH_CUT` is the cut in force and the relevance cut is a knob a
-proposal may still set. The list stays in relevance order either way.
+alone, many facts tie with the best hit on the words they share; the match separates them. Leaving
+one LoCoMo development conversation out at a time, a cut on the match keeps the evidence more often
+at the same precision than a cut on relevance (docs/BENCHMARKS.md), so `DEFAULT_MATCH_CUT` is the
+cut in force and the relevance cut is a knob a proposal may still set. The list stays in relevance
+order either way.
 
 Every candidate left out says why (`LeftOut.reason`), so `explain` and the console can show why a
 hit was kept and why the next one was cut. Pure: no Django.
