@@ -45,7 +45,7 @@ KNOBS: tuple[Knob, ...] = (
     Knob("relevance_floor", "relevance a hit needs to be returned", 0.0, 0.9),
     Knob("relevance_cut", "share of the best hit's relevance a hit needs", 0.0, 1.0),
     Knob("match_cut", "share of the best hit's match strength a hit needs", 0.0, 1.0),
-    Knob("learned_match_cut", "the same, with a learned embedder", 0.0, 1.0),
+    Knob("learned_match_cut", "share of the best hit's match strength a hit needs with a learned embedder", 0.0, 1.0),
     Knob("gc_archive_below", "decay GC archives below", 0.0, 0.5, group="maintenance"),
     Knob("gc_prune_below", "decay GC prunes below", 0.0, 0.5, group="maintenance"),
     Knob("dream_merge_similarity", "dream merges near-duplicates from", 0.8, 1.0, group="maintenance"),
