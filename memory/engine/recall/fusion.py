@@ -321,9 +321,10 @@ class FusedQuery:
         match = relevance_rules.match(self.words, present, spelling, similarity)
         score = float(scored.score[i])
         components = {**match.as_components(float(scored.trust[i])), "score": score}
-        # How strongly the fact matches (selection.py): the lanes' blend before decay and trust, or its
+        # How strongly the fact matches (selection.py): the lanes' blend at the fact's trust (an untrusted
+        # page worded like the question never sets the bar for the owner's facts), before decay; or its
         # relevance when higher (a fact holding the question's words in another form matches that well).
-        components["match"] = round(max(float(blended), components["relevance"]), 6)
+        components["match"] = round(max(float(blended) * float(scored.trust[i]), components["relevance"]), 6)
         self._pending[self.cols.memory_ids[row]] = (
             row, present, lexical, blended, float(scored.effective[i]), float(scored.modulator[i]),
             float(scored.weight[i]), float(scored.conf[i]), float(scored.trust[i]),

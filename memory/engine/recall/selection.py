@@ -12,9 +12,11 @@ from them), each with its own relevance on the fixed 0–1 scale of `relevance.p
   that answer and the facts nearly as good, a vague one gets more;
 * at most `limit` facts: `k` is a maximum, never a quota.
 
-A fact's **match strength** (`match`) is the fused lanes' blend, before decay and trust: how
-strongly its words, their expansion and its spelling (and a learned embedder's cosine, when one is
-configured) match the query, each lane scaled to its best candidate; or its relevance, when that is
+A fact's **match strength** (`match`) is the fused lanes' blend at the fact's trust, before decay:
+how strongly its words, their expansion and its spelling (and a learned embedder's cosine, when one
+is configured) match the query, each lane scaled to its best candidate, counted at the trust its
+source earns (an untrusted page worded like the question never sets the bar that the owner's facts
+must reach); or its relevance (which counts trust too), when that is
 higher (a fact that holds the question's words in another form, "allergy" for "allergic", matches
 as well as it is relevant). Relevance says *whether* a fact holds the question's words; the blend
 says *how well*, counting how often they occur and how long the fact is (BM25). Cut on relevance
