@@ -195,9 +195,10 @@ def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: 
 
     Every candidate, the walk's included, is judged by its own words: only hits reaching the tuning's
     `relevance_floor`, its `relevance_cut` × the best hit's relevance and its `match_cut` (with a
-    learned embedder, `learned_match_cut`) × the best match strength (`selection.py`) come back, most relevant first. `k` is a maximum, and a query
-    the memory holds nothing for gets none. `floor` and `cut` override the tuning's (`cut` stands
-    for the relevance cut and turns the match cut off: 0 and 0 to see every candidate)."""
+    learned embedder, `learned_match_cut`) × the best match strength (`selection.py`) come back,
+    most relevant first. `k` is a maximum, and a query the memory holds nothing for gets none.
+    `floor` and `cut` override the tuning's (`cut` stands for the relevance cut and turns the match
+    cut off: 0 and 0 to see every candidate)."""
     version: int | str = "proposed" if tuning is not None else index.tuning_version
     tuning = tuning or index.tuning or tuning_rules.DEFAULT
     floor = tuning.relevance_floor if floor is None else floor
