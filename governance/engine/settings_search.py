@@ -91,8 +91,7 @@ def ranking_candidates(current: T.Tuning, *, learned: bool = False) -> list[T.Tu
 
 
 def cut_options(current: T.Tuning, *, learned: bool = False) -> tuple[float, ...]:
-    knob = current.cut_knob(learned=learned)
-    return tuple(sorted({*CUT_OPTIONS, getattr(current, knob), getattr(T.DEFAULT, knob)}))
+    return tuple(sorted({*CUT_OPTIONS, current.match_cut_for(learned=learned), T.DEFAULT.match_cut_for(learned=learned)}))
 
 
 @dataclass(frozen=True)
@@ -140,13 +139,13 @@ def build_table(cases: Sequence[Case], rankings: Sequence[Mapping[str, Ranked]],
     list under `tunings[i]`, ranked with no cut. The first tuning is the settings in force. `learned`:
     ranked with a learned embedder, whose match cut is `learned_match_cut`."""
     knob = tunings[0].cut_knob(learned=learned)
-    cuts = (tuple(sorted({*cuts, getattr(tunings[0], knob)})) if cuts is not None
+    cuts = (tuple(sorted({*cuts, tunings[0].match_cut_for(learned=learned)})) if cuts is not None
             else cut_options(tunings[0], learned=learned))  # fmt: skip
     columns: list[T.Tuning] = []
     rr, returned, good = [], [], []
     for tuning, ranking in zip(tunings, rankings, strict=True):
         for cut in cuts:
-            columns.append(tuning if cut == getattr(tuning, knob) else tuning.changed(**{knob: cut}))
+            columns.append(tuning if cut == tuning.match_cut_for(learned=learned) else tuning.changed(**{knob: cut}))
             col_rr, col_ret, col_good = [], [], []
             for case in cases:
                 kept = with_cut(ranking.get(case.id, ()), cut, k, tuning.relevance_cut)

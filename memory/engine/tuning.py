@@ -89,6 +89,10 @@ class Tuning:
         """The match cut in force: `learned_match_cut` when a learned embedder joins the blend."""
         return "learned_match_cut" if learned else "match_cut"
 
+    def match_cut_for(self, *, learned: bool = False) -> float:
+        """The value of the match cut in force (`cut_knob`)."""
+        return getattr(self, self.cut_knob(learned=learned))
+
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 

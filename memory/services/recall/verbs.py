@@ -209,7 +209,7 @@ def _rank(index: ScopeIndex, view, query: str, now_ms: int, scope: R.Origin, k: 
             view = learned
             lane_args = {"settings": tuning.fusion(learned=True), "embedder": embedder,
                          "query_vector": embedder.embed_one(query)}  # fmt: skip
-    match_cut = getattr(tuning, tuning.cut_knob(learned="embedder" in lane_args)) if cut is None else 0.0
+    match_cut = tuning.match_cut_for(learned="embedder" in lane_args) if cut is None else 0.0
     cut = tuning.relevance_cut if cut is None else cut
     fused = prepare_fused(view, query, now_ms, scope, **lane_args)
     if fused is None:
@@ -422,8 +422,7 @@ def match_cut(workspace: Workspace) -> float:
     `learned_match_cut` when a learned embedder is configured)."""
     from memory.services.tuning import current
 
-    tuning = current(workspace)[1]
-    return getattr(tuning, tuning.cut_knob(learned=embedding.configured() is not None))
+    return current(workspace)[1].match_cut_for(learned=embedding.configured() is not None)
 
 
 def feedback(*, workspace: Workspace, fact_id: str, signal: str, actor: str, now: datetime | None = None,
