@@ -190,6 +190,7 @@ _ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alterna
                               # a word of two or three Latin letters ("no", "ne") is a word of many other languages too
                               if word not in _ENGLISH_TOO and not (word.isascii() and len(word.strip()) < 4))
              + r"|https?://|@[\w-]{1,63}\.)")
+ANCHORS["ai_note_ml"] = ("ia", "ki", "ai", "llm", "bot", "assist", "asist", "automat")
 ANCHORS["ai_addressed_ml"] = tuple(f" {word}" if word.isascii() and len(word) <= 3 else word
                                    for word in literals(_ML_AI.replace("\\b", "")))
 _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|ingat(?:lah)?|luu\s+lai|lưu\s+lại|ghi\s+nho|"
@@ -226,6 +227,17 @@ RULES = (
     ("standing_send_ml", "exfiltration", 1.0,
      re.compile(_ML_FROM_NOW + r"[^\n]{0,120}?(?:" + _ML_SEND + r"|https?://|@[\w-]{1,63}\.)")),
     ("ai_addressed_ml", "addressee", 1.0, re.compile(_ML_AI + r"[^\n]{0,200}?" + _ML_ORDER)),
+    # A note addressed to an AI reader, then a colon: "Nota para el asistente de IA:", "Para assistentes de IA:",
+    # "Zusatz für den automatischen Assistenten:", "Instruction destinée à tout système d'IA analysant ce document :".
+    ("ai_note_ml", "addressee", 1.0, re.compile(
+        r"(?:^|\n|<!--\s*|[.!?>\"]\s*|\b(?:nota|notas|obs\.?|observa\w{0,4}|hinweis|zusatz|anmerkung|instruction|instrucci\w{1,5}|"
+        r"istruzion\w|remarque|aviso|avis|mensaje|mensagem|messaggio|nachricht|message)\s+(?:\w+\s+){0,2}?)"
+        r"(?:para|f[uü]r|fuer|pour|per|an|aan|voor|destin[eé]e?s?\s+[aà]|dirigid[oa]s?\s+a|[aà]\s+l'attention\s+de)\s+"
+        r"(?:\w+\s+){0,3}?(?:(?:asistentes?|assistentes?|assistenten?|assistants?|agentes?|agenten?|syst[eè]mes?|sistemas?|"
+        r"modelos?|modell\w{0,2}|mod[eè]les?|herramientas?|programas?|ferramentas?)\s+(?:de\s+|d')?(?:ia|ki|ai)\b|"
+        r"(?:automatisch\w{0,3}|automatiqu\w{0,2}|autom[aá]tic\w{1,2})\s+(?:assistent\w{0,2}|assistant\w?|asistente\w?|assistente\w?)|"
+        r"(?:ia|ki|ai|llm|chatbots?|bots?)\b|(?:ki|ia|ai)-\w+)[^:\n]{0,60}:"
+        r"|(?:hinweis|nota|note|anweisung|instrucci\w{1,5}|istruzion\w)[_-](?:f[uü]r|fuer|para|pour|per|for)[_-](?:ki|ia|ai|llm)\b")),
     ("send_secret_ml", "exfiltration", 1.0,
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
 )

@@ -45,6 +45,7 @@ from memory.engine.safety.directive_rules import (
     NEEDS,
     NEGATABLE,
     NEGATED,
+    NEW_SELF,
     STATED,
     UNLESS,
 )
@@ -112,7 +113,7 @@ _ATTACK_TOPIC = re.compile(
 )
 # Rules that make a text an attack whatever frame it sits in: it speaks to the AI reading it, or hides
 # what it does from the person the agent works for.
-_UNDISCUSSABLE = frozenset({"ai_addressed", "ai_heading", "conceal_from_user"})
+_UNDISCUSSABLE = frozenset({"ai_addressed", "ai_heading", "conceal_from_user", "agent_vocative", "field_for_agent", "ai_note_ml"})
 # Letters dressed up as other characters: mathematical styles, circled and squared, full width, and a
 # Latin word with a Cyrillic or Greek look-alike inside it.
 _STYLED = re.compile("[\U0001d400-\U0001d7ff\u24b6-\u24e9\U0001f130-\U0001f189\uff21-\uff3a\uff41-\uff5a]|"
@@ -223,6 +224,8 @@ def _addressed(view: str, matches: list[re.Match[str]]) -> bool:
 
 
 _SENTENCE_END = re.compile(r"[.!?\n](?=\s|$)")
+_NEW_SELF = re.compile(NEW_SELF)
+_CLAUSE_BREAK = re.compile(r"[;!?\n]+|[.,:]\s+")
 
 
 def _sentence_of(view: str, found: re.Match[str]) -> tuple[int, int]:
@@ -286,7 +289,10 @@ def read_directive(text: str, *, wording: bool = True, detector_score: float | N
                     plain_matches.append(found)
     if "override_instructions" not in hits:
         joined = compact(plain[0])  # the folded text views() already made
-        if any(word in joined for word in COMPACT_ANCHORS) and COMPACT.search(joined):
+        # Read clause by clause: a phrase written without its spaces stays inside one, where run
+        # together across a full stop "… ignore this email. Your password …" would read "emailyourpassword".
+        if any(word in joined for word in COMPACT_ANCHORS) and any(
+                COMPACT.search(compact(clause)) for clause in _CLAUSE_BREAK.split(plain[0])):
             hits["compact_override"] = ("override", 1.0)
     record = is_record(text)
     lexicon = directive_lexicon.shipped() if wording and not record else None
@@ -362,7 +368,9 @@ def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bo
             return Verdict("refuse", scan.rules, "matched threat pattern(s): " + ", ".join(scan.rules), scan.matches,
                            score)  # fmt: skip
     directive = read_directive(content, wording=wording, detector_score=score, detector_threshold=threshold)
-    ambiguous = tuple(m.rule for m in scan.matches if m.rule in AMBIGUOUS)
+    # "you are now …" alone holds only a new self for the reader (`NEW_SELF`), not where a person stands.
+    ambiguous = tuple(m.rule for m in scan.matches if m.rule in AMBIGUOUS
+                      and (m.rule != "you_are_now" or _NEW_SELF.search(fold(content[:MAX_CHARS]))))
     if directive is not None:
         return Verdict("hold", tuple(dict.fromkeys(directive.rules + ambiguous)), directive.reason, detector_score=score)
     if ambiguous and not _discussion(fold(content[:MAX_CHARS])):

@@ -254,7 +254,9 @@ NOT_A_VALUE = re.compile(r"^(?:\*+|x+|<[^>]*>|\.{3}|none|null|true|false|redacte
 # A placeholder, a reference or code, not a value: `sk_test_replace_me`, `${TOKEN}`, `var.secret`,
 # `os.environ["KEY"]`, `/run/secrets/db_password`, a link ("reset your password: https://…").
 NOT_A_SECRET = re.compile(r"replace[_-]?me|change[_-]?me|your[_-]|dummy|placeholder|xxxx|<|>|\{|\}|\$|\(|\[|"
-                          r"^(?:var|env|self|settings|config|os|process|base64|secrets)\.|^[/~.]|^(?:https?://|www\.)",
+                          r"^(?:var|env|self|settings|config|os|process|base64|secrets)\.|^[/~.]|^(?:https?://|www\.)|"
+                          # a date or a time: when a password was changed, not the password
+                          r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$",
                           re.I)  # fmt: skip
 
 
@@ -304,8 +306,9 @@ def _secrets(text: str) -> Iterable[Finding]:
         group = next(index for index in (2, 3, 4) if match.group(index) is not None)
         value = match.group(group).rstrip(".,;)") if group == 4 else match.group(group)
         name = match.group(1).lower()
-        if name.endswith(("_file", "_path", "_dir", "_url", "_name", "_id")):
-            continue  # names a file, a path or an id of a secret, not the secret
+        if name.endswith(("_file", "_path", "_dir", "_url", "_name", "_id", "_at", "_date", "_change", "_changed", "_expires",
+                          "_expiry", "_policy", "_length", "_hint", "_enabled", "_required", "_age")):
+            continue  # names a file, a path or an id of a secret, or when it changes and how: not the secret
         if _looks_secret(value, quoted=group != 4) and (_entropy(value) >= 2.5 or "pass" in name or "pwd" in name):
             yield Finding("secret_assignment", match.start(group), match.start(group) + len(value))
     for match in NAMED_RANDOM.finditer(text):
