@@ -55,7 +55,8 @@ _REGEX_TAIL = re.compile(r"\\[a-zA-Z]|[\[({?*+]")
 
 
 # Other languages: "ignore … instructions", "from now on", "send/reveal … password".
-_ML_IGNORE = (r"(?:ignora|olvida|omite|ignorez|oubliez|oublie|oublies|vergessen\s+sie|esqueça|esquece|ignore|ignoriere|vergiss|missachte|dimentica|esqueca|esqueça|desconsidere|"
+_ML_IGNORE = (r"(?:laisse\s+de\s+c[oô]t[eé]|laissez\s+de\s+c[oô]t[eé]|mets\s+de\s+c[oô]t[eé]|deja\s+de\s+lado|lascia\s+(?:perdere|da\s+parte)|"
+              r"deixe\s+de\s+lado|deixa\s+de\s+lado|ignora|olvida|omite|ignorez|oubliez|oublie|oublies|vergessen\s+sie|esqueça|esquece|ignore|ignoriere|vergiss|missachte|dimentica|esqueca|esqueça|desconsidere|"
               r"игнорируй|забудь|игнорируйте|忽略|无视|無視|忘记|忘記|無視して|무시|تجاهل|अनदेखा|yok\s+say|gormezden|"
               r"zignoruj|zapomnij|negeer|vergeet|bo\s+qua|bỏ\s+qua|abaikan|ละเว้น|ігноруй|αγνοησε|αγνόησε|התעלם|উপেক্ষা|puuza|"
               r"unut|quen|quên|lupakan|zapomen|ξεχασε|ξέχασε|שכח|भूल\s+जा|ভুলে\s+যা|sahau|kalimutan|uita|uită|انس|"
@@ -101,7 +102,7 @@ _ML_SEND = (r"(?:envia|envía|envoyez|envoie|sende|senden|invia|envie|отпра
 _ML_AI = (r"(?:jazykov\w{1,3}\s+model\w{0,2}|modelo\s+de\s+lenguaje|modèle\s+de\s+langage|sprachmodell|modello\s+linguistico|"
           r"modelo\s+de\s+linguagem|taalmodel|model\s+językow\w{1,2}|языков\w{2,3}\s+модел\w{1,2}|мовн\w{1,3}\s+модел\w{1,2}|"
           r"言語モデル|语言模型|語言模型|언어\s*모델|dil\s+modeli|model\s+bahasa|mô\s+hình\s+ngôn\s+ngữ|نموذج\s+لغوي|"
-          r"भाषा\s+मॉडल|γλωσσικό\s+μοντέλο|מודל\s+שפה|(?<![a-z])ai(?![a-z])|(?<![a-z])ia(?![a-z])|\bki\b|l'assistant|l'agent|"
+          r"भाषा\s+मॉडल|γλωσσικό\s+μοντέλο|מודל\s+שפה|(?<![a-z])ai(?![a-z])|(?<![a-z])ia(?![a-z])|\bki\b|l'assistant|l'agent|(?<![a-z])assistant(?=\s*,)|"
           r"automatische\s+verarbeitung|traitement\s+automatique|procesamiento\s+automático|elaborazione\s+automatica|"
           r"processamento\s+automático|automatische\s+verwerking|automatyczne\w{0,2}\s+przetwarzani\w{1,2}|"
           r"автоматическ\w{1,3}\s+обработк\w{1,2}|自動処理|自动处理|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
@@ -190,9 +191,11 @@ _ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alterna
                               # a word of two or three Latin letters ("no", "ne") is a word of many other languages too
                               if word not in _ENGLISH_TOO and not (word.isascii() and len(word.strip()) < 4))
              + r"|https?://|@[\w-]{1,63}\.)")
+ANCHORS["tell_the_user_ml"] = ("nutzer", "benutzer", "anwender", "kunden", "usuario", "utilisateur", "utente", "usuário",
+                               "utilizador", "cliente")
 ANCHORS["ai_note_ml"] = ("ia", "ki", "ai", "llm", "bot", "assist", "asist", "automat")
 ANCHORS["ai_addressed_ml"] = tuple(f" {word}" if word.isascii() and len(word) <= 3 else word
-                                   for word in literals(_ML_AI.replace("\\b", "")))
+                                   for word in literals(_ML_AI.replace("\\b", ""))) + ("assistant,", "assistant ,")
 _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|ingat(?:lah)?|luu\s+lai|lưu\s+lại|ghi\s+nho|"
             r"ghi\s+nhớ|zapamięta\w{0,2}|zapamieta\w{0,2}|onthoud|bewaar|merk\s+dir|speichere|kom\s+ihag|kom\s+ihåg|husk|guarda|recuerda|memoriza|retiens|"
             r"enregistre|ricorda|memorizza|lembre|memorize|запомни|сохрани|запам'ятай|збережи|记住|記住|保存して|覚えて|"
@@ -227,10 +230,16 @@ RULES = (
     ("standing_send_ml", "exfiltration", 1.0,
      re.compile(_ML_FROM_NOW + r"[^\n]{0,120}?(?:" + _ML_SEND + r"|https?://|@[\w-]{1,63}\.)")),
     ("ai_addressed_ml", "addressee", 1.0, re.compile(_ML_AI + r"[^\n]{0,200}?" + _ML_ORDER)),
+    # The reader told to tell the user something instead: "Antworte dem Nutzer stattdessen, dass …", "diga ao usuário que …".
+    ("tell_the_user_ml", "reply", 1.0, re.compile(
+        r"(?<![a-z])(?:antworte|antworten\s+sie|sage|sagen\s+sie|teile|teilen\s+sie|responde|responda|dile|di|diga|dites|dis|r[eé]ponds|"
+        r"r[eé]pondez|rispondi|d[iì]|dica|informe|informa|avisa|avise)\s+(?:\w+\s+){0,2}?(?:dem\s+(?:nutzer|benutzer|anwender|kunden)|"
+        r"al\s+usuario|a\s+l'utilisateur|[aà]\s+l'utilisateur|all'utente|ao\s+usu[aá]rio|ao\s+utilizador|al\s+cliente|ao\s+cliente)\b"
+        r"[^.\n]{0,40}?\b(?:dass|que|qu'|che)\b")),
     # A note addressed to an AI reader, then a colon: "Nota para el asistente de IA:", "Para assistentes de IA:",
     # "Zusatz für den automatischen Assistenten:", "Instruction destinée à tout système d'IA analysant ce document :".
     ("ai_note_ml", "addressee", 1.0, re.compile(
-        r"(?:^|\n|<!--\s*|[.!?>\"]\s*|\b(?:nota|notas|obs\.?|observa\w{0,4}|hinweis|zusatz|anmerkung|instruction|instrucci\w{1,5}|"
+        r"(?:^|\n|<!--\s*|[.!?>\"]\s*|\b(?:nota|notas|obs\.?|observa\w{0,4}|hinweis|zusatz|anmerkung|instruction|instru\w{2,7}|"
         r"istruzion\w|remarque|aviso|avis|mensaje|mensagem|messaggio|nachricht|message)\s+(?:\w+\s+){0,2}?)"
         r"(?:para|f[uü]r|fuer|pour|per|an|aan|voor|destin[eé]e?s?\s+[aà]|dirigid[oa]s?\s+a|[aà]\s+l'attention\s+de)\s+"
         r"(?:\w+\s+){0,3}?(?:(?:asistentes?|assistentes?|assistenten?|assistants?|agentes?|agenten?|syst[eè]mes?|sistemas?|"

@@ -96,7 +96,7 @@ _DISCUSSION = re.compile(
 # and a document is also where an attack hides, so they frame a discussion only with an attack topic).
 _EXPLAINING = re.compile(
     r"\bresearchers?\b|\bwhat\s+is\s+an?\b|\b(?:the\s+)?docs?\s+(?:show|say|describe|list)s?\b|\bdocumentation\s+(?:shows|says|describes|lists)\b|"
-    r"\b(?:grammar|vocabulary|idioms?|(?:means|translates\s+(?:as|to))\s+[\"'\u2018\u201c]|well-known|(?:known|common|classic)\s+(?:trick|technique)|json\s+like|explain(?:s|ed)|describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
+    r"\b(?:grammar|vocabulary|idioms?|(?:means|translates\s+(?:as|to))\s+[\"'\u2018\u201c]|well-known|(?:known|common|classic)\s+(?:trick|technique)|json\s+like|(?<!as\s)explain(?:s|ed)|(?<!as\s)describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
     r"found\s+that|coined|compares|warned|notes\s+that|"
     r"examples?\s+of|example\s*:|is\s+called|known\s+as|a\s+common|classic|post-?mortem|incident\s+report|training|"
     r"slide|quiz|awareness|abstract|we\s+(?:evaluate|measured|tested|found|show)|red\s+flags?|warning\s+signs?|"

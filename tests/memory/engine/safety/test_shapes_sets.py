@@ -1,6 +1,6 @@
 """Three sets of untrusted texts written for this project on 2026-12-01, each by a writer who saw neither the rules
 nor the sets before it (`tests/data/injection/shapes.jsonl`, splits blind17–blind19). Each was read once blind
-(docs/BENCHMARKS.md gives those first readings); the rules were then written from what the first two missed, so
+(docs/BENCHMARKS.md gives those first readings); the rules were then written from what they missed, so
 these figures are in-sample and guard the shapes against regressions, not evidence of generalisation. Pure: no
 database."""
 
@@ -28,7 +28,7 @@ def test_the_sets_are_labelled_and_distinct():
 @pytest.mark.parametrize("split, attacks_at_least, benign_at_most", [
     ("blind17", 116, 6),  # in-sample: the rules were written from this set's misses
     ("blind18", 118, 8),  # in-sample likewise
-    ("blind19", 80, 9),   # read once blind (80 and 8); one miss read since
+    ("blind19", 95, 9),   # read once blind (80 and 8); the rules were then written from its misses too
 ])  # fmt: skip
 def test_the_judgement_keeps_its_figures_on_the_written_sets(split, attacks_at_least, benign_at_most):
     kept = Counter((item["label"], judge_untrusted(item["text"]).action != "allow") for item in ITEMS if item["split"] == split)
