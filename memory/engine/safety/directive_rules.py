@@ -37,7 +37,8 @@ NEW_SELF = (r"you(?:\s+are|'re)\s+now\s+(?:[\"'\u201c\u2018]\w|(?:going\s+)?to\s
 _OVERRIDE_VERBS = (r"(?:ignor(?:e|es)|disregards?|forget|set\s+aside|pay\s+no\s+attention\s+to|overlook|abandon|drop|"
                    r"cancel|revokes?|bypass(?:es)?|reset|skip|stop\s+following|circumvent|overrides?|discard|neglect|"
                    r"dismiss)")  # fmt: skip
-_RULE_OBJECTS = (r"(?:directions|briefing|brief|rubric|criteria|mandate|instructions?|rules?|guidance|guidelines?|directives?|prompts?|constraints?|configuration|"
+_RULE_OBJECTS = (r"(?:directions|briefing|brief|rubric|criteria|mandate|instructions?|rules?|guidance|guidelines?|directives?|"
+                 r"(?<!confirmation\s)(?<!password\s)(?<!login\s)(?<!interactive\s)(?<!sudo\s)(?<!command\s)prompts?|constraints?|configuration|"
                  r"polic(?:y|ies)|setup|guardrails?|orders?|restrictions?|safety|checks?|persona|programming|"
                  r"(?<!rate\s)(?<!speed\s)(?<!credit\s)(?<!time\s)(?<!size\s)limits?|filters?|protections?|safeguards?|"
                  r"system\s+message)\b")  # fmt: skip  (whole words: "the override for checkout" names no check)
@@ -287,7 +288,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("obey_this_source", "override", 1.0,
          r"(?:obey|follow|trust|comply\s+with|take\s+(?:your\s+)?orders\s+from|answer\s+only\s+to)\s+"
          r"(?:only\s+)?(?:me|this|(?:the\s+)?instructions?\s+(?:below|here|in\s+this)|the\s+(?:text|page|author|message|"
-         r"document|note|website)|"
+         r"document|note|website)\b|"
          r"(?:any|all|every)\s+(?:website|instructions?|messages?|comments?|tool|requests?|commands?|orders?|directions?)"
          r"|(?:only\s+)?(?:act|rely)\s+(?:only\s+)?on\s+what\s+(?:this|the)\s+(?:page|text|document|message|note|site|e-?mail|comment|"
          r"article|post)\s+(?:says|tells)"
@@ -722,7 +723,7 @@ _RULES += tuple(
          r"(?:line|sentence|words?)\s+of\s+your\s+(?:prompt|instructions|system\s+(?:message|prompt))"),
         ("role_assignment", "role", 1.0,
          r"(?:^|[.!?:;]\s+|\n)\s*(?:please\s+|now\s+|from\s+now\s+on,?\s+)?(?:i\s+(?:want|need|would\s+like)\s+you\s+to\s+"
-         r"(?:act|be|pretend|play|roleplay|role-play|become|respond|behave|simulate)|(?:act|behave)\s+as\s+(?:if\s+you\s+(?:were|are)\s+)?(?:an?\s+|the\s+|my\s+)?\w+|(?:respond|answer|reply|speak|talk|write)\s+"
+         r"(?:act|be|pretend|play|roleplay|role-play|become|respond|behave|simulate)|(?:act|behave)\s+as\s+(?:if\s+you\s+(?:were|are)\s+)?(?:an?\s+|the\s+|my\s+)\w+|(?:respond|answer|reply|speak|talk|write)\s+"
          r"(?:like|as)\s+(?:if\s+you\s+(?:were|are)\s+)?(?:an?\s+|the\s+|my\s+)\w+|pretend\s+(?:to\s+be|you\s+are|you're|that\s+you)|"
          r"role-?play\s+as|imagine\s+(?:you\s+are|you're|that\s+you\s+are)|(?:play|take\s+on|assume|adopt)\s+the\s+(?:role|persona|"
          r"character|identity)\s+of|you\s+(?:are|will\s+be|shall\s+be|'re)\s+(?:now\s+)?(?:going\s+to\s+)?(?:act|pretend|play|roleplay|"
