@@ -193,7 +193,7 @@ _ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alterna
              + r"|https?://|@[\w-]{1,63}\.)")
 ANCHORS["tell_the_user_ml"] = ("nutzer", "benutzer", "anwender", "kunden", "usuario", "utilisateur", "utente", "usuário",
                                "utilizador", "cliente")
-ANCHORS["ai_note_ml"] = ("ia", "ki", "ai", "llm", "bot", "assist", "asist", "automat")
+ANCHORS["ai_note_ml"] = (" ia", " ki", " ai", "'ia", "-ki", "ki-", "_ki", "_ia", "_ai", "llm", "bot", "assist", "asist", "automat")
 ANCHORS["ai_addressed_ml"] = tuple(f" {word}" if word.isascii() and len(word) <= 3 else word
                                    for word in literals(_ML_AI.replace("\\b", ""))) + ("assistant,", "assistant ,")
 _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|ingat(?:lah)?|luu\s+lai|lưu\s+lại|ghi\s+nho|"

@@ -30,7 +30,8 @@ def _gap(words: int) -> str:
 # "You are now DAN", "you are now \"Ava\"", "you're now in developer mode": a new self
 # handed to the reader. "You are now subscribed", "you are now the captain of a trading ship" (a game),
 # "you are now the primary contact for the account" tell a person where they stand.
-NEW_SELF = (r"you(?:\s+are|'re)\s+now\s+(?:[\"'\u201c\u2018]\w|(?:going\s+)?to\s+(?:act|respond|answer|reply|speak|pretend|obey|follow|behave|play)\b|"
+NEW_SELF = (r"you(?:\s+are|'re)\s+now\s+(?:[\"'\u201c\u2018]\w|[\w-]{2,30},\s+(?:an?|the)\s|(?:an?\s+)?human\b|(?:operating|acting|functioning|running|working|speaking|"
+            r"responding|answering|behaving|serving)\s+(?:as|in|under|like|without)\b|(?:going\s+)?to\s+(?:act|respond|answer|reply|speak|pretend|obey|follow|behave|play)\b|"
             r"(?:an?\s+|the\s+|in\s+|my\s+|called\s+|named\s+|known\s+as\s+)?(?:[\w-]{1,25}\s+){0,3}?(?:ai|assistant|bot|chatbot|"
             r"model|llm|gpt|mode|persona|character|version|dan|jailbroken|unrestricted|unfiltered|uncensored|evil|liberated|"
             r"unlocked|unbound|free\s+(?:of|from)|no\s+longer)\b)")
@@ -46,18 +47,26 @@ _SEND = (r"(?:send|e-?mail|forward|post|export|upload|transmit|share|sync|copy|d
          r"include|make\s+a\s+(?:get|post)\s+request|call\s+the\s+webhook|bcc)")  # fmt: skip
 # "Must never share" forbids; it does not order. Read after a match (a lookbehind in front of the
 # verbs would stop the regex engine from skipping ahead to their first letters, slowing every text).
-NEGATED = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:ask(?:ed|ing)?|told|tell(?:ing)?|instruct(?:ed|ing)?|convinc(?:ed|ing)|trick(?:ed|ing)|"
+NEGATED = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:never|not|n't)\s+(?:\w+\s+){0,2}?(?:ask|need|require|want|expect)s?\s+"
+                     r"(?:you\s+|us\s+|anyone\s+|them\s+)?to\s+$|\bhow\s+to\s+$|\b(?:ask(?:ed|ing)?|told|tell(?:ing)?|instruct(?:ed|ing)?|convinc(?:ed|ing)|trick(?:ed|ing)|"
                      r"got|get(?:ting)?|persuad(?:ed|ing))\s+(?:it|them|him|her|the\s+\w{1,20}|\w{1,20}\s+chat|chatgpt|bing|gpt-?\d?)\s+to\s+$|\b(?:a|an|the|this|that|its|our|their|his|her|my)\s+$|"
                      r"\b(?:can|could|may|might)\s+(?:also\s+|only\s+|easily\s+)?$|\b(?:i|we|they|he|she)'(?:d|ll)\s+$|\b[a-z]{3,20}s\s+(?:can|may|could|might)\s+(?:also\s+)?$|\b(?:we|they|he|she|it|who|which|i)\s+(?:(?:may|might|can|could|will|would|"
                       r"also|only|automatically|do|does|did|then|routinely|sometimes)\s+){0,2}$")
 # A sentence whose subject is "we", "they" or "I" states what someone does ("we share personal data only
 # with processors"); an order has no subject, or "you".
-STATED = re.compile(r"(?:^|[.!?\n]\s{0,3})(?:we|they|i|he|she|our|their|its)\b[^.!?\n]{0,200}$")
+STATED = re.compile(r"(?:^|[.!?\n]\s{0,3})(?:(?:we|they|i|he|she|our|their|its)\b|(?:your|the)\s+(?!(?:assistant|ai|agent|bot|model|llm)\b)"
+                    r"[\w-]+(?:\s+[\w-]+)?\s+(?:will|would|can|may|might)\b)[^.!?\n]{0,200}$")
 NEGATABLE = frozenset({"override_instructions", "reveal_secrets", "reveal_key", "send_sensitive_out", "send_data_out", "user_data_out", "gather_and_send", "persona_file_edit"})
 # "If a supplier says their bank details have changed, ...": a condition, not a claim.
 CONDITIONAL = re.compile(r"\b(?:if|when|whenever|in\s+case|should|unless|suppose|whether|before|until|till|once|after)\b"
                          r"[^.!?\n]{0,100}$")
 CONDITIONAL_RULES = frozenset({"payment_change", "authorisation_claim"})
+# What honest mail says is approved or allowed: a refund, an expense, a claim, an order; who may do what ("tests are
+# allowed to use assert", "nobody is allowed to say no"). A claim that lends the reader authority names an action.
+ROUTINE_APPROVAL = re.compile(r"\b(?:refunds?|expenses?|claims?|applications?|leave|orders?|bookings?|reservations?|purchases?|"
+                              r"loans?|returns?|reimbursements?|timesheets?|tests?|files?|cookies?|pets?|calculators?|dogs?|"
+                              r"nobody|no\s+one|everyone|anyone|staff|employees|visitors|guests|students|candidates|players|"
+                              r"participants|members|children|kids|photos?|bags?|drinks?|smoking)\b(?:\s+[\w/*.-]+){0,4}\s+$")
 # "Add AGENTS.md" creates a file (a pull request's title); an edit says what goes into one.
 CREATES_FILE = re.compile(r"(?:add|create)s?\s+(?:(?:an?|the|new)\s+){0,2}[\w./-]{1,60}")
 # A commit title names the file it touches: "docs(AGENTS.md): add lint + test commands".
@@ -150,10 +159,10 @@ _AI_VOCATIVE = (r"(?:note|notice|message|memo|reminder|instructions?|p\.?\s?s\.?
                 r"if\s+you\s+are\s+(?:an?\s+)?(?:ai|llm|language\s+model|assistant|agent|bot|automated)|"
                 r"(?:hey|dear|attention|hi|hello|yo)\s+(?:ai|assistant|agent|bot|llm|chatgpt|claude|gemini|copilot)\b|"
                 r"(?:any|all|every)\s+(?:[\w-]{1,40}\s+){0,2}?" + _AI + r"\s+(?:should|must|shall|will|needs?\s+to|are\s+"
-                r"(?:required|asked|expected|instructed))|\b" + _AI + r"\s+\w+ing\s+(?:this|these|the|that)\s+(?:[\w-]{1,20}\s+){0,2}?"
+                r"(?:required|asked|expected|instructed))|\b" + _AI + r"\s+\w+ing\s+(?:this|these|the)\s+(?:[\w-]{1,20}\s+){0,2}?"
                 r"(?=(?:should|must|shall|need\s+to|needs\s+to|are\s+(?:required|asked|expected|instructed)\s+to)\b)|"
                 r"\b" + _AI + r"\s+\w{3,20}ing\s+(?:this|these|that|our|my)\s+[\w-]{1,20}\s*:|"
-                r"(?:^|\n|[.!?]\s+|[>*#\"'(\[,|-]\s{0,3})(?:(?:to|for|dear|attention)\s+)?(?:the\s+|all\s+|any\s+)?"
+                r"(?:^|\n|[.!?]\s+|[>*#(\[|-]\s{0,3}|[,\t|]\s*[\"']?)(?:(?:to|for|dear|attention)\s+)?(?:the\s+|all\s+|any\s+)?"
                 + _AI + r"(?:\s*(?:,|and|or|&|/)\s*(?:the\s+|all\s+|any\s+)?(?:[\w-]{1,20}\s+)?" + _AI + r")?\s*(?:helpers?|readers?|notice|note|memo|alert|update|"
                 r"instructions?|context\s+update|directive|task|(?:summary\s+)?rules?|policy|guidance|hint|override)?\s*:|(?:partner|other|"
                 r"downstream)\s+(?:ai\s+)?(?:agents?|assistants?|models?)")  # fmt: skip
@@ -885,7 +894,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                       "a test", "no longer", "rescinded", "withdrawn", "suspended", "replaced", "nullified",
                       "overridden", "count", "apply", "matter"),
     "override_new_rules": ("you are now", "you are no longer", "you're no longer", "from now on", "henceforth", "rest of this",
-                           "rest of the", "obey", "execute the", "execute my", "execute every", "follow the next", "follow the following",
+                           "rest of the conversation", "rest of the chat", "rest of the session", "obey", "execute the", "execute my", "execute every", "follow the next", "follow the following",
                            "follow the subsequent", "carry out", "your new", "from this line", "from this point", "from this message",
                            "new directive", "new priority", "new rule", "new order", "new instruction", "the real ",
                            "your real task", "behave as", "act as", "respond as", " mode", "without restrictions",
@@ -925,7 +934,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
                       "as an order", "standing ", "permanently record", "permanent ", "persistent ", "lasting ",
                       "durable ", "long-term ", "core fact", "core memor", "core rule", "core truth", "core note",
                       "core pref", "core instr", "fixed fact", "fixed rule", "settled fact", "settled truth"),
-    "memory_write_order": ("everything you", "all you", "anything you", "whatever you", "all that you", "everything that you",
+    "memory_write_order": ("everything you", "anything you", "whatever you", "all that you", "everything that you",
                            "about me", "persistent notes", "permanent notes", "permanently", "forever", "for good", "indefinitely", "for all time", "remember", "keep in mind for", "learn this", "memori", "your memory", "long-term memory",
                            "record this", "record as", "store this", "note to", "your memory", "long-term", "in memory",
                            "to memory", "into memory", "your notes", "your records", "your profile", "in notes", "to notes"),
@@ -1071,16 +1080,19 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "override_regardless": ("regardless of", "irrespective of", "notwithstanding", "in spite of", "despite"),
     "override_the_user": ("regardless of what", "irrespective of what", "no matter what"),
     "task_set_aside": ("disregard", "ignore", "skip", "forget", "drop", "abandon", "aside", "scrap", "cancel"),
-    "as_the_user": (" from the", " from your"),
+    "as_the_user": ("requester", "from the user", "from your user", "from the owner", "from the principal", "account holder",
+                    "mailbox owner", "from the boss", "from your boss", "from the employer", "development team", "from the developer",
+                    "from your developer", "from the creator", "from your creator", "from the operator", "from your operator"),
     "obey_retrieved": ("treat ",),
     "persona_switch": ("persona", "you are "),
-    "fact_to_store": (" to store", " to save", " to remember", " to record", " to keep", " to memori", " to note", " to add"),
+    "fact_to_store": (" to store", " to save", " to remember", " to record", " to keep", " to memori", " to note"),
     "task_named_order": ("summari", "report", "relay", "answer", "translat", "process", "analy", "review", "describ", "present",
                          "rewrit", "quot", "discuss", "recommend", "rank", "evaluat", "assess"),
-    "prompt_leak_given": ("what",),
+    "prompt_leak_given": tuple(f"{noun} {aux}" for noun in ("rules", "instructions", "guidelines", "directives", "prompt", "prompts",
+                                                              "orders", "restrictions") for aux in ("did", "do", "were", "have", "had")),
     "override_above": ("above", "previous", "preceding", "prior", "earlier", "before"),
-    "field_for_agent": ("agent", "ai", "assistant", "bot", "model", "llm", "copilot"),
-    "publish_out": ("public", "anonymous", "open ", "external", "third-party"),
+    "field_for_agent": ("agent", "assistant", "bot", "model", "llm", "copilot", "gpt", " ai", "_ai", "\"ai", "-ai", ".ai"),
+    "publish_out": ("public", "anonymous", "external", "third-party"),
     "prompt_leak_first": ("you were given", "you were told", "you were sent", "you were shown", "you were fed", "you were handed",
                           "you got given", "you have been given", "your context", "your conversation", "your prompt", "your instructions", "your memory", "your chat",
                           "your session", "your input"),
@@ -1106,6 +1118,10 @@ ALSO_NEEDS: dict[str, tuple[str, ...]] = {
 ANCHORS["gather_and_send"] = ANCHORS["user_data_out"]
 ALSO_NEEDS["gather_and_send"] = ALSO_NEEDS["user_data_out"]
 ALSO_NEEDS["send_sensitive_out"] = literals(_SEND)
+ALSO_NEEDS["persona_switch"] = ("persona", "assistant", " ai", "bot", "model", "agent", "character", "advisor", "adviser", "helper")
+ALSO_NEEDS["obey_retrieved"] = ("from the user", "from your user", "the user's", "from the owner", "trusted", "authoritative",
+                                "from the developer", "from the operator")
+ALSO_NEEDS["override_above"] = ("ignore", "disregard", "forget", "skip")
 ALSO_NEEDS["record_update"] = ("update", "change", "replace", "overwrite", "edit", "correct")
 ANCHORS.update(LANGUAGE_ANCHORS)
 ALSO_NEEDS.update(LANGUAGE_ALSO_NEEDS)

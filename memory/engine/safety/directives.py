@@ -25,7 +25,7 @@ import ahocorasick
 
 from memory.engine.safety import detector as injection_detector
 from memory.engine.safety import directive_lexicon
-from memory.engine.safety.deobfuscate import compact, fold, views
+from memory.engine.safety.deobfuscate import TRIGGER_WORDS, compact, fold, views
 from memory.engine.safety.directive_rules import (
     ALL_ANCHORS,
     ALSO_SETS,
@@ -46,6 +46,7 @@ from memory.engine.safety.directive_rules import (
     NEGATABLE,
     NEGATED,
     NEW_SELF,
+    ROUTINE_APPROVAL,
     STATED,
     UNLESS,
 )
@@ -97,7 +98,7 @@ _DISCUSSION = re.compile(
 _EXPLAINING = re.compile(
     r"\bresearchers?\b|\bwhat\s+is\s+an?\b|\b(?:the\s+)?docs?\s+(?:show|say|describe|list)s?\b|\bdocumentation\s+(?:shows|says|describes|lists)\b|"
     r"\b(?:grammar|vocabulary|idioms?|(?:means|translates\s+(?:as|to))\s+[\"'\u2018\u201c]|well-known|(?:known|common|classic)\s+(?:trick|technique)|json\s+like|(?<!as\s)explain(?:s|ed)|(?<!as\s)describe(?:s|d)|quote(?:s|d)|discusses|teach(?:es)?|"
-    r"found\s+that|coined|compares|warned|notes\s+that|"
+    r"found\s+that|coined|compares|warned|(?<!permanent\s)(?<!your\s)(?<!their\s)(?<!the\s)(?<!my\s)notes\s+that|"
     r"examples?\s+of|example\s*:|is\s+called|known\s+as|a\s+common|classic|post-?mortem|incident\s+report|training|"
     r"slide|quiz|awareness|abstract|we\s+(?:evaluate|measured|tested|found|show)|red\s+flags?|warning\s+signs?|"
     r"fraudsters|attackers|scammers|stopped\s+working|api\s+reference|"
@@ -113,7 +114,7 @@ _ATTACK_TOPIC = re.compile(
 )
 # Rules that make a text an attack whatever frame it sits in: it speaks to the AI reading it, or hides
 # what it does from the person the agent works for.
-_UNDISCUSSABLE = frozenset({"ai_addressed", "ai_heading", "conceal_from_user", "agent_vocative", "field_for_agent", "ai_note_ml"})
+_UNDISCUSSABLE = frozenset({"ai_addressed", "ai_heading", "conceal_from_user", "field_for_agent", "ai_note_ml"})
 # Letters dressed up as other characters: mathematical styles, circled and squared, full width, and a
 # Latin word with a Cyrillic or Greek look-alike inside it.
 _STYLED = re.compile("[\U0001d400-\U0001d7ff\u24b6-\u24e9\U0001f130-\U0001f189\uff21-\uff3a\uff41-\uff5a]|"
@@ -197,6 +198,8 @@ def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
         return True
     if rule in NEGATABLE:
         return bool(NEGATED.search(view, max(0, start - 40), start) or STATED.search(view, max(0, start - 200), start))
+    if rule == "authorisation_claim" and ROUTINE_APPROVAL.search(view, max(0, start - 60), start):
+        return True
     return rule in CONDITIONAL_RULES and CONDITIONAL.search(view, max(0, start - 100), start) is not None
 
 
@@ -225,6 +228,18 @@ def _addressed(view: str, matches: list[re.Match[str]]) -> bool:
 
 _SENTENCE_END = re.compile(r"[.!?\n](?=\s|$)")
 _NEW_SELF = re.compile(NEW_SELF)
+_WORD = re.compile(r"[^\W\d_]+")
+_SPLIT_WORD = re.compile(r"[^\W\d_][.\-_*|/\\][^\W\d_]")
+_SPACED_LETTERS = re.compile(r"(?:(?<![^\W\d_])[^\W\d_][\s.\-_*|/]{1,3}){3,}[^\W\d_](?![^\W\d_])")
+
+
+def _fragmented(clause: str) -> bool:
+    """Whether a clause is written in pieces ("d i s r e g a r d", "dis re gard pre vious", "ig-nore"): the compact
+    reading is for those; a clause of whole words ("we will never ask you to send your password") reads as written."""
+    if _SPACED_LETTERS.search(clause) or len(_SPLIT_WORD.findall(clause)) >= 2:
+        return True
+    words = _WORD.findall(clause)
+    return any("".join(words[i:i + n]) in TRIGGER_WORDS for n in (2, 3, 4) for i in range(len(words) - n + 1))
 _CLAUSE_BREAK = re.compile(r"[;!?\n]+|[.,:]\s+")
 
 
@@ -289,10 +304,10 @@ def read_directive(text: str, *, wording: bool = True, detector_score: float | N
                     plain_matches.append(found)
     if "override_instructions" not in hits:
         joined = compact(plain[0])  # the folded text views() already made
-        # Read clause by clause: a phrase written without its spaces stays inside one, where run
-        # together across a full stop "… ignore this email. Your password …" would read "emailyourpassword".
-        if any(word in joined for word in COMPACT_ANCHORS) and any(
-                COMPACT.search(compact(clause)) for clause in _CLAUSE_BREAK.split(plain[0])):
+        # Only for text written in pieces somewhere: run together, whole words make phrases nobody wrote
+        # ("… ignore this email; your password …" reads "emailyourpassword").
+        if any(word in joined for word in COMPACT_ANCHORS) and COMPACT.search(joined) and any(
+                _fragmented(clause) for clause in _CLAUSE_BREAK.split(plain[0])):
             hits["compact_override"] = ("override", 1.0)
     record = is_record(text)
     lexicon = directive_lexicon.shipped() if wording and not record else None
