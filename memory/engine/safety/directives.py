@@ -367,6 +367,16 @@ class Verdict:
 ALLOW = Verdict("allow")
 
 
+def _only_in_quotes(content: str, matches: tuple[ThreatMatch, ...]) -> bool:
+    """Whether every match is a plain phrase of a quotable family found inside a quotation in the text."""
+    if not matches or any(m.family not in QUOTABLE_FAMILIES or m.encoding for m in matches):
+        return False
+    folded = fold(content[:MAX_CHARS])
+    quotes = [q.group() for q in _QUOTED.finditer(folded)]
+    return bool(quotes) and all(
+        any(fold(m.excerpt).rstrip("\u2026").strip()[:40] in q for q in quotes) for m in matches)
+
+
 def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bool = True,
                     detector: injection_detector.Detector | None = None) -> Verdict:
     """The whole picture for an untrusted text: the threat scan refuses what is plainly an attack,
@@ -379,6 +389,11 @@ def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bo
     if scan.flagged and not (HELD_NOT_REFUSED | AMBIGUOUS).issuperset(m.rule for m in scan.matches):
         quoted = _discussion(fold(content[:MAX_CHARS])) and all(
             m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
+        if not quoted and _only_in_quotes(content, scan.matches):
+            # An attack phrase inside quotation marks may be a lesson, a test or a report quoting one: a
+            # person decides, where a refusal would lose the text.
+            return Verdict("hold", scan.rules, "it quotes an attack phrase (" + ", ".join(scan.rules) + "): held for a "
+                           "person to decide", scan.matches, score)  # fmt: skip
         if not quoted:
             return Verdict("refuse", scan.rules, "matched threat pattern(s): " + ", ".join(scan.rules), scan.matches,
                            score)  # fmt: skip
