@@ -78,7 +78,7 @@ _ML_RULES = (r"(?:instrucciones|reglas|instructions|consignes|regles|anweisungen
              r"تعليمات\w{0,3}|دستور\w{0,6}|指示|指令|지침|instructies|instruktioner|instruksjoner|ohjeet|utasitas\w{0,4}|"
              r"คำแนะนำ|அறிவுறுத்தல்|regler\w{0,3}|säännöt|szabály\w{0,4}|pravidl\w{0,2}|pravila|kural\w{0,5}|قواعد|ルール|"
              r"नियम\w{0,2}|নিয়ম|sheria|panuntunan|reguli\w{0,2}|aturan|kaidah|quy\s+tắc|กฎ)")  # fmt: skip
-_ML_FROM_NOW = (r"(?:de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+(?:ahora|maintenant|agora)|ab\s+sofort|d'ora\s+in\s+poi|"
+_ML_FROM_NOW = (r"(?:daqui\s+(?:para|pra)\s+(?:frente|diante)|de\s+agora\s+em\s+diante|de\s+ahora\s+en\s+adelante|a\s+partir\s+de\s+(?:ahora|maintenant|agora)|ab\s+sofort|d'ora\s+in\s+poi|"
                 r"отныне|с\s+этого\s+момента|从现在开始|從現在開始|今後|これから|지금부터|من\s+الآن\s+فصاعدا|अब\s+से|od\s+teraz|"
                 r"vanaf\s+nu|fra\s+na\s+av|fran\s+och\s+med\s+nu|bundan\s+sonra|su\s+andan\s+itibaren|tu\s+bay\s+gio|"
                 r"mulai\s+(?:sekarang|saat\s+ini|hari\s+ini)|od\s+ted|vidteper|відтепер|від\s+тепер|απο\s+τωρα|מעכשיו|"
@@ -193,7 +193,7 @@ _ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alterna
              + r"|https?://|@[\w-]{1,63}\.)")
 ANCHORS["tell_the_user_ml"] = ("nutzer", "benutzer", "anwender", "kunden", "usuario", "utilisateur", "utente", "usuário",
                                "utilizador", "cliente")
-ANCHORS["ai_note_ml"] = (" ia", " ki", " ai", "'ia", "-ki", "ki-", "_ki", "_ia", "_ai", "llm", "bot", "assist", "asist", "automat")
+ANCHORS["ai_note_ml"] = ("ассистент", "помощник", " ia", " ki", " ai", "'ia", "-ki", "ki-", "_ki", "_ia", "_ai", "llm", "bot", "assist", "asist", "automat")
 ANCHORS["ai_addressed_ml"] = tuple(f" {word}" if word.isascii() and len(word) <= 3 else word
                                    for word in literals(_ML_AI.replace("\\b", ""))) + ("assistant,", "assistant ,")
 _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|ingat(?:lah)?|luu\s+lai|lưu\s+lại|ghi\s+nho|"
@@ -241,11 +241,11 @@ RULES = (
     ("ai_note_ml", "addressee", 1.0, re.compile(
         r"(?:^|\n|<!--\s*|[.!?>\"]\s*|\b(?:nota|notas|obs\.?|observa\w{0,4}|hinweis|zusatz|anmerkung|instruction|instru\w{2,7}|"
         r"istruzion\w|remarque|aviso|avis|mensaje|mensagem|messaggio|nachricht|message)\s+(?:\w+\s+){0,2}?)"
-        r"(?:para|f[uü]r|fuer|pour|per|an|aan|voor|destin[eé]e?s?\s+[aà]|dirigid[oa]s?\s+a|[aà]\s+l'attention\s+de)\s+"
+        r"(?:para|f[uü]r|fuer|pour|per|an|aan|voor|для|destin[eé]e?s?\s+[aà]|dirigid[oa]s?\s+a|[aà]\s+l'attention\s+de)\s+"
         r"(?:\w+\s+){0,3}?(?:(?:asistentes?|assistentes?|assistenten?|assistants?|agentes?|agenten?|syst[eè]mes?|sistemas?|"
         r"modelos?|modell\w{0,2}|mod[eè]les?|herramientas?|programas?|ferramentas?)\s+(?:de\s+|d')?(?:ia|ki|ai)\b|"
         r"(?:automatisch\w{0,3}|automatiqu\w{0,2}|autom[aá]tic\w{1,2})\s+(?:assistent\w{0,2}|assistant\w?|asistente\w?|assistente\w?)|"
-        r"(?:ia|ki|ai|llm|chatbots?|bots?)\b|(?:ki|ia|ai)-\w+)[^:\n]{0,60}:"
+        r"(?:ia|ki|ai|llm|chatbots?|bots?)\b|(?:ki|ia|ai)-\w+|(?:ии|ai)-?ассистент\w{0,3}|ассистент\w{0,3}|помощник\w{0,3})[^:\n]{0,60}:"
         r"|(?:hinweis|nota|note|anweisung|instrucci\w{1,5}|istruzion\w)[_-](?:f[uü]r|fuer|para|pour|per|for)[_-](?:ki|ia|ai|llm)\b")),
     ("send_secret_ml", "exfiltration", 1.0,
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),

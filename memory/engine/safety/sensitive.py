@@ -256,7 +256,9 @@ NOT_A_VALUE = re.compile(r"^(?:\*+|x+|<[^>]*>|\.{3}|none|null|true|false|redacte
 NOT_A_SECRET = re.compile(r"replace[_-]?me|change[_-]?me|your[_-]|dummy|placeholder|xxxx|<|>|\{|\}|\$|\(|\[|"
                           r"^(?:var|env|self|settings|config|os|process|base64|secrets)\.|^[/~.]|^(?:https?://|www\.)|"
                           # a date or a time: when a password was changed, not the password
-                          r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$",
+                          r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$|"
+                          # the name of the environment variable that holds it: APP_SECRET_KEY
+                          r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$",
                           re.I)  # fmt: skip
 
 
@@ -307,7 +309,7 @@ def _secrets(text: str) -> Iterable[Finding]:
         value = match.group(group).rstrip(".,;)") if group == 4 else match.group(group)
         name = match.group(1).lower()
         if name.endswith(("_file", "_path", "_dir", "_url", "_name", "_id", "_at", "_date", "_change", "_changed", "_expires",
-                          "_expiry", "_policy", "_length", "_hint", "_enabled", "_required", "_age")):
+                          "_expiry", "_policy", "_length", "_hint", "_enabled", "_required", "_age", "_env", "_var", "_variable")):
             continue  # names a file, a path or an id of a secret, or when it changes and how: not the secret
         if _looks_secret(value, quoted=group != 4) and (_entropy(value) >= 2.5 or "pass" in name or "pwd" in name):
             yield Finding("secret_assignment", match.start(group), match.start(group) + len(value))
