@@ -392,8 +392,9 @@ def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bo
         if not quoted and _only_in_quotes(content, scan.matches):
             # An attack phrase inside quotation marks may be a lesson, a test or a report quoting one: a
             # person decides, where a refusal would lose the text.
-            return Verdict("hold", scan.rules, "it quotes an attack phrase (" + ", ".join(scan.rules) + "): held for a "
-                           "person to decide", scan.matches, score)  # fmt: skip
+            said = "; ".join(dict.fromkeys(m.reason for m in scan.matches))
+            return Verdict("hold", scan.rules, f"it quotes an attack phrase (one that {said}): held for a person to decide",
+                           scan.matches, score)  # fmt: skip
         if not quoted:
             return Verdict("refuse", scan.rules, "matched threat pattern(s): " + ", ".join(scan.rules), scan.matches,
                            score)  # fmt: skip
