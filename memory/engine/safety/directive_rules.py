@@ -702,8 +702,7 @@ _RULES += tuple(
          r"bottom)\s+of|within|throughout)\s+" + _YOUR_REPLY + r"\b"),
         ("reply_shape_order", "reply", 1.0,
          r"\b(?:(?:begin|start|end|finish|conclude|prefix|open|close|sign\s+off)\s+" + _YOUR_REPLY + r"\s+(?:with|by)\b|"
-         r"(?:encrypt|encode|translate|reverse|scramble|obfuscate|hash|cipher|rot13|base64(?:-encode)?|rewrite|write|format|render|"
-         r"deliver|phrase)\s+" + _YOUR_REPLY + r"\s+(?:in|into|as|using|with)\b(?!\s+(?:the\s+)?(?:spaces?|box(?:es)?|booklet|"
+         r"(?:rewrite|write|format|render|deliver|phrase)\s+" + _YOUR_REPLY + r"\s+(?:in|into|as|using|with)\b(?!\s+(?:the\s+)?(?:spaces?|box(?:es)?|booklet|"
          r"answer\s+booklet|lines?|sheet|form|margin|pen|ink|pencil|black|blue)\b)|"
          r"(?:encrypt|encode|translate|reverse|scramble|obfuscate|hash|cipher|rot13|base64(?:-encode)?)\s+" + _YOUR_REPLY + r"\b|"
          r"(?:your|the)\s+" + _REPLY + r"\s+(?:must|should|shall|has\s+to|needs\s+to|will)\s+(?:always\s+|only\s+)?"

@@ -231,6 +231,7 @@ _NEW_SELF = re.compile(NEW_SELF)
 _WORD = re.compile(r"[^\W\d_]+")
 _SPLIT_WORD = re.compile(r"[^\W\d_][.\-_*|/\\][^\W\d_]")
 _SPACED_LETTERS = re.compile(r"(?:(?<![^\W\d_])[^\W\d_][\s.\-_*|/]{1,3}){3,}[^\W\d_](?![^\W\d_])")
+_CLAUSE_BREAK = re.compile(r"[;!?\n]+|[.,:]\s+")
 
 
 def _fragmented(clause: str) -> bool:
@@ -240,7 +241,6 @@ def _fragmented(clause: str) -> bool:
         return True
     words = _WORD.findall(clause)
     return any("".join(words[i:i + n]) in TRIGGER_WORDS for n in (2, 3, 4) for i in range(len(words) - n + 1))
-_CLAUSE_BREAK = re.compile(r"[;!?\n]+|[.,:]\s+")
 
 
 def _sentence_of(view: str, found: re.Match[str]) -> tuple[int, int]:
@@ -367,11 +367,8 @@ class Verdict:
 ALLOW = Verdict("allow")
 
 
-def _only_in_quotes(content: str, matches: tuple[ThreatMatch, ...]) -> bool:
-    """Whether every match is a plain phrase of a quotable family found inside a quotation in the text."""
-    if not matches or any(m.family not in QUOTABLE_FAMILIES or m.encoding for m in matches):
-        return False
-    folded = fold(content[:MAX_CHARS])
+def _only_in_quotes(folded: str, matches: tuple[ThreatMatch, ...]) -> bool:
+    """Whether every match's phrase stands inside a quotation of the (folded) text."""
     quotes = [q.group() for q in _QUOTED.finditer(folded)]
     return bool(quotes) and all(
         any(fold(m.excerpt).rstrip("\u2026").strip()[:40] in q for q in quotes) for m in matches)
@@ -387,15 +384,15 @@ def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bo
     score = round(detector.score(content), 4) if detector is not None else None
     threshold = detector.threshold if detector is not None else 1.0
     if scan.flagged and not (HELD_NOT_REFUSED | AMBIGUOUS).issuperset(m.rule for m in scan.matches):
-        quoted = _discussion(fold(content[:MAX_CHARS])) and all(
-            m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
-        if not quoted and _only_in_quotes(content, scan.matches):
-            # An attack phrase inside quotation marks may be a lesson, a test or a report quoting one: a
-            # person decides, where a refusal would lose the text.
-            said = "; ".join(dict.fromkeys(m.reason for m in scan.matches))
-            return Verdict("hold", scan.rules, f"it quotes an attack phrase (one that {said}): held for a person to decide",
-                           scan.matches, score)  # fmt: skip
-        if not quoted:
+        folded = fold(content[:MAX_CHARS])
+        quotable = all(m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
+        if not (quotable and _discussion(folded)):
+            if quotable and _only_in_quotes(folded, scan.matches):
+                # An attack phrase inside quotation marks may be a lesson, a test or a report quoting one: a
+                # person decides, where a refusal would lose the text.
+                said = "; ".join(dict.fromkeys(m.reason for m in scan.matches))
+                return Verdict("hold", scan.rules, f"it quotes an attack phrase (one that {said}): held for a person to "
+                               "decide", scan.matches, score)  # fmt: skip
             return Verdict("refuse", scan.rules, "matched threat pattern(s): " + ", ".join(scan.rules), scan.matches,
                            score)  # fmt: skip
     directive = read_directive(content, wording=wording, detector_score=score, detector_threshold=threshold)
