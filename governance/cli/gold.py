@@ -1,4 +1,8 @@
-"""`tideline gold list|show|upload|scaffold|approve|candidates|accept|reject --workspace W [--json]` (ENGINE-SPEC §8.1).
+"""`tideline gold list|show|score|upload|scaffold|approve|candidates|accept|reject --workspace W [--json]` (ENGINE-SPEC §8.1).
+
+`score SET [--k 8]` asks recall a live set's questions against this workspace's memory and settings
+now, read-only, and prints hit@k, MRR, nDCG, precision and hits per question overall and per
+category, then each missed case (the console's "Score a gold set").
 
 `upload FILE` stores a gold JSON (either format the harness reads; unknown keys refused) as an
 unapproved set; `scaffold` makes a set from the workspace's most-used owner facts, each query the
@@ -15,24 +19,26 @@ from __future__ import annotations
 from pathlib import Path
 
 from governance.cli.proposals import member_user
-from governance.services import gold, gold_candidates
+from governance.services import gold, gold_candidates, proposal_eval
 from governance.services.acting import Actor
 from memory.cli.common import emit
 from memory.services.errors import RequestError
 from memory.services.recall.evaluation import PLACEHOLDER
 from memory.services.workspaces import get_workspace
 
-HELP = ("gold sets: list and show them, upload a gold JSON, make a scaffold from this workspace, approve one; "
+HELP = ("gold sets: list, show and score them, upload a gold JSON, make a scaffold from this workspace, approve one; "
         "list, accept or reject the gold-case candidates agents' votes left")  # fmt: skip
 ACTOR = Actor.cli("gold")
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("action", choices=("list", "show", "upload", "scaffold", "approve", "candidates", "accept", "reject"))
-    parser.add_argument("target", nargs="?", metavar="FILE|SET", help="upload: the gold JSON; show/approve: the set")
+    parser.add_argument("action", choices=("list", "show", "score", "upload", "scaffold", "approve", "candidates", "accept", "reject"))
+    parser.add_argument("target", nargs="?", metavar="FILE|SET", help="upload: the gold JSON; show/score/approve: the set")
     parser.add_argument("--file", help="upload: the gold JSON (instead of the positional FILE)")
     parser.add_argument("--workspace", required=True)
-    parser.add_argument("--set", dest="gold_set", metavar="NAME", help="show/approve: the set (name or id)")
+    parser.add_argument("--set", dest="gold_set", metavar="NAME", help="show/score/approve: the set (name or id)")
+    parser.add_argument("--k", type=int, default=proposal_eval.SCORE_K,
+                        help="score: how many hits each question may get (1 to 50)")
     parser.add_argument("--name", default="", help="upload/scaffold: the new set's name")
     parser.add_argument("--size", type=int, default=gold.SCAFFOLD_DEFAULT, help="scaffold: how many cases")
     parser.add_argument("--candidate", metavar="ID", help="accept/reject: the candidate")
@@ -92,6 +98,8 @@ def run(options: dict) -> None:
     if not (options.get("gold_set") or options.get("target")):
         raise RequestError(f"gold {action} needs the set: --set NAME (or its id)", kind="usage")
     found = gold.get(workspace, options.get("gold_set") or options["target"])
+    if action == "score":
+        return _score(options, found, user)
     if action == "show":
         lines = [f"{found.name} (#{found.pk}, {found.kind}, {'approved' if found.approved else 'not approved'})"]
         for c in found.cases.all():
@@ -102,3 +110,27 @@ def run(options: dict) -> None:
         return emit(options, payload, "\n".join(lines))
     done = gold.approve(found, user=user, actor=actor)
     emit(options, gold.describe(done), f"approved {done.name!r}: proposals are evaluated on it from now on")
+
+
+def _score(options: dict, found, user) -> None:
+    k = options["k"]
+    if not 1 <= k <= 50:
+        raise RequestError("--k must be between 1 and 50", kind="validation")
+    result = proposal_eval.score_live_set(found, k=k, max_cases=proposal_eval.MAX_SCORED_CASES, user=user)
+    s = result["summary"]
+    lines = [f"{result['name']}: {s['scored']} answerable cases scored at k = {k} against {found.workspace.name}'s memory "
+             f"(settings version {result['settings_version']})",
+             f"  hit@{k} {s['hit_at_k']:.3f}  MRR {s['mrr']:.3f}  nDCG@{k} {s['ndcg_at_k']:.3f}  precision "
+             f"{s['precision']:.3f}  hits/question {s['hits_per_question']:.2f}  abstention violations "
+             f"{s['abstention_violations']} of {result['abstentions']}"]  # fmt: skip
+    for name, c in result["by_category"].items():
+        lines.append(f"    {name:<24} n={c['n']:<4} hit@{k} {c['hit_at_k']:.3f}  MRR {c['mrr']:.3f}  nDCG {c['ndcg_at_k']:.3f}"
+                     f"  precision {c['precision']:.3f}  hits/q {c['hits_per_question']:.2f}")  # fmt: skip
+    missed = [c for c in result["cases"] if not c["abstention"] and not c["hit"]]
+    if missed:
+        lines.append(f"  missed ({len(missed)}):")
+        lines += [f"    {c['case']:<8} {c['query']}" for c in missed]
+    if result["placeholders"] or result["left_out"]:
+        lines.append(f"  not scored: {result['placeholders']} placeholder queries, {result['left_out']} past the first "
+                     f"{proposal_eval.MAX_SCORED_CASES} cases")  # fmt: skip
+    emit(options, result, "\n".join(lines))

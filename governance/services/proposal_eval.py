@@ -32,7 +32,7 @@ from governance.services import proposal_bar
 from governance.services.acting import require_role
 from memory import sealing
 from memory.engine import tuning as T
-from memory.engine.recall.metrics import evaluate, mean_ignoring_nan
+from memory.engine.recall.metrics import evaluate
 from memory.models import Fact, Workspace
 from memory.services import tuning as tuning_service
 from memory.services.errors import RequestError
@@ -391,6 +391,9 @@ def _report(scored: _Scored, bar: str, proposal: Proposal, sets, version: int, a
 MAX_SCORED_CASES = 200  # a console score runs in the request: one recall per case
 
 
+SCORE_K = 8  # the k a live set is scored at when none is given (the recall playground's)
+
+
 def score_live_set(gold: GoldSet, *, k: int, max_cases: int = MAX_SCORED_CASES, user=None) -> dict[str, Any]:
     """What recall returns on one live gold set now, and how well: the workspace's facts and its
     settings in force, the default capability as an owner's agent asks it, read-only (nothing is
@@ -447,11 +450,7 @@ def score_live_set(gold: GoldSet, *, k: int, max_cases: int = MAX_SCORED_CASES, 
             "returned": [{"rank": position, "id": h.id, "content": h.content, "relevance": h.relevance,
                           "relevant": h.id in relevant} for position, h in enumerate(hits, 1)],
         })  # fmt: skip
-    by_category = {}
-    for name, figures in report.by_category.items():
-        group = [r for r in report.per_case if not r.abstention and r.category == name]
-        by_category[name] = {**figures, "hit_at_k": mean_ignoring_nan(r.hit_at_k for r in group)}
     return {"gold_set": gold.pk, "name": gold.name, "k": k, "settings_version": version, "summary": _summary(report),
-            "by_category": by_category, "cases": rows, "total": len(all_cases), "abstentions": report.n_abstention,
+            "by_category": report.by_category, "cases": rows, "total": len(all_cases), "abstentions": report.n_abstention,
             "placeholders": len(all_cases) - len(written), "left_out": max(0, len(written) - max_cases),
             "max_cases": max_cases, "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip

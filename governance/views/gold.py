@@ -292,7 +292,7 @@ def _query_string(query: str) -> str:
     return urlencode({"q": query})
 
 
-SCORE_K = 8  # the recall playground's k when none is given
+SCORE_K = proposal_eval.SCORE_K
 
 
 @require_GET

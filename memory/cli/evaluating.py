@@ -80,7 +80,7 @@ def _table(report: dict) -> str:
         lines.append(_row(f"  {capability}", metrics, k))
         for category, values in metrics["by_category"].items():
             lines.append(f"      {category:<28} n={values['n']:<4} R@{k} {values['recall_at_k']:.3f}  MRR {values['mrr']:.3f}"
-                         f"  nDCG {values['ndcg_at_k']:.3f}  precision {values['precision']:.3f}"
+                         f"  nDCG {values['ndcg_at_k']:.3f}  hit@{k} {values['hit_at_k']:.3f}  precision {values['precision']:.3f}"
                          f"  hits/q {values['hits_per_question']:.2f}")  # fmt: skip
     lines.append(f"precision: the share of relevant hits among those returned within the first {k}; hits/q: how "
                  f"many hits a question gets (at most {k}); both over the cases that have relevant facts")

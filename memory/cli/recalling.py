@@ -54,8 +54,9 @@ def run(options: dict) -> None:
         raise RequestError("--k must be between 1 and 100", kind="validation")
     # A malformed origin is refused like `add` refuses it (a well-formed peer nobody wrote as sees nothing).
     origin = origin_option(options["origin"])
-    if verb == "context" and options["max_chars"] < 1:
-        raise RequestError("--max-chars must be at least 1", kind="validation")
+    if verb == "context" and not MIN_CONTEXT_CHARS <= options["max_chars"] <= MAX_CONTEXT_CHARS:
+        raise RequestError(f"--max-chars must be between {MIN_CONTEXT_CHARS} and {MAX_CONTEXT_CHARS} characters, "
+                           "as the API allows", kind="validation")  # fmt: skip
     memory = Tideline(get_workspace(options["workspace"]), actor=f"cli:{verb}")
     common = {"origin": origin, "clearance": options["clearance"], "intent": options["intent"]}
     if verb == "context":
@@ -94,6 +95,9 @@ def run(options: dict) -> None:
     emit(options, payload, "\n".join(lines))
 
 
+MIN_CONTEXT_CHARS, MAX_CONTEXT_CHARS = 100, 20_000
+
+
 def _line(i: int, hit, explain: bool) -> str:
     head = f"{i + 1:>2}. relevance {hit.relevance:.2f}  [{hit.segment}] {hit.content}  ({hit.id})"
     if not explain:
@@ -101,11 +105,16 @@ def _line(i: int, hit, explain: bool) -> str:
     c = hit.components
     numbers = ", ".join(f"{name} {c[name]:.3g}" for name in EXPLAINED if isinstance(c.get(name), (int, float)))
     kept = c.get("kept_because")
-    return f"{head}\n      {hit.why}" + (f"\n      {kept}" if kept else "") + f"\n      rank score {hit.score:.4g} ({numbers})"
+    if c.get("route") == "graph":  # the link walk ran: its rank fusion ordered the candidates
+        ranks = ", ".join(f"{lane} rank {c[f'{lane}_rank']}" for lane in ("lex", "vec", "graph") if c.get(f"{lane}_rank"))
+        score = f"rank score {hit.score:.4g}: the link walk's rank fusion, 1/({c.get('rrf_k', 60)} + rank) per lane ({ranks})"
+    else:
+        score = f"rank score {hit.score:.4g} = {c.get('formula', 'blend * modulator * trust')}"
+    return f"{head}\n      {hit.why}" + (f"\n      {kept}" if kept else "") + f"\n      {score}; {numbers}"
 
 
-# The components a person can act on, in the order the score is built (all of them are in --json).
-EXPLAINED = ("coverage", "ngram", "known_share", "blend", "modulator", "trust", "hop")
+# The components a person can act on (all of them are in --json).
+EXPLAINED = ("match", "coverage", "ngram", "known_share", "blend", "modulator", "trust", "hop")
 
 
 def _nothing(memory: Tideline) -> str:

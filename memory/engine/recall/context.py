@@ -82,7 +82,8 @@ def pack_context(
 
     `left_out` (recall's count of the candidates it did not return, per reason: `floor`, `cut`,
     `limit`) adds a last line saying how many facts that reached the relevance floor were left out
-    and why (under the cut, past k, over the budget); the note does not count against the budget.
+    and why (under the cut, past k, over the budget). The note counts against the budget like a fact:
+    the last packed facts make room for it (and are counted in it), the first fact excepted.
     """
     if not hits:
         return None
@@ -104,6 +105,10 @@ def pack_context(
         used += cost
     if left_out is not None:
         note = left_out_note(left_out, skipped, max_chars)
+        while note and len(units) > 1 and used + len(note) + 1 > max_chars:
+            used -= len(units.pop()) + 1  # the least relevant packed fact gives way to the note
+            skipped += 1
+            note = left_out_note(left_out, skipped, max_chars)
         if note:
             units.append(note)
     return "\n".join(units)

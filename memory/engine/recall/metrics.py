@@ -173,6 +173,7 @@ def evaluate(cases: Sequence[Mapping], rankings: Mapping[str, Sequence[str]], k:
             "recall_at_k": mean_ignoring_nan(r.recall_at_k for r in group),
             "mrr": mean_ignoring_nan(r.reciprocal_rank for r in group),
             "ndcg_at_k": mean_ignoring_nan(r.ndcg_at_k for r in group),
+            "hit_at_k": mean_ignoring_nan(r.hit_at_k for r in group),
             "precision": pooled_precision(group),
             "hits_per_question": sum(r.returned for r in group) / len(group),
         }

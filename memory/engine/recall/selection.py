@@ -146,4 +146,7 @@ def why_left_out(selection: Selection, item: LeftOut) -> str:
     if item.reason == BELOW_CUT:
         return (f"Left out: relevance {relevance:.2f}, but its match {match_of(item.hit):.2f} is below "
                 f"{_match_share(selection)}: other facts match the question's words more strongly.")
-    return f"Left out: {selection.limit} facts were asked for and {selection.limit} more relevant ones came first."
+    n = selection.limit
+    return (f"Left out: at most {n} fact{'s' if n != 1 else ''} {'were' if n != 1 else 'was'} asked for (k = {n}), "
+            f"and {'they rank' if n != 1 else 'it ranks'} above this one (more relevant, or as relevant and found "
+            "first by the search).")

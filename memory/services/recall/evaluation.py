@@ -99,7 +99,9 @@ def parse_gold(data: Any, label: str, *, default_name: str = "gold", allow_place
     """A gold set from its parsed JSON (`label` names it in messages); refuses what `load_gold` refuses.
     `allow_placeholders`: accept cases whose query is still the scaffold's placeholder (a draft)."""
     if not isinstance(data, dict) or not isinstance(data.get("facts"), list) or not isinstance(data.get("cases"), list):
-        raise RequestError(f"{label}: a gold set needs 'facts' and 'cases' lists", kind="invalid_input")
+        hint = (" (this looks like a stored set's listing: score a set stored in a workspace with `tideline gold "
+                "score NAME --workspace W`)" if isinstance(data, dict) and "case_list" in data else "")
+        raise RequestError(f"{label}: a gold set needs 'facts' and 'cases' lists{hint}", kind="invalid_input")
     facts, seen = [], set()
     for index, raw in enumerate(data["facts"]):
         where = f"{label}: facts[{index}]"

@@ -244,7 +244,7 @@ def _walked(judged: Hit, walked: Hit) -> Hit:
     return Hit(judged.memory_id, walked.score, {**judged.components, **route}, judged.row)
 
 
-WALK_KEYS = ("route", "rrf_k", "graph_rank", "hop", "graph_weight", "via_graph", "rrf_lexical", "rrf_vector",
+WALK_KEYS = ("route", "formula", "rrf_k", "graph_rank", "hop", "graph_weight", "via_graph", "rrf_lexical", "rrf_vector",
              "rrf_graph")  # fmt: skip
 
 

@@ -143,3 +143,22 @@ def test_a_search_that_finds_nothing_says_why_and_one_that_finds_something_propo
     code, out = tideline(capsys, "proposals", "propose", "--from-misses", "--workspace", ws.name)
     assert code == 0 and len(out["proposed"]) == 1 and "expected MRR gain on unseen questions" in out["search"]
     assert out["proposed"][0]["diff"][0]["name"] == "ngram_floor"
+
+
+def test_gold_score_asks_a_live_sets_questions_of_the_workspace_and_says_what_it_missed(world, capsys):
+    ws, tl, ids = world
+    tideline(capsys, "gold", "scaffold", "--workspace", ws.name, "--size", "6", "--as", "olga")
+    gold_set = GoldSet.objects.get()
+    for case in gold_set.cases.all():  # five asked in words the facts hold, one about something else
+        word = next(w for w in WORDS if case.relevant_keys == [ids[w]])
+        case.query = f"where is the {word}" if word != "trombone" else "which bus goes to the airport"
+        case.save()
+    code, out = tideline(capsys, "gold", "score", gold_set.name, "--workspace", ws.name, "--k", "3")
+    assert code == 0 and out["k"] == 3 and out["summary"]["scored"] == 6
+    assert out["summary"]["hit_at_k"] == pytest.approx(5 / 6) and out["by_category"]
+    assert [c["query"] for c in out["cases"] if not c["hit"]] == ["which bus goes to the airport"]
+    call_command("tideline", "gold", "score", gold_set.name, "--workspace", ws.name)
+    text = capsys.readouterr().out
+    assert "hit@8 0.833" in text and "missed (1):" in text and "which bus goes to the airport" in text
+    code, out = tideline(capsys, "gold", "score", gold_set.name, "--workspace", ws.name, "--k", "0")
+    assert code == 2 and "--k must be between 1 and 50" in out["error"]["message"]

@@ -61,6 +61,18 @@ def test_a_line_that_does_not_fit_is_skipped_and_a_shorter_later_line_is_still_p
     assert packed == "- [knowledge] deploy on fridays\n- [knowledge] deploy gate"
 
 
+def test_the_left_out_note_fits_in_the_budget_and_counts_the_facts_that_gave_way_to_it():
+    """The block's length, note included, stays within the budget once more than one fact is packed."""
+    cols = columns(*[(f"r{i}", f"Roadmap item {i} ships in the spring of next year.", {}) for i in range(4)])
+    hits = recall_hybrid(cols, "roadmap", NOW, OWNER, min_sim=NO_VECTORS)
+    packed = pack_context(cols, hits, max_chars=160, left_out={"floor": 0, "cut": 3, "limit": 0})
+    lines = packed.split("\n")
+    assert len(packed) <= 160
+    assert len(lines) == 2 and lines[0].startswith("- [knowledge] Roadmap item")
+    assert lines[1] == ("(6 more facts left out: 3 answering much less well than these; "
+                        "3 over the 160-character budget)")
+
+
 def test_a_flagged_fact_is_replaced_by_a_blocked_notice():
     """BEHAVIOURS 65."""
     cols = columns(

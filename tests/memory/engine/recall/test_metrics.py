@@ -109,7 +109,7 @@ def test_a_run_of_only_abstentions_reports_zero_scored_cases():
 def test_an_uncategorised_case_is_grouped_under_uncategorized():
     report = evaluate([{"id": "a", "relevant_ids": ["g"]}], {"a": ["g"]}, k=3)
     assert report.by_category == {"uncategorized": {"n": 1, "recall_at_k": 1.0, "mrr": 1.0, "ndcg_at_k": 1.0,
-                                                    "precision": 1.0, "hits_per_question": 1.0}}
+                                                    "hit_at_k": 1.0, "precision": 1.0, "hits_per_question": 1.0}}
 
 
 def test_precision_and_hits_per_question_count_what_came_back_within_k():

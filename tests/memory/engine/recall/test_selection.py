@@ -42,6 +42,10 @@ def test_the_reasons_read_as_sentences_with_the_numbers_used():
     assert why_left_out(chosen, below_cut) == (
         "Left out: relevance 0.50 is below the cut 0.725 (72.5% of the best hit's 1.00).")
     assert why_left_out(chosen, below_floor) == "Left out: relevance 0.00 is below the floor 0.0152."
+    one = select([hit("a", 0.75), hit("b", 0.75)], floor=0.0152, cut=0.0, limit=1)
+    assert why_left_out(one, one.left_out[0]) == (
+        "Left out: at most 1 fact was asked for (k = 1), and it ranks above this one (more relevant, or as relevant "
+        "and found first by the search).")
 
 
 @given(st.lists(st.floats(0.0, 1.0), max_size=30), st.floats(0.0, 1.0), st.floats(0.0, 1.0),

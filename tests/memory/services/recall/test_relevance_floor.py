@@ -108,6 +108,13 @@ def test_the_explain_command_says_why_each_hit_was_kept_and_why_the_next_was_lef
     call_command("tideline", "explain", "staff engineer coffee billing", "--workspace", workspace.name, "--json")
     payload = json.loads(capsys.readouterr().out)
     assert payload["left_out"] and all(item["because"].startswith("Left out: relevance") for item in payload["left_out"])
+    for hit in payload["hits"]:  # the formula a hit states is the one its rank score was made with
+        c = hit["components"]
+        if c.get("route") == "graph":
+            assert c["formula"] == "rrf_lexical + rrf_vector + rrf_graph"
+            assert hit["score"] == pytest.approx(c["rrf_lexical"] + c["rrf_vector"] + c["rrf_graph"])
+        else:
+            assert hit["score"] == pytest.approx(c["blend"] * c["modulator"] * c["trust"])
     assert sum(payload["left_out_counts"].values()) == len(payload["left_out"])
     kept = [h["relevance"] for h in payload["hits"]]
     assert kept == sorted(kept, reverse=True) and all(item["relevance"] <= kept[-1] for item in payload["left_out"])
