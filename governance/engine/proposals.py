@@ -136,6 +136,12 @@ def movement(baseline: EvalReport, candidate: EvalReport, asks: Bar = ANSWERS_FI
     )  # fmt: skip
 
 
+# A "must beat" verdict needs at least this many answerable cases scored: with fewer, the paired
+# bootstrap resamples too few distinct cases for its interval to mean anything (one case that ranks
+# better gives the interval [gain, gain]). The settings search asks the same of a gold set.
+MIN_CASES_TO_BEAT = 10
+
+
 def fewest_to_show_a_gain(n: int, *, ci: float = 0.95) -> int:
     """The fewest cases that must rank better, none worse, before the paired bootstrap's interval can
     lie above 0 with `n` cases: a resample that draws none of them has a change of exactly 0, and
@@ -194,6 +200,10 @@ def _beats(found: Mapping[str, Delta], moved: Movement | None, asks: Bar) -> Ver
     judged = found["value"] if asks.trades_noise else found["mrr"]
     label = f"The value of an answer (MRR less {asks.noise_weight:g} per fact that does not answer)" \
         if asks.trades_noise else "MRR"  # fmt: skip
+    if judged.pairs < MIN_CASES_TO_BEAT:
+        return Verdict(False, f"only {judged.pairs} answerable gold case{'s' if judged.pairs != 1 else ''} "
+                              f"{'were' if judged.pairs != 1 else 'was'} scored, and a gain needs at least "
+                              f"{MIN_CASES_TO_BEAT} before it can be told from chance: add cases")  # fmt: skip
     cannot = _cannot_show(moved, asks) if moved is not None and not judged.lo > 0 else None
     if cannot:
         return Verdict(False, cannot)

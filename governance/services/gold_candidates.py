@@ -130,6 +130,10 @@ def accept(candidate: GoldCandidate, *, user=None, actor: str, query: str | None
             raise RequestError(f"no active fact {fact_id!r} in {workspace.name}", kind="not_found")
         relevant = [fact_id]
     elif candidate.source in ANSWERING:
+        if not Fact.objects.filter(workspace=workspace, memory_id=candidate.memory_id, lifecycle="active").exists():
+            raise RequestError(f"the candidate's fact {candidate.memory_id} is no longer active (archived, held again "
+                               "or purged), so recall cannot return it: name the fact that answers, or reject the "
+                               "candidate", kind="validation")  # fmt: skip
         relevant = [candidate.memory_id]
     else:
         raise RequestError("a down-voted hit is not the answer: name the fact that answers the query, or say that "

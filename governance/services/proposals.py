@@ -196,6 +196,7 @@ def propose_from_recall_misses(workspace: Workspace, *, user=None, actor: str = 
     the search found, in words: why nothing was proposed, or what the proposal expects). The person
     who asked for the search (`user`, or their name as `actor`) is the proposal's author, so a second
     person approves it; with neither it is telemetry's."""
+    require_role(user, workspace, "propose", "propose changes")  # before the search: a refusal costs no minutes
     found = proposal_eval.search_settings(workspace, max_cases=max_cases, progress=progress, live_bar=live_bar)
     if found.chosen is None:
         return None, found.reason

@@ -24,6 +24,7 @@ import logging
 import math
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -266,14 +267,18 @@ def _answer(written: list[Written]) -> int:
     return opened
 
 
-def after_verdict(workspace: Workspace, decision: dict[str, Any], *, reviewer: str) -> int:
-    """A verdict that admitted a fact and archived another: each recent query whose first hit was the
-    archived fact becomes a candidate for the admitted one. Returns how many candidates it opened."""
+def after_verdict(workspace: Workspace, decision: dict[str, Any], *, reviewer: str, kept: Sequence[str] = ()) -> int:
+    """A verdict that took a fact out of recall in favour of another — admitted a held fact over it, or
+    (a contradiction decided) kept one active fact over it (`kept`: the item's facts active after the
+    verdict): each recent query whose first hit was the fact taken out becomes a candidate for the
+    one that stands. Returns how many candidates it opened."""
     before, after = decision.get("before", {}), decision.get("after", {})
     admitted = [mid for mid, now in after.items()
                 if now.get("lifecycle") == "active" and before.get(mid, {}).get("lifecycle") != "active"]  # fmt: skip
     replaced = [mid for mid, now in after.items()
                 if now.get("lifecycle") != "active" and before.get(mid, {}).get("lifecycle") == "active"]  # fmt: skip
+    if not admitted:
+        admitted = [mid for mid in dict.fromkeys(kept) if mid not in replaced]
     if len(admitted) != 1 or not replaced:
         return 0
     flush()

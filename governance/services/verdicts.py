@@ -66,7 +66,8 @@ def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: Actor | s
         item.save(update_fields=["status", "resolved_at", "resolved_by", "details"])
         m.record("reviewed", fact_ids=sorted(set(ids) | set(plan.states)), reason=reason, review_item=item.pk,
                  review_kind=item.kind, review_action="decided", verdict=verdict, reviewer=actor, **decision)  # fmt: skip
-        recall_log.after_verdict(workspace, decision, reviewer=actor)
+        standing = [mid for mid, state in fact_states(workspace, ids).items() if state["lifecycle"] == "active"]
+        recall_log.after_verdict(workspace, decision, reviewer=actor, kept=standing)
         webhooks.emit(workspace, "review.decided", review_item=item.pk, kind=item.kind, verdict=verdict,
                       facts=len(set(ids) | set(plan.states)), revision=m.revision)  # fmt: skip
     return item

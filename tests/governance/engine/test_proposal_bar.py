@@ -34,6 +34,20 @@ def test_less_noise_with_the_same_answers_clears_only_a_bar_that_prices_noise():
     assert "hit@k, recall@k and nDCG@k hold within 0.05" in priced.reason
 
 
+def test_a_gain_on_fewer_cases_than_the_bootstrap_can_tell_from_chance_does_not_clear():
+    """One case ranking better gives the bootstrap the interval [gain, gain]: not evidence of a gain."""
+    for n in (1, rules.MIN_CASES_TO_BEAT - 1):
+        cases = _cases(n)
+        base = {c["id"]: ["other", c["relevant_ids"][0]] for c in cases}
+        cand = {c["id"]: [c["relevant_ids"][0]] for c in cases}
+        verdict = _judged(cases, base, cand, rules.ANSWERS_FIRST)
+        assert not verdict.clears and f"a gain needs at least {rules.MIN_CASES_TO_BEAT}" in verdict.reason
+    cases = _cases(rules.MIN_CASES_TO_BEAT)
+    verdict = _judged(cases, {c["id"]: ["other", c["relevant_ids"][0]] for c in cases},
+                      {c["id"]: [c["relevant_ids"][0]] for c in cases}, rules.ANSWERS_FIRST)
+    assert verdict.clears and verdict.reason.startswith("MRR improves by +0.500")
+
+
 def test_less_noise_that_loses_more_answers_than_the_bar_allows_does_not_clear():
     cases = _cases(30)
     base = {c["id"]: [c["relevant_ids"][0], *(f"n{c['id']}-{j}" for j in range(9))] for c in cases}

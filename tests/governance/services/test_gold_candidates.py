@@ -66,6 +66,19 @@ def test_an_accepted_up_vote_is_a_case_of_an_unapproved_set_and_a_down_vote_need
     assert not gold_candidates.open_candidates(workspace).exists()
 
 
+def test_a_candidate_whose_fact_is_no_longer_active_is_not_accepted_as_its_answer(workspace, facts, personas):
+    """A verdict undone holds its fact again: recall can never return it, so it cannot be a case's answer."""
+    from memory.models import Fact
+
+    tl, ids = facts
+    tl.feedback(ids["tea"], "up", query=QUESTION)
+    Fact.objects.filter(workspace=workspace, memory_id=ids["tea"]).update(lifecycle="held")
+    with pytest.raises(RequestError, match="no longer active"):
+        gold_candidates.accept(GoldCandidate.objects.get(), user=personas.owner, actor="olga")
+    case = gold_candidates.accept(GoldCandidate.objects.get(), user=personas.owner, actor="olga", fact_id=ids["run"])
+    assert case.relevant_keys == [ids["run"]]
+
+
 def test_a_rejected_candidate_is_closed_and_a_purged_fact_takes_its_candidates_along(workspace, facts, personas):
     tl, ids = facts
     tl.feedback(ids["tea"], "down", query=QUESTION)

@@ -111,6 +111,22 @@ def test_a_verdict_that_replaces_what_recall_served_first_makes_the_admitted_fac
     assert found == [("Where do I live?", madrid.id, "verdict", "olga")]
 
 
+def test_a_contradiction_decided_against_what_recall_served_first_makes_the_fact_kept_a_candidate(
+        tl, workspace, personas):  # fmt: skip
+    from memory.models import Fact
+
+    spicy = tl.add("I love very spicy food.", segment="preference").id
+    mild = tl.add("I cannot eat spicy food any more.", segment="preference").id
+    served = tl.recall("Do I like spicy food?")[0].id
+    kept = mild if served == spicy else spicy
+    pk = {mid: Fact.objects.get(memory_id=mid).pk for mid in (spicy, mild)}
+    item = ReviewItem.objects.create(workspace=workspace, kind="contradiction", fact_id=pk[kept], fact_memory_id=kept,
+                                     other_fact_id=pk[served], other_memory_id=served, reason="they disagree")  # fmt: skip
+    verdicts.decide(workspace, item.pk, "supersede", actor="olga", user=personas.owner)  # the one served is archived
+    found = [(c.query, c.memory_id, c.source, c.actor) for c in GoldCandidate.objects.all()]
+    assert found == [("Do I like spicy food?", kept, "verdict", "olga")]
+
+
 def test_a_shredded_origin_takes_its_logged_questions_along(tl, workspace):
     peer = Tideline(workspace, actor="agent:peer")
     origin = "channel:slack/c1/s1"

@@ -15,8 +15,10 @@ from memory.tideline import Tideline
 
 pytestmark = pytest.mark.django_db
 GOLD_DIR = Path(__file__).resolve().parents[2] / "data" / "tideline-gold"
-WORDS = ["lisbon", "saxophone", "kilimanjaro", "origami", "pistachio", "trombone"]
-TYPOS = ["lisbton", "saxaphone", "kilimanjero", "origammi", "pistashio", "trombome"]
+WORDS = ["lisbon", "saxophone", "kilimanjaro", "origami", "pistachio", "trombone", "harmonica", "xylophone", "marzipan",
+         "tambourine"]
+TYPOS = ["lisbton", "saxaphone", "kilimanjero", "origammi", "pistashio", "trombome", "harmonika", "xylophome", "marzipam",
+         "tamborine"]
 
 
 @pytest.fixture
@@ -33,7 +35,7 @@ def _messages(response) -> str:
 def test_the_whole_loop_through_the_console_as_two_people(client, world):
     ws, users, ids = world
     client.force_login(users["owner"])
-    response = client.post(f"/w/{ws.name}/gold/", {"action": "scaffold", "size": "6"}, follow=True)
+    response = client.post(f"/w/{ws.name}/gold/", {"action": "scaffold", "size": "10"}, follow=True)
     assert response.status_code == 200
     gold = GoldSet.objects.get(workspace=ws)
     for case in gold.cases.all():
