@@ -74,8 +74,13 @@ def run(options: dict) -> None:
         if action == "reject":
             done = gold_candidates.reject(found, user=user, actor=actor)
             return emit(options, {"candidate": done.pk, "status": done.status}, f"rejected candidate #{done.pk}")
-        case = gold_candidates.accept(found, user=user, actor=actor, query=options.get("query"),
-                                      fact_id=options.get("fact"), nothing=bool(options.get("nothing")))  # fmt: skip
+        try:
+            case = gold_candidates.accept(found, user=user, actor=actor, query=options.get("query"),
+                                          fact_id=options.get("fact"), nothing=bool(options.get("nothing")))  # fmt: skip
+        except RequestError as refused:
+            if refused.kind == "validation" and not (options.get("fact") or options.get("nothing")):
+                raise RequestError(f"{refused.message} (--fact FACT_ID, or --nothing)", kind="validation") from None
+            raise
         return emit(options, {"candidate": found.pk, "status": "accepted", "gold_set": case.gold_set.name,
                               "case": case.case_id, "query": case.query, "relevant_keys": case.relevant_keys},
                     f"accepted #{found.pk} as case {case.case_id} of {case.gold_set.name!r}: an approver approves the set "

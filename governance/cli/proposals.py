@@ -129,6 +129,9 @@ def _list(options: dict, workspace) -> None:
     lines = [f"proposals of {workspace.name} (recall settings version {version}): {len(rows)}"]
     for p in rows:
         bar = {True: "clears the bar", False: "misses the bar"}.get(p.clears_bar, p.evaluation)
+        if p.clears_bar is not None and p.status in (Proposal.Status.PENDING, Proposal.Status.APPROVED) \
+                and proposals.stale_reason(p):  # fmt: skip
+            bar = "out of date"  # the settings, the gold sets or the bar moved since: evaluate it again
         lines.append(f"  #{p.pk:<5} {p.status:<9} {bar:<15} {p.title}  (by {p.author_name})")
     emit(options, {"workspace": workspace.name, "settings_version": version,
                    "proposals": [proposals.to_dict(p) for p in rows]}, "\n".join(lines))  # fmt: skip

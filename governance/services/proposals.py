@@ -148,11 +148,15 @@ def propose_tuning(workspace: Workspace, values: dict[str, Any], *, rationale: s
     if not rationale.strip():
         raise RequestError("say why: a proposal needs a rationale", kind="validation")
     title = title or "Change " + ", ".join(f"{c['label']} {c['before']:g} → {c['after']:g}" for c in changes[:3])
+    fingerprint = _fingerprint("tuning", version, after.as_dict())
     proposal = _create(workspace, actor=actor, author=user, change=Proposal.Change.TUNING, source=source,
                        title=title[:300], rationale=rationale.strip()[:5000], tuning=after.as_dict(), base_version=version,
-                       author_name=acting_name(user, actor), fingerprint=_fingerprint("tuning", version, after.as_dict()))  # fmt: skip
+                       author_name=acting_name(user, actor), fingerprint=fingerprint)  # fmt: skip
     if proposal is None:
-        raise RequestError("an open proposal with exactly these settings exists already", kind="conflict")
+        twin = Proposal.objects.filter(workspace=workspace, fingerprint=fingerprint, status__in=(
+            Proposal.Status.PENDING, Proposal.Status.APPROVED)).values_list("pk", flat=True).first()  # fmt: skip
+        raise RequestError("an open proposal with exactly these settings exists already"
+                           + (f": #{twin} (decide or reject that one)" if twin else ""), kind="conflict")  # fmt: skip
     return proposal
 
 

@@ -166,3 +166,24 @@ def test_gold_score_asks_a_live_sets_questions_of_the_workspace_and_says_what_it
     assert "hit@8 0.900" in text and "missed (1):" in text and "which bus goes to the airport" in text
     code, out = tideline(capsys, "gold", "score", gold_set.name, "--workspace", ws.name, "--k", "0")
     assert code == 2 and "--k must be between 1 and 50" in out["error"]["message"]
+
+
+def test_the_list_says_when_an_evaluation_is_out_of_date_and_a_twin_proposal_names_the_open_one(world, capsys):
+    ws, tl, ids = world
+    code, out = tideline(capsys, "proposals", "propose", "--workspace", ws.name, "--set", "ngram_floor=0.4",
+                         "--rationale", "typos", "--as", "olga")  # fmt: skip
+    pid = out["proposed"][0]["id"]
+    code, out = tideline(capsys, "proposals", "propose", "--workspace", ws.name, "--set", "ngram_floor=0.4",
+                         "--rationale", "again", "--as", "olga")  # fmt: skip
+    assert code == 2 and out["error"]["message"].endswith(f": #{pid} (decide or reject that one)")
+    version, _ = tuning_service.current(ws)
+    from governance.services import proposal_eval
+
+    Proposal.objects.filter(pk=pid).update(evaluation="done", clears_bar=True, evaluated_version=version,
+                                           evaluated_gold=proposal_eval.gold_fingerprint(proposal_eval.usable_sets(ws)))
+    call_command("tideline", "proposals", "list", "--workspace", ws.name)
+    assert "clears the bar" in capsys.readouterr().out
+    tuning_service.set_tuning(ws, {"expansion_weight": 0.3}, actor="someone else")  # the settings move on
+    call_command("tideline", "proposals", "list", "--workspace", ws.name)
+    listed = capsys.readouterr().out
+    assert "out of date" in listed and "clears the bar" not in listed

@@ -101,7 +101,8 @@ def test_the_command_line_lists_accepts_and_refuses(workspace, facts, personas, 
     with pytest.raises(SystemExit):
         call_command("tideline", "gold", "accept", "--candidate", pk, "--workspace", workspace.name, "--as", "olga",
                      "--json")  # fmt: skip
-    assert "name the fact that answers" in json.loads(capsys.readouterr().out)["error"]["message"]
+    refusal = json.loads(capsys.readouterr().out)["error"]["message"]
+    assert "name the fact that answers" in refusal and refusal.endswith("(--fact FACT_ID, or --nothing)")
     call_command("tideline", "gold", "accept", "--candidate", pk, "--nothing", "--workspace", workspace.name, "--as",
                  "olga", "--json")  # fmt: skip
     accepted = json.loads(capsys.readouterr().out)
