@@ -57,11 +57,14 @@ def run(options: dict) -> None:
     if verb == "context" and not MIN_CONTEXT_CHARS <= options["max_chars"] <= MAX_CONTEXT_CHARS:
         raise RequestError(f"--max-chars must be between {MIN_CONTEXT_CHARS} and {MAX_CONTEXT_CHARS} characters, "
                            "as the API allows", kind="validation")  # fmt: skip
+    if not options["query"].strip():
+        raise RequestError("the query is empty: say what to recall", kind="validation")
     memory = Tideline(get_workspace(options["workspace"]), actor=f"cli:{verb}")
     common = {"origin": origin, "clearance": options["clearance"], "intent": options["intent"]}
     if verb == "context":
         block = memory.context(options["query"], max_chars=options["max_chars"], k=options["k"], **common)
-        emit(options, {"context": block, "max_chars": options["max_chars"]}, block or _nothing(memory))
+        emit(options, {"context": block, "max_chars": options["max_chars"], "nothing_relevant": block is None},
+             block or _nothing(memory))  # fmt: skip
         return
     as_of = _as_of(options["as_of"])
     left_out = None
@@ -75,7 +78,7 @@ def run(options: dict) -> None:
         hits = memory.recall(options["query"], k=options["k"], as_of=as_of,
                              reinforce=not options.get("no_reinforce"), **common)  # fmt: skip
     lines = [_line(i, h, verb == "explain") for i, h in enumerate(hits)]
-    payload = {"query": options["query"], "hits": [h.to_dict() for h in hits]}
+    payload = {"query": options["query"], "hits": [h.to_dict() for h in hits], "nothing_relevant": not hits}
     if verb == "explain":  # which recall settings ranked these (a proposal's apply or revert moves it)
         from memory.services.tuning import current
 

@@ -114,6 +114,16 @@ def test_a_playground_link_with_only_a_query_uses_the_defaults(client, owner, wo
         assert "vegetarian" in body and "Context block" in body
 
 
+def test_the_playground_names_its_fields_in_errors_and_a_low_clearance_in_nothing_relevant(client, owner, workspace):
+    client.force_login(owner)
+    body = client.get(_url("recall-playground", workspace), {"q": "vegetarian diet", "max_chars": "10"}).content.decode()
+    assert "Context budget: Ensure this value is greater than or equal to 100." in body and "max_chars:" not in body
+    body = client.get(_url("recall-playground", workspace), {"q": "zodiac sign", "clearance": "PUBLIC"}).content.decode()
+    assert "Nothing relevant." in body and "a higher clearance than PUBLIC" in body
+    body = client.get(_url("recall-playground", workspace), {"q": "zodiac sign", "clearance": "PII"}).content.decode()
+    assert "Nothing relevant." in body and "higher clearance" not in body
+
+
 @pytest.mark.parametrize("name,args", [("fact-list", ()), ("recall-playground", ()), ("fact-detail", ("mem_x",))])
 def test_outsiders_get_404_and_anonymous_visitors_the_login_page(client, personas, workspace, name, args):
     assert client.get(_url(name, workspace, *args)).status_code == 302

@@ -3,6 +3,8 @@ on every hit, the workspace's floor, `k` as a maximum, context with nothing unre
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from memory.engine.recall import relevance as rel
@@ -80,6 +82,13 @@ def test_the_cli_prints_relevance_and_says_nothing_relevant(memory, workspace, c
     for verb in ("recall", "context", "explain"):
         call_command("tideline", verb, "what is my zodiac sign", "--workspace", workspace.name)
         assert f"(nothing relevant: no fact reaches the relevance floor {DEFAULT.relevance_floor:g})" in capsys.readouterr().out
+        call_command("tideline", verb, "what is my zodiac sign", "--workspace", workspace.name, "--json")
+        assert json.loads(capsys.readouterr().out)["nothing_relevant"] is True
+        with pytest.raises(SystemExit):
+            call_command("tideline", verb, "  ", "--workspace", workspace.name, "--json")
+        assert "the query is empty" in json.loads(capsys.readouterr().out)["error"]["message"]
+    call_command("tideline", "recall", "what am I allergic to", "--workspace", workspace.name, "--json")
+    assert json.loads(capsys.readouterr().out)["nothing_relevant"] is False
 
 
 def test_the_cut_keeps_the_hits_nearly_as_good_as_the_best_and_says_why_the_next_is_left_out(tl, memory, workspace):
