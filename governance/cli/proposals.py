@@ -158,6 +158,9 @@ def _show(p: Proposal) -> str:
                              f"Δ {cand[name] - base[name]:+.{places}f}")  # fmt: skip
     else:
         lines.append(f"  evaluation: {p.evaluation}{' — ' + p.eval_error if p.eval_error else ''}")
+        waiting = proposals.waiting_for_worker(p)
+        if waiting:
+            lines.append(f"  {waiting}, or evaluate it here: proposals evaluate {p.pk} --inline")
     if p.decided_by_name:
         lines.append(f"  {p.status if p.status != 'applied' else 'approved'} by {p.decided_by_name}: {p.decision_reason}")
     return "\n".join(lines)

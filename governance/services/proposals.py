@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from datetime import datetime
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -354,6 +355,27 @@ def stale_reason(proposal: Proposal) -> str | None:
     if report.get("bar") == rules.BEAT and judged_by != proposal_bar.asks(proposal.workspace).as_dict():
         return "the bar proposals must clear changed after it was evaluated: evaluate it again"
     return None
+
+
+WORKER_WAIT_SECONDS = 60  # a queued evaluation this old asks whether a worker runs at all
+
+
+def waiting_for_worker(proposal: Proposal, now: datetime | None = None) -> str | None:
+    """For an evaluation queued over `WORKER_WAIT_SECONDS` ago that no worker has started: a sentence
+    saying how long it waited and how to start a worker (None otherwise)."""
+    if proposal.evaluation != Proposal.Evaluation.QUEUED:
+        return None
+    asked = MemoryEvent.objects.filter(workspace=proposal.workspace, kind="proposal", data__proposal=proposal.pk,
+                                       data__action="evaluation_requested").order_by("-revision").values_list(
+        "at", flat=True).first()  # fmt: skip
+    if asked is None:
+        return None
+    waited = ((now or timezone.now()) - asked).total_seconds()
+    if waited < WORKER_WAIT_SECONDS:
+        return None
+    minutes = max(1, int(waited // 60))
+    return (f"It has waited {minutes} minute{'s' if minutes != 1 else ''} for a worker: is one running? `tideline serve` "
+            "runs one beside the web processes, `python manage.py qcluster` runs one alone")  # fmt: skip
 
 
 def approval_blocker(proposal: Proposal, user=None, actor: str = "") -> str | None:

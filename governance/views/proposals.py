@@ -303,6 +303,7 @@ def _context(request: HttpRequest, ws, proposal: Proposal, *, confirm: str | Non
                  and proposal.status in (Proposal.Status.PENDING, Proposal.Status.APPROVED) else None,
         "is_author": proposals.is_author(proposal, user, user.get_username()),
         "traffic": proposals.traffic_since_applied(proposal), "recall_log_days": recall_log.kept_days(),
+        "waiting": proposals.waiting_for_worker(proposal),
         "asks": rules.Bar(**report["asks"]) if "asks" in (report or {}) else proposal_bar.asks(ws),
     }  # fmt: skip
 

@@ -285,7 +285,16 @@ def test_the_queued_notice_is_part_of_the_refreshing_evaluation_and_goes_when_th
     response = client.post(url, {"action": "evaluate"}, follow=True)
     assert "queued" not in _messages(response)  # no message that would outlive the evaluation
     fragment = client.get(url, headers={"HX-Request": "true"}).content.decode()
-    assert "Evaluation queued" in fragment and 'hx-trigger="every 1s"' in fragment
+    assert "Evaluation queued" in fragment and 'hx-trigger="every 1s"' in fragment and "for a worker" not in fragment
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    queued = Proposal.objects.get(pk=proposal.pk)
+    later = timezone.now() + timedelta(minutes=2, seconds=5)
+    assert proposal_service.waiting_for_worker(queued) is None  # just queued: no question yet
+    assert proposal_service.waiting_for_worker(queued, now=later).startswith(
+        "It has waited 2 minutes for a worker: is one running?")
     proposal_service.run_evaluation(proposal.pk)
     for page in (client.get(url, headers={"HX-Request": "true"}), client.get(url)):
         body = page.content.decode()
