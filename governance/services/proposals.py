@@ -280,7 +280,7 @@ def request_evaluation(proposal: Proposal, *, user=None, actor: str, inline: boo
         raise RequestError(f"proposal #{proposal.pk} is being evaluated already", kind="conflict")
     _event(proposal.workspace, proposal, "evaluation_requested", actor=actor)
     if inline:
-        run_evaluation(proposal.pk, progress=progress)
+        run_evaluation(proposal.pk, progress=progress, actor=actor)
     else:
         try:
             enqueue("governance.tasks.evaluate_proposal", proposal.pk)
@@ -294,13 +294,14 @@ def request_evaluation(proposal: Proposal, *, user=None, actor: str, inline: boo
 
 
 @telemetry.operation("governance.proposal.evaluate")
-def run_evaluation(proposal_id: int, *, live_bar: bool = True, progress=None) -> dict[str, Any]:
+def run_evaluation(proposal_id: int, *, live_bar: bool = True, progress=None,
+                   actor: str = "worker:evaluation") -> dict[str, Any]:  # fmt: skip
     """The worker's part: evaluate, keep the report and the verdict on the proposal, log it. It holds
     the proposal's run lock throughout, so a killed run is told from a live one (`fail_interrupted`)."""
     with run_locks.holding("evaluation", proposal_id) as mine:
         if not mine:
             return {"proposal": proposal_id, "error": "it is being evaluated by another worker"}
-        return _run_evaluation(proposal_id, live_bar=live_bar, progress=progress)
+        return _run_evaluation(proposal_id, live_bar=live_bar, progress=progress, actor=actor)
 
 
 def fail_interrupted() -> list[int]:
@@ -317,7 +318,7 @@ def fail_interrupted() -> list[int]:
     return failed
 
 
-def _run_evaluation(proposal_id: int, *, live_bar: bool, progress) -> dict[str, Any]:
+def _run_evaluation(proposal_id: int, *, live_bar: bool, progress, actor: str) -> dict[str, Any]:
     proposal = Proposal.objects.select_related("workspace").get(pk=proposal_id)
     Proposal.objects.filter(pk=proposal.pk).update(evaluation=Proposal.Evaluation.RUNNING, eval_done=0)
     try:
@@ -335,7 +336,7 @@ def _run_evaluation(proposal_id: int, *, live_bar: bool, progress) -> dict[str, 
         evaluated_at=timezone.now(), evaluated_version=report["settings_version"],
         evaluated_gold=report["gold_fingerprint"], eval_done=report["cases"], eval_total=report["cases"],
     )  # fmt: skip
-    _event(proposal.workspace, proposal, "evaluated", actor="worker:evaluation", reason=verdict["reason"],
+    _event(proposal.workspace, proposal, "evaluated", actor=actor, reason=verdict["reason"],
            clears_bar=verdict["clears"], cases=report["cases"], settings_version=report["settings_version"])  # fmt: skip
     return {"proposal": proposal.pk, "clears_bar": verdict["clears"], "cases": report["cases"]}
 
