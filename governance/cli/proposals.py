@@ -71,7 +71,8 @@ def run(options: dict) -> None:
     proposal = proposals.get(workspace, chosen)
     user, actor = member_user(workspace, options.get("as_user"))
     if action == "show":
-        return emit(options, proposals.to_dict(proposal, with_report=True), _show(proposal))
+        return emit(options, {**proposals.to_dict(proposal, with_report=True),
+                              "traffic": proposals.traffic_since_applied(proposal)}, _show(proposal))  # fmt: skip
     if action == "evaluate":
         return _evaluate(options, proposal, user, actor)
     if action in ("approve", "reject"):
@@ -156,6 +157,11 @@ def _show(p: Proposal) -> str:
             if name in base and name in cand:  # pooled over the cases: a change, no per-case interval
                 lines.append(f"    {label:<12} {base[name]:.{places}f} → {cand[name]:.{places}f}  "
                              f"Δ {cand[name] - base[name]:+.{places}f}")  # fmt: skip
+        changed = (p.report or {}).get("changed_cases") or []
+        if changed:
+            lines.append(f"  {(p.report or {}).get('changed_count', len(changed))} case(s) ranked differently "
+                         "(reciprocal rank before → after):")  # fmt: skip
+            lines += [f"    {c['case']:<10} {c['baseline_rr']:.3f} → {c['candidate_rr']:.3f}  {c['query']}" for c in changed]
     else:
         lines.append(f"  evaluation: {p.evaluation}{' — ' + p.eval_error if p.eval_error else ''}")
         waiting = proposals.waiting_for_worker(p)
@@ -163,6 +169,13 @@ def _show(p: Proposal) -> str:
             lines.append(f"  {waiting}, or evaluate it here: proposals evaluate {p.pk} --inline")
     if p.decided_by_name:
         lines.append(f"  {p.status if p.status != 'applied' else 'approved'} by {p.decided_by_name}: {p.decision_reason}")
+    traffic = proposals.traffic_since_applied(p)
+    if traffic:
+        lines.append(f"  since it was applied ({traffic['span']}): up-votes {traffic['before']['up']} → "
+                     f"{traffic['after']['up']}, down-votes {traffic['before']['down']} → {traffic['after']['down']} "
+                     f"(the same length of time before it); of {traffic['asked_both']} question(s) agents asked both "
+                     f"before and after, {len(traffic['moved'])} got a different first hit (not only because of it: "
+                     "facts written, used or decaying meanwhile move first hits too)")  # fmt: skip
     return "\n".join(lines)
 
 

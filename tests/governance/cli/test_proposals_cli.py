@@ -63,6 +63,9 @@ def test_the_loop_from_the_command_line(world, capsys):
     # The typos found nothing at the old floor and find their fact at the new one (how much else comes back too).
     assert default["baseline"]["hits_per_question"] < default["candidate"]["hits_per_question"] <= 10
     assert 0 < default["candidate"]["precision"] <= 1
+    call_command("tideline", "proposals", "show", pid, "--workspace", ws.name)
+    shown = capsys.readouterr().out
+    assert "10 case(s) ranked differently (reciprocal rank before → after):" in shown and "where is the lisbton" in shown
     code, out = tideline(capsys, "proposals", "apply", pid, "--workspace", ws.name)
     assert code == 2 and "only an approved proposal" in out["error"]["message"]
     code, out = tideline(capsys, "proposals", "approve", pid, "--workspace", ws.name, "--reason", "ok")
@@ -74,6 +77,8 @@ def test_the_loop_from_the_command_line(world, capsys):
     before = [h.id for h in tl.recall("where is the lisbton", k=3, reinforce=False)]
     code, out = tideline(capsys, "proposals", "apply", pid, "--workspace", ws.name)
     assert code == 0 and out["applied"]["to_version"] == 2
+    code, shown = tideline(capsys, "proposals", "show", pid, "--workspace", ws.name)
+    assert shown["traffic"]["to_version"] == 2 and shown["traffic"]["asked_both"] == 0
     code, explained = tideline(capsys, "explain", "where is the lisbton", "--workspace", ws.name)
     assert explained["settings_version"] == 2 and explained["hits"][0]["id"] == ids["lisbon"]
     code, out = tideline(capsys, "proposals", "apply", pid, "--workspace", ws.name)
