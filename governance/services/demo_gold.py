@@ -68,6 +68,8 @@ CASES = (
      "I like my coffee black when I do drink it.", "preference"),
     ("Writing the cost dashboard documentation for Maya: in which language?", "I prefer English for work documents.",
      "preference"),
+    ("Preparing the billing pipeline handbook with Tomas Reis: paper or ebook for Maya?",
+     "I read technical books on paper.", "preference"),
 )  # fmt: skip
 
 
