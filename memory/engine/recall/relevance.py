@@ -32,9 +32,11 @@ walk proposes candidates, it never lends them relevance.
 
 Generic attribute nouns (`GENERIC_WORDS`: "name", "status", "items") weigh nothing, like function
 words: "What is my dog's name?" is about a dog, and a memory that holds names but no dog holds nothing
-for it. A query word the fact holds only in another form of the same family ("allergic" against
-"allergy", which stemming keeps apart) counts `FAMILY_CREDIT` of its weight, in the fact and in
-what the memory knows.
+for it. The thing whose attribute is asked for ("dog" in "Maya's dog's name", "the name of my
+dog"), when no fact holds it, weighs like a name the memory has never heard of: naming the owner
+does not make the owner's facts an answer about the dog. A query word the fact holds only in another
+form of the same family ("allergic" against "allergy", which stemming keeps apart) counts
+`FAMILY_CREDIT` of its weight, in the fact and in what the memory knows.
 
 Recall returns only hits whose relevance reaches the workspace's floor (`DEFAULT_FLOOR` unless a
 person or an approved proposal changed it), so a question about something the memory does not hold
@@ -242,15 +244,30 @@ def weigh_query(query: str, idf: dict[str, float], unknown_idf: float,
     plain = [(s, surface) for s, surface in pairs if not _ignored(surface)]
     chosen = set(s for s, _ in plain) if plain else set(s for s, _ in pairs)
     words = []
+    owners = _owners_of_attributes(query)
     for s, surface in pairs:
         known = s in idf
         written, name = _as_written(query, surface)
+        if not known and surface in owners:  # "my dog's name": the dog is what the question is about
+            name = True
         weight = (idf[s] if known else unknown_idf) if s in chosen else 0.0
         words.append(QueryWord(s, written, weight, known, name))
     known = sum(w.weight for w in words if w.known)
     names = sum(w.weight for w in words if not w.known and w.name)
     others = sum(w.weight for w in words if not w.known and not w.name)
     return QueryWords(tuple(words), known, names, others)
+
+
+_ATTRIBUTE_OF = re.compile(r"\b([^\W\d_]+)['’]s\s+(" + "|".join(sorted(GENERIC_WORDS)) + r")\b"
+                           r"|\b(?:" + "|".join(sorted(GENERIC_WORDS)) + r")\s+of\s+(?:(?:my|the|his|her|their|our|your|a|an)\s+)?"
+                           r"(?:[^\W\d_]+['’]s\s+)?([^\W\d_]+)",
+                           re.IGNORECASE)  # fmt: skip
+
+
+def _owners_of_attributes(query: str) -> set[str]:
+    """The words whose generic attribute a question asks for ("dog" in "my dog's name", "the name of
+    my dog"): the thing the question is about, as a surface form."""
+    return {(m.group(1) or m.group(3)).lower() for m in _ATTRIBUTE_OF.finditer(query)}
 
 
 def _ignored(surface: str) -> bool:

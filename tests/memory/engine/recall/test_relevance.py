@@ -87,6 +87,20 @@ def test_a_generic_word_alone_holds_nothing_the_question_asks_about():
     assert rel.match(alone, {"name", "maya"}).relevance == 1.0
 
 
+@pytest.mark.parametrize("query", ["What is Maya's dog's name?", "What is the name of Maya's dog?",
+                                   "what's the name of the dog?"])
+def test_the_thing_whose_attribute_is_asked_for_counts_in_full_when_no_fact_holds_it(query):
+    """A name the memory knows does not make "Maya's dog's name" a question about Maya: the dog is
+    weighed like a name the memory has never heard of, so the owner's own facts hold almost nothing."""
+    words = rel.weigh_query(query, {"maya": 2.0, "name": 2.0}, 5.0)
+    dog = next(w for w in words.words if w.surface == "dog")
+    assert dog.name and not dog.known and words.unknown_name_weight == 5.0
+    assert rel.match(words, {"name", "maya", "okafor"}).relevance < rel.DEFAULT_FLOOR
+    # A word the memory holds is weighed as it always is.
+    held = rel.weigh_query("What is Maya's dog's name?", {"maya": 2.0, "dog": 3.0}, 5.0)
+    assert rel.match(held, {"maya", "dog", "rex"}).relevance == 1.0
+
+
 def test_a_word_of_the_same_family_counts_nearly_in_full():
     words = rel.weigh_query("What am I allergic to?", {"allerg": 2.0, "allergi": 2.2}, 5.0)
     exact = rel.match(words, {"allerg", "peanut"})
