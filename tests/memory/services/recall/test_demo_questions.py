@@ -53,7 +53,8 @@ def test_a_dog_the_memory_never_heard_of_gets_nothing(demo):
     assert demo.recall("What is my dog's name?", reinforce=False) == []
     assert demo.context("What is my dog's name?") is None
     # Naming the owner, or asking the other way round, does not make the owner's name an answer about a dog.
-    for asked in ("What is Maya's dog's name?", "What is the name of Maya's dog?", "What is the name of my dog?"):
+    for asked in ("What is Maya's dog's name?", "What is the name of Maya's dog?", "What is the name of my dog?",
+                  "What is my favourite colour?"):  # "My favourite editor is Neovim." is not about a colour
         assert demo.recall(asked, reinforce=False) == [], asked
     # The question about the name itself still finds it.
     assert "My name is Maya Okafor." in _contents(demo.recall("What is my name?", reinforce=False))
