@@ -274,7 +274,9 @@ def request_evaluation(proposal: Proposal, *, user=None, actor: str, inline: boo
     refusal = None if proposal_eval.usable_sets(proposal.workspace) else proposal_eval.gate_refusal(proposal.workspace)
     if refusal:
         raise RequestError(refusal, kind="unapproved")
-    queued = Proposal.objects.filter(pk=proposal.pk).exclude(evaluation__in=["queued", "running"]).update(
+    # Run here, an evaluation queued for a worker that never came may be taken over; a running one never.
+    busy = ["running"] if inline else ["queued", "running"]
+    queued = Proposal.objects.filter(pk=proposal.pk).exclude(evaluation__in=busy).update(
         evaluation=Proposal.Evaluation.QUEUED, eval_done=0, eval_total=0, eval_error="")
     if not queued:
         raise RequestError(f"proposal #{proposal.pk} is being evaluated already", kind="conflict")
