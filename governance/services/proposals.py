@@ -377,8 +377,8 @@ def waiting_for_worker(proposal: Proposal, now: datetime | None = None) -> str |
     if waited < WORKER_WAIT_SECONDS:
         return None
     minutes = max(1, int(waited // 60))
-    return (f"It has waited {minutes} minute{'s' if minutes != 1 else ''} for a worker: is one running? `tideline serve` "
-            "runs one beside the web processes, `python manage.py qcluster` runs one alone")  # fmt: skip
+    return (f"It has waited {minutes} minute{'s' if minutes != 1 else ''} for a worker: is one running? “tideline serve” "
+            "runs one beside the web processes, “python manage.py qcluster” runs one alone")  # fmt: skip
 
 
 def approval_blocker(proposal: Proposal, user=None, actor: str = "") -> str | None:
