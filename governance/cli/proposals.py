@@ -71,8 +71,9 @@ def run(options: dict) -> None:
     proposal = proposals.get(workspace, chosen)
     user, actor = member_user(workspace, options.get("as_user"))
     if action == "show":
-        return emit(options, {**proposals.to_dict(proposal, with_report=True),
-                              "traffic": proposals.traffic_since_applied(proposal)}, _show(proposal))  # fmt: skip
+        traffic = proposals.traffic_since_applied(proposal)
+        return emit(options, {**proposals.to_dict(proposal, with_report=True), "traffic": traffic},
+                    _show(proposal, traffic))  # fmt: skip
     if action == "evaluate":
         return _evaluate(options, proposal, user, actor)
     if action in ("approve", "reject"):
@@ -138,7 +139,8 @@ def _list(options: dict, workspace) -> None:
                    "proposals": [proposals.to_dict(p) for p in rows]}, "\n".join(lines))  # fmt: skip
 
 
-def _show(p: Proposal) -> str:
+def _show(p: Proposal, traffic: dict | None = None) -> str:
+    """The proposal in lines; `traffic` is what `traffic_since_applied` gave (None: nothing since)."""
     lines = [f"#{p.pk} {p.title}", f"  status {p.status}; {p.get_change_display()}; from {p.get_source_display()}; "
              f"by {p.author_name}", f"  why: {p.rationale}"]  # fmt: skip
     for change in proposals.describe_change(p):
@@ -169,7 +171,6 @@ def _show(p: Proposal) -> str:
             lines.append(f"  {waiting}, or evaluate it here: proposals evaluate {p.pk} --inline")
     if p.decided_by_name:
         lines.append(f"  {p.status if p.status != 'applied' else 'approved'} by {p.decided_by_name}: {p.decision_reason}")
-    traffic = proposals.traffic_since_applied(p)
     if traffic:
         lines.append(f"  since it was applied ({traffic['span']}): up-votes {traffic['before']['up']} → "
                      f"{traffic['after']['up']}, down-votes {traffic['before']['down']} → {traffic['after']['down']} "

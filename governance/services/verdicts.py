@@ -52,7 +52,7 @@ def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: Actor | s
         why = f"review #{item.pk}: {verdict}" + (f" ({reason})" if reason else "")
         set_fact_states(m, plan.states, reason=why)
         added = add_fact_links(m, plan.links)
-        now_states = fact_states(workspace, list(plan.states))
+        now_states = fact_states(workspace, list(dict.fromkeys([*plan.states, *ids])))  # the item's facts too: which stand
         decision = {
             "before": {mid: {name: states[mid][name] for name in fields} for mid, fields in plan.states.items()},
             "after": {mid: {name: now_states[mid][name] for name in fields} for mid, fields in plan.states.items()},
@@ -66,7 +66,7 @@ def decide(workspace: Workspace, item_id: int, verdict: str, *, actor: Actor | s
         item.save(update_fields=["status", "resolved_at", "resolved_by", "details"])
         m.record("reviewed", fact_ids=sorted(set(ids) | set(plan.states)), reason=reason, review_item=item.pk,
                  review_kind=item.kind, review_action="decided", verdict=verdict, reviewer=actor, **decision)  # fmt: skip
-        standing = [mid for mid, state in fact_states(workspace, ids).items() if state["lifecycle"] == "active"]
+        standing = [mid for mid in ids if now_states.get(mid, {}).get("lifecycle") == "active"]
         recall_log.after_verdict(workspace, decision, reviewer=actor, kept=standing)
         webhooks.emit(workspace, "review.decided", review_item=item.pk, kind=item.kind, verdict=verdict,
                       facts=len(set(ids) | set(plan.states)), revision=m.revision)  # fmt: skip

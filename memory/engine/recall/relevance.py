@@ -33,8 +33,8 @@ walk proposes candidates, it never lends them relevance.
 Generic attribute nouns (`GENERIC_WORDS`: "name", "status", "items") weigh nothing, like function
 words: "What is my dog's name?" is about a dog, and a memory that holds names but no dog holds nothing
 for it. The thing whose attribute is asked for ("dog" in "Maya's dog's name", "the name of my
-dog", "colour" in "my favourite colour"), when no fact holds it, weighs like a name the memory has never heard of: naming the owner
-does not make the owner's facts an answer about the dog. A query word the fact holds only in another
+dog", "colour" in "my favourite colour"), when no fact holds it, weighs like a name the memory has
+never heard of: naming the owner does not make the owner's facts an answer about the dog. A query word the fact holds only in another
 form of the same family ("allergic" against "allergy", which stemming keeps apart) counts
 `FAMILY_CREDIT` of its weight, in the fact and in what the memory knows.
 
@@ -258,8 +258,9 @@ def weigh_query(query: str, idf: dict[str, float], unknown_idf: float,
     return QueryWords(tuple(words), known, names, others)
 
 
-_ATTRIBUTE_OF = re.compile(r"\b([^\W\d_]+)['’]s\s+(" + "|".join(sorted(GENERIC_WORDS)) + r")\b"
-                           r"|\b(?:" + "|".join(sorted(GENERIC_WORDS)) + r")\s+of\s+(?:(?:my|the|his|her|their|our|your|a|an)\s+)?"
+_GENERIC = "|".join(sorted(GENERIC_WORDS))
+_ATTRIBUTE_OF = re.compile(r"\b([^\W\d_]+)['’]s\s+(" + _GENERIC + r")\b"
+                           r"|\b(?:" + _GENERIC + r")\s+of\s+(?:(?:my|the|his|her|their|our|your|a|an)\s+)?"
                            r"(?:[^\W\d_]+['’]s\s+)?([^\W\d_]+)"
                            r"|\b(?:favou?rite|preferred)\s+([^\W\d_]+)", re.IGNORECASE)  # fmt: skip
 
