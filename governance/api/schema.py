@@ -15,6 +15,7 @@ from django.utils.safestring import mark_safe
 
 from memory.engine.facts.fields import fields_for
 from memory.engine.facts.records import SOURCE_TYPES
+from memory.engine.recall.context import MAX_MAX_CHARS, MIN_MAX_CHARS
 
 STR = {"type": "string"}
 COUNT = {"type": "integer", "minimum": 0}
@@ -162,12 +163,12 @@ def document() -> dict:
             "/explain": {"post": _op("Recall with every score component", _ok(RECALL_RESULT), body=RECALL_BODY,
                                      operation="explain")},
             "/context": {"post": _op("Recall packed into a prompt-ready block", _ok(CONTEXT_RESULT), body={
-                **RECALL_BODY, "properties": {**RECALL_BODY["properties"], "max_chars": {"type": "integer", "minimum": 100, "maximum": 20000}}},
+                **RECALL_BODY, "properties": {**RECALL_BODY["properties"], "max_chars": {"type": "integer", "minimum": MIN_MAX_CHARS, "maximum": MAX_MAX_CHARS}}},
                 operation="context")},
             "/auto-recall": {"post": _op("The context block for an incoming message, as its sender", _ok(CONTEXT_RESULT), body={
                 "type": "object", "required": ["message"], "properties": {
                     "message": {"type": "string", "minLength": 1, "maxLength": 2000}, "origin": ORIGIN,
-                    "max_chars": {"type": "integer", "minimum": 100, "maximum": 20000},
+                    "max_chars": {"type": "integer", "minimum": MIN_MAX_CHARS, "maximum": MAX_MAX_CHARS},
                     "k": {"type": "integer", "minimum": 1, "maximum": 50}}}, operation="auto_recall")},
             "/manage": {"post": _op("Governance verbs for manage tokens: run the dream, export the scope's facts, request a purge",
                                     _ok({"type": "object", "required": ["action"]}), body={

@@ -30,6 +30,7 @@ from governance.services import purge, tokens
 from memory import selectors
 from memory.engine.facts import jsonbody
 from memory.engine.facts import records as R
+from memory.engine.recall.context import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS
 from memory.engine.writes.gate import TidelineError
 from memory.models import Fact
 from memory.services.errors import RequestError
@@ -313,7 +314,7 @@ def _context(request, grant, body):
     args = _recall_args(grant, body)
     if args["filters"].as_of is not None:
         raise ApiError(422, "validation", "context is always now: 'as_of' is for recall and explain")
-    block = recall_service.context(**args, max_chars=_int(body, "max_chars", 1200, 100, 20_000))
+    block = recall_service.context(**args, max_chars=_int(body, "max_chars", DEFAULT_MAX_CHARS, MIN_MAX_CHARS, MAX_MAX_CHARS))
     return 200, {"query": args["query"], "context": block or "", "nothing_relevant": not block}
 
 
@@ -323,7 +324,7 @@ def _auto_recall(request, grant, body):
     message = _text(body, "message", required=True)
     origin = acting_origin(grant, body.get("origin"))
     block = recall_service.context(workspace=grant.workspace, query=message, origin=origin,
-                                   max_chars=_int(body, "max_chars", 1200, 100, 20_000), k=_int(body, "k", 8, 1, MAX_K),
+                                   max_chars=_int(body, "max_chars", DEFAULT_MAX_CHARS, MIN_MAX_CHARS, MAX_MAX_CHARS), k=_int(body, "k", 8, 1, MAX_K),
                                    filters=visibility.recall_filters(grant, clearance=clearance(grant, body.get("clearance"))))  # fmt: skip
     return 200, {"origin": origin.label(), "context": block or "", "nothing_relevant": not block}
 

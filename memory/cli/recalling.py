@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from memory.cli.common import emit, origin_option
+from memory.engine.recall.context import MAX_MAX_CHARS, MIN_MAX_CHARS
 from memory.services.errors import RequestError
 from memory.services.workspaces import get_workspace
 from memory.tideline import Tideline
@@ -54,8 +55,8 @@ def run(options: dict) -> None:
         raise RequestError("--k must be between 1 and 100", kind="validation")
     # A malformed origin is refused like `add` refuses it (a well-formed peer nobody wrote as sees nothing).
     origin = origin_option(options["origin"])
-    if verb == "context" and not MIN_CONTEXT_CHARS <= options["max_chars"] <= MAX_CONTEXT_CHARS:
-        raise RequestError(f"--max-chars must be between {MIN_CONTEXT_CHARS} and {MAX_CONTEXT_CHARS} characters, "
+    if verb == "context" and not MIN_MAX_CHARS <= options["max_chars"] <= MAX_MAX_CHARS:
+        raise RequestError(f"--max-chars must be between {MIN_MAX_CHARS} and {MAX_MAX_CHARS} characters, "
                            "as the API allows", kind="validation")  # fmt: skip
     if not options["query"].strip():
         raise RequestError("the query is empty: say what to recall", kind="validation")
@@ -96,9 +97,6 @@ def run(options: dict) -> None:
     if not hits:
         lines.append(_nothing(memory))
     emit(options, payload, "\n".join(lines))
-
-
-MIN_CONTEXT_CHARS, MAX_CONTEXT_CHARS = 100, 20_000
 
 
 def _line(i: int, hit, explain: bool) -> str:

@@ -20,6 +20,7 @@ from memory.engine.facts.records import is_untrusted_source
 from memory.engine.recall.core import DEFAULT_LIMIT, FactColumns, Hit, recall_hybrid
 
 DEFAULT_MAX_CHARS = 1200
+MIN_MAX_CHARS, MAX_MAX_CHARS = 100, 20_000  # the budgets a caller may ask for (the API, the CLI)
 UNTRUSTED_LABEL = "memory"
 UNTRUSTED_MAX_CHARS = 10_000
 
