@@ -102,7 +102,7 @@ _ML_SEND = (r"(?:envia|envía|envoyez|envoie|sende|senden|invia|envie|отпра
 _ML_AI = (r"(?:jazykov\w{1,3}\s+model\w{0,2}|modelo\s+de\s+lenguaje|modèle\s+de\s+langage|sprachmodell|modello\s+linguistico|"
           r"modelo\s+de\s+linguagem|taalmodel|model\s+językow\w{1,2}|языков\w{2,3}\s+модел\w{1,2}|мовн\w{1,3}\s+модел\w{1,2}|"
           r"言語モデル|语言模型|語言模型|언어\s*모델|dil\s+modeli|model\s+bahasa|mô\s+hình\s+ngôn\s+ngữ|نموذج\s+لغوي|"
-          r"भाषा\s+मॉडल|γλωσσικό\s+μοντέλο|מודל\s+שפה|(?<![a-z])ai(?![a-z])|(?<![a-z])ia(?![a-z])|\bki\b|l'assistant|l'agent|(?<![a-z])assistant(?=\s*,)|"
+          r"भाषा\s+मॉडल|γλωσσικό\s+μοντέλο|מודל\s+שפה|(?<![a-z\u00c0-\u024f\u0250-\u02af'\u2019])ai(?![a-z\u00c0-\u024f\u0250-\u02af'\u2019])|(?<![a-z\u00c0-\u024f\u0250-\u02af'\u2019])ia(?![a-z\u00c0-\u024f\u0250-\u02af'\u2019])|\bki\b|l'assistant|l'agent|(?<![a-z])assistant(?=\s*,)|"
           r"automatische\s+verarbeitung|traitement\s+automatique|procesamiento\s+automático|elaborazione\s+automatica|"
           r"processamento\s+automático|automatische\s+verwerking|automatyczne\w{0,2}\s+przetwarzani\w{1,2}|"
           r"автоматическ\w{1,3}\s+обработк\w{1,2}|自動処理|自动处理|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
@@ -185,17 +185,32 @@ _ML_CONCEAL = (r"(?:не\s+сообщай|не\s+говори|не\s+повід�
                r"tidak\s+perlu\s+konfirmasi|書かないで|言わないで|no\s+lo\s+(?:comentes|menciones)|n'en\s+parlez\s+pas)")  # fmt: skip
 _ML_CONCEAL = with_folded(_ML_CONCEAL)
 _ML_CONCEAL = _ML_CONCEAL[:-1] + "|" + _ML_CONCEAL_MORE[3:]
+# What the reader is to tell the user, or put in every answer: "poinformuj użytkownika", "in elk antwoord", "사용자에게".
+_ML_RELAY = (r"(?:poinformuj\s+użytkownika|powiedz\s+użytkownikowi|vertel\s+de\s+gebruiker|laat\s+de\s+gebruiker\s+weten|"
+             r"informeer\s+de\s+gebruiker|in\s+elk\s+antwoord|in\s+ieder\s+antwoord|in\s+jeder\s+antwort|en\s+cada\s+respuesta|"
+             r"dans\s+chaque\s+réponse|in\s+ogni\s+risposta|em\s+cada\s+resposta|em\s+todas\s+as\s+respostas|her\s+yanıtta|"
+             r"kullanıcıya\s+söyle|kullanıcıya\s+bildir|сообщи\s+пользователю|скажи\s+пользователю|в\s+каждом\s+ответе|"
+             r"ユーザーに伝え|告诉用户|告訴用戶|在每个回答|사용자에게|모든\s+답변|उपयोगकर्ता\s+को\s+बता|हर\s+उत्तर\s+में|"
+             r"mwambie\s+mtumiaji|beritahu\s+pengguna|katakan\s+kepada\s+pengguna|di\s+setiap\s+jawaban|scrivi\s+una|escribe\s+un|"
+             r"écris\s+un|schreibe\s+ein|schrijf\s+een|napisz|напиши|prima\s+di\s+riassumer|antes\s+de\s+resumir|avant\s+de\s+résumer|"
+             r"bevor\s+du\s+zusammenfasst|요약하지\s+말고|대신)")
 _ENGLISH_TOO = {"ignore", "instructions", "password", "adres"}  # the same word in English: not a sign of another language
-_ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alternation in (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_APPROVE, _ML_CONCEAL)
+_ML_ORDER = ("(?:" + "|".join(re.escape(word).replace("\\ ", r"\s+") for alternation in (_ML_IGNORE, _ML_RULES, _ML_FROM_NOW, _ML_SECRET, _ML_SEND, _ML_APPROVE, _ML_CONCEAL,
+                                                                                                          with_folded(_ML_RELAY))
                               for word in literals(alternation)
                               # a word of two or three Latin letters ("no", "ne") is a word of many other languages too
                               if word not in _ENGLISH_TOO and not (word.isascii() and len(word.strip()) < 4))
              + r"|https?://|@[\w-]{1,63}\.)")
+_ML_ORDER = bounded(_ML_ORDER)  # "uita" (Romanian, forget) is no order inside Tahitian "'amuita"
 ANCHORS["tell_the_user_ml"] = ("nutzer", "benutzer", "anwender", "kunden", "usuario", "utilisateur", "utente", "usuário",
                                "utilizador", "cliente")
-ANCHORS["ai_note_ml"] = ("ассистент", "помощник", " ia", " ki", " ai", "'ia", "-ki", "ki-", "_ki", "_ia", "_ai", "llm", "bot", "assist", "asist", "automat")
+ANCHORS["ai_note_ml"] = ("ассистент", "помощник", " ia", " ki", " ai", "'ia", "-ki", "ki-", "_ki", "_ia", "_ai", "llm", "bot", "assist", "asist", "automat",
+                         "アシスタント", "エージェント", "モデル", "助手", "智能体", "模型", "trợ lý", "tro ly", "mô hình", "mo hinh",
+                         "μοντέλο", "μοντελο", "βοηθ", "τεχνητ", "agente", "agent:", "asystent")
 ANCHORS["ai_addressed_ml"] = tuple(f" {word}" if word.isascii() and len(word) <= 3 else word
                                    for word in literals(_ML_AI.replace("\\b", ""))) + ("assistant,", "assistant ,")
+# The words the lookarounds above hide from `literals`: "IA" (Spanish, Portuguese, French, Italian) and "AI" as written.
+ANCHORS["ai_addressed_ml"] += (" ia", "(ia", ">ia", "\"ia", "\nia", " ai", "(ai", ">ai", "\"ai", "\nai")
 _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|ingat(?:lah)?|luu\s+lai|lưu\s+lại|ghi\s+nho|"
             r"ghi\s+nhớ|zapamięta\w{0,2}|zapamieta\w{0,2}|onthoud|bewaar|merk\s+dir|speichere|kom\s+ihag|kom\s+ihåg|husk|guarda|recuerda|memoriza|retiens|"
             r"enregistre|ricorda|memorizza|lembre|memorize|запомни|сохрани|запам'ятай|збережи|记住|記住|保存して|覚えて|"
@@ -203,6 +218,14 @@ _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|in
             r"שמור|θυμησου|θυμήσου|αποθηκευσε|αποθήκευσε|จำไว้|บันทึกไว้|நினைவில்\s+வை|retine|reține|pamatuj|zapamatuj)")  # fmt: skip
 _ML_KEEP = with_folded(_ML_KEEP)
 ANCHORS["memory_write_order_ml"] = literals(_ML_KEEP)
+_ML_KEEP_FOR_GOOD = with_folded(
+    r"(?:永久记住|永远记住|永久保存|永久記住|永遠記住|永久に覚え|ずっと覚えて|永久に保存|영구적으로\s+저장|영원히\s+기억|메모로\s+저장|"
+    r"사용자에\s+대한\s+메모|关于用户的(?:笔记|备注)|用户备注中|ユーザーについてのメモ|навсегда\s+запомни|запомни\s+навсегда|"
+    r"сохрани\s+навсегда|recuerda\s+para\s+siempre|guarda\s+para\s+siempre|für\s+immer\s+(?:merken|speichern)|merke\s+dir\s+für\s+immer|"
+    r"retiens\s+pour\s+toujours|ricorda\s+per\s+sempre|lembre(?:-se)?\s+para\s+sempre|dauerhaft\s+(?:speichern|merken)|"
+    r"guarda\s+permanentemente|memoriza\s+permanentemente|zapamiętaj\s+na\s+zawsze|onthoud\s+voor\s+altijd|"
+    r"ghi\s+nhớ\s+vĩnh\s+viễn|lưu\s+vĩnh\s+viễn|kalıcı\s+olarak\s+(?:kaydet|hatırla)|احفظ\s+بشكل\s+دائم|تذكر\s+دائما)")
+ANCHORS["memory_keep_ml"] = literals(_ML_KEEP_FOR_GOOD)
 ANCHORS["standing_send_ml"] = literals(_ML_FROM_NOW)
 ANCHORS["override_instructions_ml"] = literals(_ML_IGNORE)
 ANCHORS["standing_order_ml"] = literals(_ML_FROM_NOW)
@@ -227,6 +250,8 @@ RULES = (
     # to keep it, or an AI reader named, it is a standing order.
     ("standing_order_ml", "standing_order", 0.6, re.compile(_ML_FROM_NOW)),
     ("memory_write_order_ml", "standing_order", 0.6, re.compile(_ML_KEEP)),
+    # Kept for good, or kept as a note about the user: "永久记住", "recuerda para siempre", "사용자에 대한 메모로 저장".
+    ("memory_keep_ml", "standing_order", 1.0, re.compile(_ML_KEEP_FOR_GOOD)),
     ("standing_send_ml", "exfiltration", 1.0,
      re.compile(_ML_FROM_NOW + r"[^\n]{0,120}?(?:" + _ML_SEND + r"|https?://|@[\w-]{1,63}\.)")),
     ("ai_addressed_ml", "addressee", 1.0, re.compile(_ML_AI + r"[^\n]{0,200}?" + _ML_ORDER)),
@@ -242,11 +267,20 @@ RULES = (
         r"(?:^|\n|<!--\s*|[.!?>\"]\s*|\b(?:nota|notas|obs\.?|observa\w{0,4}|hinweis|zusatz|anmerkung|instruction|instru\w{2,7}|"
         r"istruzion\w|remarque|aviso|avis|mensaje|mensagem|messaggio|nachricht|message)\s+(?:\w+\s+){0,2}?)"
         r"(?:para|f[uü]r|fuer|pour|per|an|aan|voor|для|destin[eé]e?s?\s+[aà]|dirigid[oa]s?\s+a|[aà]\s+l'attention\s+de)\s+"
-        r"(?:\w+\s+){0,3}?(?:(?:asistentes?|assistentes?|assistenten?|assistants?|agentes?|agenten?|syst[eè]mes?|sistemas?|"
+        r"(?:\w+\s+){0,3}?(?:l'|d'|un'|dell')?(?:(?:asistentes?|assistentes?|assistenten?|assistants?|agentes?|agenten?|syst[eè]mes?|sistemas?|"
         r"modelos?|modell\w{0,2}|mod[eè]les?|herramientas?|programas?|ferramentas?)\s+(?:de\s+|d')?(?:ia|ki|ai)\b|"
         r"(?:automatisch\w{0,3}|automatiqu\w{0,2}|autom[aá]tic\w{1,2})\s+(?:assistent\w{0,2}|assistant\w?|asistente\w?|assistente\w?)|"
         r"(?:ia|ki|ai|llm|chatbots?|bots?)\b|(?:ki|ia|ai)-\w+|(?:ии|ai)-?ассистент\w{0,3}|ассистент\w{0,3}|помощник\w{0,3})[^:\n]{0,60}:"
-        r"|(?:hinweis|nota|note|anweisung|instrucci\w{1,5}|istruzion\w)[_-](?:f[uü]r|fuer|para|pour|per|for)[_-](?:ki|ia|ai|llm)\b")),
+        r"|(?:hinweis|nota|note|anweisung|instrucci\w{1,5}|istruzion\w)[_-](?:f[uü]r|fuer|para|pour|per|for)[_-](?:ki|ia|ai|llm)\b"
+        # "AIアシスタントへ：", "致AI助手：", "Lưu ý cho trợ lý AI:", "Σημείωση για το μοντέλο:", "Agente:".
+        r"|(?:ai|ａｉ)?\s*(?:アシスタント|エージェント|モデル)へ\s*[:：]|(?:致|给)\s*(?:ai|ａｉ)?\s*(?:助手|智能体|模型)(?:的\w{0,4})?\s*[:：]|"
+        r"(?:lưu\s+ý|luu\s+y|ghi\s+chú|ghi\s+chu)\s+(?:cho|gửi|gui)\s+(?:các\s+)?(?:trợ\s+lý|tro\s+ly|mô\s+hình|mo\s+hinh)[^:\n]{0,30}:|"
+        r"(?:σημείωση|σημειωση|οδηγία|οδηγια)\s+(?:για|προς)\s+(?:το\s+μοντέλο|το\s+μοντελο|τον\s+βοηθό|τον\s+βοηθο|την\s+τεχνητή|την\s+τεχνητη)[^:\n]{0,30}:|"
+        r"(?:^|\n|[\"{,]\s*)(?:agente|agent|asistente|assistente)\s*:\s*(?=[^\n]{0,200}?(?:transfer|envi|mand|pag|apag|borr|elimin|senha|contrase))"
+        # The reader called by name, then a colon: "AI-assistent:", "Asystencie AI:", "KI-Assistent,".
+        r"|(?:^|\n|<!--\s*|[.!?>\"(]\s*)(?:(?:ai|ki|ia)[\s-]?(?:assistent\w{0,2}|asistente\w?|assistente\w?|asystent\w{0,4}|asisten|"
+        r"asistan\w{0,2}|ассистент\w{0,2}|агент\w{0,2})|(?:assistent\w{0,2}|asistente\w?|assistente\w?|asystent\w{0,4}|asystencie|"
+        r"asisten|asistan\w{0,2}|ассистент\w{0,2}|помощник\w{0,2})\s+(?:ai|ki|ia|ии))\s*[:,]")),
     ("send_secret_ml", "exfiltration", 1.0,
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
 )

@@ -45,6 +45,7 @@ from memory.engine.safety.directive_rules import (
     NEEDS,
     NEGATABLE,
     NEGATED,
+    NEGATED_ONLY,
     NEW_SELF,
     ROUTINE_APPROVAL,
     STATED,
@@ -197,7 +198,9 @@ def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
     if rule.startswith("persona_file") and COMMIT_TITLE.search(view, max(0, start - 80), start + 1):
         return True
     if rule in NEGATABLE:
-        return bool(NEGATED.search(view, max(0, start - 40), start) or STATED.search(view, max(0, start - 200), start))
+        return bool(NEGATED.search(view, max(0, start - 120), start) or STATED.search(view, max(0, start - 200), start))
+    if rule in NEGATED_ONLY:
+        return NEGATED.search(view, max(0, start - 120), start) is not None
     if rule == "authorisation_claim" and ROUTINE_APPROVAL.search(view, max(0, start - 60), start):
         return True
     return rule in CONDITIONAL_RULES and CONDITIONAL.search(view, max(0, start - 100), start) is not None
