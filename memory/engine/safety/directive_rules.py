@@ -55,13 +55,18 @@ NEGATED = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:never|not|n't|no\s+one\s+(?:
                      r"got|get(?:ting)?|persuad(?:ed|ing))\s+(?:it|them|him|her|the\s+\w{1,20}|\w{1,20}\s+chat|chatgpt|bing|gpt-?\d?)\s+to\s+$|\b(?:a|an|the|this|that|its|our|their|his|her|my)\s+$|"
                      r"\b(?:can|could|may|might)\s+(?:also\s+|only\s+|easily\s+)?$|\b(?:i|we|they|he|she)'(?:d|ll)\s+$|\b[a-z]{3,20}s\s+(?:can|may|could|might)\s+(?:also\s+)?$|\b(?:we|they|he|she|it|who|which|i)\s+(?:(?:may|might|can|could|will|would|"
                       r"also|only|automatically|do|does|did|then|routinely|sometimes)\s+){0,2}$")
+# Only the negation of NEGATED, for rules whose shape another's report of an order does not excuse.
+FORBIDDEN = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:never|not|n't)\s+(?:\w+\s+){0,2}?(?:ask|need|require|want|expect)s?\s+"
+                       r"(?:you\s+|us\s+|anyone\s+|them\s+)?to\s+$|\b(?:never|not|n't|no\s+one\s+(?:may|shall|should|can))\s+"
+                       r"(?:\w+\s+){0,2}?(?:attempt|try|seek)\s+to\s+(?:[^.;!?\n]{0,80}(?:,|\bor|\band)\s+)?$|\b(?:prohibited\s+from|"
+                       r"forbidden\s+to|refrain\s+from)\s+$")
 # A sentence whose subject is "we", "they" or "I" states what someone does ("we share personal data only
 # with processors"); an order has no subject, or "you".
 STATED = re.compile(r"(?:^|[.!?\n]\s{0,3})(?:(?:we|they|i|he|she|our|their|its)\b|(?:your|the)\s+(?!(?:assistant|ai|agent|bot|model|llm)\b)"
                     r"[\w-]+(?:\s+[\w-]+)?\s+(?:will|would|can|may|might)\b)[^.!?\n]{0,200}$")
 # A prohibition of a rule-breaking act ("users shall not attempt to bypass content filters or disable …")
 # orders nothing; a statement ("we will disable the filters") may still hand the reader a new self.
-NEGATED_ONLY = frozenset({"override_new_rules"})
+NEGATED_ONLY = frozenset({"override_new_rules", "credential_lure"})
 NEGATABLE = frozenset({"override_instructions", "reveal_secrets", "reveal_key", "send_sensitive_out", "send_data_out", "user_data_out", "gather_and_send", "persona_file_edit"})
 # "If a supplier says their bank details have changed, ...": a condition, not a claim.
 CONDITIONAL = re.compile(r"\b(?:if|when|whenever|in\s+case|should|unless|suppose|whether|before|until|till|once|after)\b"

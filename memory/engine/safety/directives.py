@@ -40,6 +40,7 @@ from memory.engine.safety.directive_rules import (
     CREATES_FILE,
     CUED,
     EVERY_RULE,
+    FORBIDDEN,
     GATES,
     IMPERATIVE_OPENING,
     NEEDS,
@@ -125,6 +126,30 @@ _TEMPLATE_SYNTAX = re.compile(r"\{%-?\s{0,3}(?:for|if|endfor|endif)\b|\{\{-?\s{0
 # A JSON value ("advisory": "...") is content, not a quotation.
 _QUOTED = re.compile(r"(?<!:)(?<!:\s)\"[^\"\n]{1,300}\"|(?<!\w)'[^'\n]{3,300}'(?!\w)|`[^`\n]{1,300}`")  # "student's" opens nothing
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yourself)\b")
+# What names a quotation as words rather than saying them: "the phrase '…'", "inputs such as '…'", "a classifier
+# that flags '…'-style inputs", "role-play framing ('…')". Such a quotation mentions an attack; it does not make one.
+_MENTION = re.compile(
+    r"(?:\b(?:the|a|this|that|one)\s+(?:phrase|words?|string|sentence|line|input|prompt|payload|text|command)|\b(?:phrases?|"
+    r"inputs?|prompts?|payloads?|strings?|messages?|lines?|commands?|attacks?)\s+(?:like|such\s+as)|\bsuch\s+as|\be\.g\.,?|"
+    r"\bfor\s+(?:example|instance),?|\bcontain(?:s|ing|ed)?|\bflag(?:s|ged)?|\bdetect(?:s|ed)?|\bblock(?:s|ed)?|\bmatch(?:es|ed)?|"
+    r"\bincluding|\bquoting|\bframing|\bauthority)\s*[(:,]?\s*$"
+)
+_SENTENCE_BREAK = re.compile(r"[.!?\n]")
+
+
+def _mentioned(view: str, start: int, end: int) -> bool:
+    """Whether `view[start:end]` stands inside a quotation that the text names as words (`_MENTION` right before
+    it) in a sentence that says nothing to "you" outside its quotations."""
+    for quote in _QUOTED.finditer(view, max(0, start - 300), min(len(view), end + 300)):
+        if quote.start() <= start and end <= quote.end():
+            if not _MENTION.search(view, max(0, quote.start() - 40), quote.start()):
+                return False
+            before = [m.end() for m in _SENTENCE_BREAK.finditer(view, max(0, quote.start() - 300), quote.start())]
+            after = _SENTENCE_BREAK.search(view, quote.end())
+            around = view[before[-1] if before else max(0, quote.start() - 300):quote.start()] + " " + view[
+                quote.end():after.start() if after else len(view)]
+            return not _SECOND_PERSON.search(_QUOTED.sub(" ", around))
+    return False
 
 
 @dataclass(frozen=True)
@@ -193,6 +218,8 @@ def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
     """Whether this occurrence of a rule's shape is no order: negated, stated of someone, conditional,
     or a file created rather than written into."""
     start = found.start()
+    if _mentioned(view, start, found.end()):
+        return True
     if rule == "persona_file_edit" and CREATES_FILE.fullmatch(found.group()):
         return True
     if rule.startswith("persona_file") and COMMIT_TITLE.search(view, max(0, start - 80), start + 1):
@@ -200,7 +227,7 @@ def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
     if rule in NEGATABLE:
         return bool(NEGATED.search(view, max(0, start - 120), start) or STATED.search(view, max(0, start - 200), start))
     if rule in NEGATED_ONLY:
-        return NEGATED.search(view, max(0, start - 120), start) is not None
+        return FORBIDDEN.search(view, max(0, start - 120), start) is not None
     if rule == "authorisation_claim" and ROUTINE_APPROVAL.search(view, max(0, start - 60), start):
         return True
     return rule in CONDITIONAL_RULES and CONDITIONAL.search(view, max(0, start - 100), start) is not None
@@ -370,6 +397,16 @@ class Verdict:
 ALLOW = Verdict("allow")
 
 
+def _only_mentioned(folded: str, matches: tuple[ThreatMatch, ...]) -> bool:
+    """Whether every match's phrase stands inside a quotation the text names as words (`_mentioned`)."""
+    for m in matches:
+        phrase = fold(m.excerpt).rstrip("\u2026").strip()[:40]
+        at = folded.find(phrase) if phrase else -1
+        if at < 0 or not _mentioned(folded, at, at + len(phrase)):
+            return False
+    return bool(matches)
+
+
 def _only_in_quotes(folded: str, matches: tuple[ThreatMatch, ...]) -> bool:
     """Whether every match's phrase stands inside a quotation of the (folded) text."""
     quotes = [q.group() for q in _QUOTED.finditer(folded)]
@@ -389,7 +426,7 @@ def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bo
     if scan.flagged and not (HELD_NOT_REFUSED | AMBIGUOUS).issuperset(m.rule for m in scan.matches):
         folded = fold(content[:MAX_CHARS])
         quotable = all(m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
-        if not (quotable and _discussion(folded)):
+        if not (quotable and (_discussion(folded) or _only_mentioned(folded, scan.matches))):
             if quotable and _only_in_quotes(folded, scan.matches):
                 # An attack phrase inside quotation marks may be a lesson, a test or a report quoting one: a
                 # person decides, where a refusal would lose the text.
