@@ -76,6 +76,7 @@ CONDITIONAL_RULES = frozenset({"payment_change", "authorisation_claim"})
 # allowed to use assert", "nobody is allowed to say no"). A claim that lends the reader authority names an action.
 ROUTINE_APPROVAL = re.compile(r"\b(?:refunds?|expenses?|claims?|applications?|leave|orders?|bookings?|reservations?|purchases?|"
                               r"payments?|transactions?|charges?|withdrawals?|deposits?|subscriptions?|"
+                              r"(?:pr|mr|(?:pull|merge)\s+request)\s+#?\d+|"
                               r"loans?|returns?|reimbursements?|timesheets?|tests?|files?|cookies?|pets?|calculators?|dogs?|"
                               r"nobody|no\s+one|everyone|anyone|staff|employees|visitors|guests|students|candidates|players|"
                               r"participants|members|children|kids|photos?|bags?|drinks?|smoking)\b(?:\s+\S+){0,6}\s+$")
@@ -679,7 +680,9 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"[^.!?\n]{0,60}?\b(?:add|append|insert|write|replace|change|edit|remove|delete|put)\b|\.(?:cursorrules|clinerules|windsurfrules)\b[^.!?\n]{0,40}?\b(?:add|append|write|"
          r"replace|change|edit)\b"),
         ("destructive_command", "tool_call", 1.0,
-         r"(?:rm\s+-rf\s+[~/]|"
+         # A whole tree gone: the root, a home, a system folder ("rm -rf /var/cache/ci/*" in a runbook clears a cache).
+         r"(?:rm\s+-(?:rf|fr)\s+(?:--no-preserve-root\s+)?(?:/\*?|~/?\*?|\$home/?|/(?:etc|usr|bin|sbin|boot|home|root|var|lib|opt|srv|"
+         r"sys|dev|proc)/?\*?)(?=[\s\"'`;|&)]|$)|"
          r"powershell\s+-enc|nc\s+\S{1,100}\s+\d{1,6}\s+-e|chmod\s+777\s+/|net\s+user\s+\S{1,60}\s+\S{1,60}\s+/add|drop\s+table|"
          r"authorized_keys|/etc/(?:passwd|shadow)|\.ssh/id_rsa|\.aws/credentials)"),
         # ---- reveal the secrets
