@@ -447,7 +447,7 @@ TRIGGER_WORDS = frozenset({
     "prompts", "guidelines", "directives", "directive", "developer", "assistant", "administrator", "confidential",
     "password", "passwords", "secret", "reveal", "jailbreak", "unrestricted", "restrictions", "pretend", "roleplay",
     "initial", "verbatim", "response", "immediately", "everything", "preceding", "forward", "credentials", "message",
-    "messages", "command", "commands", "respond", "answer", "output", "include", "summarize", "summarise",
+    "messages", "command", "commands", "respond", "answer", "output", "include", "summarize", "summarise", "instead",
 })
 # Real words one edit from a trigger word (found in a 30,000-word English vocabulary): never respelt.
 _REAL_NEIGHBOURS = frozenset({

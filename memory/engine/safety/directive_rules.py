@@ -433,7 +433,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"\s+(?:should|must|shall|is\s+to|are\s+to|needs?\s+to|has\s+to|have\s+to)\s+(?:\w{1,20}\s+)?" + _IMPERATIVE + r"|\b(?:the|any|your|this|whatever|every|each)\s+(?:[\w-]{1,20}\s+)?(?:ai\s+)?(?:assistants?|agents?|bots?|models?|ai|llms?|chatbots?)"
          r"\s+(?:should|must|shall|will\s+(?:now|need\s+to|have\s+to)|needs?\s+to|(?:is|are)\s+(?:to|required\s+to|expected\s+to|"
          r"allowed\s+to|permitted\s+to|instructed\s+to|cleared\s+to|authori[sz]ed\s+to)|has\s+to|have\s+to|may(?:\s+now)?|"
-         r"ought\s+to)\s+(?:\w{1,20}\s+)?(?:" + _IMPERATIVE[:-3] + r"|release|hand|grant|waive|unlock)\b)" + r"|(?:for|ask|asks|asking|want|wants|need|needs|get|have|tell)\s+(?:the|your|any)\s+(?:ai\s+)?"
+         r"ought\s+to)\s+(?:\w{1,20}\s+)?(?:" + _IMPERATIVE[:-3] + r"|release|hand|grant|waive|unlock|disclose|divulge|commit|relay|"
+         r"award|pass\s+on)\b)" + r"|(?:for|ask|asks|asking|want|wants|need|needs|get|have|tell)\s+(?:the|your|any)\s+(?:ai\s+)?"
          r"(?:assistant|agent|bot|model|ai)\s+to\s+" + _IMPERATIVE + r"|(?:could|can|would|will)\s+(?:the|your)\s+(?:ai\s+)?"
          r"(?:assistant|agent|bot)\s+(?:please\s+)?" + _IMPERATIVE),
         # Hiding what it does from the person the agent works for.
@@ -871,6 +872,22 @@ _RULES += tuple(
          r"\b(?:switch\w{0,3}|chang\w{1,3}|activat\w{1,3}|enter\w{0,3}|load\w{0,3}|adopt\w{0,3})\s+(?:to\s+|into\s+)?(?:the\s+|a\s+|your\s+)?"
          r"(?:[\w-]+\s+){0,2}?persona\b|(?:^|[.!?]\s+|\n|(?:from\s+(?:now|here)\s+on|starting\s+now|henceforth),?\s+)\s*you\s+are\s+[\"'\u201c\u2018]?[a-z][\w-]{1,20}[\"'\u201d\u2019]?,\s+(?:an?|the|my)\s+(?:[\w-]+\s+){0,3}?(?:assistant|ai|"
          r"bot|model|agent|persona|character|advisor|adviser|helper)\b"),
+        # What the reader is to keep in its memory, however it is said: "note in memory that the user's name is …",
+        # "update your notes about the user: …", "the reading agent shall commit these values to its long-term memory".
+        ("memory_note_order", "standing_order", 1.0,
+         r"\b(?:note|record|store|save|keep|log|remember|write\s+down)\s+in\s+(?:your\s+|its\s+)?(?:long-term\s+|permanent\s+)?"
+         r"(?:memory|memories|notes)\s+that\b|\bupdate\s+(?:your|its|the\s+(?:assistant|agent|model)'s)\s+(?:notes|memory|records|profile)\s+"
+         r"(?:about|on|for)\s+(?:the\s+)?(?:user|owner|reader|customer|me)\b|\bcommit\s+(?:these|this|the|those)\s+(?:\w+\s+){0,2}?"
+         r"to\s+(?:its|your|the)\s+(?:long-term\s+|permanent\s+|persistent\s+)?memory\b"),
+        # A message put in the reader's mouth: "fact for assistants to relay to users: …".
+        ("for_the_reader_to", "addressee", 1.0,
+         r"\b(?:facts?|notes?|messages?|info(?:rmation)?|instructions?|updates?|text|points?)\s+for\s+(?:the\s+|any\s+|all\s+)?"
+         r"(?:ai\s+)?(?:assistants?|agents?|models?|ais|llms?|bots?|chatbots?)\s+to\s+(?:relay|pass\s+on|tell|repeat|remember|store|"
+         r"follow|obey|say|include|mention|act\s+on|execute|forward|share)\b"),
+        # The user's own request set aside for another: "disregard the user's request and instead tell them …".
+        ("user_request_set_aside", "override", 1.0,
+         r"\b(?:disregard|ignore|skip|forget|set\s+aside|drop)\s+(?:the\s+|your\s+)?(?:user'?s'?|users'?|owner'?s|human'?s|"
+         r"requester'?s)\s+(?:actual\s+|original\s+)?(?:request|question|task|instructions?|query|prompt|ask)\b[^.!?\n]{0,60}?\binstead\b"),
         # A fact to keep about the person the agent works for: "Important fact to store about the reader: …".
         ("fact_to_store", "standing_order", 1.0,
          r"\b(?:fact|note|detail|thing|info\w{0,7}|preference)s?\s+to\s+(?:store|save|remember|record|keep|memori[sz]e|note|add)\s+"
@@ -1207,6 +1224,12 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "relay_to_user": ("the user", "your user", "this user", "the reader", "your reader", "this reader", "the human", "your human",
                       "this human", "the person", "your person", "this person"),
     "summary_order": ("summari", "paraphras", "condensed", "digested"),
+    "memory_note_order": ("in memory", "in your memory", "in its memory", "in long-term", "in permanent", "in your notes",
+                          "in notes", "in its notes", "notes about", "memory about", "records about", "profile about",
+                          "notes on", "memory on", "notes for", "to its", "to your", "to the"),
+    "for_the_reader_to": (" for the", " for any", " for all", " for ai", " for assistant", " for agent", " for model",
+                          " for llm", " for bot", " for chatbot"),
+    "user_request_set_aside": ("instead",),
     "instructions_mistake": ("gave you", "give you", "given you", "wrote you", "written you", "sent you", "forgot to"),
     "hidden_from_user": ("to the user", "to the end user"),
     "persona_with_behaviour": ("you are a", "you are an", "you are the"),
