@@ -1,8 +1,13 @@
 """Fit the word list of `memory.engine.safety.directive_lexicon` on the injection corpus, report it, write it.
 
-    python -m bench.training.train_directive_lexicon [--corpus tests/data/injection/corpus.jsonl]
+    python -m bench.training.train_directive_lexicon [--corpus tests/data/injection/corpus.jsonl [more.jsonl …]]
         [--exclude-splits holdout] [--out memory/engine/safety/data/directive_lexicon.tsv] [--folds 5]
         [--keep 20000] [--json]
+
+Several corpora may be given (their items are read in that order); the shipped table is fitted on the
+project's corpus alone. Fitted on the sets written blind for it too (`--corpus tests/data/injection/corpus.jsonl
+tests/data/injection/shapes.jsonl --exclude-splits holdout,blind25,blind26`), it kept out more of the two unread
+sets but held a colleague's to-do e-mail: docs/BENCHMARKS.md gives the figures.
 
 Each text is folded and read as its set of words and adjacent word pairs (`directive_lexicon.features`),
 a vector of unit length; the model is the learned directive classifier's (class-balanced logistic
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import fnmatch
 import json
 import sys
 import time
@@ -40,6 +46,7 @@ from memory.engine.safety.deobfuscate import fold
 
 L2_GRID = (0.000001, 0.000003, 0.00001, 0.0001)
 DEFAULT_EXCLUDED = "holdout"
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_KEEP = 20_000
 
 
@@ -97,8 +104,8 @@ def public_floor(lexicon: dl.Lexicon, limit: float = PUBLIC_LIMIT) -> float:
     return floor
 
 
-def train(corpus: Path, excluded: set[str], folds: int, keep: int, command: str) -> tuple[dl.Lexicon, dict]:
-    items = load(corpus) + ordinary_facts()
+def train(corpora: list[Path], excluded: set[str], folds: int, keep: int, command: str) -> tuple[dl.Lexicon, dict]:
+    items = [item for corpus in corpora for item in load(corpus)] + ordinary_facts()
     data, names = featurise(items)
     train_idx = np.array([i for i, item in enumerate(items) if item["split"] not in excluded], dtype=int)
     held_idx = np.array([i for i, item in enumerate(items) if item["split"] in excluded], dtype=int)
@@ -117,7 +124,7 @@ def train(corpus: Path, excluded: set[str], folds: int, keep: int, command: str)
     order = np.argsort(-np.abs(w))[:keep]
     weights = {names[j]: float(w[j]) for j in order if w[j] != 0.0}
     lexicon = dl.Lexicon(weights, b, settings["threshold"], {
-        "trained_at": dt.date.today().isoformat(), "command": command, "corpus": corpus.name,
+        "trained_at": dt.date.today().isoformat(), "command": command, "corpus": ",".join(c.name for c in corpora),
         "training_items": str(len(train_idx)), "excluded_splits": ",".join(sorted(excluded)),
         "l2": str(settings["l2"]), "features_seen": str(len(names)), "features_kept": str(len(weights)),
         "cv_attacks_rules": f"{cv['attack']['rules']}/{cv['attack']['total']}",
@@ -141,7 +148,7 @@ def train(corpus: Path, excluded: set[str], folds: int, keep: int, command: str)
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.training.train_directive_lexicon",
                                      description=__doc__.splitlines()[0])  # fmt: skip
-    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--corpus", type=Path, nargs="+", default=[DEFAULT_CORPUS])
     parser.add_argument("--exclude-splits", default=DEFAULT_EXCLUDED,
                         help=f"comma-separated splits or patterns never used to fit (default: {DEFAULT_EXCLUDED})")
     parser.add_argument("--out", type=Path, default=dl.DEFAULT_PATH)
@@ -151,9 +158,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.folds < 2 or args.keep < 1:
         parser.error("--folds must be at least 2 and --keep at least 1")
-    patterns, excluded = tdc.excluded_splits(parser, args.corpus, args.exclude_splits)
-    command = (f"python -m bench.training.train_directive_lexicon --exclude-splits '{','.join(patterns)}' "
-               f"--folds {args.folds} --keep {args.keep}")
+    patterns, excluded = [], set()
+    for corpus in args.corpus:
+        found = [p for p in (s.strip() for s in args.exclude_splits.split(",")) if p]
+        splits = {item.get("split") for item in load(corpus)} - {None}
+        excluded |= {split for split in splits if any(fnmatch.fnmatchcase(split, p) for p in found)}
+        patterns = found
+    unknown = [p for p in patterns if not any(fnmatch.fnmatchcase(split, p) for split in excluded)]
+    if unknown:
+        parser.error(f"no split of {', '.join(c.name for c in args.corpus)} matches {', '.join(unknown)}")
+    named = " ".join(str(c.resolve().relative_to(ROOT)) if c.resolve().is_relative_to(ROOT) else str(c) for c in args.corpus)
+    command = (f"python -m bench.training.train_directive_lexicon --corpus {named} "
+               f"--exclude-splits '{','.join(patterns)}' --folds {args.folds} --keep {args.keep}")
     lexicon, result = train(args.corpus, excluded, args.folds, args.keep, command)
     size = dl.write(lexicon, args.out)
     result["table"] = {"path": str(args.out), "bytes": size, "entries": len(lexicon.weights)}
