@@ -285,14 +285,15 @@ def print_report(result: dict) -> None:
     print("shipped settings (chosen on every training item):", json.dumps(result["chosen"]))
 
 
-def excluded_splits(parser: argparse.ArgumentParser, corpus: Path, spec: str) -> tuple[list[str], set[str]]:
-    """The `--exclude-splits` patterns as given and the corpus splits they name (a parser error for a
-    pattern that names none)."""
+def excluded_splits(parser: argparse.ArgumentParser, corpus: Path | list[Path], spec: str) -> tuple[list[str], set[str]]:
+    """The `--exclude-splits` patterns as given and the splits of the corpus (or corpora) they name (a parser
+    error for a pattern that names none)."""
+    corpora = corpus if isinstance(corpus, list) else [corpus]
     patterns = [s.strip() for s in spec.split(",") if s.strip()]
-    splits = {item.get("split") for item in load(corpus)} - {None}
+    splits = {item.get("split") for path in corpora for item in load(path)} - {None}
     unknown = [p for p in patterns if not fnmatch.filter(splits, p)]
     if unknown:
-        parser.error(f"no split of {corpus.name} matches {', '.join(unknown)}")
+        parser.error(f"no split of {', '.join(path.name for path in corpora)} matches {', '.join(unknown)}")
     return patterns, {split for split in splits if any(fnmatch.fnmatchcase(split, p) for p in patterns)}
 
 

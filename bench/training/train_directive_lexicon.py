@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import fnmatch
 import json
 import sys
 import time
@@ -158,15 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.folds < 2 or args.keep < 1:
         parser.error("--folds must be at least 2 and --keep at least 1")
-    patterns, excluded = [], set()
-    for corpus in args.corpus:
-        found = [p for p in (s.strip() for s in args.exclude_splits.split(",")) if p]
-        splits = {item.get("split") for item in load(corpus)} - {None}
-        excluded |= {split for split in splits if any(fnmatch.fnmatchcase(split, p) for p in found)}
-        patterns = found
-    unknown = [p for p in patterns if not any(fnmatch.fnmatchcase(split, p) for split in excluded)]
-    if unknown:
-        parser.error(f"no split of {', '.join(c.name for c in args.corpus)} matches {', '.join(unknown)}")
+    patterns, excluded = tdc.excluded_splits(parser, args.corpus, args.exclude_splits)
     named = " ".join(str(c.resolve().relative_to(ROOT)) if c.resolve().is_relative_to(ROOT) else str(c) for c in args.corpus)
     command = (f"python -m bench.training.train_directive_lexicon --corpus {named} "
                f"--exclude-splits '{','.join(patterns)}' --folds {args.folds} --keep {args.keep}")

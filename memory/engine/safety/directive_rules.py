@@ -49,17 +49,16 @@ _SEND = (r"(?:send|e-?mail|forward|post|export|upload|transmit|share|sync|copy|d
          r"include|make\s+a\s+(?:get|post)\s+request|call\s+the\s+webhook|bcc)")  # fmt: skip
 # "Must never share" forbids; it does not order. Read after a match (a lookbehind in front of the
 # verbs would stop the regex engine from skipping ahead to their first letters, slowing every text).
-NEGATED = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:never|not|n't|no\s+one\s+(?:may|shall|should|can))\s+(?:\w+\s+){0,2}?(?:attempt|try|seek)\s+"
-                     r"to\s+(?:[^.;!?\n]{0,80}(?:,|\bor|\band)\s+)?$|\b(?:prohibited\s+from|forbidden\s+to|refrain\s+from)\s+$|\b(?:never|not|n't)\s+(?:\w+\s+){0,2}?(?:ask|need|require|want|expect)s?\s+"
-                     r"(?:you\s+|us\s+|anyone\s+|them\s+)?to\s+$|\bhow\s+to\s+$|\b(?:ask(?:ed|ing)?|told|tell(?:ing)?|instruct(?:ed|ing)?|convinc(?:ed|ing)|trick(?:ed|ing)|"
-                     r"got|get(?:ting)?|persuad(?:ed|ing))\s+(?:it|them|him|her|the\s+\w{1,20}|\w{1,20}\s+chat|chatgpt|bing|gpt-?\d?)\s+to\s+$|\b(?:a|an|the|this|that|its|our|their|his|her|my)\s+$|"
-                     r"\b(?:can|could|may|might)\s+(?:also\s+|only\s+|easily\s+)?$|\b(?:i|we|they|he|she)'(?:d|ll)\s+$|\b[a-z]{3,20}s\s+(?:can|may|could|might)\s+(?:also\s+)?$|\b(?:we|they|he|she|it|who|which|i)\s+(?:(?:may|might|can|could|will|would|"
-                      r"also|only|automatically|do|does|did|then|routinely|sometimes)\s+){0,2}$")
-# Only the negation of NEGATED, for rules whose shape another's report of an order does not excuse.
+# FORBIDDEN is the negation alone, for rules whose shape another's report of an order does not excuse.
 FORBIDDEN = re.compile(r"\b(?:never|not|n't)\s+$|\b(?:never|not|n't)\s+(?:\w+\s+){0,2}?(?:ask|need|require|want|expect)s?\s+"
                        r"(?:you\s+|us\s+|anyone\s+|them\s+)?to\s+$|\b(?:never|not|n't|no\s+one\s+(?:may|shall|should|can))\s+"
                        r"(?:\w+\s+){0,2}?(?:attempt|try|seek)\s+to\s+(?:[^.;!?\n]{0,80}(?:,|\bor|\band)\s+)?$|\b(?:prohibited\s+from|"
                        r"forbidden\s+to|refrain\s+from)\s+$")
+# NEGATED adds what a report of someone else's order, a possibility or a statement looks like.
+NEGATED = re.compile(FORBIDDEN.pattern + r"|\bhow\s+to\s+$|\b(?:ask(?:ed|ing)?|told|tell(?:ing)?|instruct(?:ed|ing)?|convinc(?:ed|ing)|trick(?:ed|ing)|"
+                     r"got|get(?:ting)?|persuad(?:ed|ing))\s+(?:it|them|him|her|the\s+\w{1,20}|\w{1,20}\s+chat|chatgpt|bing|gpt-?\d?)\s+to\s+$|\b(?:a|an|the|this|that|its|our|their|his|her|my)\s+$|"
+                     r"\b(?:can|could|may|might)\s+(?:also\s+|only\s+|easily\s+)?$|\b(?:i|we|they|he|she)'(?:d|ll)\s+$|\b[a-z]{3,20}s\s+(?:can|may|could|might)\s+(?:also\s+)?$|\b(?:we|they|he|she|it|who|which|i)\s+(?:(?:may|might|can|could|will|would|"
+                      r"also|only|automatically|do|does|did|then|routinely|sometimes)\s+){0,2}$")
 # A sentence whose subject is "we", "they" or "I" states what someone does ("we share personal data only
 # with processors"); an order has no subject, or "you".
 STATED = re.compile(r"(?:^|[.!?\n]\s{0,3})(?:(?:we|they|i|he|she|our|their|its)\b|(?:your|the)\s+(?!(?:assistant|ai|agent|bot|model|llm)\b)"
