@@ -379,8 +379,10 @@ QUOTABLE_FAMILIES = frozenset({"override", "exfiltration"})
 # file is held for review like any other order ("update AGENTS.md with the new test command" is honest).
 HELD_NOT_REFUSED = frozenset({"persistence_context_file"})
 # Threat-scan rules that name something a person might well admit ("Can you pretend to be a tour
-# guide?", "You are now a member of the team"): held for review with the rule's reason, never refused.
+# guide?", "You are now a member of the team"): never refused; held with the rule's reason, but for
+# ROLE_PLAY only beside another order (a role alone is what people ask of a chatbot).
 AMBIGUOUS = frozenset({"pretend", "you_are_now", "identity_override"})
+ROLE_PLAY = frozenset({"pretend"})
 
 
 @dataclass(frozen=True)
@@ -441,7 +443,8 @@ def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bo
                       and (m.rule != "you_are_now" or _NEW_SELF.search(fold(content[:MAX_CHARS]))))
     if directive is not None:
         return Verdict("hold", tuple(dict.fromkeys(directive.rules + ambiguous)), directive.reason, detector_score=score)
-    if ambiguous and not _discussion(fold(content[:MAX_CHARS])):
-        said = "; ".join(dict.fromkeys(m.reason for m in scan.matches if m.rule in AMBIGUOUS))
-        return Verdict("hold", ambiguous, f"it {said}: held for a person to decide", detector_score=score)
+    alone = tuple(rule for rule in ambiguous if rule not in ROLE_PLAY)
+    if alone and not _discussion(fold(content[:MAX_CHARS])):
+        said = "; ".join(dict.fromkeys(m.reason for m in scan.matches if m.rule in alone))
+        return Verdict("hold", alone, f"it {said}: held for a person to decide", detector_score=score)
     return Verdict("allow", detector_score=score)
