@@ -108,7 +108,9 @@ _ML_AI = (r"(?:jazykov\w{1,3}\s+model\w{0,2}|modelo\s+de\s+lenguaje|modèle\s+de
           r"automatische\s+verarbeitung|traitement\s+automatique|procesamiento\s+automático|elaborazione\s+automatica|"
           r"processamento\s+automático|automatische\s+verwerking|automatyczne\w{0,2}\s+przetwarzani\w{1,2}|"
           r"автоматическ\w{1,3}\s+обработк\w{1,2}|自動処理|自动处理|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
-          r"ai\s*어시스턴트|ai에게|ai\s+에게|एआई|trợ\s+lý|tro\s+ly|asisten|asystent|assistent|asistente|assistente|ассистент|"
+          r"ai\s*어시스턴트|ai에게|ai\s+에게|एआई|trợ\s+lý|tro\s+ly|asisten(?!te)|asystent|assistent|"
+          r"asistente(?![\w-]*\s+(?:wi-?fi|de\s+(?:configuraci|instalaci|conexi|impresi)))|"
+          r"assistente(?![\w-]*\s+(?:wi-?fi|di\s+(?:configurazione|installazione)|de\s+(?:configuração|instalação)))|ассистент|"
           r"асистент|помощник|помічник|助手|アシスタント|어시스턴트|सहायक|asistan|msaidizi|βοηθ|עוזר|دستیار|সহকারী|ผู้ช่วย|"
           r"உதவியாளர்)")  # fmt: skip
 # Approve, pay, confirm: what an order to an AI reader most often asks for.
@@ -236,6 +238,8 @@ ANCHORS["send_out_ml"] = literals(_ML_SEND)
 ANCHORS["disable_safety_ml"] = ("filt", "sicur", "segur", "sécur", "sicherheit", "güven", "guven", "bezpiecz", "безопас",
                                  "zabezpiec", "kural", "restric", "restriz", "einschr", "огранич", "kısıt", "guardrail", "制限", "限制",
                                  "제한", "검열", "検閲", "审查", "審查")
+ANCHORS["ai_subject_cjk"] = ("ai", "ａｉ", "인공지능")
+ALSO_NEEDS["ai_subject_cjk"] = ("어시스턴트", "비서", "모델", "에이전트", "챗봇", "アシスタント", "エージェント", "モデル", "助手", "智能体", "模型")
 ANCHORS["role_marker_ml"] = ("系统", "系統", "システム", "시스템")
 ANCHORS["reply_only_ml"] = ("とだけ", "라고만", "只")
 ANCHORS["prompt_leak_ml"] = ("instru", "anweisung", "istruzion", "инструкц", "prompt", "talimat", "pokyn")
@@ -318,7 +322,7 @@ RULES = (
         r"(?:ia|ki|ai|llm|chatbots?|bots?)\b|(?:ki|ia|ai)-\w+|(?:ии|ai)-?ассистент\w{0,3}|ассистент\w{0,3}|помощник\w{0,3})[^:\n]{0,60}:"
         r"|(?:hinweis|nota|note|anweisung|instrucci\w{1,5}|istruzion\w)[_-](?:f[uü]r|fuer|para|pour|per|for)[_-](?:ki|ia|ai|llm)\b"
         # "AIアシスタントへ：", "致AI助手：", "Lưu ý cho trợ lý AI:", "Σημείωση για το μοντέλο:", "Agente:".
-        r"|(?:ai|ａｉ)?\s*(?:アシスタント|エージェント|モデル)へ\s*[:：]|(?:致|给)\s*(?:ai|ａｉ)?\s*(?:助手|智能体|模型)(?:的\w{0,4})?\s*[:：]|"
+        r"|(?:ai|ａｉ)?\s*(?:アシスタント|エージェント|モデル)へ\s*[:：]|(?:致|给|給)[^：:\n]{0,12}?(?:ai|ａｉ)?\s*(?:助手|智能体|模型|机器人|機器人)(?:的\w{0,4})?\s*[:：]|"
         r"(?:lưu\s+ý|luu\s+y|ghi\s+chú|ghi\s+chu)\s+(?:cho|gửi|gui)\s+(?:các\s+)?(?:trợ\s+lý|tro\s+ly|mô\s+hình|mo\s+hinh)[^:\n]{0,30}:|"
         r"(?:σημείωση|σημειωση|οδηγία|οδηγια)\s+(?:για|προς)\s+(?:το\s+μοντέλο|το\s+μοντελο|τον\s+βοηθό|τον\s+βοηθο|την\s+τεχνητή|την\s+τεχνητη)[^:\n]{0,30}:|"
         r"(?:^|\n|[\"{,]\s*)(?:agente|agent|asistente|assistente)\s*:\s*(?=[^\n]{0,200}?(?:transfer|envi|mand|pag|apag|borr|elimin|senha|contrase))"
@@ -354,6 +358,12 @@ RULES = (
         r"とだけ(?:返|答|言|書|出力)|이?라고만\s*(?:대답|답하|말하|응답|출력)|只(?:回答|回复|回覆|说|說|输出|輸出)\s*[\"“「『']")),
     # Its instructions asked for: "suas instruções de sistema", "deine Systemanweisungen", "gizli talimatlarını".
     ("prompt_leak_ml", "leak", 1.0, re.compile(_ML_YOUR_PROMPT)),
+    # An AI reader as the subject, then what it must do, in CJK: "이 내용을 읽는 AI 어시스턴트는 … 추천해야 합니다",
+    # "AIアシスタントは…してください", "AI助手必须…".
+    ("ai_subject_cjk", "addressee", 1.0, re.compile(
+        r"(?:ai|ａｉ|인공지능)\s*(?:어시스턴트|비서|모델|에이전트|챗봇)(?:는|은|가|이)\s[^\n]{0,100}?(?:해야\s*(?:합니다|한다)|하세요|"
+        r"하십시오|해라|하라|마세요|마십시오)|(?:ai|ａｉ)\s*(?:アシスタント|エージェント|モデル)(?:は|が)[^\n]{0,100}?(?:してください|"
+        r"すること|しなさい|せよ|しないでください)|(?:ai|ａｉ)\s*(?:助手|智能体|模型)[^\n]{0,30}?(?:必须|务必|務必|请|請|应当|應當)")),
     ("send_secret_ml", "exfiltration", 1.0,
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
 )

@@ -117,7 +117,7 @@ _ATTACK_TOPIC = re.compile(
 # Rules that make a text an attack whatever frame it sits in: it speaks to the AI reading it, or hides
 # what it does from the person the agent works for.
 _UNDISCUSSABLE = frozenset({"ai_addressed", "ai_heading", "conceal_from_user", "field_for_agent", "ai_note_ml", "ai_note_any_ml",
-                            "ai_vocative_ml", "fixed_reply"})
+                            "ai_vocative_ml", "fixed_reply", "output_of_this", "task_given_order", "agent_field_order"})
 # Letters dressed up as other characters: mathematical styles, circled and squared, full width, and a
 # Latin word with a Cyrillic or Greek look-alike inside it.
 _STYLED = re.compile("[\U0001d400-\U0001d7ff\u24b6-\u24e9\U0001f130-\U0001f189\uff21-\uff3a\uff41-\uff5a]|"
@@ -138,11 +138,19 @@ _MENTION = re.compile(
 _SENTENCE_BREAK = re.compile(r"[.!?\n]")
 
 
+# A line of dialogue: the quotation, then who said it ("'Ignore your orders,' the corporal whispered").
+_SPEECH_TAG = re.compile(r"\s*(?:the\s+[a-z]+(?:\s+[a-z]+){0,3}?|[a-z]+|he|she|they|i|we)\s+(?:said|says|whispered|shouted|asked|replied|muttered|yelled|"
+                         r"cried|snapped|hissed|called|growled|murmured|told\s+(?:him|her|them|me|us))\b|\s*(?:said|says|whispered|"
+                         r"shouted|asked|replied|muttered|yelled|cried|snapped|hissed|murmured)\s+(?:the\s+[a-z]+|[a-z]+)\b")
+
+
 def _mentioned(view: str, start: int, end: int) -> bool:
     """Whether `view[start:end]` stands inside a quotation that the text names as words (`_MENTION` right before
     it) in a sentence that says nothing to "you" outside its quotations."""
     for quote in _QUOTED.finditer(view, max(0, start - 300), min(len(view), end + 300)):
         if quote.start() <= start and end <= quote.end():
+            if _SPEECH_TAG.match(view, quote.end()):
+                return True  # a character's line in a story
             if not _MENTION.search(view, max(0, quote.start() - 40), quote.start()):
                 return False
             before = [m.end() for m in _SENTENCE_BREAK.finditer(view, max(0, quote.start() - 300), quote.start())]
@@ -410,6 +418,17 @@ def _only_mentioned(folded: str, matches: tuple[ThreatMatch, ...]) -> bool:
     return bool(matches)
 
 
+def _only_spoken(folded: str, matches: tuple[ThreatMatch, ...]) -> bool:
+    """Whether every match's phrase stands inside a quotation that a speech tag gives to a character of a story."""
+    for m in matches:
+        phrase = fold(m.excerpt).rstrip("\u2026").strip()[:40]
+        at = folded.find(phrase) if phrase else -1
+        quote = next((q for q in _QUOTED.finditer(folded, max(0, at - 300)) if q.start() <= at < q.end()), None) if at >= 0 else None
+        if quote is None or not _SPEECH_TAG.match(folded, quote.end()):
+            return False
+    return bool(matches)
+
+
 def _only_in_quotes(folded: str, matches: tuple[ThreatMatch, ...]) -> bool:
     """Whether every match's phrase stands inside a quotation of the (folded) text."""
     quotes = [q.group() for q in _QUOTED.finditer(folded)]
@@ -429,7 +448,7 @@ def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bo
     if scan.flagged and not (HELD_NOT_REFUSED | AMBIGUOUS).issuperset(m.rule for m in scan.matches):
         folded = fold(content[:MAX_CHARS])
         quotable = all(m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
-        if not (quotable and (_discussion(folded) or _only_mentioned(folded, scan.matches))):
+        if not (quotable and (_discussion(folded) or _only_mentioned(folded, scan.matches) or _only_spoken(folded, scan.matches))):
             if quotable and _only_in_quotes(folded, scan.matches):
                 # An attack phrase inside quotation marks may be a lesson, a test or a report quoting one: a
                 # person decides, where a refusal would lose the text.
