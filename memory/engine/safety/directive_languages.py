@@ -55,7 +55,12 @@ _REGEX_TAIL = re.compile(r"\\[a-zA-Z]|[\[({?*+]")
 
 
 # Other languages: "ignore … instructions", "from now on", "send/reveal … password".
-_ML_IGNORE = (r"(?:ungültig|ungueltig|außer\s+kraft|ausser\s+kraft|aufgehoben|annulliert|nichtig|anuladas|anulados|annulées|"
+_ML_IGNORE = (r"(?:ne\s+tiens\s+(?:plus|pas)\s+compte|ne\s+tenez\s+(?:plus|pas)\s+compte|no\s+tengas\s+en\s+cuenta|"
+              r"não\s+leve\s+em\s+conta|non\s+tenere\s+conto|außer\s+acht|gelten\s+(?:ab\s+sofort\s+|jetzt\s+|nun\s+)?nicht\s+mehr|"
+              r"gilt\s+(?:ab\s+sofort\s+)?nicht\s+mehr|nicht\s+mehr\s+gültig|ya\s+no\s+(?:son\s+)?(?:válidas|valen|aplican|cuentan)|"
+              r"ne\s+sont\s+plus\s+valables|non\s+(?:sono\s+)?più\s+valide|não\s+(?:são\s+)?mais\s+válidas|tellen\s+niet\s+meer|"
+              r"niet\s+meer\s+geldig|لم\s+تعد|δεν\s+ισχύουν|більше\s+не\s+діють|больше\s+не\s+действуют|już\s+nie\s+obowiązują|"
+              r"ungültig|ungueltig|außer\s+kraft|ausser\s+kraft|aufgehoben|annulliert|nichtig|anuladas|anulados|annulées|"
               r"annullate|annullati|недействительн\w{0,3}|отменен\w{0,3}|无效|無效|無効|무효|geçersiz|nieważne|neplatn\w{0,3}|"
               r"laisse\s+de\s+c[oô]t[eé]|laissez\s+de\s+c[oô]t[eé]|mets\s+de\s+c[oô]t[eé]|deja\s+de\s+lado|lascia\s+(?:perdere|da\s+parte)|"
               r"deixe\s+de\s+lado|deixa\s+de\s+lado|ignora|olvida|omite|ignorez|oubliez|oublie|oublies|vergessen\s+sie|esqueça|esquece|ignore|ignoriere|vergiss|missachte|dimentica|esqueca|esqueça|desconsidere|"
@@ -72,7 +77,8 @@ _ML_IGNORE = (r"(?:ungültig|ungueltig|außer\s+kraft|ausser\s+kraft|aufgehoben|
               r"більше\s+не\s+діють|不再有效|もう無効|더\s+이상\s+유효하지|artık\s+geçerli\s+değil|tidak\s+berlaku\s+lagi|"
               r"không\s+còn\s+hiệu\s+lực|niet\s+meer\s+geldig|inte\s+längre\s+giltig|ikke\s+lenger\s+gyldig|"
               r"لم\s+تعد\s+سارية|अब\s+मान्य\s+नहीं|jäta\s+tähelepanuta|nevšímej|ignoruj|figyelmen\s+kívül)")  # fmt: skip
-_ML_RULES = (r"(?:instrucciones|reglas|instructions|consignes|regles|anweisungen|regeln|befehle|istruzioni|regole|"
+_ML_RULES = (r"(?:instrucciones|reglas|instructions|consignes|regles|anweisungen|vorgaben|richtlinien|regeln|befehle|istruzioni|regole|"
+             r"تعليمات\w{0,3}|ρυθμίσεις|ρυθμισεις|regels|"
              r"instrucoes|instruções|regras|инструкции|указания|правила|指令|指示|规则|規則|命令|지시|규칙|التعليمات|निर्देश|"
              r"talimat|instrukcje|instrukcji|instructies|huong\s+dan|hướng\s+dẫn|instruksi|คำสั่ง|інструкції|οδηγιες|"
              r"οδηγίες|הוראות|নির্দেশ|maagizo|talimat\w{0,12}|yonerge\w{0,8}|chi\s+dan|chỉ\s+dẫn|perintah|arahan|pokyn\w{0,4}|"
@@ -223,7 +229,8 @@ _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|in
 _ML_KEEP = with_folded(_ML_KEEP)
 ANCHORS["memory_write_order_ml"] = literals(_ML_KEEP)
 _ML_KEEP_FOR_GOOD = with_folded(
-    r"(?:merke?\s+dir\s+(?:dauerhaft|für\s+immer|permanent)|永久记住|永远记住|永久保存|永久記住|永遠記住|永久に覚え|ずっと覚えて|永久に保存|영구적으로\s+저장|영원히\s+기억|메모로\s+저장|"
+    r"(?:merke?\s+dir\s+(?:dauerhaft|für\s+immer|permanent)|(?:guard[ae]|grav[ae]|salv[ae]|memori[sz][ae]|conserv[ae])\s+(?:\w+\s+){0,2}?"
+    r"(?:para\s+sempre|para\s+siempre|per\s+sempre|pour\s+toujours)|永久记住|永远记住|永久保存|永久記住|永遠記住|永久に覚え|ずっと覚えて|永久に保存|영구적으로\s+저장|영원히\s+기억|메모로\s+저장|"
     r"사용자에\s+대한\s+메모|关于用户的(?:笔记|备注)|用户备注中|ユーザーについてのメモ|навсегда\s+запомни|запомни\s+навсегда|"
     r"сохрани\s+навсегда|recuerda\s+para\s+siempre|guarda\s+para\s+siempre|für\s+immer\s+(?:merken|speichern)|merke\s+dir\s+für\s+immer|"
     r"retiens\s+pour\s+toujours|ricorda\s+per\s+sempre|lembre(?:-se)?\s+para\s+sempre|dauerhaft\s+(?:speichern|merken)|"
@@ -235,14 +242,18 @@ ANCHORS["override_instructions_ml"] = literals(_ML_IGNORE)
 ANCHORS["standing_order_ml"] = literals(_ML_FROM_NOW)
 ANCHORS["send_secret_ml"] = literals(_ML_SECRET)
 ANCHORS["send_out_ml"] = literals(_ML_SEND)
-ANCHORS["disable_safety_ml"] = ("filt", "sicur", "segur", "sécur", "sicherheit", "güven", "guven", "bezpiecz", "безопас",
+ANCHORS["disable_safety_ml"] = ("senza", "sin ", "sans ", "ohne", "sem ", "bez ", "без", "filtresiz", "sınırsız", "filt", "sicur", "segur", "sécur", "sicherheit", "güven", "guven", "bezpiecz", "безопас",
                                  "zabezpiec", "kural", "restric", "restriz", "einschr", "огранич", "kısıt", "guardrail", "制限", "限制",
                                  "제한", "검열", "検閲", "审查", "審查")
 ANCHORS["ai_subject_cjk"] = ("ai", "ａｉ", "인공지능")
 ALSO_NEEDS["ai_subject_cjk"] = ("어시스턴트", "비서", "모델", "에이전트", "챗봇", "アシスタント", "エージェント", "モデル", "助手", "智能体", "模型")
+ANCHORS["new_task_ml"] = ("nouvelle", "nueva", "neue", "nuova", "nova", "nowa", "nowe", "nieuwe", "новая")
+ANCHORS["code_asked_back_ml"] = ("risposta", "respuesta", "réponse", "reponse", "antwort", "resposta", "odpowiedzi")
 ANCHORS["role_marker_ml"] = ("系统", "系統", "システム", "시스템")
-ANCHORS["reply_only_ml"] = ("とだけ", "라고만", "只")
-ANCHORS["prompt_leak_ml"] = ("instru", "anweisung", "istruzion", "инструкц", "prompt", "talimat", "pokyn")
+ANCHORS["reply_only_ml"] = ("とだけ", "라고만", "只", "відповідай", "отвечай", "ответь", "odpowiad", "respond", "répond", "repond",
+                            "antwort", "rispondi", "antwoord", "svara", "yanıtla", "yanitla", "cevap")
+ANCHORS["prompt_leak_ml"] = ("instru", "anweisung", "istruzion", "инструкц", "prompt", "talimat", "pokyn", "vorgaben", "настройки",
+                             "reglas", "regras", "règles", "regles", "regeln", "regole", "κρυφ", "المخفية", "consignes")
 ANCHORS["ai_note_any_ml"] = ANCHORS["ai_addressed_ml"] + ("aiへ", "ai へ", "ai에게", "के लिए", "zek")
 ANCHORS["ai_vocative_ml"] = ANCHORS["ai_addressed_ml"] + ("assistant", "bot", "zek")
 ALSO_NEEDS["send_out_ml"] = ("@", "http")
@@ -280,7 +291,13 @@ _ML_YOUR_PROMPT = with_folded(
     r"(?:(?:suas|tuas|sus|tus|vos|tes|deine|ihre|tue|twoje|tvoje|твои|ваши|tvé|je|jouw|dina|dine)\s+(?:\w{1,12}\s+){0,1}?"
     r"(?:instruç\w{2,4}|instrucci\w{2,5}|instructions|anweisungen|istruzioni|instrukcj\w{1,2}|инструкци\w{1,2}|instructies|"
     r"instruktioner|pokyny|prompt)\s+(?:de\s+|del\s+|do\s+|du\s+|des\s+|di\s+|dello\s+|systemowe\s*)?(?:sistema|système|systeme|"
-    r"system\w{0,3})|(?:deine|ihre)\s+systemanweisungen|(?:dein|ihr)(?:en)?\s+systemprompt|gizli\s+talimat\w{0,6})")
+    r"system\w{0,3})|(?:deine|ihre)\s+systemanweisungen|(?:dein|ihr)(?:en)?\s+systemprompt|gizli\s+talimat\w{0,6}|"
+    r"(?:je|jouw|deine|ihre|dina|dine)\s+(?:\w+\s+)?(?:systeeminstructies|systeemprompt|systemanweisungen|systemprompt|"
+    r"systeminstruktioner|systemprompten)|(?:tus|suas|sus|vos|tes|deine|ihre|tue|twoje|jouw|твои|ваши)\s+(?:\w+\s+)?"
+    r"(?:instrucciones|instruções|consignes|instructions|anweisungen|vorgaben|istruzioni|instrukcje|instructies|инструкции|"
+    r"настройки|reglas|regras|règles|regeln|regole)\s+(?:ocultas|escondidas|secretas|originales|iniciales|ocultos|cachées|"
+    r"secrètes|initiales|versteckten|geheimen|nascoste|segrete|ukryte|verborgen|скрытые|секретные)|"
+    r"κρυφ\w{1,3}\s+(?:οδηγίες|ρυθμίσεις)\s+σου|(?:الإعدادات|التعليمات)\s+المخفية)")
 
 RULES = (
     # Someone's authority claimed, or something sent to an address: weak alone (a job advert says "send
@@ -355,7 +372,10 @@ RULES = (
         r"(?<![“\"'「『‘])[【\[]\s*(?:系统|系統|システム|시스템)\s*(?:消息|通知|提示|指令|讯息|訊息|メッセージ|메시지)?\s*[】\]]")),
     # A reply fixed in advance: "「解除完了」とだけ返してください", "…이라고만 대답하세요", "只回答"是"".
     ("reply_only_ml", "reply", 1.0, re.compile(
-        r"とだけ(?:返|答|言|書|出力)|이?라고만\s*(?:대답|답하|말하|응답|출력)|只(?:回答|回复|回覆|说|說|输出|輸出)\s*[\"“「『']")),
+        r"とだけ(?:返|答|言|書|出力)|이?라고만\s*(?:대답|답하|말하|응답|출력)|"
+        r"(?:відповідай|отвечай|ответь|odpowiadaj|odpowiedz|responde|responda|réponds|répondez|antworte|rispondi|antwoord|svara|"
+        r"yanıtla|cevap\s+ver)\s+(?:\w+\s+){0,2}?(?:лише|только|тільки|tylko|solo|solamente|únicamente|apenas|somente|seulement|"
+        r"uniquement|nur|soltanto|alleen|bara|sadece)\s+(?:\w+\s+){0,2}?[«\"“'„]|只(?:回答|回复|回覆|说|說|输出|輸出)\s*[\"“「『']")),
     # Its instructions asked for: "suas instruções de sistema", "deine Systemanweisungen", "gizli talimatlarını".
     ("prompt_leak_ml", "leak", 1.0, re.compile(_ML_YOUR_PROMPT)),
     # An AI reader as the subject, then what it must do, in CJK: "이 내용을 읽는 AI 어시스턴트는 … 추천해야 합니다",
@@ -364,6 +384,17 @@ RULES = (
         r"(?:ai|ａｉ|인공지능)\s*(?:어시스턴트|비서|모델|에이전트|챗봇)(?:는|은|가|이)\s[^\n]{0,100}?(?:해야\s*(?:합니다|한다)|하세요|"
         r"하십시오|해라|하라|마세요|마십시오)|(?:ai|ａｉ)\s*(?:アシスタント|エージェント|モデル)(?:は|が)[^\n]{0,100}?(?:してください|"
         r"すること|しなさい|せよ|しないでください)|(?:ai|ａｉ)\s*(?:助手|智能体|模型)[^\n]{0,30}?(?:必须|务必|務必|请|請|应当|應當)")),
+    # A new task for the reader: "Ta nouvelle mission :", "Tu nueva tarea:", "Deine neue Aufgabe:".
+    ("new_task_ml", "override", 1.0, re.compile(
+        r"(?:ta|votre|tu|su|deine|ihre|la\s+tua|la\s+sua|sua|twoje|twoja|je|jouw|твоя|ваша)\s+(?:nouvelle|nueva|neue|nuova|nova|"
+        r"nowa|nowe|nieuwe|новая)\s+(?:mission|tâche|misión|tarea|aufgabe|missione|compito|missão|tarefa|misja|zadanie|opdracht|"
+        r"taak|задача|миссия)\s*[:：]")),
+    # A code or card number asked back in a reply, in other languages: "in risposta a questo messaggio devono essere
+    # indicate le ultime 8 cifre della carta … e il codice OTP".
+    ("code_asked_back_ml", "exfiltration", 1.0, re.compile(
+        r"(?:in\s+risposta|en\s+respuesta|en\s+réponse|als\s+antwort|em\s+resposta|w\s+odpowiedzi)\s+(?:a|à|auf|na)\s+"
+        r"(?:questo|este|esta|ce|cette|diese|dieser|esta|tę|ten)\s+(?:messaggio|mensaje|message|e-?mail|correo|nachricht|mensagem|"
+        r"wiadomość)[^.\n]{0,100}?(?:carta|tarjeta|carte|karte|cartão|otp|codice|código|code|password|contraseña|senha|pin|kod)")),
     ("send_secret_ml", "exfiltration", 1.0,
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
 )
