@@ -78,7 +78,7 @@ _ML_IGNORE = (r"(?:ne\s+tiens\s+(?:plus|pas)\s+compte|ne\s+tenez\s+(?:plus|pas)\
               r"không\s+còn\s+hiệu\s+lực|niet\s+meer\s+geldig|inte\s+längre\s+giltig|ikke\s+lenger\s+gyldig|"
               r"لم\s+تعد\s+سارية|अब\s+मान्य\s+नहीं|jäta\s+tähelepanuta|nevšímej|ignoruj|figyelmen\s+kívül)")  # fmt: skip
 _ML_RULES = (r"(?:instrucciones|reglas|instructions|consignes|regles|anweisungen|vorgaben|richtlinien|regeln|befehle|istruzioni|regole|"
-             r"تعليمات\w{0,3}|ρυθμίσεις|ρυθμισεις|regels|"
+             r"تعليمات\w{0,3}|ρυθμίσεις|ρυθμισεις|regels|normas|norme|normen|"
              r"instrucoes|instruções|regras|инструкции|указания|правила|指令|指示|规则|規則|命令|지시|규칙|التعليمات|निर्देश|"
              r"talimat|instrukcje|instrukcji|instructies|huong\s+dan|hướng\s+dẫn|instruksi|คำสั่ง|інструкції|οδηγιες|"
              r"οδηγίες|הוראות|নির্দেশ|maagizo|talimat\w{0,12}|yonerge\w{0,8}|chi\s+dan|chỉ\s+dẫn|perintah|arahan|pokyn\w{0,4}|"
@@ -114,7 +114,9 @@ _ML_AI = (r"(?:jazykov\w{1,3}\s+model\w{0,2}|modelo\s+de\s+lenguaje|modèle\s+de
           r"automatische\s+verarbeitung|traitement\s+automatique|procesamiento\s+automático|elaborazione\s+automatica|"
           r"processamento\s+automático|automatische\s+verwerking|automatyczne\w{0,2}\s+przetwarzani\w{1,2}|"
           r"автоматическ\w{1,3}\s+обработк\w{1,2}|自動処理|自动处理|ии|ші|yapay\s+zek|الذكاء\s+الاصطناعي|المساعد\s+الذكي|للمساعد|人工智能|ai\s*アシスタント|"
-          r"ai\s*어시스턴트|ai에게|ai\s+에게|एआई|trợ\s+lý|tro\s+ly|asisten(?!te)|asystent|assistent|"
+          r"ai\s*어시스턴트|ai에게|ai\s+에게|एआई|trợ\s+lý|tro\s+ly|asisten(?!te)|asystent|assistent|tekoäly\w{0,5}|"
+          r"mesterséges\s+intelligenci\w{1,3}|uměl\w{1,2}\s+inteligenc\w{1,3}|kecerdasan\s+buatan|trí\s+tuệ\s+nhân\s+tạo|"
+          r"בינה\s+מלאכותית|ปัญญาประดิษฐ์|कृत्रिम\s+बुद्धि\w{0,3}|"
           r"asistente(?![\w-]*\s+(?:wi-?fi|de\s+(?:configuraci|instalaci|conexi|impresi)))|"
           r"assistente(?![\w-]*\s+(?:wi-?fi|di\s+(?:configurazione|installazione)|de\s+(?:configuração|instalação)))|ассистент|"
           r"асистент|помощник|помічник|助手|アシスタント|어시스턴트|सहायक|asistan|msaidizi|βοηθ|עוזר|دستیار|সহকারী|ผู้ช่วย|"
@@ -229,7 +231,10 @@ _ML_KEEP = (r"(?:zapisz|zapamietaj|zapamiętaj|kaydet|hatirla|hatırla|simpan|in
 _ML_KEEP = with_folded(_ML_KEEP)
 ANCHORS["memory_write_order_ml"] = literals(_ML_KEEP)
 _ML_KEEP_FOR_GOOD = with_folded(
-    r"(?:merke?\s+dir\s+(?:dauerhaft|für\s+immer|permanent)|(?:guard[ae]|grav[ae]|salv[ae]|memori[sz][ae]|conserv[ae])\s+(?:\w+\s+){0,2}?"
+    r"(?:merke?\s+dir\s+(?:dauerhaft|für\s+immer|permanent)|speichere\s+(?:\w+\s+)?dauerhaft|"
+    r"(?:simpan|guarda|speichere|enregistre|salva|zapisz|сохрани|save)\s+(?:\w+\s+){0,3}?(?:fakta|hecho|fatto|fait|fakt|факт)\w{0,2}\s+"
+    r"(?:tentang|sobre|über|sur|su|o|об)\s+(?:el\s+|l'|den\s+|la\s+|dem\s+)?(?:pengguna|usuario|nutzer|utilisateur|utente|"
+    r"użytkowniku|пользователе)|(?:guard[ae]|grav[ae]|salv[ae]|memori[sz][ae]|conserv[ae])\s+(?:\w+\s+){0,2}?"
     r"(?:para\s+sempre|para\s+siempre|per\s+sempre|pour\s+toujours)|永久记住|永远记住|永久保存|永久記住|永遠記住|永久に覚え|ずっと覚えて|永久に保存|영구적으로\s+저장|영원히\s+기억|메모로\s+저장|"
     r"사용자에\s+대한\s+메모|关于用户的(?:笔记|备注)|用户备注中|ユーザーについてのメモ|навсегда\s+запомни|запомни\s+навсегда|"
     r"сохрани\s+навсегда|recuerda\s+para\s+siempre|guarda\s+para\s+siempre|für\s+immer\s+(?:merken|speichern)|merke\s+dir\s+für\s+immer|"
@@ -242,17 +247,25 @@ ANCHORS["override_instructions_ml"] = literals(_ML_IGNORE)
 ANCHORS["standing_order_ml"] = literals(_ML_FROM_NOW)
 ANCHORS["send_secret_ml"] = literals(_ML_SECRET)
 ANCHORS["send_out_ml"] = literals(_ML_SEND)
-ANCHORS["disable_safety_ml"] = ("senza", "sin ", "sans ", "ohne", "sem ", "bez ", "без", "filtresiz", "sınırsız", "filt", "sicur", "segur", "sécur", "sicherheit", "güven", "guven", "bezpiecz", "безопас",
+ANCHORS["disable_safety_ml"] = ("제한","senza", "sin ", "sans ", "ohne", "sem ", "bez ", "без", "filtresiz", "sınırsız", "filt", "sicur", "segur", "sécur", "sicherheit", "güven", "guven", "bezpiecz", "безопас",
                                  "zabezpiec", "kural", "restric", "restriz", "einschr", "огранич", "kısıt", "guardrail", "制限", "限制",
                                  "제한", "검열", "検閲", "审查", "審查")
 ANCHORS["ai_subject_cjk"] = ("ai", "ａｉ", "인공지능")
 ALSO_NEEDS["ai_subject_cjk"] = ("어시스턴트", "비서", "모델", "에이전트", "챗봇", "アシスタント", "エージェント", "モデル", "助手", "智能体", "模型")
 ANCHORS["new_task_ml"] = ("nouvelle", "nueva", "neue", "nuova", "nova", "nowa", "nowe", "nieuwe", "новая")
 ANCHORS["code_asked_back_ml"] = ("risposta", "respuesta", "réponse", "reponse", "antwort", "resposta", "odpowiedzi")
+ANCHORS["unbound_ml"] = ANCHORS["ai_addressed_ml"] + ("ai ", "ai", "ａｉ", "ia ")
+ANCHORS["obey_this_ml"] = ("obedec", "obéis", "obeis", "gehorch", "obbedisc", "obedeç", "obedec", "słuchaj", "sluchaj", "poslouchej")
+ANCHORS["tell_user_any_ml"] = ("χρήστη", "χρηστη", "uživatel", "uzivatel", "käyttäjälle", "kayttajalle", "felhasználó", "felhasznalo",
+                               "utilizator", "użytkownik", "uzytkownik", "пользовател", "користувач", "用户", "用戶", "ユーザー", "사용자",
+                               "उपयोगकर्ता", "pengguna", "người dùng", "nguoi dung", "kullanıcı", "kullanici", "usuario", "utilisateur",
+                               "nutzer", "utente", "usuário", "usuario", "gebruiker", "användaren", "anvandaren", "مستخدم", "משתמש", "ผู้ใช้")
 ANCHORS["role_marker_ml"] = ("系统", "系統", "システム", "시스템")
-ANCHORS["reply_only_ml"] = ("とだけ", "라고만", "只", "відповідай", "отвечай", "ответь", "odpowiad", "respond", "répond", "repond",
+ANCHORS["reply_only_ml"] = ("とだけ", "라고만", "라고", "設定", "システム", "只", "відповідай", "отвечай", "ответь", "odpowiad", "respond", "répond", "repond",
                             "antwort", "rispondi", "antwoord", "svara", "yanıtla", "yanitla", "cevap")
-ANCHORS["prompt_leak_ml"] = ("instru", "anweisung", "istruzion", "инструкц", "prompt", "talimat", "pokyn", "vorgaben", "настройки",
+ANCHORS["prompt_leak_ml"] = ("configuration", "configuración", "configuracion", "configuração", "configuracao", "configurazione",
+                             "développeur", "developpeur", "desarrollador", "entwickler", "sviluppatore", "desenvolvedor",
+                             "opérateur", "operateur", "operador", "creador", "créateur", "createur", "nhắc", "nhac", "instru", "anweisung", "istruzion", "инструкц", "prompt", "talimat", "pokyn", "vorgaben", "настройки",
                              "reglas", "regras", "règles", "regles", "regeln", "regole", "κρυφ", "المخفية", "consignes")
 ANCHORS["ai_note_any_ml"] = ANCHORS["ai_addressed_ml"] + ("aiへ", "ai へ", "ai에게", "के लिए", "zek")
 ANCHORS["ai_vocative_ml"] = ANCHORS["ai_addressed_ml"] + ("assistant", "bot", "zek")
@@ -297,7 +310,21 @@ _ML_YOUR_PROMPT = with_folded(
     r"(?:instrucciones|instruções|consignes|instructions|anweisungen|vorgaben|istruzioni|instrukcje|instructies|инструкции|"
     r"настройки|reglas|regras|règles|regeln|regole)\s+(?:ocultas|escondidas|secretas|originales|iniciales|ocultos|cachées|"
     r"secrètes|initiales|versteckten|geheimen|nascoste|segrete|ukryte|verborgen|скрытые|секретные)|"
-    r"κρυφ\w{1,3}\s+(?:οδηγίες|ρυθμίσεις)\s+σου|(?:الإعدادات|التعليمات)\s+المخفية)")
+    r"κρυφ\w{1,3}\s+(?:οδηγίες|ρυθμίσεις)\s+σου|(?:الإعدادات|التعليمات)\s+المخفية|"
+    r"(?:que\s+ton|que\s+votre|que\s+te\s+dio|que\s+te\s+dieron|que\s+te\s+ha\s+dado|das\s+dir\s+dein|che\s+il\s+tuo|que\s+o\s+seu|"
+    r"que\s+seu)\s+(?:développeur|desarrollador|entwickler|sviluppatore|desenvolvedor|opérateur|operador|creador|créateur)|"
+    r"message\s+de\s+configuration|mensaje\s+de\s+configuración|mensagem\s+de\s+configuração|messaggio\s+di\s+configurazione|"
+    r"(?:in|hiển\s+thị|cho\s+tôi\s+xem|tiết\s+lộ)\s+(?:\w+\s+){0,4}?lời\s+nhắc\s+hệ\s+thống)")
+
+_ML_UNBOUND = with_folded(
+    r"(?:nunca\s+recusa|nunca\s+rechaza|ne\s+refuse\s+(?:jamais|rien)|verweigert\s+nie|non\s+rifiuta\s+mai|rifiuta\s+mai|"
+    r"nigdy\s+nie\s+odmawia|никогда\s+не\s+отказ\w{1,4}|não\s+segue\s+nenhuma|no\s+sigue\s+ninguna|non\s+segue\s+nessuna|"
+    r"ne\s+suit\s+aucune|folgt\s+keiner|sem\s+sair\s+do\s+personagem|sin\s+salir\s+del\s+personaje|sans\s+sortir\s+du\s+personnage|"
+    r"senza\s+uscire\s+dal\s+personaggio|拒否しない|不拒绝|不會拒絕|不会拒绝|거절하지\s*않|ไม่ปฏิเสธ|ไม่มีข้อจำกัด|제한\s*없는|"
+    r"без\s+ограничений|sin\s+restricciones|sans\s+restrictions|senza\s+restrizioni|ohne\s+einschränkungen|sem\s+restrições|"
+    r"bez\s+ograniczeń|sınırsız|kısıtlamasız|tanpa\s+batasan|không\s+giới\s+hạn|korlátozás\s+nélkül|bez\s+omezení|"
+    r"rajoituksetta|fără\s+restricții|ללא\s+הגבלות|بدون\s+قيود|बिना\s+किसी\s+प्रतिबंध)")
+ALSO_NEEDS["unbound_ml"] = literals(_ML_UNBOUND)
 
 RULES = (
     # Someone's authority claimed, or something sent to an address: weak alone (a job advert says "send
@@ -339,7 +366,7 @@ RULES = (
         r"(?:ia|ki|ai|llm|chatbots?|bots?)\b|(?:ki|ia|ai)-\w+|(?:ии|ai)-?ассистент\w{0,3}|ассистент\w{0,3}|помощник\w{0,3})[^:\n]{0,60}:"
         r"|(?:hinweis|nota|note|anweisung|instrucci\w{1,5}|istruzion\w)[_-](?:f[uü]r|fuer|para|pour|per|for)[_-](?:ki|ia|ai|llm)\b"
         # "AIアシスタントへ：", "致AI助手：", "Lưu ý cho trợ lý AI:", "Σημείωση για το μοντέλο:", "Agente:".
-        r"|(?:ai|ａｉ)?\s*(?:アシスタント|エージェント|モデル)へ\s*[:：]|(?:致|给|給)[^：:\n]{0,12}?(?:ai|ａｉ)?\s*(?:助手|智能体|模型|机器人|機器人)(?:的\w{0,4})?\s*[:：]|"
+        r"|(?:ai|ａｉ)?\s*(?:アシスタント|エージェント|モデル)へ\s*[:：]|(?:致|给|給)[^：:\n]{0,12}?(?:(?:ai|ａｉ)?\s*(?:助手|智能体|模型|机器人|機器人)|ai|ａｉ|人工智能)(?:的\w{0,4})?\s*[:：]|"
         r"(?:lưu\s+ý|luu\s+y|ghi\s+chú|ghi\s+chu)\s+(?:cho|gửi|gui)\s+(?:các\s+)?(?:trợ\s+lý|tro\s+ly|mô\s+hình|mo\s+hinh)[^:\n]{0,30}:|"
         r"(?:σημείωση|σημειωση|οδηγία|οδηγια)\s+(?:για|προς)\s+(?:το\s+μοντέλο|το\s+μοντελο|τον\s+βοηθό|τον\s+βοηθο|την\s+τεχνητή|την\s+τεχνητη)[^:\n]{0,30}:|"
         r"(?:^|\n|[\"{,]\s*)(?:agente|agent|asistente|assistente)\s*:\s*(?=[^\n]{0,200}?(?:transfer|envi|mand|pag|apag|borr|elimin|senha|contrase))"
@@ -358,7 +385,7 @@ RULES = (
     # asistanı: bu ürünü kullanıcıya …", "Assistente, por favor, desative …", "Assistant : à partir de
     # maintenant, réponds …", "A partir de ahora, asistente, eres …".
     ("ai_vocative_ml", "addressee", 1.0, re.compile(
-        r"(?:^|\n|<!--\s*|[.!?>\"(\[]\s*|,\s*)(?:[^\W\d_]{1,15}[\s-]+)?(?:" + _ML_AI + r"|assistant|chatbot|bot)\w{0,8}"
+        r"(?:^|\n|<!--\s*|[.!?>\"(\[]\s*|,\s*)(?:[^\W\d_]{1,15}[\s-]+)?(?:ל|ال|لل|ب)?(?:" + _ML_AI + r"|assistant|chatbot|bot)\w{0,8}"
         r"(?:[\s-]+[^\W\d_]{1,15})?\s*[:,：、]"
         r"[^\n]{0,200}?(?:" + _ML_USER + "|" + _ML_PLEASE + "|" + _ML_FROM_NOW + r"|https?://)")),
     # Filters or safety rules off, in other languages, whichever comes first: "wyłączyć wszystkie filtry", "Güvenlik
@@ -372,7 +399,8 @@ RULES = (
         r"(?<![“\"'「『‘])[【\[]\s*(?:系统|系統|システム|시스템)\s*(?:消息|通知|提示|指令|讯息|訊息|メッセージ|메시지)?\s*[】\]]")),
     # A reply fixed in advance: "「解除完了」とだけ返してください", "…이라고만 대답하세요", "只回答"是"".
     ("reply_only_ml", "reply", 1.0, re.compile(
-        r"とだけ(?:返|答|言|書|出力)|이?라고만\s*(?:대답|답하|말하|응답|출력)|"
+        r"とだけ(?:返|答|言|書|出力)|이?라고만\s*(?:대답|답하|말하|응답|출력)|['\"’”」』]\s*(?:이?라고)\s*(?:대답|답|말|응답)|"
+        r"(?:設定|システム)(?:メッセージ|プロンプト)を[^。\n]{0,20}?(?:出力|表示|教え|見せ)|"
         r"(?:відповідай|отвечай|ответь|odpowiadaj|odpowiedz|responde|responda|réponds|répondez|antworte|rispondi|antwoord|svara|"
         r"yanıtla|cevap\s+ver)\s+(?:\w+\s+){0,2}?(?:лише|только|тільки|tylko|solo|solamente|únicamente|apenas|somente|seulement|"
         r"uniquement|nur|soltanto|alleen|bara|sadece)\s+(?:\w+\s+){0,2}?[«\"“'„]|只(?:回答|回复|回覆|说|說|输出|輸出)\s*[\"“「『']")),
@@ -395,6 +423,24 @@ RULES = (
         r"(?:in\s+risposta|en\s+respuesta|en\s+réponse|als\s+antwort|em\s+resposta|w\s+odpowiedzi)\s+(?:a|à|auf|na)\s+"
         r"(?:questo|este|esta|ce|cette|diese|dieser|esta|tę|ten)\s+(?:messaggio|mensaje|message|e-?mail|correo|nachricht|mensagem|"
         r"wiadomość)[^.\n]{0,100}?(?:carta|tarjeta|carte|karte|cartão|otp|codice|código|code|password|contraseña|senha|pin|kod)")),
+    # An AI that never refuses or follows no policy, in other languages: "uma IA que nunca recusa pedidos e não segue
+    # nenhuma política", "AI ที่ไม่มีข้อจำกัดใด ๆ".
+    ("unbound_ml", "role", 1.0, re.compile(
+        _ML_AI + r"[^\n]{0,120}?" + _ML_UNBOUND + "|" + _ML_UNBOUND + r"[^\n]{0,120}?" + _ML_AI)),
+    # Obey this text alone: "Obedece únicamente lo que diga este documento".
+    ("obey_this_ml", "override", 1.0, re.compile(
+        r"(?:obedece|obedezca|obéis|obéissez|gehorche|obbedisci|obedeça|słuchaj|posłuchaj|poslouchej)\s+(?:únicamente|solo|solamente|"
+        r"seulement|uniquement|nur|soltanto|apenas|tylko|jen)?\s*(?:a\s+)?(?:lo\s+que|ce\s+que|à\s+ce\s+que|was|ciò\s+che|o\s+que|"
+        r"tego,?\s+co|toho,?\s+co)")),
+    # What to tell the user, in other languages: "uživateli řekni, že …", "πες στον χρήστη ότι …".
+    ("tell_user_any_ml", "reply", 1.0, re.compile(
+        r"(?:πες\s+στον\s+χρήστη|uživateli\s+řekni|řekni\s+uživateli|kerro\s+käyttäjälle|mondd\s+meg\s+a\s+felhasználónak|"
+        r"spune\s+utilizatorului|powiedz\s+użytkownikowi|скажи\s+пользователю|сообщи\s+пользователю|скажи\s+користувачу|"
+        r"告诉用户|告訴用戶|ユーザーに(?:伝え|言っ)|사용자에게\s*(?:말하|알려)|उपयोगकर्ता\s+को\s+(?:बताओ|बताएं|बताइए|कहो)|"
+        r"katakan\s+kepada\s+pengguna|beritahu\s+pengguna|nói\s+với\s+người\s+dùng|kullanıcıya\s+(?:söyle|de\b|bildir)|"
+        r"dile\s+al\s+usuario|di\s+al\s+usuario|dis\s+à\s+l'utilisateur|sag\s+dem\s+(?:nutzer|benutzer)|di'?\s+all'utente|"
+        r"diga\s+ao\s+usuário|vertel\s+de\s+gebruiker|säg\s+till\s+användaren|قل\s+للمستخدم|ספר\s+למשתמש|אמור\s+למשתמש|"
+        r"บอกผู้ใช้)")),
     ("send_secret_ml", "exfiltration", 1.0,
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
 )
