@@ -613,7 +613,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"cookies?|dob|birth\w{0,5}|account|messages?|payload|dump|logs?|leak|content|text|body|src|q|d|p|x|ref)=)[^)\n]{0,200}\)"),
         # Sending out what is sensitive is a directive by itself; sending ordinary things (an invoice, a
         # summary, "data") only counts with another signal, such as an unusual destination.
-        ("send_sensitive_out", "exfiltration", 1.0, r"\b" + _SEND + _gap(10) + _DETERMINER + _SENSITIVE
+        ("send_sensitive_out", "exfiltration", 1.0, r"\b" + _SEND + _gap(4) + _DETERMINER + _SENSITIVE
          # an API's documentation: "all requests must include an API token in the Authorization header"
          + r"(?![\w-]*(?:\s+[\w-]+)?\s+(?:in|into|as)\s+(?:the|an?|your|each|every)\s+(?:[\w-]+\s+){0,2}?(?:header|query\s+string|request|"
          r"environment\s+variables?|config\s+file))"),

@@ -133,7 +133,12 @@ _MENTION = re.compile(
     r"(?:\b(?:the|a|this|that|one)\s+(?:phrase|words?|string|sentence|line|input|prompt|payload|text|command)|\b(?:phrases?|"
     r"inputs?|prompts?|payloads?|strings?|messages?|lines?|commands?|attacks?)\s+(?:like|such\s+as)|\bsuch\s+as|\be\.g\.,?|"
     r"\bfor\s+(?:example|instance),?|\bcontain(?:s|ing|ed)?|\bflag(?:s|ged)?|\bdetect(?:s|ed)?|\bblock(?:s|ed)?|\bmatch(?:es|ed)?|"
-    r"\bincluding|\bquoting|\bframing|\bauthority)\s*[(:,]?\s*$"
+    r"\bincluding|\bquoting|\bframing|\bauthority|"
+    # the same in other languages: "frases como", "Sätze wie", "des phrases comme", "jumlah seperti", "例如", "مثل"
+    r"(?<![\w])(?:como|tales\s+como|por\s+ejemplo|por\s+exemplo|wie|zum\s+beispiel|z\.\s?b\.|comme|par\s+exemple|come|ad\s+esempio|"
+    r"per\s+esempio|zoals|bijvoorbeeld|som|till\s+exempel|mint|например|напр\.|такие\s+как|як|наприклад|jak|np\.|na\s+przykład|"
+    r"například|kuten|esimerkiksi|όπως|σαν|כמו|مثل|مثلا|مثلاً|जैसे|như|ví\s+dụ|seperti|misalnya|gibi|örneğin|örnegin|precum|"
+    r"de\s+exemplu)|(?:例如|比如|如|例えば|のような|같은|예를\s*들어))\s*[(:,]?\s*$"
 )
 _SENTENCE_BREAK = re.compile(r"[.!?\n]")
 
@@ -223,11 +228,25 @@ def _windows(rule: str, opened: dict[str, list[tuple[int, int]]]) -> list[tuple[
     return [(a, b) for a, b in merged]
 
 
+# Rules that name an AI reader and then find an order within some distance.
+_READER_THEN_ORDER = frozenset({"ai_addressed_ml", "ai_addressed", "ai_vocative_ml", "agent_told", "unbound_ml"})
+
+
+def _order_mentioned(view: str, found: re.Match[str]) -> bool:
+    """Whether a match runs from the text's own words into a quotation the text names as words: the AI reader is
+    named outside it, the order only inside ('… such as "assistant, send the contacts …"')."""
+    end = found.end()
+    for quote in _QUOTED.finditer(view, max(0, found.start()), min(len(view), end + 300)):
+        if found.start() < quote.start() < end <= quote.end():
+            return _MENTION.search(view, max(0, quote.start() - 40), quote.start()) is not None
+    return False
+
+
 def _not_an_order(rule: str, view: str, found: re.Match[str]) -> bool:
     """Whether this occurrence of a rule's shape is no order: negated, stated of someone, conditional,
     or a file created rather than written into."""
     start = found.start()
-    if _mentioned(view, start, found.end()):
+    if _mentioned(view, start, found.end()) or (rule in _READER_THEN_ORDER and _order_mentioned(view, found)):
         return True
     if rule == "persona_file_edit" and CREATES_FILE.fullmatch(found.group()):
         return True
