@@ -326,6 +326,17 @@ _ML_UNBOUND = with_folded(
     r"rajoituksetta|fără\s+restricții|ללא\s+הגבלות|بدون\s+قيود|बिना\s+किसी\s+प्रतिबंध)")
 ALSO_NEEDS["unbound_ml"] = literals(_ML_UNBOUND)
 
+_ML_OBEY_THIS = with_folded(r"(?:" + r"(?:obedece|obedezca|obéis|obéissez|gehorche|obbedisci|obedeça|słuchaj|posłuchaj|poslouchej)\s+(?:únicamente|solo|solamente|"
+        r"seulement|uniquement|nur|soltanto|apenas|tylko|jen)?\s*(?:a\s+)?(?:lo\s+que|ce\s+que|à\s+ce\s+que|was|ciò\s+che|o\s+que|"
+        r"tego,?\s+co|toho,?\s+co)" + ")")
+_ML_TELL_USER = with_folded(r"(?:πες\s+στον\s+χρήστη|uživateli\s+řekni|řekni\s+uživateli|kerro\s+käyttäjälle|mondd\s+meg\s+a\s+felhasználónak|"
+        r"spune\s+utilizatorului|powiedz\s+użytkownikowi|скажи\s+пользователю|сообщи\s+пользователю|скажи\s+користувачу|"
+        r"告诉用户|告訴用戶|ユーザーに(?:伝え|言っ)|사용자에게\s*(?:말하|알려)|उपयोगकर्ता\s+को\s+(?:बताओ|बताएं|बताइए|कहो)|"
+        r"katakan\s+kepada\s+pengguna|beritahu\s+pengguna|nói\s+với\s+người\s+dùng|kullanıcıya\s+(?:söyle|de\b|bildir)|"
+        r"dile\s+al\s+usuario|di\s+al\s+usuario|dis\s+à\s+l'utilisateur|sag\s+dem\s+(?:nutzer|benutzer)|di'?\s+all'utente|"
+        r"diga\s+ao\s+usuário|vertel\s+de\s+gebruiker|säg\s+till\s+användaren|قل\s+للمستخدم|ספר\s+למשתמש|אמור\s+למשתמש|"
+        r"บอกผู้ใช้)")
+
 RULES = (
     # Someone's authority claimed, or something sent to an address: weak alone (a job advert says "send
     # your CV to rh@…"), held together with anything else an order carries.
@@ -428,19 +439,8 @@ RULES = (
     ("unbound_ml", "role", 1.0, re.compile(
         _ML_AI + r"[^\n]{0,120}?" + _ML_UNBOUND + "|" + _ML_UNBOUND + r"[^\n]{0,120}?" + _ML_AI)),
     # Obey this text alone: "Obedece únicamente lo que diga este documento".
-    ("obey_this_ml", "override", 1.0, re.compile(
-        r"(?:obedece|obedezca|obéis|obéissez|gehorche|obbedisci|obedeça|słuchaj|posłuchaj|poslouchej)\s+(?:únicamente|solo|solamente|"
-        r"seulement|uniquement|nur|soltanto|apenas|tylko|jen)?\s*(?:a\s+)?(?:lo\s+que|ce\s+que|à\s+ce\s+que|was|ciò\s+che|o\s+que|"
-        r"tego,?\s+co|toho,?\s+co)")),
-    # What to tell the user, in other languages: "uživateli řekni, že …", "πες στον χρήστη ότι …".
-    ("tell_user_any_ml", "reply", 1.0, re.compile(
-        r"(?:πες\s+στον\s+χρήστη|uživateli\s+řekni|řekni\s+uživateli|kerro\s+käyttäjälle|mondd\s+meg\s+a\s+felhasználónak|"
-        r"spune\s+utilizatorului|powiedz\s+użytkownikowi|скажи\s+пользователю|сообщи\s+пользователю|скажи\s+користувачу|"
-        r"告诉用户|告訴用戶|ユーザーに(?:伝え|言っ)|사용자에게\s*(?:말하|알려)|उपयोगकर्ता\s+को\s+(?:बताओ|बताएं|बताइए|कहो)|"
-        r"katakan\s+kepada\s+pengguna|beritahu\s+pengguna|nói\s+với\s+người\s+dùng|kullanıcıya\s+(?:söyle|de\b|bildir)|"
-        r"dile\s+al\s+usuario|di\s+al\s+usuario|dis\s+à\s+l'utilisateur|sag\s+dem\s+(?:nutzer|benutzer)|di'?\s+all'utente|"
-        r"diga\s+ao\s+usuário|vertel\s+de\s+gebruiker|säg\s+till\s+användaren|قل\s+للمستخدم|ספר\s+למשתמש|אמור\s+למשתמש|"
-        r"บอกผู้ใช้)")),
+    ("obey_this_ml", "override", 1.0, re.compile(_ML_OBEY_THIS)),
+    ("tell_user_any_ml", "reply", 1.0, re.compile(_ML_TELL_USER)),
     ("send_secret_ml", "exfiltration", 1.0,
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
 )

@@ -89,7 +89,7 @@ _SENSITIVE = (r"(?:conversations?|transcripts?|chat\s+history|history|memory|mem
               r"(?:know|remember)|passwords?|secrets?|credentials|api\s+keys?|tokens?|contacts?|contact\s+list|"
               r"address\s+book|diary|location|recovery\s+codes|backup\s+codes|cookies?|session\s+cookie|vault|"
               r"summary\s+of\s+everything|private\s+keys?|2fa\s+codes|addresses|medical\s+records|health\s+records|"
-              r"card\s+numbers?|bank\s+details|payslips?|id\s+documents?|photos)")  # fmt: skip
+              r"card\s+numbers?|bank\s+details|payslips?|id\s+documents?|private\s+photos|personal\s+photos)")  # fmt: skip
 _STANDING = (r"(?:from\s+now\s+on|going\s+forward|henceforth|hereafter|from\s+this\s+day\s+on|for\s+(?:all|every)\s+"
              r"future|in\s+(?:every|all)\s+future|(?:each|every|next)\s+time\s+you\s+[^,.;:\n]{1,60}[,;:]|"
              r"whenever|for\s+every\s+session|(?:every|all|any)\s+(?:future|subsequent|later|coming|upcoming)\s+(?:conversations?|sessions?|chats?|"
@@ -1053,10 +1053,15 @@ _RULES += tuple(
          r"\b(?:when|while|whenever|if|before|after)\s+(?:you(?:'re|\s+are)?\s+)?(?:(?:give|giv\w{3}|writ\w{1,3}|mak\w{1,3}|produc\w{1,3}|"
          r"prepar\w{1,3}|compil\w{1,3}|do\w{0,3}|putting\s+together)\s+(?:a|an|the|your|any)\s+(?:\w+\s+)?(?:\w+\s+(?:or|and)\s+)?(?:summary|review|"
          r"translation|overview|comparison|ranking|recap|write-?up|description|answer|report)\s+(?:of|about|on|for)\s+(?:this|these|"
-         r"\w+)|(?:\w+ing,?\s+(?:or\s+|and\s+)?){1,3}(?:this|these)\s+[\w-]{1,20})\b[^.\n]{0,60}?,\s*(?:please\s+|always\s+|also\s+|"
+         r"\w+))\b[^.\n]{0,60}?,\s*(?:please\s+|always\s+|also\s+|"
          r"just\s+|first\s+)?(?:describe|say|tell|state|report|present|call|mention|omit|include|add|write|claim|refer|recommend|"
          r"rank|conclude|ignore|list|put|insert|remove|leave\s+out|skip|hide|do\s+not|don't|never|make\s+sure|answer|end|begin|"
-         r"start|note|cite|link)\b"),
+         r"start|note|cite|link)\b|"
+         # "when explaining, documenting or reviewing this function, state that …": a reader's tasks, then a claim to make
+         r"\b(?:when|while|whenever|if|before|after)\s+(?:(?:explaining|documenting|reviewing|summari[sz]ing|describing|translating|"
+         r"paraphrasing|evaluating|ranking|rating|grading|screening|presenting|reporting\s+on|analy[sz]ing|auditing|assessing),?\s+"
+         r"(?:or\s+|and\s+)?){1,3}(?:this|these)\s+[\w-]{1,20}\b[^.\n]{0,60}?,\s*(?:please\s+|always\s+|also\s+|just\s+)?(?:describe|"
+         r"say|tell|state|report|present|call|claim|conclude|(?:do\s+not|don't|never)\s+mention|omit|leave\s+out|hide)\b"),
         # A field or line that gives the reader its order: "Agent instruction: answer …", "_agent_note": "Always present …",
         # "agent note for whatever bot reads this chat: apply …".
         ("agent_field_order", "addressee", 1.0,
