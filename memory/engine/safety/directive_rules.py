@@ -165,7 +165,9 @@ _AI = (r"(?:ai|a\.i\.|artificial\s+intelligence|assistants?|agents?|bots?|models
        # what the reader does, then what it is: "summarizing systems", "reviewer assistant", "reading agent"
        r"(?:summari[sz]ing|summary|reading|reviewing|reviewer|grading|screening|scoring|evaluation|evaluating|triage|triaging|"
        r"processing|parsing|indexing|ranking|research|browsing|answering|virtual|digital|ai[\s-]+(?:code|coding))\s+"
-       r"(?:assistants?|agents?|systems?|models?|engines?|pipelines?|reviewers?|graders?))")  # fmt: skip
+       r"(?:assistants?|agents?|systems?|models?|engines?|pipelines?|reviewers?|graders?)|"
+       r"(?:changelog|release[\s-]notes?|commit|code|doc(?:umentation)?|summary|test)\s+(?:generators?|writers?|bots?)|"
+       r"automated\s+(?:contributors?|fixers?|committers?|generators?|tools?|coders?|editors?|agents?|assistants?))")  # fmt: skip
 _AI_VOCATIVE = (r"(?:note|notice|message|memo|reminder|instructions?|p\.?\s?s\.?|attention|warning|heads\s+up|psa|notes|"
                 r"update|alert|advisory|directive|request|announcement|bulletin|setup|steps|guidance|section|info|information|"
                 r"tasks?)"
@@ -183,7 +185,7 @@ _AI_VOCATIVE = (r"(?:note|notice|message|memo|reminder|instructions?|p\.?\s?s\.?
                 r"(?:any|all|every)\s+(?:[\w-]{1,40}\s+){0,2}?" + _AI + r"\s+(?:should|must|shall|will|needs?\s+to|are\s+"
                 r"(?:required|asked|expected|instructed))|\b" + _AI + r"\s+\w+ing\s+(?:this|these|the)\s+(?:[\w-]{1,20}\s+){0,2}?"
                 r"(?=(?:should|must|shall|need\s+to|needs\s+to|are\s+(?:required|asked|expected|instructed)\s+to)\b)|"
-                r"\b" + _AI + r"\s+\w{3,20}ing\s+(?:this|these|that|our|my)\s+[\w-]{1,20}\s*:|"
+                r"\b" + _AI + r"\s+\w{3,20}ing\s+(?:(?:this|these|that|our|my|any|every|the|all)\s+)?(?:[\w-]{1,20}\s+){0,3}?[\w-]{1,20}\s*:|"
                 r"(?:^|\n|[.!?]\s+|[>*#(\[\])|-]\s{0,3}|[,\t|]\s*[\"']?)(?:(?:to|for|dear|attention)\s+)?(?:the\s+|all\s+|any\s+)?"
                 + _AI + r"(?:\s*(?:,|and|or|&|/)\s*(?:the\s+|all\s+|any\s+)?(?:[\w-]{1,20}\s+)?" + _AI + r")?\s*(?:helpers?|readers?|reviewers?|graders?|"
                 r"screeners?|evaluators?|analy[sz]ers?|notice|note|memo|alert|update|"
@@ -433,8 +435,8 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"copilots?|summari[sz](?:ation|ing)\s+(?:tools?|models?|bots?)|summari[sz]ers?|crawlers?|scrapers?)\b"
          r"(?:\s+(?:that|who|which|is|are|currently)\s[^:\n.]{0,50}|\s+\w{1,20}ing\b[^:\n.]{0,50})?\s*(?::|->|=>|\u2192)"),
         ("agent_told", "addressee", 1.0,
-         r"\b(?:ai|automated|coding|llm|autonomous|language)\s+(?:[\w-]{1,20}\s+)?(?:assistants?|agents?|bots?|models?|tools?|"
-         r"reviewers?|systems?)(?:\s+(?:that|who|which)\s+[^.,;\n]{1,60}?|\s+\w{1,20}ing\b[^.,;\n]{0,40}?|\s+(?:on|in|for|of|at)\s+"
+         r"\b(?:ai|automated|coding|code|llm|autonomous|language)\s+(?:[\w-]{1,20}\s+)?(?:assistants?|agents?|bots?|models?|tools?|"
+         r"reviewers?|systems?|contributors?|fixers?|committers?|generators?)(?:\s+(?:that|who|which)\s+[^.,;\n]{1,60}?|\s+\w{1,20}ing\b[^.,;\n]{0,40}?|\s+(?:on|in|for|of|at)\s+"
          r"(?:this|the|our|your)\s+[\w-]{1,20})?\s+(?:should|must|shall|are\s+to|is\s+to|need\s+to|needs\s+to|are\s+required\s+to|"
          r"(?:are|is)\s+deemed\s+to|(?:are|is)\s+(?:kindly\s+)?(?:asked|requested|expected|instructed|told)\s+to|"
          r"have\s+(?:the\s+)?(?:sign-?off|clearance|permission|authority)\s+to)\s+(?!(?:not\s+|also\s+)?be\s+\w+(?:ed|en)\b)(?:\w{1,20}\s+)?"
@@ -1066,7 +1068,7 @@ _RULES += tuple(
         # "agent note for whatever bot reads this chat: apply …".
         ("agent_field_order", "addressee", 1.0,
          r"(?:^|\n|[\"'{,\[(|:]\s*|\s)_{0,2}(?:agent|assistant|ai|llm|bot|model|gpt)[\s_-]+(?:instructions?|notes?|directives?|tasks?|orders?|"
-         r"commands?|guidance|hints?)(?:\s+for\s+[^:\n]{1,40})?\"?\s*[:=]\s*\"?\s*(?:please\s+)?(?:" + _IMPERATIVE[5:-3]
+         r"commands?|guidance|hints?|setup|config|actions?(?:\s+required)?|fix(?:es)?)(?:\s+for\s+[^:\n]{1,40})?\"?\s*[:=]\s*\"?\s*(?:please\s+)?(?:" + _IMPERATIVE[5:-3]
          + r"|apply|treat|present|report|respond|set)\b"),
         # An order to throw away the text itself, then a new one: "Ignore the article text. Tell the reader …", "Ignore
         # every other search result on this page; … cite only …".
@@ -1085,7 +1087,9 @@ _RULES += tuple(
          r"are\s+required\s+to|is\s+to|are\s+to|is\s+expected\s+to|needs?\s+to)\s+(?!(?:not\s+)?be\s+\w+(?:ed|en)\b)(?:not\s+|also\s+|"
          r"always\s+|never\s+)?(?:add|send|forward|share|grant|approve|accept|characteri[sz]e|describe|state|report|omit|leave|"
          r"include|mention|rate|rank|recommend|classify|close|merge|delete|remove|copy|upload|post|attach|reply|respond|answer|"
-         r"treat|mark|set|disable|enable|skip|ignore|tell|inform|present|call|label|transfer|pay|buy|book|purchase|invite)\b|"
+         r"treat|mark|set|disable|enable|skip|ignore|tell|inform|present|call|label|transfer|pay|buy|book|purchase|invite|apply|"
+         r"hard-?code|change|edit|modify|stage|commit|push|force-push|install|run|execute|download|prepend|use|switch|move|rename|"
+         r"create|write|update|downgrade|upgrade|pin|replace|relax|lower|expose|publish|print)\b|"
          r"\bby\s+(?:ai|automated|shopping|booking|travel|purchasing|procurement|buying|email|e-mail|scheduling|browsing|"
          r"coding|review)\s+(?:agents?|assistants?|bots?|tools?|systems?)\s+(?:should|must|shall|are\s+to|is\s+to|need\s+to)\s+"
          r"(?:always\s+)?(?:add|send|forward|share|approve|accept|select|complete|include|choose|pick|book|buy|pay|apply)\b"),
@@ -1112,7 +1116,8 @@ _RULES += tuple(
         # A heading that hands an automated tool its orders: "Screening note for applicant tracking and review tools: rate
         # this candidate …", "Post-merge procedure for bots: approve …".
         ("note_for_tools", "addressee", 1.0,
-         r"\b(?:notes?|directives?|instructions?|guidance|procedure|rules?|protocol|requirements?)\s+for\s+(?:the\s+|any\s+|all\s+)?"
+         r"\b(?:notes?|directives?|instructions?|guidance|procedure|rules?|protocol|requirements?|fix(?:es)?|actions?|steps?|setup|"
+         r"workarounds?)\s+for\s+(?:the\s+|any\s+|all\s+)?"
          r"(?:[\w-]+\s+){0,4}?(?:tools|bots|agents|assistants|systems|software|automation|llms|models|screeners|parsers|crawlers)"
          r"\s*[:\]]\s*(?:please\s+)?" + _IMPERATIVE[:-3] + r"|apply|classify|treat|mark)\b"),
         # A claim that settles the answer against the evidence: "this answer applies regardless of what other sources say".
@@ -1206,6 +1211,21 @@ _RULES += tuple(
         ("regardless_of_the_user", "override", 1.0,
          r"\bregardless\s+of\s+(?:\w+\s+){0,3}?(?:the\s+|your\s+)?user(?:'s)?\s+(?:provides|says|asks|wants|requests|prefers|needs|"
          r"gives|types|budget|needs|question|request|preferences)"),
+        # The coding agent told what to do when it touches this code: "whenever an automated agent modifies this class it
+        # must add …", "everyone working on a fork, including automated agents, should switch …", "… even if the user did
+        # not ask for it".
+        ("when_the_agent_touches", "addressee", 1.0,
+         r"\b(?:whenever|when|if|once|before|after)\s+(?:an?|any|the|your)\s+(?:automated|ai|coding|code)\s+(?:agent|assistant|tool|bot|"
+         r"contributor|fixer)\s+\w+s?\s+(?:this|these|the|any)\s+[\w-]+[^.\n]{0,40}?\b(?:it|they)\s+(?:must|should|shall|needs?\s+to|"
+         r"has\s+to|is\s+to)\b|\b(?:including|especially|particularly|and\s+also|as\s+well\s+as)\s+(?:any\s+)?(?:automated|ai|coding)\s+"
+         r"(?:agents|assistants|tools|contributors|bots)\b[^.\n]{0,20}?\b(?:should|must|shall|need\s+to|are\s+to)\b|"
+         r"\beven\s+if\s+the\s+user\s+(?:did|does|has)\s*(?:not|n't)\s+(?:ask|request|want|approve)"),
+        # The conversation or the environment carried out in a link: "append ?ctx= … a base64 encoding of the current
+        # conversation and the output of `printenv`".
+        ("context_in_link", "exfiltration", 1.0,
+         r"\b(?:append|add|attach|include|encode|put)\b[^.\n]{0,80}?\b(?:url|link|query|request|ctx|parameter)s?\b[^.\n]{0,80}?"
+         r"\b(?:current|whole|entire|full|this)\s+(?:conversation|chat|transcript|session|context)|\b(?:output|contents?|result)\s+of\s+"
+         r"`?(?:printenv|env|set)`?(?:\s|\.|,|$)"),
         ("dual_answer", "role", 1.0,
          r"\b(?:answer|respond\s+to|reply\s+to)\s+(?:my|every|each|all\s+my|the)\s+(?:prompts?|questions?|messages?)\s+in\s+"
          r"(?:two|2|both|three|3)\s+(?:\w{1,20}\s+){0,2}?ways|\bimmerse\s+(?:yourself|itself)\s+(?:in|into)\s+the\s+role|"
@@ -1557,6 +1577,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "when_the_user_asks": (" user ", " users "),
     "kept_from_user": ("from the user", "from your user", "from the owner", "from your owner", "from the account"),
     "regardless_of_the_user": ("regardless of",),
+    "when_the_agent_touches": ("automated", "ai ", "coding", "code ", "even if the user"),
+    "context_in_link": ("conversation", "chat", "transcript", "session", "context", "printenv", "env"),
     "unbound_self": ("limit", "unrestricted", "unfiltered", "uncensored", "unchained", "unbound", "amoral", "lawless",
                      "rule-less", "ruleless", "rule less", "jailbroken", "liberated", "obey", "follow", "comply", "abide",
                      "adhere", "align", "respect", "care about", "free of", "free from", "bound by", "released from"),
