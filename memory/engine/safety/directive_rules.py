@@ -1544,7 +1544,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "provider_notice": ("message from", "notice from", "note from", "memo from", "alert from"),
     "output_of_this": ("this", "these"),
     "task_given_order": ("this", "these", "summary", "review", "comparison"),
-    "agent_field_order": ("agent", "assistant", "ai", "llm", "bot", "model", "gpt"),
+    "agent_field_order": ("agent", "assistant", " ai", "\"ai", "ai-", "llm", "bot", "model", "gpt"),
     "ignore_this_text": ("ignore", "disregard", "skip", "discard"),
     "machine_subject_rule": ("automated", "ai", "machine", "software", "system", "tool", "assistant", "agent", "bot", "model",
                              "llm", "program", "script", "integration"),
@@ -1552,7 +1552,8 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "person_set_aside": ("not required", "not needed", "not necessary", "discussed with", "shared with", "mentioned with",
                          "raised with", "confirmed with", "checked with", "cleared with", "no need to"),
     "on_behalf_reply": ("behalf",),
-    "note_for_tools": (" for ",),
+    "note_for_tools": ("tools", "bots", "agents", "assistants", "systems", "software", "automation", "llms", "models",
+                       "screeners", "parsers", "crawlers"),
     "against_the_evidence": ("regardless of what",),
     "code_asked_back": ("returned", "sent", "provided", "given", "shared", "forwarded", "submitted", "included", "entered"),
     "fake_directive_block": ("system", "platform", "developer", "admin", "operator", "provider", "root", "master", "new ",
@@ -1577,7 +1578,7 @@ ANCHORS: dict[str, tuple[str, ...]] = {
     "when_the_user_asks": (" user ", " users "),
     "kept_from_user": ("from the user", "from your user", "from the owner", "from your owner", "from the account"),
     "regardless_of_the_user": ("regardless of",),
-    "when_the_agent_touches": ("automated", "ai ", "coding", "code ", "even if the user"),
+    "when_the_agent_touches": ("automated", " ai ", "coding", " code ", "even if the user"),
     "context_in_link": ("conversation", "chat", "transcript", "session", "context", "printenv", "env"),
     "unbound_self": ("limit", "unrestricted", "unfiltered", "uncensored", "unchained", "unbound", "amoral", "lawless",
                      "rule-less", "ruleless", "rule less", "jailbroken", "liberated", "obey", "follow", "comply", "abide",
@@ -1643,6 +1644,17 @@ ALSO_NEEDS["obey_retrieved"] = ("from the user", "from your user", "the user's",
                                 "from the developer", "from the operator")
 ALSO_NEEDS["override_above"] = ("ignore", "disregard", "forget", "skip")
 ALSO_NEEDS["record_update"] = ("update", "change", "replace", "overwrite", "edit", "correct")
+# The rules below name common words; each runs only where its rarer second part is present too (cost).
+ALSO_NEEDS["fake_directive_block"] = ("##", "--", "==", "**", "[[", "<<", "message from", "notice from", "note from", "memo from")
+ALSO_NEEDS["profile_or_tone_set"] = ("profile", "memory:", "preferences", "record:", "disclaimer", "safety warning", "safety note",
+                                     "safety notice", "content warning", "permanently", "from now on", "rest of the")
+ALSO_NEEDS["when_the_agent_touches"] = (" must", " should", " shall", " need", " has to", " is to", " are to", "even if the user")
+ALSO_NEEDS["when_the_user_asks"] = ("if ", "when", "should ", "tell ", "inform", "assure", "advise", "convince")
+ALSO_NEEDS["note_for_tools"] = (" for ",)
+ALSO_NEEDS["machine_subject_rule"] = (" shall", " must", " should", "required to", " is to", " are to", "expected to", " need")
+ALSO_NEEDS["reply_fixed_more"] = ("every", "each", "your", " any", "and stop", " to whatever", " to whoever", " to anything",
+                                 " to everyone")
+ALSO_NEEDS["fixed_reply"] = ("nothing", "no explanation", "no other", "only", "regardless", "no matter", "whatever", "always")
 ANCHORS.update(LANGUAGE_ANCHORS)
 ALSO_NEEDS.update(LANGUAGE_ALSO_NEEDS)
 ANCHOR_SETS = {rule: frozenset(anchors) for rule, anchors in ANCHORS.items()}
