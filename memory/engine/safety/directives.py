@@ -437,17 +437,6 @@ def _only_mentioned(folded: str, matches: tuple[ThreatMatch, ...]) -> bool:
     return bool(matches)
 
 
-def _only_spoken(folded: str, matches: tuple[ThreatMatch, ...]) -> bool:
-    """Whether every match's phrase stands inside a quotation that a speech tag gives to a character of a story."""
-    for m in matches:
-        phrase = fold(m.excerpt).rstrip("\u2026").strip()[:40]
-        at = folded.find(phrase) if phrase else -1
-        quote = next((q for q in _QUOTED.finditer(folded, max(0, at - 300)) if q.start() <= at < q.end()), None) if at >= 0 else None
-        if quote is None or not _SPEECH_TAG.match(folded, quote.end()):
-            return False
-    return bool(matches)
-
-
 def _only_in_quotes(folded: str, matches: tuple[ThreatMatch, ...]) -> bool:
     """Whether every match's phrase stands inside a quotation of the (folded) text."""
     quotes = [q.group() for q in _QUOTED.finditer(folded)]
@@ -467,7 +456,7 @@ def judge_untrusted(content: str, scan: ScanResult | None = None, *, wording: bo
     if scan.flagged and not (HELD_NOT_REFUSED | AMBIGUOUS).issuperset(m.rule for m in scan.matches):
         folded = fold(content[:MAX_CHARS])
         quotable = all(m.family in QUOTABLE_FAMILIES and not m.encoding for m in scan.matches)
-        if not (quotable and (_discussion(folded) or _only_mentioned(folded, scan.matches) or _only_spoken(folded, scan.matches))):
+        if not (quotable and (_discussion(folded) or _only_mentioned(folded, scan.matches))):
             if quotable and _only_in_quotes(folded, scan.matches):
                 # An attack phrase inside quotation marks may be a lesson, a test or a report quoting one: a
                 # person decides, where a refusal would lose the text.
