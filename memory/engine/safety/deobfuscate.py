@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import functools
 import html
 import re
 import unicodedata
@@ -479,6 +480,27 @@ def _spelt(word: str) -> str | None:
     return None
 
 
+@functools.cache
+def _one_slip_away() -> dict[str, str]:
+    """Every word `_spelt` reads as a trigger word, with the word it reads: all words one edit (a letter
+    dropped, added, changed, or two swapped) from a trigger word, judged once (about 0.2 s, on first use).
+    A text's words are then looked up, not judged one by one."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    edits = set()
+    for word in TRIGGER_WORDS:
+        for i in range(len(word) + 1):
+            edits.update(word[:i] + c + word[i:] for c in letters)
+            if i < len(word):
+                edits.add(word[:i] + word[i + 1 :])
+                edits.update(word[:i] + c + word[i + 1 :] for c in letters)
+            if i < len(word) - 1:
+                edits.add(word[:i] + word[i + 1] + word[i] + word[i + 2 :])
+    return {edit: target for edit in edits if (target := _spelt(edit))}
+
+
 def respell(folded: str) -> str:
     """A folded text with every word one slip away from a trigger word spelt as that word."""
-    return _ALPHA_WORD.sub(lambda m: _spelt(m.group()) or m.group(), folded)
+    respelt = _one_slip_away()
+    if respelt.keys().isdisjoint(_ALPHA_WORD.findall(folded)):
+        return folded  # most texts: no slip to mend, no string rebuilt
+    return _ALPHA_WORD.sub(lambda m: respelt.get(m.group(), m.group()), folded)
