@@ -337,6 +337,33 @@ _ML_TELL_USER = with_folded(r"(?:πες\s+στον\s+χρήστη|uživateli\s+�
         r"diga\s+ao\s+usuário|vertel\s+de\s+gebruiker|säg\s+till\s+användaren|قل\s+للمستخدم|ספר\s+למשתמש|אמור\s+למשתמש|"
         r"บอกผู้ใช้)")
 
+# A machine reader, what it does to a text, and "must", in other languages (for `reader_by_its_act_ml`).
+_ML_MACHINE = (r"(?:modelo|modello|modell|modèle|modele|model|модел\w{0,2}|agentes|agente|agenten|agents|agent|агент\w{0,2}|"
+               r"sistema|systeme|système|systemet|system|систем\w{0,2}|programa|programm|programme|program|программ\w{0,2}|"
+               r"programu|lector|lecteur|leser|lettore|leitor|läsaren|läsare|lezer|czytnik|okuyucu|النموذج|للنموذج|"
+               r"मॉडल|モデル|エージェント|プログラム|模型|智能体|程序|에이전트|모델|프로그램|agen|yapay\s+zek\w{0,4}|herramienta|"
+               r"outil|werkzeug|strumento|ferramenta|narzędzie|per\s+chi|für\s+wen|para\s+quien|para\s+quem|"
+               r"pour\s+celui\s+qui|à\s+quiconque)")
+_ML_READS = (r"(?:lee|leen|lea|lean|lit|lisent|liest|lesen|legge|leggono|lê|leem|leia|leest|lezen|czyta\w{0,5}|чита\w{1,5}|"
+             r"okuyan|okur|يقرأ|تقرأ|पढ़ने|読む|読んで|読み取|阅读|读取|閱讀|읽는|읽고|membaca|läser|procesa|procese|"
+             r"procesan|procesen|traite|traitent|verarbeitet|verarbeiten|elabora|elaborano|processa|processam|processe|"
+             r"verwerkt|verwerken|przetwarza\w{0,5}|обрабатыва\w{1,5}|işleyen|يعالج|संसाधित|処理する|处理|處理|"
+             r"처리하는|memproses|bearbetar|resume|resumen|resuma|résume|résument|zusammenfass\w{1,3}|riassum\w{1,3}|"
+             r"resumem|samenvat\w{0,3}|streszcza\w{0,5}|суммиру\w{1,5}|özetleyen|يلخص|要約する|总结|總結|"
+             r"요약하는|meringkas|sammanfattar|analiza|analyse|analysiert|analizza|analisa|analizuje|анализиру\w{1,5})")
+_ML_MODAL = (r"(?:debe|deben|debería|deberían|tiene\s+que|tienen\s+que|hay\s+que|doit|doivent|devrait|devraient|il\s+faut|"
+             r"muss|müssen|soll|sollen|sollte|sollten|deve|devono|dovrebbe|è\s+necessario|é\s+necessário|precisa|precisam|"
+             r"moet|moeten|dient|powinien|powinna|powinno|powinni|musi|muszą|должен|должна|должно|должны|нужно|необходимо|"
+             r"gerekir|gerekiyor|يجب|عليه|चाहिए|必须|应该|應該|应当|べき|해야|harus|wajib|ska|måste|bör)")
+_ML_AUTOMATIC = (r"(?:automatisk\w{0,3}|automatisch\w{0,3}|automatiqu\w{0,2}|autom[aá]tic\w{1,2}|automatyczn\w{1,3}|"
+                 r"автоматическ\w{1,3}|otomatik|otomatis)")
+_ML_THIS = (r"(?:este|esta|estas|estos|ce|cet|cette|ces|diese|dieser|dieses|diesen|questo|questa|questi|queste|deze|dit|"
+            r"to|tę|ten|tego|tej|этот|эту|это|этого|эти|bu|هذه|هذا|इस|この|这|這|此|이|ini|denna|detta|dessa|den\s+här)")
+_ML_THIS = bounded(with_folded(_ML_THIS)) + r"(?![a-z])"  # whole words: "tę" folds to "te", which must not match "texto"
+_ML_MACHINE, _ML_READS, _ML_MODAL, _ML_AUTOMATIC = map(with_folded, (_ML_MACHINE, _ML_READS, _ML_MODAL, _ML_AUTOMATIC))
+_MACHINE_WORDS, _READ_WORDS, _AUTOMATIC_WORDS = literals(_ML_MACHINE), literals(_ML_READS), literals(_ML_AUTOMATIC)
+_ML_MACHINE, _ML_READS, _ML_MODAL, _ML_AUTOMATIC = map(bounded, (_ML_MACHINE, _ML_READS, _ML_MODAL, _ML_AUTOMATIC))
+
 RULES = (
     # Someone's authority claimed, or something sent to an address: weak alone (a job advert says "send
     # your CV to rh@…"), held together with anything else an order carries.
@@ -443,7 +470,21 @@ RULES = (
     ("tell_user_any_ml", "reply", 1.0, re.compile(_ML_TELL_USER)),
     ("send_secret_ml", "exfiltration", 1.0,
      re.compile(_ML_SEND + r".{0,40}?" + _ML_SECRET + "|" + _ML_SECRET + r".{0,40}?" + _ML_SEND)),
+    # The machine that reads, processes or summarises this text, named by that act in another language, then a colon or
+    # what it must do: "Nota para el sistema que resume estas reseñas: …", "Model czytający to ogłoszenie powinien …",
+    # "Agenten die deze pagina samenvatten moeten …", "Hinweis für das Programm, das diesen Text verarbeitet: …",
+    # "Bu yorumu okuyan yapay zekâ: …", "Per chi elabora
+    # automaticamente questo documento: …", "Till den automatiska läsaren: …".
+    ("reader_by_its_act_ml", "addressee", 1.0, re.compile(
+        _ML_MACHINE + r"[^\n.:：]{0,40}?" + _ML_READS + r"[^\n.:：]{0,30}?" + _ML_THIS + r"[^\n]{0,80}?(?:[:：]\s*\S|" + _ML_MODAL
+        + ")|" + _ML_MACHINE + r"[^\n.:：]{0,30}?" + _ML_THIS + r"[^\n.:：]{0,30}?" + _ML_READS + r"[^\n]{0,60}?(?:[:：]\s*\S|"
+        + _ML_MODAL + ")|" + _ML_THIS + r"[^\n.:：]{0,30}?" + _ML_READS + r"[^\n.:：]{0,30}?" + _ML_MACHINE + r"[^\n]{0,80}?(?:[:：]\s*\S|"
+        + _ML_MODAL + ")|"
+        + _ML_AUTOMATIC + r"\s*" + _ML_MACHINE + r"\w{0,4}\s*[:：]\s*\S|" + _ML_MACHINE + r"\w{0,4}\s*" + _ML_AUTOMATIC
+        + r"\w{0,4}\s*[:：]\s*\S")),
 )
+ANCHORS["reader_by_its_act_ml"] = _MACHINE_WORDS
+ALSO_NEEDS["reader_by_its_act_ml"] = _READ_WORDS + _AUTOMATIC_WORDS
 
 # A pair rule runs only when both of its word lists are in the text.
 ALSO_NEEDS["override_instructions_ml"] = literals(_ML_RULES)
