@@ -117,7 +117,9 @@ _ATTACK_TOPIC = re.compile(
 # Rules that make a text an attack whatever frame it sits in: it speaks to the AI reading it, or hides
 # what it does from the person the agent works for.
 _UNDISCUSSABLE = frozenset({"ai_addressed", "ai_heading", "conceal_from_user", "field_for_agent", "ai_note_ml", "ai_note_any_ml",
-                            "ai_vocative_ml", "fixed_reply", "output_of_this", "task_given_order", "agent_field_order"})
+                            "ai_vocative_ml", "fixed_reply", "output_of_this", "task_given_order", "agent_field_order",
+                            "reader_by_its_act", "reader_by_its_act_ml", "output_told", "machine_vocative", "harmful_recipe",
+                            "say_access_granted"})
 # Letters dressed up as other characters: mathematical styles, circled and squared, full width, and a
 # Latin word with a Cyrillic or Greek look-alike inside it.
 _STYLED = re.compile("[\U0001d400-\U0001d7ff\u24b6-\u24e9\U0001f130-\U0001f189\uff21-\uff3a\uff41-\uff5a]|"
