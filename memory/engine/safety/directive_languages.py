@@ -344,13 +344,14 @@ _ML_MACHINE = (r"(?:modelo|modello|modell|modèle|modele|model|модел\w{0,2}
                r"मॉडल|モデル|エージェント|プログラム|模型|智能体|程序|에이전트|모델|프로그램|agen|yapay\s+zek\w{0,4}|herramienta|"
                r"outil|werkzeug|strumento|ferramenta|narzędzie|per\s+chi|für\s+wen|para\s+quien|para\s+quem|"
                r"pour\s+celui\s+qui|à\s+quiconque)")
-_ML_READS = (r"(?:lee|leen|lea|lean|lit|lisent|liest|lesen|legge|leggono|lê|leem|leia|leest|lezen|czyta\w{0,5}|чита\w{1,5}|"
-             r"okuyan|okur|يقرأ|تقرأ|पढ़ने|読む|読んで|読み取|阅读|读取|閱讀|읽는|읽고|membaca|läser|procesa|procese|"
+_ML_READS = (r"(?:qui\s+lit|que\s+resume|resumindo|resumiendo|lendo|leyendo|procesando|processando|analisando|analizando|"
+             r"leggendo|riassumendo|elaborando|lisant|résumant|traitant|lee|leen|lisent|liest|lesen|legge|leggono|leem|leia|leest|lezen|czyta\w{0,5}|чита\w{1,5}|"
+             r"okuyan|okur|يقرأ|تقرأ|पढ़ने|読む|読んで|読み取|阅读|读取|閱讀|읽는|읽고|membaca|procesa|procese|"
              r"procesan|procesen|traite|traitent|verarbeitet|verarbeiten|elabora|elaborano|processa|processam|processe|"
              r"verwerkt|verwerken|przetwarza\w{0,5}|обрабатыва\w{1,5}|işleyen|يعالج|संसाधित|処理する|处理|處理|"
-             r"처리하는|memproses|bearbetar|resume|resumen|resuma|résume|résument|zusammenfass\w{1,3}|riassum\w{1,3}|"
+             r"처리하는|memproses|bearbetar|resumen|resuma|résument|zusammenfass\w{1,3}|riassum\w{1,3}|"
              r"resumem|samenvat\w{0,3}|streszcza\w{0,5}|суммиру\w{1,5}|özetleyen|يلخص|要約する|总结|總結|"
-             r"요약하는|meringkas|sammanfattar|analiza|analyse|analysiert|analizza|analisa|analizuje|анализиру\w{1,5})")
+             r"요약하는|meringkas|sammanfattar|analiza|analysiert|analizza|analisa|analizuje|анализиру\w{1,5})")
 _ML_MODAL = (r"(?:debe|deben|debería|deberían|tiene\s+que|tienen\s+que|hay\s+que|doit|doivent|devrait|devraient|il\s+faut|"
              r"muss|müssen|soll|sollen|sollte|sollten|deve|devono|dovrebbe|è\s+necessario|é\s+necessário|precisa|precisam|"
              r"moet|moeten|dient|powinien|powinna|powinno|powinni|musi|muszą|должен|должна|должно|должны|нужно|необходимо|"
@@ -358,11 +359,14 @@ _ML_MODAL = (r"(?:debe|deben|debería|deberían|tiene\s+que|tienen\s+que|hay\s+q
 _ML_AUTOMATIC = (r"(?:automatisk\w{0,3}|automatisch\w{0,3}|automatiqu\w{0,2}|autom[aá]tic\w{1,2}|automatyczn\w{1,3}|"
                  r"автоматическ\w{1,3}|otomatik|otomatis)")
 _ML_THIS = (r"(?:este|esta|estas|estos|ce|cet|cette|ces|diese|dieser|dieses|diesen|questo|questa|questi|queste|deze|dit|"
-            r"to|tę|ten|tego|tej|этот|эту|это|этого|эти|bu|هذه|هذا|इस|この|这|這|此|이|ini|denna|detta|dessa|den\s+här)")
+            r"to|tę|tego|tej|этот|эту|это|этого|эти|bu|هذه|هذا|इस|この|这|這|此|이|ini|denna|detta|dessa|den\s+här)")
 _ML_THIS = bounded(with_folded(_ML_THIS)) + r"(?![a-z])"  # whole words: "tę" folds to "te", which must not match "texto"
 _ML_MACHINE, _ML_READS, _ML_MODAL, _ML_AUTOMATIC = map(with_folded, (_ML_MACHINE, _ML_READS, _ML_MODAL, _ML_AUTOMATIC))
 _MACHINE_WORDS, _READ_WORDS, _AUTOMATIC_WORDS = literals(_ML_MACHINE), literals(_ML_READS), literals(_ML_AUTOMATIC)
 _ML_MACHINE, _ML_READS, _ML_MODAL, _ML_AUTOMATIC = map(bounded, (_ML_MACHINE, _ML_READS, _ML_MODAL, _ML_AUTOMATIC))
+# Whole words (a Latin-script word's own endings allowed): "processa" is no reading of "processes", nor "elabora" of
+# "elaborate".
+_ML_MACHINE, _ML_READS = _ML_MACHINE + r"\w{0,3}(?![a-z])", _ML_READS + r"(?![a-z])"
 
 RULES = (
     # Someone's authority claimed, or something sent to an address: weak alone (a job advert says "send
