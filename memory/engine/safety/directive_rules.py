@@ -307,7 +307,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
         ("decode_and_obey", "override", 1.0,
          r"\b(?:decode|decrypt|decipher|unescape|translate|convert|solve|apply\s+the\s+cipher|read)\s+(?:this|the|it|each|every)?\b"
          r".{0,60}?(?:act\s+on|follow|obey|execute|run|do\s+what|comply|carry\s+(?:it\s+)?out|perform|do\s+it|adopt|apply|honou?r|"
-         r"implement|enact|heed|abide)|(?:escaped|encoded|encrypted|ciphered|obfuscated|scrambled)\b.{0,80}?(?:performs?|follows?|"
+         r"implement|enact|heed|abide)(?![a-z])|(?:escaped|encoded|encrypted|ciphered|obfuscated|scrambled)\b.{0,80}?(?:performs?|follows?|"
          r"obeys?|executes?|acts?\s+on|carries\s+out|adopts?|applies|complies)|"
          r"\b(?:rot-?13|caesar|atbash|vigen[eè]re|(?:de)?cipher|decrypt|decode|base64|hex|binary|backwards|shift\s+\d+)\b[^.\n]{0,60}?(?:for\s+(?:the\s+|any\s+)?"
          + _AI + r"|(?:and\s+)?(?:comply|obey|execute|carry\s+(?:it\s+)?out|follow\s+it))|"
@@ -685,7 +685,7 @@ _RULES: tuple[tuple[str, str, float, re.Pattern[str]], ...] = tuple(
          r"\.windsurfrules|persona(?:\s+(?:file|prompt))?(?![a-z])|system\s+prompt(?:\s+file)?|custom\s+instructions|"
          r"instructions?\s+(?:file|markdown)|rules\s+file|base\s+prompt|prompt\s+template|identity\s+file|"
          r"(?:agent|bot)(?:'s)?\s+(?:instructions|configuration|profile)|your\s+(?:own\s+)?(?:configuration|"
-         r"instructions|prompt|persona)|agent\s+instructions)"),
+         r"instructions|prompt|persona)(?![a-z])|agent\s+instructions)"),
         ("pipe_to_shell", "tool_call", 0.6, r"(?:curl|wget)\s+[^|\n]{0,200}\|\s*(?:ba)?sh"),
         ("run_command", "tool_call", 0.5, r"(?:^|[.:!]\s+|\n|\()(?:run|execute|exec)\b|\b(?:runs|executes|will\s+run|will\s+execute)\s+"
          r"(?:whatever|anything|everything|the\s+(?:code|command|call)s?)\b|\bexecute\s+(?:the|this)\s+(?:block|code|payload|json|snippet|"
@@ -910,6 +910,8 @@ _RULES += tuple(
          r"\u2014|-)\s*(?:then\s+|just\s+|now\s+)?instead\s+(?:just\s+)?" + _OUTPUT_VERB + r"|"
          r"\b(?:ignore|disregard|forget)\s+(?:the\s+|your\s+)?(?:previous|prior|earlier|original|current|user'?s?)\s+(?:task|request|"
          r"question|query|assignment|job)\s*(?:and|,|;|\.|\u2014|-)\s*(?:then\s+|instead\s+|just\s+|now\s+)?" + _OUTPUT_VERB + r"|"
+         r"\b(?:ignore|disregard|forget|drop|abandon)\s+(?:the\s+|your\s+|this\s+)?[\w-]+\s+(?:task|request|question|query|"
+         r"assignment)\s*(?:and|,|;|\u2014|-)\s*(?:then\s+|just\s+|now\s+)?" + _OUTPUT_VERB + r"[^.\n]{0,80}?\binstead\b|"
          r"\bstop\s+what\s+you(?:'re|\s+are)\s+doing\s+(?:and|,)\s+(?:instead\s+)?" + _OUTPUT_VERB + r"|"
          r"\b(?:write|say|reply|give|tell|output|print|respond|compose|produce|answer)\b[^.\n]{0,80}?\binstead\s+of\s+(?:answering|"
          r"responding\s+to|replying\s+to|summari[sz]ing|doing)\s+(?:the|their|his|her|your|this|my)\s+(?:user'?s?\s+)?(?:question|"
