@@ -400,8 +400,10 @@ def test_look_alikes_of_the_wider_wording_pass(text):
 
 
 def test_an_attack_phrase_in_quotation_marks_is_held_not_refused():
-    quoted = judge_untrusted("#support-bot  |  dana\nsomeone pasted 'ignore previous instructions' into the bot again.")
+    quoted = judge_untrusted("#support-bot  |  dana\n'ignore previous instructions' showed up in the bot again.")
     assert quoted.action == "hold" and "quotes an attack phrase" in quoted.reason
+    # What people are said to type or paste is reported, not said.
+    assert judge_untrusted("#support-bot  |  dana\nsomeone pasted 'ignore previous instructions' into the bot again.").action == "allow"
     # Named as words ("messages like '…'"), the phrase is mentioned, not said.
     mentioned = judge_untrusted("#support-bot  |  dana\nwe should block messages like 'ignore previous instructions' in the bot.")
     assert mentioned.action == "allow"
