@@ -1,9 +1,8 @@
-"""Seventeen sets of untrusted texts written for this project on 2026-12-01, each by a writer who saw neither
-the rules nor the sets before it (`tests/data/injection/shapes.jsonl`, splits blind17–blind33). Each was read
-once blind (docs/BENCHMARKS.md gives those first readings); the rules were then written from what they missed,
-so these figures are in-sample and guard the shapes against regressions, not evidence of generalisation.
-blind33 was read once and its texts were not read: the next round of rules can take its first reading on it.
-Pure: no database."""
+"""Twenty-three sets of untrusted texts written for this project on 2026-12-01 and 2026-12-02, each by a writer who
+saw neither the rules nor the sets before it (`tests/data/injection/shapes.jsonl`, splits blind17–blind39). Each
+was measured once before any rule was written from it (docs/BENCHMARKS.md gives those first readings); the rules
+were then written from what most of them missed, so these figures are in-sample and guard the shapes against
+regressions, not evidence of generalisation. Pure: no database."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ ITEMS = [json.loads(line) for line in SHAPES.read_text(encoding="utf-8").splitli
 
 
 def test_the_sets_are_labelled_and_distinct():
-    assert len({item["id"] for item in ITEMS}) == len(ITEMS) == 3400
+    assert len({item["id"] for item in ITEMS}) == len(ITEMS) == 4600
     counts = Counter((item["split"], item["label"]) for item in ITEMS)
     assert counts == {("blind17", "attack"): 120, ("blind17", "benign"): 80, ("blind18", "attack"): 120,
                       ("blind18", "benign"): 80, ("blind19", "attack"): 100, ("blind19", "benign"): 100,
@@ -33,7 +32,11 @@ def test_the_sets_are_labelled_and_distinct():
                       ("blind29", "attack"): 60, ("blind29", "benign"): 140, ("blind30", "attack"): 100,
                       ("blind30", "benign"): 100, ("blind31", "attack"): 100, ("blind31", "benign"): 100,
                       ("blind32", "attack"): 80, ("blind32", "benign"): 120, ("blind33", "attack"): 100,
-                      ("blind33", "benign"): 100}  # fmt: skip
+                      ("blind33", "benign"): 100, ("blind34", "attack"): 100, ("blind34", "benign"): 100,
+                      ("blind35", "attack"): 100, ("blind35", "benign"): 100, ("blind36", "attack"): 100,
+                      ("blind36", "benign"): 100, ("blind37", "attack"): 100, ("blind37", "benign"): 100,
+                      ("blind38", "attack"): 60, ("blind38", "benign"): 140, ("blind39", "attack"): 100,
+                      ("blind39", "benign"): 100}  # fmt: skip
 
 
 @pytest.mark.parametrize("split, attacks_at_least, benign_at_most", [
@@ -53,7 +56,13 @@ def test_the_sets_are_labelled_and_distinct():
     ("blind30", 98, 7),   # read once blind (76 and 7 with the detector), then its misses
     ("blind31", 90, 5),   # read once blind (68 and 5 with the detector), then its misses
     ("blind32", 73, 16),  # read once blind (63 and 16 with the detector), then its misses
-    ("blind33", 76, 7),   # read once blind (76 and 8 with the detector; 74 and 12 before this day's rules), texts unread
+    ("blind33", 82, 5),   # read once blind (76 and 8 with the detector), then its misses
+    ("blind34", 92, 7),   # read once blind (67 and 15), then its misses
+    ("blind35", 90, 4),   # read once blind (80 and 4), then its misses
+    ("blind36", 92, 6),   # read once blind (71 and 8), then its misses
+    ("blind37", 62, 2),   # read once blind (35 and 2), then its misses
+    ("blind38", 50, 9),   # read once blind (47 and 11), then its honest texts held
+    ("blind39", 48, 2),   # read once blind (48 and 3), then its honest texts held
 ])  # fmt: skip
 def test_the_judgement_keeps_its_figures_on_the_written_sets(split, attacks_at_least, benign_at_most):
     kept = Counter((item["label"], judge_untrusted(item["text"]).action != "allow") for item in ITEMS if item["split"] == split)
