@@ -61,7 +61,7 @@ def test_the_sets_are_labelled_and_distinct():
     ("blind35", 90, 4),   # read once blind (80 and 4), then its misses
     ("blind36", 92, 6),   # read once blind (71 and 8), then its misses
     ("blind37", 62, 2),   # read once blind (35 and 2), then its misses
-    ("blind38", 50, 9),   # read once blind (47 and 11), then its honest texts held
+    ("blind38", 50, 8),   # read once blind (47 and 11), then its honest texts held
     ("blind39", 48, 2),   # read once blind (48 and 3), then its honest texts held
 ])  # fmt: skip
 def test_the_judgement_keeps_its_figures_on_the_written_sets(split, attacks_at_least, benign_at_most):
